@@ -1,0 +1,12 @@
+//! Primitives shared by every tcplab crate.
+//!
+//! Nothing here knows about TCP, links or the simulator: these are the building blocks that
+//! keep every component deterministic (integer time, named RNG streams) and every input
+//! readable (units with clear errors).
+
+pub mod rng;
+pub mod time;
+pub mod units;
+
+pub use rng::{Rng, RngStream};
+pub use time::{Dur, Time};

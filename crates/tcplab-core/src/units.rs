@@ -1,0 +1,187 @@
+//! Human units for scenario files: `"100Mbps"`, `"1.5ms"`, `"10MiB"`, `"0.5%"`.
+//!
+//! Parsers return the value in base units (bit/s, ns, bytes, probability) or a message that
+//! says why the text is not acceptable; the caller adds the file and key.
+
+use crate::time::Dur;
+
+/// Splits `"12.5ms"` into `(12.5, "ms")`; the number may use `_` separators.
+fn split_number(s: &str) -> Result<(f64, &str), String> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_digit() || matches!(c, '.' | '_' | '-' | '+' | 'e' | 'E')))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    // An exponent 'e' directly followed by a letter is a unit ("1e" is not a number), so
+    // walk back over trailing 'e'/'E' that belong to the unit.
+    let mut end = end;
+    while end > 0 && matches!(s.as_bytes()[end - 1], b'e' | b'E') {
+        end -= 1;
+    }
+    let (num, unit) = s.split_at(end);
+    let num = num.replace('_', "");
+    if num.is_empty() {
+        return Err("expected a number followed by a unit".into());
+    }
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{num}' is not a number"))?;
+    if !v.is_finite() {
+        return Err("number is not finite".into());
+    }
+    Ok((v, unit.trim()))
+}
+
+fn non_negative(v: f64, what: &str) -> Result<f64, String> {
+    if v < 0.0 {
+        Err(format!("{what} must not be negative"))
+    } else {
+        Ok(v)
+    }
+}
+
+/// A data rate in bit/s. Units: bps, kbps, Mbps, Gbps, Tbps (decimal), also `bit/s` forms.
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s)?;
+    let v = non_negative(v, "a rate")?;
+    let mult = match unit.to_ascii_lowercase().as_str() {
+        "bps" | "bit/s" | "b/s" => 1.0,
+        "kbps" | "kbit/s" | "kb/s" => 1e3,
+        "mbps" | "mbit/s" | "mb/s" => 1e6,
+        "gbps" | "gbit/s" | "gb/s" => 1e9,
+        "tbps" | "tbit/s" | "tb/s" => 1e12,
+        "" => return Err("a rate needs a unit, e.g. \"100Mbps\"".into()),
+        u => {
+            return Err(format!(
+                "unknown rate unit '{u}' (use bps, kbps, Mbps, Gbps)"
+            ))
+        }
+    };
+    let bits = (v * mult).round();
+    if bits > u64::MAX as f64 {
+        return Err("rate is too large".into());
+    }
+    Ok(bits as u64)
+}
+
+/// A duration. Units: ns, us (or µs), ms, s, min, h.
+pub fn parse_duration(s: &str) -> Result<Dur, String> {
+    let (v, unit) = split_number(s)?;
+    let v = non_negative(v, "a duration")?;
+    let ns_per = match unit {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "min" => 60e9,
+        "h" => 3600e9,
+        "" => return Err("a duration needs a unit, e.g. \"10ms\"".into()),
+        u => {
+            return Err(format!(
+                "unknown duration unit '{u}' (use ns, us, ms, s, min, h)"
+            ))
+        }
+    };
+    let ns = (v * ns_per).round();
+    if ns > u64::MAX as f64 {
+        return Err("duration is too large".into());
+    }
+    Ok(Dur(ns as u64))
+}
+
+/// A size in bytes. Units: B, KB/MB/GB (10^3), KiB/MiB/GiB (2^10).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s)?;
+    let v = non_negative(v, "a size")?;
+    let mult = match unit {
+        "B" | "" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        u => {
+            return Err(format!(
+                "unknown size unit '{u}' (use B, KB, MB, GB, KiB, MiB, GiB)"
+            ))
+        }
+    };
+    let b = (v * mult).round();
+    if b > u64::MAX as f64 {
+        return Err("size is too large".into());
+    }
+    Ok(b as u64)
+}
+
+/// A probability: `"0.5%"` or a plain fraction in [0, 1].
+pub fn parse_probability(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (v, pct) = match t.strip_suffix('%') {
+        Some(n) => (split_number(n)?, true),
+        None => (split_number(t)?, false),
+    };
+    if !v.1.is_empty() {
+        return Err(format!("unexpected '{}' after the number", v.1));
+    }
+    let p = if pct { v.0 / 100.0 } else { v.0 };
+    check_probability(p)
+}
+
+/// Checks a fraction is a probability; says how to write percent when it looks like one.
+pub fn check_probability(p: f64) -> Result<f64, String> {
+    if !(0.0..=1.0).contains(&p) || p.is_nan() {
+        if p > 1.0 && p <= 100.0 {
+            return Err(format!(
+                "a probability must be in [0, 1]; write \"{p}%\" if you meant percent"
+            ));
+        }
+        return Err("a probability must be between 0 and 1 (0% and 100%)".into());
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("100Mbps").unwrap(), 100_000_000);
+        assert_eq!(parse_rate("1.5 Gbps").unwrap(), 1_500_000_000);
+        assert_eq!(parse_rate("64kbit/s").unwrap(), 64_000);
+        assert!(parse_rate("100").unwrap_err().contains("unit"));
+        assert!(parse_rate("100MBs")
+            .unwrap_err()
+            .contains("unknown rate unit"));
+        assert!(parse_rate("-1Mbps").unwrap_err().contains("negative"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("1ms").unwrap(), Dur::from_millis(1));
+        assert_eq!(parse_duration("2.5s").unwrap(), Dur::from_millis(2500));
+        assert_eq!(parse_duration("10us").unwrap(), Dur::from_micros(10));
+        assert_eq!(parse_duration("1_000ns").unwrap(), Dur(1000));
+        assert!(parse_duration("ms").is_err());
+        assert!(parse_duration("3 parsecs").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("10MiB").unwrap(), 10 * 1024 * 1024);
+        assert_eq!(parse_bytes("150KB").unwrap(), 150_000);
+        assert_eq!(parse_bytes("1460").unwrap(), 1460);
+        assert_eq!(parse_bytes("1e3B").unwrap(), 1000);
+        assert!(parse_bytes("3 floppies").is_err());
+    }
+
+    #[test]
+    fn probabilities() {
+        assert_eq!(parse_probability("0.5%").unwrap(), 0.005);
+        assert_eq!(parse_probability("0.25").unwrap(), 0.25);
+        assert!(parse_probability("150%").is_err());
+        assert!(parse_probability("5").unwrap_err().contains("5%"));
+    }
+}

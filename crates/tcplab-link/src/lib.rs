@@ -1,0 +1,22 @@
+//! Sans-IO models of one direction of a network link.
+//!
+//! A [`Link`] is a pure state machine: the driver hands it packets with
+//! [`Link::handle_packet`], asks when the next one reaches the far end with
+//! [`Link::poll_timeout`], and collects it with [`Link::poll_transmit`]. Time is always
+//! passed in, so the simulator (virtual clock) and an emulator (wall clock) share the code.
+
+mod counters;
+mod link;
+mod loss;
+mod params;
+
+pub use counters::LinkCounters;
+pub use link::{Admit, Link};
+pub use loss::{LossModel, LossProcess};
+pub use params::{LinkParams, QueueLimit};
+
+/// What a link needs to know about a packet: its size on the wire.
+pub trait Packet {
+    /// Bytes serialised on the link, headers included.
+    fn wire_len(&self) -> u32;
+}

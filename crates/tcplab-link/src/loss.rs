@@ -1,0 +1,176 @@
+//! Loss processes: which packets the channel destroys.
+
+use tcplab_core::Rng;
+
+/// A loss model as configured.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LossModel {
+    None,
+    /// Independent losses with packet error rate `p`.
+    Bernoulli {
+        p: f64,
+    },
+    /// Two-state Markov chain (Gilbert–Elliott): per packet, move Good→Bad with `p_gb`,
+    /// Bad→Good with `p_bg`, then lose the packet with the current state's loss rate.
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
+    /// Drop exactly these packets, numbered from 1 in the order offered (for tests).
+    List {
+        drop: Vec<u64>,
+    },
+}
+
+impl LossModel {
+    /// Long-run loss rate, for reports and theory checks.
+    pub fn mean_loss(&self) -> f64 {
+        match self {
+            LossModel::None | LossModel::List { .. } => 0.0,
+            LossModel::Bernoulli { p } => *p,
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
+                let s = p_gb + p_bg;
+                if s == 0.0 {
+                    *loss_good
+                } else {
+                    (p_bg * loss_good + p_gb * loss_bad) / s
+                }
+            }
+        }
+    }
+}
+
+/// A loss model with its running state and its own random stream.
+#[derive(Clone, Debug)]
+pub struct LossProcess {
+    model: LossModel,
+    rng: Rng,
+    bad: bool,
+    offered: u64,
+    cursor: usize,
+}
+
+impl LossProcess {
+    pub fn new(mut model: LossModel, rng: Rng) -> LossProcess {
+        if let LossModel::List { drop } = &mut model {
+            drop.sort_unstable();
+            drop.dedup();
+        }
+        LossProcess {
+            model,
+            rng,
+            bad: false,
+            offered: 0,
+            cursor: 0,
+        }
+    }
+
+    /// Swaps the model, keeping the random stream and the packet count.
+    pub fn set_model(&mut self, mut model: LossModel) {
+        if let LossModel::List { drop } = &mut model {
+            drop.sort_unstable();
+            drop.dedup();
+        }
+        if model != self.model {
+            self.cursor = 0;
+            self.bad = false;
+            self.model = model;
+        }
+    }
+
+    pub fn model(&self) -> &LossModel {
+        &self.model
+    }
+
+    /// Decides the fate of the next packet: true means lost.
+    #[inline]
+    pub fn lose_next(&mut self) -> bool {
+        self.offered += 1;
+        match &self.model {
+            LossModel::None => false,
+            LossModel::Bernoulli { p } => self.rng.chance(*p),
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
+                let flip = if self.bad { *p_bg } else { *p_gb };
+                if self.rng.chance(flip) {
+                    self.bad = !self.bad;
+                }
+                let p = if self.bad { *loss_bad } else { *loss_good };
+                self.rng.chance(p)
+            }
+            LossModel::List { drop } => {
+                while self.cursor < drop.len() && drop[self.cursor] < self.offered {
+                    self.cursor += 1;
+                }
+                self.cursor < drop.len() && drop[self.cursor] == self.offered
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(model: LossModel, n: usize) -> f64 {
+        let mut lp = LossProcess::new(model, Rng::from_seed(3));
+        (0..n).filter(|_| lp.lose_next()).count() as f64 / n as f64
+    }
+
+    #[test]
+    fn bernoulli_rate() {
+        let r = rate(LossModel::Bernoulli { p: 0.02 }, 500_000);
+        assert!((r - 0.02).abs() < 0.001, "{r}");
+    }
+
+    #[test]
+    fn gilbert_elliott_rate_and_burstiness() {
+        let m = LossModel::GilbertElliott {
+            p_gb: 0.01,
+            p_bg: 0.2,
+            loss_good: 0.0,
+            loss_bad: 0.5,
+        };
+        let expect = m.mean_loss();
+        let r = rate(m.clone(), 1_000_000);
+        assert!((r - expect).abs() < 0.003, "{r} vs {expect}");
+        // Bursty: P(loss | previous lost) is much larger than the mean.
+        let mut lp = LossProcess::new(m, Rng::from_seed(9));
+        let (mut prev, mut both, mut lost) = (false, 0u64, 0u64);
+        for _ in 0..1_000_000 {
+            let l = lp.lose_next();
+            if prev && l {
+                both += 1;
+            }
+            if l {
+                lost += 1;
+            }
+            prev = l;
+        }
+        let cond = both as f64 / lost as f64;
+        assert!(cond > 4.0 * expect, "conditional {cond} vs mean {expect}");
+    }
+
+    #[test]
+    fn list_drops_exactly() {
+        let mut lp = LossProcess::new(
+            LossModel::List {
+                drop: vec![5, 2, 5],
+            },
+            Rng::from_seed(0),
+        );
+        let lost: Vec<u64> = (1..=8).filter(|_| lp.lose_next()).collect();
+        assert_eq!(lost, vec![2, 5]);
+    }
+}

@@ -1,0 +1,20 @@
+//! The tcplab discrete-event simulator.
+//!
+//! It wires sans-IO endpoints ([`tcplab_transport`]) and link models ([`tcplab_link`])
+//! on a virtual integer-nanosecond clock. Events are ordered by (time, insertion
+//! sequence) and every random draw comes from a named stream of one master seed, so the
+//! same scenario and seed give identical results on every machine.
+
+mod error;
+mod event;
+mod parse;
+mod results;
+mod run;
+mod scenario;
+
+pub use error::{ConfigError, SimError};
+pub use event::EventQueue;
+pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table};
+pub use results::{CcTrace, FlowRows, FlowSeries, LinkRows, LinkSeries, Results, RunInfo};
+pub use run::simulate;
+pub use scenario::{FlowSpec, LinkChange, LinkSpec, Sampling, Scenario};

@@ -1,0 +1,136 @@
+//! Built-in controllers by name, plus a registry for user-defined ones.
+
+use super::{
+    AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, FixedBurst, NewReno, Window,
+};
+use std::sync::RwLock;
+use tcplab_core::Time;
+
+/// Builds a user controller from its parameters (unknown ones must be left untaken).
+pub type Factory = fn(&mut CcParams) -> Result<Box<dyn CongestionControl + Send>, String>;
+
+static REGISTRY: RwLock<Vec<(String, Factory)>> = RwLock::new(Vec::new());
+
+/// Registers a user-defined controller under `name`, usable in scenarios as `cc = "name"`.
+/// Built-in names cannot be replaced; registering a user name again replaces it.
+pub fn register(name: &str, factory: Factory) -> Result<(), String> {
+    if BUILTIN.contains(&name) {
+        return Err(format!("'{name}' is a built-in congestion control"));
+    }
+    let mut reg = REGISTRY
+        .write()
+        .map_err(|_| "registry poisoned".to_string())?;
+    reg.retain(|(n, _)| n != name);
+    reg.push((name.to_string(), factory));
+    Ok(())
+}
+
+/// Names understood by [`build`] without registration.
+pub const BUILTIN: &[&str] = &["newreno", "reno", "fixed_burst"];
+
+/// A controller: built-ins by enum (static dispatch), user controllers boxed.
+pub enum Controller {
+    NewReno(NewReno),
+    FixedBurst(FixedBurst),
+    Custom(Box<dyn CongestionControl + Send>),
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Controller({})", self.name())
+    }
+}
+
+/// Builds the controller called `name` with `params`, rejecting unknown names and parameters.
+pub fn build(name: &str, params: &CcParams) -> Result<Controller, String> {
+    let mut p = params.clone();
+    let c = match name {
+        "newreno" | "reno" => Controller::NewReno(NewReno::from_params(&mut p)?),
+        "fixed_burst" => Controller::FixedBurst(FixedBurst::from_params(&mut p)?),
+        other => {
+            let reg = REGISTRY
+                .read()
+                .map_err(|_| "registry poisoned".to_string())?;
+            match reg.iter().find(|(n, _)| n == other) {
+                Some((_, f)) => Controller::Custom(f(&mut p)?),
+                None => {
+                    let mut names: Vec<String> = BUILTIN.iter().map(|s| s.to_string()).collect();
+                    names.extend(reg.iter().map(|(n, _)| n.clone()));
+                    return Err(format!(
+                        "unknown congestion control '{other}' (available: {})",
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
+    };
+    p.finish(name)?;
+    Ok(c)
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Controller::NewReno($c) => $e,
+            Controller::FixedBurst($c) => $e,
+            Controller::Custom($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for Controller {
+    fn name(&self) -> &'static str {
+        dispatch!(self, c => c.name())
+    }
+    fn init(&mut self, w: &mut Window, now: Time) {
+        dispatch!(self, c => c.init(w, now))
+    }
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        dispatch!(self, c => c.on_ack(w, ack))
+    }
+    fn on_dup_ack(&mut self, w: &mut Window, now: Time, in_flight: u64) {
+        dispatch!(self, c => c.on_dup_ack(w, now, in_flight))
+    }
+    fn on_congestion_event(
+        &mut self,
+        w: &mut Window,
+        ev: CongestionEvent,
+        now: Time,
+        in_flight: u64,
+    ) {
+        dispatch!(self, c => c.on_congestion_event(w, ev, now, in_flight))
+    }
+    fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
+        dispatch!(self, c => c.on_recovery_exit(w, now))
+    }
+    fn on_sent(&mut self, now: Time, bytes: u32, in_flight: u64) {
+        dispatch!(self, c => c.on_sent(now, bytes, in_flight))
+    }
+    fn fast_recovery(&self) -> bool {
+        dispatch!(self, c => c.fast_recovery())
+    }
+    fn pacing_rate(&self) -> Option<u64> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    fn send_quantum(&self) -> u32 {
+        dispatch!(self, c => c.send_quantum())
+    }
+    fn send_timer(&self) -> Option<Time> {
+        dispatch!(self, c => c.send_timer())
+    }
+    fn on_send_timer(&mut self, w: &mut Window, now: Time) -> u32 {
+        dispatch!(self, c => c.on_send_timer(w, now))
+    }
+    fn on_segments_sent(&mut self, w: &mut Window, now: Time, sent: u32) {
+        dispatch!(self, c => c.on_segments_sent(w, now, sent))
+    }
+    fn on_no_data(&mut self, w: &mut Window, now: Time) {
+        dispatch!(self, c => c.on_no_data(w, now))
+    }
+    fn metrics(&self, w: &Window) -> CcMetrics {
+        dispatch!(self, c => c.metrics(w))
+    }
+    fn trace(&self, emit: &mut dyn FnMut(&'static str, f64)) {
+        dispatch!(self, c => c.trace(emit))
+    }
+}

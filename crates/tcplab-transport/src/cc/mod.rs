@@ -1,0 +1,155 @@
+//! The congestion-control interface and the built-in controllers.
+//!
+//! One trait serves three kinds of sender:
+//! - window-based (Reno family): grow `cwnd` on ACKs, cut it on congestion events;
+//! - rate-based (BBR): read [`RateSample`]s, set a pacing rate and a send quantum;
+//! - timer-driven burst senders (TCP Wave): own a send timer; when it fires the sender
+//!   may send `segs_per_round` segments (the Wave kernel hooks, see the reference).
+//!
+//! The sender's loss-recovery machinery (Reno/NewReno/SACK) stays in the sender; the
+//! controller only decides windows and rates. Built-ins are dispatched through the
+//! [`Controller`] enum (no vtable on the hot path); user controllers are boxed.
+
+mod controller;
+mod fixed_burst;
+mod newreno;
+mod params;
+
+pub use controller::{build, register, Controller, Factory};
+pub use fixed_burst::FixedBurst;
+pub use newreno::NewReno;
+pub use params::CcParams;
+
+use crate::rate::RateSample;
+use tcplab_core::{Dur, Time};
+
+/// The window state shared by the sender's recovery machinery and the controller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Congestion window in bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes (`u64::MAX` until the first loss).
+    pub ssthresh: u64,
+    pub mss: u32,
+}
+
+/// What an ACK told the sender, as the controller sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo {
+    pub now: Time,
+    /// Bytes newly acknowledged cumulatively by this ACK.
+    pub bytes_acked: u64,
+    /// Karn-valid RTT sample from this ACK, if any.
+    pub rtt: Option<Dur>,
+    pub srtt: Option<Dur>,
+    pub min_rtt: Option<Dur>,
+    /// Bytes in flight after this ACK.
+    pub in_flight: u64,
+    /// The sender is in fast recovery (window growth is normally suspended).
+    pub in_recovery: bool,
+    /// Delivery-rate sample, when this ACK delivered new data.
+    pub rate: Option<RateSample>,
+    /// Total bytes delivered so far.
+    pub delivered: u64,
+}
+
+/// Why the sender reduces its window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionEvent {
+    /// DupThresh duplicate ACKs (or the SACK rule) detected a loss.
+    FastRetransmit,
+    /// The retransmission timer expired; `repeated` if the timed-out segment had already
+    /// been retransmitted by a timeout (RFC 5681: ssthresh is then held constant).
+    Rto { repeated: bool },
+}
+
+/// A snapshot for traces.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcMetrics {
+    /// Controller state name, e.g. "slow_start", "congestion_avoidance", "probe_bw".
+    pub state: &'static str,
+    /// Pacing rate in bytes per second, if the controller paces.
+    pub pacing_rate: Option<u64>,
+}
+
+/// A congestion controller. Every hook has a default, so a controller implements only
+/// what its kind needs; see the module docs.
+pub trait CongestionControl {
+    /// Short name used in scenarios and results.
+    fn name(&self) -> &'static str;
+
+    /// Called once before the first transmission; may set the initial window.
+    fn init(&mut self, _w: &mut Window, _now: Time) {}
+
+    /// New data was cumulatively acknowledged.
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo);
+
+    /// A duplicate ACK arrived (before or during recovery).
+    fn on_dup_ack(&mut self, _w: &mut Window, _now: Time, _in_flight: u64) {}
+
+    /// A loss was detected: set `ssthresh` and `cwnd`. For fast retransmit the sender
+    /// then adds the RFC 5681 inflation itself if [`fast_recovery`](Self::fast_recovery).
+    fn on_congestion_event(
+        &mut self,
+        w: &mut Window,
+        ev: CongestionEvent,
+        now: Time,
+        in_flight: u64,
+    );
+
+    /// Fast recovery ended (all data outstanding at the loss was acknowledged).
+    fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
+
+    /// A segment of `bytes` was sent.
+    fn on_sent(&mut self, _now: Time, _bytes: u32, _in_flight: u64) {}
+
+    /// False for Tahoe: no fast recovery, cwnd restarts from one segment.
+    fn fast_recovery(&self) -> bool {
+        true
+    }
+
+    /// Pacing rate in bytes/s; `None` sends as fast as the window allows.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+
+    /// Segments that may leave back-to-back under pacing.
+    fn send_quantum(&self) -> u32 {
+        1
+    }
+
+    /// Timer-driven senders: when the send timer fires next (`None`: ACK-clocked).
+    fn send_timer(&self) -> Option<Time> {
+        None
+    }
+
+    /// The send timer fired at `now`; returns how many segments may be sent this round.
+    fn on_send_timer(&mut self, _w: &mut Window, _now: Time) -> u32 {
+        0
+    }
+
+    /// After a round: how many segments actually left.
+    fn on_segments_sent(&mut self, _w: &mut Window, _now: Time, _sent: u32) {}
+
+    /// The sender wanted to send but had no data (application-limited).
+    fn on_no_data(&mut self, _w: &mut Window, _now: Time) {}
+
+    fn metrics(&self, w: &Window) -> CcMetrics {
+        CcMetrics {
+            state: if w.cwnd < w.ssthresh {
+                "slow_start"
+            } else {
+                "congestion_avoidance"
+            },
+            pacing_rate: self.pacing_rate(),
+        }
+    }
+
+    /// Controller-specific variables for traces (e.g. Wave's TxTime), as (name, value).
+    fn trace(&self, _emit: &mut dyn FnMut(&'static str, f64)) {}
+}
+
+/// ssthresh after a loss for the Reno family (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS).
+pub fn reno_ssthresh(in_flight: u64, mss: u32) -> u64 {
+    (in_flight / 2).max(2 * mss as u64)
+}

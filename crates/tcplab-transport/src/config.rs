@@ -1,0 +1,106 @@
+//! Endpoint configuration with the defaults of the RFCs they follow.
+
+use tcplab_core::Dur;
+
+/// How the sender recovers from losses detected by duplicate ACKs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryMode {
+    /// RFC 5681 fast recovery: leave recovery on the first new ACK.
+    Reno,
+    /// RFC 6582: stay in recovery until all data outstanding at loss time is acknowledged,
+    /// retransmitting on each partial ACK.
+    NewReno,
+    /// RFC 6675: SACK scoreboard, pipe estimate and NextSeg().
+    Sack,
+}
+
+impl RecoveryMode {
+    pub fn parse(s: &str) -> Option<RecoveryMode> {
+        match s {
+            "reno" => Some(RecoveryMode::Reno),
+            "newreno" => Some(RecoveryMode::NewReno),
+            "sack" => Some(RecoveryMode::Sack),
+            _ => None,
+        }
+    }
+}
+
+/// Sender settings.
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    /// Payload bytes per segment (default 1460: a 1500-byte MTU less 40 bytes of headers).
+    pub mss: u32,
+    /// Bytes to transfer; `None` sends for as long as the driver runs the flow.
+    pub total_bytes: Option<u64>,
+    /// Initial window in segments (RFC 6928: 10).
+    pub initial_cwnd: u32,
+    pub recovery: RecoveryMode,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupthresh: u32,
+    /// RFC 6298: initial RTO 1 s, minimum 1 s, maximum 60 s, clock granularity G.
+    pub initial_rto: Dur,
+    pub min_rto: Dur,
+    pub max_rto: Dur,
+    pub clock_granularity: Dur,
+}
+
+impl Default for SenderConfig {
+    fn default() -> Self {
+        SenderConfig {
+            mss: 1460,
+            total_bytes: None,
+            initial_cwnd: 10,
+            recovery: RecoveryMode::NewReno,
+            dupthresh: 3,
+            initial_rto: Dur::from_secs(1),
+            min_rto: Dur::from_secs(1),
+            max_rto: Dur::from_secs(60),
+            clock_granularity: Dur::from_millis(1),
+        }
+    }
+}
+
+/// When the receiver acknowledges in-order data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckPolicy {
+    /// RFC 1122 / 5681 delayed ACK: after `every` full-sized segments or `max_delay`,
+    /// immediately on out-of-order data or when a gap is filled.
+    Delayed { every: u32, max_delay: Dur },
+    /// An ACK for every segment.
+    PerPacket,
+}
+
+impl Default for AckPolicy {
+    fn default() -> Self {
+        AckPolicy::Delayed {
+            every: 2,
+            max_delay: Dur::from_millis(200),
+        }
+    }
+}
+
+/// Receiver settings.
+#[derive(Clone, Debug)]
+pub struct ReceiverConfig {
+    pub ack_policy: AckPolicy,
+    /// Report SACK blocks (RFC 2018).
+    pub sack: bool,
+    /// Receive buffer: the advertised window is this minus out-of-order bytes held.
+    pub rcv_buf: u64,
+    /// Full-sized segment, for counting segments towards a delayed ACK.
+    pub mss: u32,
+    /// Transfer size if known, so the receiver can check it never gets bytes past the end.
+    pub total_bytes: Option<u64>,
+}
+
+impl Default for ReceiverConfig {
+    fn default() -> Self {
+        ReceiverConfig {
+            ack_policy: AckPolicy::default(),
+            sack: true,
+            rcv_buf: 64 * 1024 * 1024,
+            mss: 1460,
+            total_bytes: None,
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation).
+//!
+//! Each ACK yields a sample of how fast data was delivered over the interval of the most
+//! recently sent packet it acknowledges, flagged when the sender was application-limited.
+
+use crate::records::SentRecord;
+use tcplab_core::{Dur, Time};
+
+/// One delivery-rate sample, handed to the congestion controller on each ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Bytes delivered over `interval`.
+    pub delivered: u64,
+    pub interval: Dur,
+    /// Bytes per second; zero when the interval is shorter than the minimum RTT.
+    pub delivery_rate: u64,
+    /// The sample was taken while the sender had nothing to send.
+    pub is_app_limited: bool,
+    /// RTT of the most recently sent packet acknowledged by this ACK.
+    pub rtt: Option<Dur>,
+    /// Total delivered bytes before the sampled packet was sent.
+    pub prior_delivered: u64,
+}
+
+/// Connection-level delivery state (the draft's `C.*` variables).
+#[derive(Clone, Debug, Default)]
+pub struct RateSampler {
+    pub delivered: u64,
+    delivered_time: Time,
+    first_sent_time: Time,
+    /// Nonzero while app-limited: the `delivered` count at which that ends.
+    app_limited_until: u64,
+    // Per-ACK sample under construction.
+    prior_delivered: u64,
+    prior_time: Time,
+    send_elapsed: Dur,
+    ack_elapsed: Dur,
+    sample_app_limited: bool,
+    sample_rtt: Option<Dur>,
+    sample_sent_time: Time,
+    have_sample: bool,
+}
+
+impl RateSampler {
+    /// Fills a record's rate fields when its segment is (re)sent.
+    pub fn on_send(&mut self, now: Time, nothing_in_flight: bool, rec: &mut SentRecord) {
+        if nothing_in_flight {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        rec.first_sent_time = self.first_sent_time;
+        rec.delivered_time = self.delivered_time;
+        rec.delivered = self.delivered;
+        rec.app_limited = self.app_limited_until != 0;
+    }
+
+    /// Marks the connection application-limited (nothing to send, window not full).
+    pub fn on_app_limited(&mut self, in_flight: u64) {
+        self.app_limited_until = (self.delivered + in_flight).max(1);
+    }
+
+    /// Accounts a segment newly delivered (cumulatively or by SACK) by the current ACK.
+    pub fn on_delivered(&mut self, now: Time, rec: &SentRecord) {
+        self.delivered += rec.len as u64;
+        self.delivered_time = now;
+        let newer = (rec.delivered, rec.sent_time) > (self.prior_delivered, self.sample_sent_time);
+        if !self.have_sample || newer {
+            self.sample_sent_time = rec.sent_time;
+            self.have_sample = true;
+            self.prior_delivered = rec.delivered;
+            self.prior_time = rec.delivered_time;
+            self.sample_app_limited = rec.app_limited;
+            self.send_elapsed = rec.sent_time - rec.first_sent_time;
+            self.ack_elapsed = self.delivered_time - rec.delivered_time;
+            self.sample_rtt = (rec.tx_count == 1).then(|| now - rec.sent_time);
+            self.first_sent_time = rec.sent_time;
+        }
+    }
+
+    /// Closes the current ACK's sample. Invalid when shorter than `min_rtt` (ACK compression).
+    pub fn take_sample(&mut self, min_rtt: Option<Dur>) -> Option<RateSample> {
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        if !self.have_sample {
+            return None;
+        }
+        self.have_sample = false;
+        let delivered = self.delivered - self.prior_delivered;
+        let interval = self.send_elapsed.max(self.ack_elapsed);
+        let valid = interval > Dur::ZERO && min_rtt.is_none_or(|m| interval >= m);
+        let delivery_rate = if valid {
+            (delivered as u128 * 1_000_000_000 / interval.0 as u128) as u64
+        } else {
+            0
+        };
+        Some(RateSample {
+            delivered,
+            interval,
+            delivery_rate,
+            is_app_limited: self.sample_app_limited,
+            rtt: self.sample_rtt,
+            prior_delivered: self.prior_delivered,
+        })
+    }
+}

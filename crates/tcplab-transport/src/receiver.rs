@@ -1,0 +1,236 @@
+//! The receiving endpoint: reassembly, delayed ACKs and SACK blocks.
+
+use crate::config::{AckPolicy, ReceiverConfig};
+use crate::error::Violation;
+use crate::segment::{SackBlock, Segment, MAX_SACK_BLOCKS};
+use crate::stats::ReceiverStats;
+use tcplab_core::Time;
+
+/// A sans-IO TCP receiver whose application reads every in-order byte at once.
+#[derive(Debug)]
+pub struct Receiver {
+    flow: u32,
+    cfg: ReceiverConfig,
+    rcv_nxt: u64,
+    /// Out-of-order ranges above `rcv_nxt`, sorted and disjoint.
+    ooo: Vec<SackBlock>,
+    /// Starts of ranges, most recently changed first (RFC 2018 block order).
+    recent: [u64; MAX_SACK_BLOCKS],
+    n_recent: usize,
+    /// Distinct bytes ever received, to cross-check reassembly.
+    received_unique: u64,
+    /// Bytes held in `ooo`.
+    ooo_bytes: u64,
+    unacked_segments: u32,
+    ack_now: bool,
+    ack_at: Option<Time>,
+    stats: ReceiverStats,
+}
+
+impl Receiver {
+    pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
+        Receiver {
+            flow,
+            cfg,
+            rcv_nxt: 0,
+            ooo: Vec::with_capacity(16),
+            recent: [0; MAX_SACK_BLOCKS],
+            n_recent: 0,
+            received_unique: 0,
+            ooo_bytes: 0,
+            unacked_segments: 0,
+            ack_now: false,
+            ack_at: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+    /// Next byte expected; every byte below it was delivered in order exactly once.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+    pub fn out_of_order_bytes(&self) -> u64 {
+        self.ooo_bytes
+    }
+
+    /// Processes a data segment.
+    pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Result<(), Violation> {
+        if seg.len == 0 {
+            return Ok(());
+        }
+        self.stats.segments_received += 1;
+        let (start, end) = (seg.seq, seg.seq + seg.len as u64);
+        if let Some(total) = self.cfg.total_bytes {
+            if end > total {
+                return Err(Violation::DataBeyondEnd {
+                    flow: self.flow,
+                    end,
+                    total,
+                });
+            }
+        }
+        if end <= self.rcv_nxt {
+            // Entirely old: the sender missed our ACK; tell it again now (RFC 5681 4.2).
+            self.stats.duplicate_segments += 1;
+            self.ack_now = true;
+            return Ok(());
+        }
+        if start > self.rcv_nxt {
+            self.stats.out_of_order_segments += 1;
+            let s0 = self.insert_ooo(start, end);
+            self.touch_recent(s0);
+            // Out-of-order data: ACK at once so the sender sees a duplicate ACK.
+            self.ack_now = true;
+            return Ok(());
+        }
+        // In order (possibly overlapping old data or held out-of-order data).
+        let had_gap = !self.ooo.is_empty();
+        self.insert_ooo(self.rcv_nxt, end);
+        self.absorb_ooo();
+        self.stats.delivered = self.rcv_nxt;
+        if self.received_unique != self.rcv_nxt + self.ooo_bytes {
+            return Err(Violation::ReassemblyMismatch {
+                flow: self.flow,
+                delivered: self.rcv_nxt,
+                received: self.received_unique,
+            });
+        }
+        if self.cfg.total_bytes == Some(self.rcv_nxt) && self.stats.completed_at.is_none() {
+            self.stats.completed_at = Some(now);
+        }
+        if had_gap || seg.fin {
+            // Filling a gap (RFC 5681 4.2) or the end of the transfer: ACK at once.
+            self.ack_now = true;
+            return Ok(());
+        }
+        match self.cfg.ack_policy {
+            AckPolicy::PerPacket => self.ack_now = true,
+            AckPolicy::Delayed { every, max_delay } => {
+                self.unacked_segments += 1;
+                if self.unacked_segments >= every {
+                    self.ack_now = true;
+                } else if self.ack_at.is_none() {
+                    self.ack_at = Some(now + max_delay);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds `[start, end)` above rcv_nxt, merging neighbours; counts only new bytes.
+    /// Returns the start of the merged range.
+    fn insert_ooo(&mut self, start: u64, end: u64) -> u64 {
+        let i = self.ooo.partition_point(|b| b.end < start);
+        let mut new_start = start;
+        let mut new_end = end;
+        let mut covered = 0;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].start <= end {
+            let b = self.ooo[j];
+            covered += b.end.min(end).saturating_sub(b.start.max(start));
+            new_start = new_start.min(b.start);
+            new_end = new_end.max(b.end);
+            j += 1;
+        }
+        self.received_unique += (end - start) - covered;
+        self.ooo_bytes += (end - start) - covered;
+        let merged = SackBlock {
+            start: new_start,
+            end: new_end,
+        };
+        if j > i {
+            self.ooo[i] = merged;
+            self.ooo.drain(i + 1..j);
+        } else {
+            self.ooo.insert(i, merged);
+        }
+        new_start
+    }
+
+    /// RFC 2018: the block holding the newest segment goes first, then the others by recency.
+    fn touch_recent(&mut self, start: u64) {
+        let mut list = [0u64; MAX_SACK_BLOCKS];
+        list[0] = start;
+        let mut n = 1;
+        for &s in &self.recent[..self.n_recent] {
+            if n == MAX_SACK_BLOCKS {
+                break;
+            }
+            let Some(b) = self.block_containing(s) else {
+                continue;
+            };
+            if b.start == start || list[..n].contains(&b.start) {
+                continue;
+            }
+            list[n] = b.start;
+            n += 1;
+        }
+        self.recent = list;
+        self.n_recent = n;
+    }
+
+    fn block_containing(&self, seq: u64) -> Option<SackBlock> {
+        let i = self.ooo.partition_point(|b| b.end <= seq);
+        self.ooo.get(i).copied().filter(|b| b.start <= seq)
+    }
+
+    fn absorb_ooo(&mut self) {
+        let mut n = 0;
+        while n < self.ooo.len() && self.ooo[n].start <= self.rcv_nxt {
+            let b = self.ooo[n];
+            self.ooo_bytes -= b.end - b.start;
+            self.rcv_nxt = self.rcv_nxt.max(b.end);
+            n += 1;
+        }
+        if n > 0 {
+            self.ooo.drain(..n);
+        }
+    }
+
+    /// Call when `poll_timeout` has passed.
+    pub fn handle_timeout(&mut self, now: Time) {
+        if self.ack_at.is_some_and(|t| t <= now) {
+            self.ack_now = true;
+        }
+    }
+
+    /// The pending acknowledgement, if one is due.
+    pub fn poll_transmit(&mut self, _now: Time) -> Option<Segment> {
+        if !self.ack_now {
+            return None;
+        }
+        self.ack_now = false;
+        self.ack_at = None;
+        self.unacked_segments = 0;
+        self.stats.acks_sent += 1;
+        let mut seg = Segment {
+            flow: self.flow,
+            ack: self.rcv_nxt,
+            wnd: self.cfg.rcv_buf,
+            ..Segment::default()
+        };
+        if self.cfg.sack {
+            let mut n = 0;
+            for &s in &self.recent[..self.n_recent] {
+                if let Some(b) = self.block_containing(s) {
+                    if b.start > self.rcv_nxt && !seg.sack[..n].contains(&b) {
+                        seg.sack[n] = b;
+                        n += 1;
+                    }
+                }
+            }
+            seg.n_sack = n as u8;
+        }
+        Some(seg)
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        if self.ack_now {
+            return None;
+        }
+        self.ack_at
+    }
+}

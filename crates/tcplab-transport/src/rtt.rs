@@ -1,0 +1,170 @@
+//! Retransmission timer computation (RFC 6298).
+
+use tcplab_core::{Dur, Time};
+
+/// SRTT/RTTVAR estimator and RTO with exponential backoff, per RFC 6298.
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    srtt: Option<Dur>,
+    rttvar: Dur,
+    min_rtt: Option<Dur>,
+    latest: Option<Dur>,
+    initial_rto: Dur,
+    min_rto: Dur,
+    max_rto: Dur,
+    granularity: Dur,
+    /// Number of consecutive backoffs (doublings) applied since the last valid sample.
+    backoff: u32,
+    /// Time of the last sample, to expose when min_rtt was seen.
+    pub last_sample_at: Time,
+}
+
+impl RttEstimator {
+    /// RFC 6298 defaults: initial RTO 1 s, minimum 1 s, maximum 60 s (RFC allows ≥ 60 s).
+    pub fn new(initial_rto: Dur, min_rto: Dur, max_rto: Dur, granularity: Dur) -> RttEstimator {
+        RttEstimator {
+            srtt: None,
+            rttvar: Dur::ZERO,
+            min_rtt: None,
+            latest: None,
+            initial_rto,
+            min_rto,
+            max_rto,
+            granularity,
+            backoff: 0,
+            last_sample_at: Time::ZERO,
+        }
+    }
+
+    /// Feeds a valid (Karn-filtered) RTT measurement.
+    pub fn on_sample(&mut self, now: Time, r: Dur) {
+        self.latest = Some(r);
+        self.last_sample_at = now;
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        match self.srtt {
+            None => {
+                // (2.2) SRTT <- R, RTTVAR <- R/2
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(srtt) => {
+                // (2.3) RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|; SRTT <- 7/8 SRTT + 1/8 R'
+                let diff = if srtt > r { srtt - r } else { r - srtt };
+                self.rttvar = Dur((3 * self.rttvar.0 + diff.0) / 4);
+                self.srtt = Some(Dur((7 * srtt.0 + r.0) / 8));
+            }
+        }
+        // A new sample after backoff recomputes the RTO from scratch (Karn / RFC 6298 5.7).
+        self.backoff = 0;
+    }
+
+    /// (5.5) Doubles the RTO after a timeout, up to the maximum.
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(32);
+    }
+
+    pub fn backoff_count(&self) -> u32 {
+        self.backoff
+    }
+
+    /// The RTO without backoff: SRTT + max(G, 4·RTTVAR), bounded below by the minimum.
+    pub fn base_rto(&self) -> Dur {
+        match self.srtt {
+            None => self.initial_rto,
+            Some(srtt) => {
+                let v = (self.rttvar * 4).max(self.granularity);
+                (srtt + v).max(self.min_rto).min(self.max_rto)
+            }
+        }
+    }
+
+    /// The current RTO including backoff, capped at the maximum.
+    pub fn rto(&self) -> Dur {
+        let base = self.base_rto().0 as u128;
+        let v = base << self.backoff;
+        Dur(v.min(self.max_rto.0 as u128) as u64).max(self.base_rto().min(self.max_rto))
+    }
+
+    pub fn srtt(&self) -> Option<Dur> {
+        self.srtt
+    }
+    pub fn rttvar(&self) -> Dur {
+        self.rttvar
+    }
+    pub fn min_rtt(&self) -> Option<Dur> {
+        self.min_rtt
+    }
+    pub fn latest(&self) -> Option<Dur> {
+        self.latest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est() -> RttEstimator {
+        RttEstimator::new(
+            Dur::from_secs(1),
+            Dur::from_secs(1),
+            Dur::from_secs(60),
+            Dur::from_millis(1),
+        )
+    }
+
+    #[test]
+    fn initial_rto_is_one_second() {
+        assert_eq!(est().rto(), Dur::from_secs(1));
+    }
+
+    #[test]
+    fn first_and_later_samples_follow_rfc6298() {
+        let mut e = RttEstimator::new(
+            Dur::from_secs(1),
+            Dur::ZERO,
+            Dur::from_secs(60),
+            Dur::from_millis(1),
+        );
+        e.on_sample(Time(0), Dur::from_millis(100));
+        assert_eq!(e.srtt(), Some(Dur::from_millis(100)));
+        assert_eq!(e.rttvar(), Dur::from_millis(50));
+        // RTO = 100 + 4*50 = 300 ms
+        assert_eq!(e.rto(), Dur::from_millis(300));
+        e.on_sample(Time(0), Dur::from_millis(200));
+        // RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5
+        assert_eq!(e.rttvar(), Dur(62_500_000));
+        assert_eq!(e.srtt(), Some(Dur(112_500_000)));
+        assert_eq!(e.rto(), Dur(362_500_000));
+    }
+
+    #[test]
+    fn minimum_rto_and_granularity() {
+        let mut e = est();
+        e.on_sample(Time(0), Dur::from_millis(10));
+        assert_eq!(e.rto(), Dur::from_secs(1), "min RTO of 1 s applies");
+        let mut g = RttEstimator::new(
+            Dur::from_secs(1),
+            Dur::ZERO,
+            Dur::from_secs(60),
+            Dur::from_millis(5),
+        );
+        for _ in 0..50 {
+            g.on_sample(Time(0), Dur::from_millis(10));
+        }
+        // RTTVAR decays towards 0, so the clock granularity term dominates.
+        assert_eq!(g.rto(), Dur::from_millis(15));
+    }
+
+    #[test]
+    fn exponential_backoff_capped_and_reset_by_sample() {
+        let mut e = est();
+        let mut seen = vec![];
+        for _ in 0..8 {
+            e.back_off();
+            seen.push(e.rto().as_secs_f64());
+        }
+        assert_eq!(seen, vec![2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 60.0]);
+        e.on_sample(Time(0), Dur::from_millis(100));
+        assert_eq!(e.rto(), Dur::from_secs(1));
+    }
+}

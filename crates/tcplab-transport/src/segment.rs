@@ -1,0 +1,64 @@
+//! The unit exchanged by endpoints: one TCP segment's header fields.
+//!
+//! Payload bytes are not carried: in simulation the content of byte `i` is implied by its
+//! sequence number, and what matters is which bytes arrive, when, and in what order.
+
+/// IPv4 + TCP headers without options: 20 + 20 bytes.
+pub const DATA_HEADER_BYTES: u32 = 40;
+/// A pure ACK without SACK option.
+pub const ACK_HEADER_BYTES: u32 = 40;
+/// SACK blocks per ACK (RFC 2018 allows 4, or 3 alongside timestamps).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// A received range `[start, end)` reported in a SACK option.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// A data segment (sender → receiver) or an acknowledgement (receiver → sender).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Segment {
+    /// Which connection this belongs to (the driver's demultiplexing key).
+    pub flow: u32,
+    /// First payload byte (data segments).
+    pub seq: u64,
+    /// Payload bytes; zero for a pure ACK.
+    pub len: u32,
+    /// Marks the last byte of a finite transfer (the receiver acknowledges it at once).
+    pub fin: bool,
+    /// Cumulative acknowledgement: next byte expected (ACKs).
+    pub ack: u64,
+    /// Advertised receive window in bytes (ACKs).
+    pub wnd: u64,
+    /// Valid SACK blocks: `sack[..n_sack]`.
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    pub n_sack: u8,
+    /// True for data segments that are retransmissions (for traces only; receivers ignore it).
+    pub retransmission: bool,
+}
+
+impl Segment {
+    pub fn is_ack(&self) -> bool {
+        self.len == 0 && !self.fin
+    }
+
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.n_sack as usize]
+    }
+
+    /// Bytes on the wire: headers, SACK option (2 NOPs + kind/len + 8 per block), payload.
+    pub fn wire_len(&self) -> u32 {
+        let sack_opt = if self.n_sack > 0 {
+            4 + 8 * self.n_sack as u32
+        } else {
+            0
+        };
+        if self.len > 0 {
+            DATA_HEADER_BYTES + self.len + sack_opt
+        } else {
+            ACK_HEADER_BYTES + sack_opt
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! Per-endpoint counters that become the per-flow results row.
+
+use tcplab_core::{Dur, Time};
+
+/// What the sender did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub rtos: u64,
+    pub fast_retransmits: u64,
+    pub rtt_samples: u64,
+    pub rtt_sum: Dur,
+    pub rtt_min: Option<Dur>,
+    pub rtt_max: Option<Dur>,
+    /// When every byte of a finite transfer was acknowledged.
+    pub acked_all_at: Option<Time>,
+}
+
+impl SenderStats {
+    pub fn rtt_mean(&self) -> Option<Dur> {
+        (self.rtt_samples > 0).then(|| self.rtt_sum / self.rtt_samples)
+    }
+}
+
+/// What the receiver saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    pub segments_received: u64,
+    /// Segments carrying only bytes already received.
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
+    pub acks_sent: u64,
+    /// Bytes delivered to the application, in order.
+    pub delivered: u64,
+    /// When the last byte of a finite transfer was delivered.
+    pub completed_at: Option<Time>,
+}
