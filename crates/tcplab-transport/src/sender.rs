@@ -244,16 +244,24 @@ impl Sender {
         let acked = ack - self.snd_una;
         let mss = self.cfg.mss as u64;
         let mut rtt_sample = None;
+        let mut covers_retransmission = false;
         let rate = &mut self.rate;
         self.recs.release_below(ack.div_ceil(mss), |_, rec| {
             if !rec.counted {
                 rate.on_delivered(now, rec);
             }
-            if rec.tx_count == 1 && !rec.sacked {
+            if rec.tx_count > 1 {
+                covers_retransmission = true;
+            } else if !rec.sacked {
                 // Karn: only segments sent once give samples; the newest wins.
                 rtt_sample = Some(now - rec.sent_time);
             }
         });
+        // Karn (RFC 6298 section 3): an ACK that covers retransmitted data was triggered by
+        // the retransmission, so no segment it covers gives a valid sample.
+        if covers_retransmission {
+            rtt_sample = None;
+        }
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;

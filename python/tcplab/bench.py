@@ -1,0 +1,92 @@
+"""``tcplab bench``: wall time, events/s, packet-hops/s and peak memory of B1 and B2.
+
+Each run happens in a fresh child process so its peak resident memory is its own; a
+child that only loads tcplab gives the baseline to subtract. The simulation is timed
+inside Rust, without Python start-up or table conversion.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from importlib import resources
+
+BENCHES = {"B1": "b1.toml", "B2": "b2.toml"}
+
+_CHILD = r"""
+import json, sys
+from tcplab import _tcplab
+text = open(sys.argv[1]).read()
+if sys.argv[2] == "run":
+    print(json.dumps(_tcplab.bench_run(sys.argv[1], text, 1)))
+else:
+    _tcplab.check_scenario(sys.argv[1], text=text)
+    print("{}")
+"""
+
+
+def _child(path: str, mode: str) -> tuple[dict, float]:
+    """Runs one child; returns its JSON output and peak RSS in MB."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, path, mode], stdout=subprocess.PIPE, text=True
+    )
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark child for {path} failed with code {proc.returncode}")
+    return json.loads(out), usage.ru_maxrss / 1024.0  # Linux reports KiB
+
+
+def run_bench(name: str, repeat: int) -> dict:
+    ref = resources.files("tcplab") / "data" / BENCHES[name]
+    with resources.as_file(ref) as path:
+        _, base_mb = _child(str(path), "check")
+        runs = [_child(str(path), "run") for _ in range(repeat)]
+    walls = [r[0]["wall_s"] for r in runs]
+    first = runs[0][0]
+    best = min(walls)
+    return {
+        "bench": name,
+        "repeat": repeat,
+        "wall_s_min": best,
+        "wall_s_median": statistics.median(walls),
+        "events": first["events"],
+        "packet_hops": first["packet_hops"],
+        "simulated_s": first["end_time_s"],
+        "events_per_s": first["events"] / best,
+        "packet_hops_per_s": first["packet_hops"] / best,
+        "peak_rss_mb": max(r[1] for r in runs),
+        "baseline_rss_mb": base_mb,
+        "sim_peak_mb": max(r[1] for r in runs) - base_mb,
+    }
+
+
+def main(args) -> int:
+    names = [n.strip().upper() for n in args.only.split(",")] if args.only else list(BENCHES)
+    unknown = [n for n in names if n not in BENCHES]
+    if unknown:
+        print(f"tcplab bench: unknown benchmark(s) {unknown}; choose from {list(BENCHES)}",
+              file=sys.stderr)
+        return 2
+    if args.repeat < 1:
+        print("tcplab bench: --repeat must be >= 1", file=sys.stderr)
+        return 2
+    results = []
+    hdr = (f"{'bench':<5} {'wall min':>10} {'median':>10} {'events':>11} {'events/s':>11} "
+           f"{'hops/s':>11} {'peak RSS':>9} {'sim part':>9}")
+    print(hdr)
+    for n in names:
+        r = run_bench(n, args.repeat)
+        results.append(r)
+        print(f"{n:<5} {r['wall_s_min'] * 1e3:>8.2f}ms {r['wall_s_median'] * 1e3:>8.2f}ms "
+              f"{r['events']:>11,} {r['events_per_s'] / 1e6:>9.2f}M/s "
+              f"{r['packet_hops_per_s'] / 1e6:>9.2f}M/s {r['peak_rss_mb']:>7.1f}MB "
+              f"{r['sim_peak_mb']:>7.1f}MB")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0

@@ -1,0 +1,97 @@
+"""The ``tcplab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tcplab import _tcplab
+
+
+def _cmd_run(a: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from tcplab.plot import plot_run
+    from tcplab.scenario import Scenario, simulate
+
+    sc = Scenario.from_toml(a.scenario)
+    out = Path(a.out) if a.out else None
+    rows = []
+    for rep in range(a.replications):
+        res = simulate(sc, seed=a.seed, replication=rep)
+        rows.append(res.summary().assign(replication=rep))
+        if out:
+            prefix = f"{sc.name}-s{a.seed}-r{rep}-"
+            paths = res.to_parquet(out, prefix=prefix)
+            written = [str(p) for p in paths]
+            if not a.no_plot:
+                written.append(str(plot_run(res, out / f"{prefix}plot.png")))
+            print(f"wrote {', '.join(written)}", file=sys.stderr)
+        i = res.info
+        print(
+            f"# {i['scenario']} seed={i['seed']} replication={rep}: simulated "
+            f"{i['end_time_s']:.3f} s, {i['events']} events, digest {i['digest']}"
+        )
+    table = pd.concat(rows, ignore_index=True)
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    return 0
+
+
+def _cmd_check(a: argparse.Namespace) -> int:
+    from tcplab.scenario import Scenario
+
+    sc = Scenario.from_toml(a.scenario)
+    print(f"ok: {sc!r}")
+    return 0
+
+
+def _cmd_bench(a: argparse.Namespace) -> int:
+    from tcplab.bench import main as bench_main
+
+    return bench_main(a)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tcplab", description="Simulate and compare TCP-style transport protocols."
+    )
+    p.add_argument("--version", action="version", version=f"tcplab {_tcplab.__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    r = sub.add_parser("run", help="run a scenario file, print per-flow results, write tables")
+    r.add_argument("scenario", help="scenario TOML file")
+    r.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    r.add_argument("--replications", type=int, default=1, help="runs with this seed")
+    r.add_argument("--out", help="directory for Parquet tables and the PNG figure")
+    r.add_argument("--no-plot", action="store_true", help="skip the figure")
+    r.set_defaults(fn=_cmd_run)
+
+    c = sub.add_parser("check", help="validate a scenario file")
+    c.add_argument("scenario")
+    c.set_defaults(fn=_cmd_check)
+
+    b = sub.add_parser("bench", help="time the reference benchmarks B1 and B2")
+    b.add_argument("--only", help="comma-separated subset, e.g. B1")
+    b.add_argument("--repeat", type=int, default=3, help="runs per benchmark (default 3)")
+    b.add_argument("--json", help="also write the results as JSON to this file")
+    b.set_defaults(fn=_cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "replications", 1) < 1:
+        print("tcplab: error: --replications must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        return args.fn(args)
+    except (_tcplab.ScenarioError, _tcplab.InvariantError, _tcplab.SimulationPanic) as e:
+        kind = type(e).__name__
+        print(f"tcplab: {kind}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
