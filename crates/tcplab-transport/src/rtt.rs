@@ -161,9 +161,14 @@ mod tests {
         let mut seen = vec![];
         for _ in 0..8 {
             e.back_off();
-            seen.push(e.rto().as_secs_f64());
+            seen.push(e.rto());
         }
-        assert_eq!(seen, vec![2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 60.0]);
+        // Compared as integer durations: `as_secs_f64` of 60 s is 60.00000000000001.
+        let want: Vec<Dur> = [2, 4, 8, 16, 32, 60, 60, 60]
+            .into_iter()
+            .map(Dur::from_secs)
+            .collect();
+        assert_eq!(seen, want);
         e.on_sample(Time(0), Dur::from_millis(100));
         assert_eq!(e.rto(), Dur::from_secs(1));
     }
