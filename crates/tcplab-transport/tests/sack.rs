@@ -84,17 +84,13 @@ fn pipe_and_nextseg_follow_the_scoreboard() {
 }
 
 fn run(mode: RecoveryMode, total: u64) -> Net {
-    let half = Dur::from_millis(50);
-    let mut net = Net::with_fates(
+    let rcv = receiver(AckPolicy::PerPacket, true, Some(total));
+    transfer(
         sender(mode, Some(total)),
-        receiver(AckPolicy::PerPacket, true, Some(total)),
-        drop_list(&[1, 3, 5], half),
-        fixed(half),
-    );
-    net.run(ms(60_000), 100_000).unwrap();
-    assert!(net.snd.is_complete());
-    assert_eq!(net.rcv.rcv_nxt(), total);
-    net
+        rcv,
+        &[1, 3, 5],
+        Dur::from_millis(50),
+    )
 }
 
 /// RFC 6675 section 1 and 5: with a scoreboard, several losses in one window are all
@@ -140,16 +136,9 @@ fn several_losses_are_repaired_within_one_rtt() {
 #[test]
 fn go_back_n_after_timeout_skips_sacked_segments() {
     let total = 10 * M;
-    let half = Dur::from_millis(50);
-    let mut net = Net::with_fates(
-        sender(SACK, Some(total)),
-        receiver(AckPolicy::PerPacket, true, Some(total)),
-        drop_list(&[0, 1, 3, 4, 5, 7, 8, 9], half),
-        fixed(half),
-    );
-    net.run(ms(60_000), 100_000).unwrap();
-    assert!(net.snd.is_complete());
-    assert_eq!(net.rcv.rcv_nxt(), total);
+    let drops = &[0, 1, 3, 4, 5, 7, 8, 9];
+    let rcv = receiver(AckPolicy::PerPacket, true, Some(total));
+    let net = transfer(sender(SACK, Some(total)), rcv, drops, Dur::from_millis(50));
     assert_eq!(net.snd.stats().rtos, 1);
     assert_eq!(net.snd.stats().fast_retransmits, 0);
     let mut rx: Vec<u64> = net.retransmissions().iter().map(|r| r.1 / M).collect();

@@ -313,3 +313,14 @@ pub fn drop_list(drops: &'static [usize], one_way: Dur) -> Fate {
 pub fn fixed(one_way: Dur) -> Fate {
     Box::new(move |_, _| Some(one_way))
 }
+
+/// Runs a whole transfer through a wire with one-way delay `half` in both directions,
+/// dropping the data packets numbered in `drops`; checks every byte was delivered.
+pub fn transfer(snd: Sender, rcv: Receiver, drops: &'static [usize], half: Dur) -> Net {
+    let total = snd.app_bytes().expect("finite transfer");
+    let mut net = Net::with_fates(snd, rcv, drop_list(drops, half), fixed(half));
+    net.run(Time(u64::MAX / 2), 100_000).unwrap();
+    assert!(net.snd.is_complete());
+    assert_eq!(net.rcv.rcv_nxt(), total);
+    net
+}
