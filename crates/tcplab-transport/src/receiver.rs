@@ -14,9 +14,10 @@ pub struct Receiver {
     rcv_nxt: u64,
     /// Out-of-order ranges above `rcv_nxt`, sorted and disjoint.
     ooo: Vec<SackBlock>,
-    /// Starts of ranges, most recently changed first (RFC 2018 block order).
-    recent: [u64; MAX_SACK_BLOCKS],
-    n_recent: usize,
+    /// Starts of all held ranges, most recently changed first (RFC 2018 block order).
+    /// Every held range is listed, not just the first MAX_SACK_BLOCKS, so that an ACK can
+    /// still fill all its blocks after the cumulative ACK swallows a recent one.
+    recent: Vec<u64>,
     /// Distinct bytes ever received, to cross-check reassembly.
     received_unique: u64,
     /// Bytes held in `ooo`.
@@ -34,8 +35,7 @@ impl Receiver {
             cfg,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(16),
-            recent: [0; MAX_SACK_BLOCKS],
-            n_recent: 0,
+            recent: Vec::with_capacity(16),
             received_unique: 0,
             ooo_bytes: 0,
             unacked_segments: 0,
@@ -152,29 +152,11 @@ impl Receiver {
 
     /// RFC 2018: the block holding the newest segment goes first, then the others by recency.
     fn touch_recent(&mut self, start: u64) {
-        let mut list = [0u64; MAX_SACK_BLOCKS];
-        list[0] = start;
-        let mut n = 1;
-        for &s in &self.recent[..self.n_recent] {
-            if n == MAX_SACK_BLOCKS {
-                break;
-            }
-            let Some(b) = self.block_containing(s) else {
-                continue;
-            };
-            if b.start == start || list[..n].contains(&b.start) {
-                continue;
-            }
-            list[n] = b.start;
-            n += 1;
-        }
-        self.recent = list;
-        self.n_recent = n;
-    }
-
-    fn block_containing(&self, seq: u64) -> Option<SackBlock> {
-        let i = self.ooo.partition_point(|b| b.end <= seq);
-        self.ooo.get(i).copied().filter(|b| b.start <= seq)
+        // Entries of ranges merged into the one holding `start` are dropped.
+        let ooo = &self.ooo;
+        self.recent
+            .retain(|&s| block_containing(ooo, s).is_some_and(|b| b.start != start));
+        self.recent.insert(0, start);
     }
 
     fn absorb_ooo(&mut self) {
@@ -187,6 +169,8 @@ impl Receiver {
         }
         if n > 0 {
             self.ooo.drain(..n);
+            let rcv_nxt = self.rcv_nxt;
+            self.recent.retain(|&s| s > rcv_nxt);
         }
     }
 
@@ -213,9 +197,13 @@ impl Receiver {
             ..Segment::default()
         };
         if self.cfg.sack {
+            // RFC 2018 section 4: as many distinct blocks as fit, most recent first.
             let mut n = 0;
-            for &s in &self.recent[..self.n_recent] {
-                if let Some(b) = self.block_containing(s) {
+            for &s in &self.recent {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if let Some(b) = block_containing(&self.ooo, s) {
                     if b.start > self.rcv_nxt && !seg.sack[..n].contains(&b) {
                         seg.sack[n] = b;
                         n += 1;
@@ -233,4 +221,10 @@ impl Receiver {
         }
         self.ack_at
     }
+}
+
+/// The held range containing byte `seq`, if any (`ooo` is sorted and disjoint).
+fn block_containing(ooo: &[SackBlock], seq: u64) -> Option<SackBlock> {
+    let i = ooo.partition_point(|b| b.end <= seq);
+    ooo.get(i).copied().filter(|b| b.start <= seq)
 }
