@@ -358,6 +358,17 @@ impl Sender {
         self.cc.on_recovery_exit(&mut self.w, now);
     }
 
+    /// Bytes still in the network: FlightSize less what the receiver SACKed or the
+    /// scoreboard deems lost (ns-3's BytesInFlight). Without SACK it equals FlightSize.
+    /// Used for ssthresh when a timeout strikes during fast recovery: the sequence-space
+    /// FlightSize then includes data sent under cwnd inflation that the receiver already
+    /// holds, and halving it would set ssthresh far above what the path carried.
+    fn bytes_in_network(&mut self) -> u64 {
+        self.sb
+            .mark_lost_and_pipe(&mut self.recs, self.cfg.dupthresh, self.cfg.mss)
+            .min(self.flight_size())
+    }
+
     fn enter_fast_retransmit(&mut self, now: Time) {
         let flight = self.flight_size();
         self.stats.fast_retransmits += 1;
@@ -443,7 +454,11 @@ impl Sender {
     fn on_rto(&mut self, now: Time) {
         self.stats.rtos += 1;
         let repeated = self.rtt.backoff_count() > 0;
-        let flight = self.flight_size();
+        let flight = if self.in_recovery {
+            self.bytes_in_network()
+        } else {
+            self.flight_size()
+        };
         self.cc
             .on_congestion_event(&mut self.w, CongestionEvent::Rto { repeated }, now, flight);
         self.rtt.back_off();
