@@ -28,7 +28,12 @@ LINK_SERIES = (
     "dropped_loss",
     "dropped_down",
 )
-_ALIASES = {"srtt": "srtt_s", "rto": "rto_s", "pacing_rate": "pacing_rate_bps", "queue": "queue_pkts"}
+_ALIASES = {
+    "srtt": "srtt_s",
+    "rto": "rto_s",
+    "pacing_rate": "pacing_rate_bps",
+    "queue": "queue_pkts",
+}
 
 
 class Result:
