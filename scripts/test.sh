@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, the Rust test suites, then the Python tests.
-# Expects the package to be installed (pip install -e . or pip install .).
+# Installs what it needs (pytest, ruff; tcplab itself if it is not importable yet).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python3 -m pip --version >/dev/null
+python3 -c "import pytest, ruff" 2>/dev/null || python3 -m pip install -q pytest ruff
+python3 -c "import tcplab._tcplab" 2>/dev/null || python3 -m pip install -q .
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace --quiet
-ruff check python tests examples
-python -m pytest -q
+python3 -m ruff check python tests examples
+python3 -m pytest -q

@@ -40,9 +40,9 @@ fn value(v: &Bound<'_, PyAny>, key: &str, source: &str) -> PyResult<Value> {
 fn table(d: &Bound<'_, PyDict>, prefix: &str, source: &str) -> PyResult<Table> {
     let mut t = Table::new();
     for (k, v) in d.iter() {
-        let k: String = k
-            .extract()
-            .map_err(|_| ScenarioError::new_err(format!("{source}: {prefix}: keys must be strings")))?;
+        let k: String = k.extract().map_err(|_| {
+            ScenarioError::new_err(format!("{source}: {prefix}: keys must be strings"))
+        })?;
         let path = if prefix.is_empty() {
             k.clone()
         } else {

@@ -15,9 +15,24 @@ use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcplab_sim::{parse_scenario_str, parse_scenario_table, simulate, Scenario, SimError};
 
-create_exception!(_tcplab, ScenarioError, PyValueError, "A scenario that cannot be run as written (file, key, value, why).");
-create_exception!(_tcplab, InvariantError, PyRuntimeError, "A run broke a transport invariant (e.g. data lost or duplicated).");
-create_exception!(_tcplab, SimulationPanic, PyRuntimeError, "An internal error (a Rust panic) in the simulator; please report it.");
+create_exception!(
+    _tcplab,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be run as written (file, key, value, why)."
+);
+create_exception!(
+    _tcplab,
+    InvariantError,
+    PyRuntimeError,
+    "A run broke a transport invariant (e.g. data lost or duplicated)."
+);
+create_exception!(
+    _tcplab,
+    SimulationPanic,
+    PyRuntimeError,
+    "An internal error (a Rust panic) in the simulator; please report it."
+);
 
 fn to_py_err(e: SimError) -> PyErr {
     match e {
@@ -38,7 +53,11 @@ fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     })
 }
 
-fn scenario_from(text: Option<&str>, dict: Option<&Bound<'_, PyDict>>, source: &str) -> PyResult<Scenario> {
+fn scenario_from(
+    text: Option<&str>,
+    dict: Option<&Bound<'_, PyDict>>,
+    source: &str,
+) -> PyResult<Scenario> {
     let parsed = match (text, dict) {
         (Some(t), None) => guard("parse", || parse_scenario_str(t, source))?,
         (None, Some(d)) => {
@@ -63,7 +82,10 @@ fn check_scenario<'py>(
     let d = PyDict::new(py);
     d.set_item("name", &sc.name)?;
     d.set_item("flows", sc.flows.len())?;
-    d.set_item("links", sc.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>())?;
+    d.set_item(
+        "links",
+        sc.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
+    )?;
     d.set_item("duration_s", sc.duration.map(|x| x.as_secs_f64()))?;
     Ok(d)
 }
@@ -97,7 +119,12 @@ fn run<'py>(
 
 /// Runs a scenario for benchmarking: times the simulation alone (no table conversion).
 #[pyfunction]
-fn bench_run<'py>(py: Python<'py>, source: &str, text: &str, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+fn bench_run<'py>(
+    py: Python<'py>,
+    source: &str,
+    text: &str,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
     let sc = scenario_from(Some(text), None, source)?;
     let (res, wall) = py.detach(|| {
         guard("simulate", || {

@@ -41,14 +41,18 @@ fn ou64c(v: Vec<Option<u64>>) -> ArrayRef {
 /// Leading columns identifying the run, repeated for `n` rows.
 fn stamp(info: &RunInfo, n: usize) -> Vec<(&'static str, ArrayRef)> {
     vec![
-        ("scenario", dict_col(std::iter::repeat_n(info.scenario.as_str(), n))),
+        (
+            "scenario",
+            dict_col(std::iter::repeat_n(info.scenario.as_str(), n)),
+        ),
         ("seed", u64c(vec![info.seed; n])),
         ("replication", u32c(vec![info.replication; n])),
     ]
 }
 
 fn batch(cols: Vec<(&'static str, ArrayRef)>) -> PyResult<RecordBatch> {
-    RecordBatch::try_from_iter(cols).map_err(|e| PyRuntimeError::new_err(format!("building a results table: {e}")))
+    RecordBatch::try_from_iter(cols)
+        .map_err(|e| PyRuntimeError::new_err(format!("building a results table: {e}")))
 }
 
 pub fn to_pyarrow<'py>(py: Python<'py>, r: Results) -> PyResult<Bound<'py, PyDict>> {
@@ -74,7 +78,10 @@ pub fn to_pyarrow<'py>(py: Python<'py>, r: Results) -> PyResult<Bound<'py, PyDic
         ("bytes_delivered", u64c(f.bytes_delivered)),
         ("start_s", f64c(f.start_s)),
         ("completion_s", of64c(f.completion_s)),
-        ("completed", Arc::new(BooleanArray::from(f.completed)) as ArrayRef),
+        (
+            "completed",
+            Arc::new(BooleanArray::from(f.completed)) as ArrayRef,
+        ),
         ("goodput_bps", f64c(f.goodput_bps)),
         ("segments_sent", u64c(f.segments_sent)),
         ("retransmitted_segments", u64c(f.retransmitted_segments)),
@@ -124,7 +131,10 @@ pub fn to_pyarrow<'py>(py: Python<'py>, r: Results) -> PyResult<Bound<'py, PyDic
     let mut cols = stamp(&info, n);
     cols.extend([
         ("t_s", f64c(ls.t_s)),
-        ("link", dict_col(ls.link.iter().map(|&i| link_names[i as usize].as_str()))),
+        (
+            "link",
+            dict_col(ls.link.iter().map(|&i| link_names[i as usize].as_str())),
+        ),
         ("direction", dict_col(ls.direction.iter().copied())),
         ("queue_pkts", u64c(ls.queue_pkts)),
         ("queue_bytes", u64c(ls.queue_bytes)),

@@ -85,7 +85,9 @@ pub struct ReceiverConfig {
     pub ack_policy: AckPolicy,
     /// Report SACK blocks (RFC 2018).
     pub sack: bool,
-    /// Receive buffer: the advertised window is this minus out-of-order bytes held.
+    /// Receive buffer, advertised as the window: the application reads in-order data at
+    /// once, so only out-of-order data occupies it (a constant window keeps duplicate
+    /// ACKs recognisable per RFC 5681).
     pub rcv_buf: u64,
     /// Full-sized segment, for counting segments towards a delayed ACK.
     pub mss: u32,
