@@ -1,0 +1,23 @@
+//! LT codes (Luby 2002) as used by TCP-Forward (seed 004).
+//!
+//! * [`DegreeSpec`]/[`DegreeDistribution`]: Ideal and Robust Soliton, or any
+//!   distribution.
+//! * [`LtParams`]/[`Layout`]: symbol size and sliding generations (a window
+//!   of N source symbols advancing by a stride, ⌊N/2⌋ for TCP-Forward).
+//! * [`LtEncoder`]: rateless symbols keyed by (generation, seed).
+//! * [`LtDecoder`]: online peeling over absolute source indices.
+//! * [`analysis`]: exact expected reception overhead of peeling.
+
+pub mod analysis;
+mod decoder;
+mod distribution;
+mod encoder;
+mod neighbours;
+mod params;
+mod symbol;
+
+pub use decoder::{LtDecoder, LtDecoderStats};
+pub use distribution::{DegreeDistribution, DegreeSpec};
+pub use encoder::LtEncoder;
+pub use params::{Layout, LtParams};
+pub use symbol::{LtSymbol, LtSymbolRef, LT_HEADER_LEN, LT_TAG, LT_VERSION};
