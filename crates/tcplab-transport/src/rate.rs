@@ -88,7 +88,7 @@ impl RateSampler {
         self.have_sample = false;
         let delivered = self.delivered - self.prior_delivered;
         let interval = self.send_elapsed.max(self.ack_elapsed);
-        let valid = interval > Dur::ZERO && min_rtt.map_or(true, |m| interval >= m);
+        let valid = interval > Dur::ZERO && min_rtt.is_none_or(|m| interval >= m);
         let delivery_rate = if valid {
             (delivered as u128 * 1_000_000_000 / interval.0 as u128) as u64
         } else {

@@ -419,7 +419,7 @@ impl Sender {
                     .get(self.snd_una / self.cfg.mss as u64)
                     .is_some_and(|r| r.lost)
             };
-            let can_enter = self.recover.map_or(true, |r| self.snd_una >= r);
+            let can_enter = self.recover.is_none_or(|r| self.snd_una >= r);
             if (self.dupacks >= self.cfg.dupthresh || head_lost) && can_enter {
                 self.sb.high_rxt = self.snd_una;
                 if let Some(r) = self.recs.get_mut(self.snd_una / self.cfg.mss as u64) {

@@ -1,0 +1,61 @@
+//! The per-packet path does not allocate: doubling the transfer (twice the packets, events
+//! and ACKs) adds only the few allocations of containers growing to a new high-water mark.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+use tcplab_sim::{parse_scenario_str, simulate};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwards to the system allocator with the caller's layout.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: `p` was allocated by `System` with layout `l` (see `alloc`).
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwards to the system allocator; `p` came from it with layout `l`.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations(bytes: &str) -> (u64, u64) {
+    let sc = parse_scenario_str(
+        &format!(
+            "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"1ms\"\nloss = \"0.5%\"\n\
+             [[flow]]\nrecovery = \"sack\"\nbytes = \"{bytes}\"\n"
+        ),
+        "alloc.toml",
+    )
+    .unwrap();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let r = simulate(&sc, 1, 0).unwrap();
+    let n = ALLOCS.load(Ordering::Relaxed) - before;
+    (n, r.info.events)
+}
+
+#[test]
+fn allocations_do_not_grow_with_packets() {
+    let (a1, e1) = allocations("20MiB");
+    let (a2, e2) = allocations("40MiB");
+    eprintln!("allocations: {a1} for {e1} events, {a2} for {e2} events");
+    assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+    // Allow a few dozen extra reallocations of rings growing to a larger high-water mark.
+    assert!(
+        a2 < a1 + 64,
+        "allocations grew with packets: {a1} -> {a2} ({e1} -> {e2} events)"
+    );
+    assert!(
+        a1 < 1000,
+        "a run should need few allocations, got {a1} for {e1} events"
+    );
+}
