@@ -112,5 +112,16 @@ impl fmt::Display for CodingError {
 
 impl std::error::Error for CodingError {}
 
+/// A zero-filled buffer, or an error instead of aborting when a
+/// caller-supplied size cannot be allocated (sizes come from untrusted
+/// configuration, e.g. an object length given from Python).
+pub(crate) fn zeroed(len: usize) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| CodingError::InvalidParameter(format!("cannot allocate {len} bytes")))?;
+    v.resize(len, 0);
+    Ok(v)
+}
+
 /// Shorthand used throughout the crate.
 pub type Result<T> = std::result::Result<T, CodingError>;

@@ -5,6 +5,7 @@
 //! exceptions with the file, key, value and reason; a Rust panic becomes
 //! `tcplab.SimulationPanic` instead of aborting the interpreter.
 
+mod coding;
 mod convert;
 mod tables;
 
@@ -159,5 +160,6 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     // submodules register here
+    coding::register(m)?;
     Ok(())
 }

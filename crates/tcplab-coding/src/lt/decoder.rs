@@ -18,7 +18,7 @@ use super::distribution::DegreeDistribution;
 use super::neighbours::NeighbourSampler;
 use super::params::{Layout, LtParams};
 use super::symbol::LtSymbolRef;
-use crate::error::{CodingError, Result};
+use crate::error::{zeroed, CodingError, Result};
 use crate::gf256;
 use std::sync::OnceLock;
 
@@ -77,9 +77,10 @@ impl LtDecoder {
         let layout = Layout::new(&params, data_len)?;
         let dist = layout.distribution(&params)?;
         let k = layout.symbols as usize;
+        let store = zeroed(k.saturating_mul(params.symbol_size))?;
         Ok(Self {
             sampler: NeighbourSampler::new(layout.span),
-            store: vec![0; k * params.symbol_size],
+            store,
             known: vec![false; k],
             recovered: 0,
             slab: Vec::new(),

@@ -4,7 +4,7 @@ use super::distribution::DegreeDistribution;
 use super::neighbours::NeighbourSampler;
 use super::params::{Layout, LtParams};
 use super::symbol::{write_header, LtSymbol, LT_HEADER_LEN};
-use crate::error::Result;
+use crate::error::{zeroed, Result};
 use crate::gf256;
 use std::ops::Range;
 
@@ -25,9 +25,8 @@ impl LtEncoder {
     pub fn new(params: LtParams, data: &[u8]) -> Result<Self> {
         let layout = Layout::new(&params, data.len() as u64)?;
         let dist = layout.distribution(&params)?;
-        let mut padded = Vec::with_capacity(layout.symbols as usize * params.symbol_size);
-        padded.extend_from_slice(data);
-        padded.resize(layout.symbols as usize * params.symbol_size, 0);
+        let mut padded = zeroed(layout.symbols as usize * params.symbol_size)?;
+        padded[..data.len()].copy_from_slice(data);
         let sampler = NeighbourSampler::new(layout.span);
         Ok(Self {
             params,

@@ -13,7 +13,7 @@
 
 use super::encoder::check_sizes;
 use super::symbol::{seeded_coefficients, write_explicit_header, CoefficientsRef, RlncSymbolRef};
-use crate::error::{CodingError, Result};
+use crate::error::{zeroed, CodingError, Result};
 use crate::gf256;
 use crate::rng::SplitMix64;
 
@@ -91,7 +91,7 @@ impl RlncDecoder {
             stride,
             base: 0,
             high: 0,
-            rows: vec![0; capacity * stride],
+            rows: zeroed(capacity * stride)?,
             pivot_slot: vec![NONE; capacity],
             decoded: vec![false; capacity],
             free: (0..capacity as u32).rev().collect(),

@@ -1,7 +1,7 @@
 //! RLNC encoder over a growing, sliding coding window (TCP/NC's sender).
 
 use super::symbol::{seeded_coefficients, write_explicit_header, write_seeded_header, RlncSymbol};
-use crate::error::{CodingError, Result};
+use crate::error::{zeroed, CodingError, Result};
 use crate::gf256;
 use std::ops::Range;
 
@@ -34,7 +34,7 @@ impl RlncEncoder {
             capacity,
             start: 0,
             len: 0,
-            ring: vec![0; capacity * (packet_size + 2)],
+            ring: zeroed(capacity * (packet_size + 2))?,
             coeffs: Vec::with_capacity(capacity),
         })
     }
