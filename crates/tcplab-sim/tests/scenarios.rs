@@ -24,7 +24,7 @@ fn bad_input_names_file_key_value_and_reason() {
         (&format!("{LINK}[[flow]]\nbytes = \"unlimited\"\n"), &["duration", "required"]),
         (&format!("{LINK}[[flow]]\nbytes = \"1MB\"\ncc_params = {{ abc = 3 }}\n"), &["cc_params", "unknown parameter 'abc'"]),
         (&format!("{LINK}[[flow]]\nbytes = \"1MB\"\nrecovery = \"tahoe\"\n"), &["flow[0].recovery", "\"tahoe\""]),
-        (&format!("{LINK}"), &["flow", "at least one"]),
+        (LINK, &["flow", "at least one"]),
         ("[link\nrate=", &["bad.toml", "TOML syntax error"]),
         (&format!("{LINK}[[flow]]\nbytes = \"1MB\"\nstart = \"2s\"\nstop = \"1s\"\n"), &["flow[0].stop", "after start"]),
         (&format!("[topology]\nkind = \"star\"\n{LINK}[[flow]]\nbytes = \"1MB\"\n"), &["topology.kind", "\"star\"", "unknown topology"]),
