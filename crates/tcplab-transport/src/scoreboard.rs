@@ -6,7 +6,7 @@
 
 use crate::rate::RateSampler;
 use crate::records::Records;
-use crate::segment::SackBlock;
+use crate::segment::{SackBlock, MAX_SACK_BLOCKS};
 use tcplab_core::Time;
 
 /// RFC 6675 state beyond the per-segment flags.
@@ -16,6 +16,11 @@ pub struct Scoreboard {
     pub high_rxt: u64,
     /// End of the highest byte covered by any SACK block.
     pub high_sacked: u64,
+    /// Blocks of the previous ACK, already fully marked. SACKed flags only ever get set,
+    /// so only the parts of new blocks outside these need a walk: O(new) per ACK instead
+    /// of O(block length), which dominated runs with long recoveries.
+    done: [SackBlock; MAX_SACK_BLOCKS],
+    n_done: usize,
 }
 
 impl Scoreboard {
@@ -33,26 +38,56 @@ impl Scoreboard {
         let mss = mss as u64;
         for b in blocks {
             self.high_sacked = self.high_sacked.max(b.end);
-            let first = b.start.div_ceil(mss);
-            let mut idx = first.max(recs.base());
-            while idx < recs.end() {
-                let seq = idx * mss;
-                let rec = recs.get_mut(idx).expect("index within records");
-                if seq + rec.len as u64 > b.end {
-                    break;
-                }
-                if !rec.sacked {
-                    rec.sacked = true;
-                    rec.lost = false;
-                    newly += rec.len as u64;
-                    if !rec.counted {
-                        rec.counted = true;
-                        rate.on_delivered(now, rec);
+            // The parts of `b` not inside an already-marked block (at most 4 pieces).
+            let mut pieces = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
+            pieces[0] = (b.start, b.end);
+            let mut n = 1;
+            for d in &self.done[..self.n_done] {
+                let mut k = 0;
+                while k < n {
+                    let (s0, e0) = pieces[k];
+                    if d.end <= s0 || d.start >= e0 {
+                        k += 1;
+                        continue;
                     }
+                    // Replace (s0, e0) by what lies outside d.
+                    pieces[k] = (s0, s0.max(d.start.min(e0)));
+                    if d.end < e0 && n < pieces.len() {
+                        pieces[n] = (d.end, e0);
+                        n += 1;
+                    }
+                    k += 1;
                 }
-                idx += 1;
+            }
+            for &(ps, pe) in &pieces[..n] {
+                if pe <= ps {
+                    continue;
+                }
+                // Whole segments only: widen to segment boundaries, clamp to the block.
+                let first = (ps / mss).max(b.start.div_ceil(mss));
+                let mut idx = first.max(recs.base());
+                let stop = pe.div_ceil(mss);
+                while idx < recs.end() && idx < stop {
+                    let seq = idx * mss;
+                    let rec = recs.get_mut(idx).expect("index within records");
+                    if seq + rec.len as u64 > b.end {
+                        break;
+                    }
+                    if !rec.sacked {
+                        rec.sacked = true;
+                        rec.lost = false;
+                        newly += rec.len as u64;
+                        if !rec.counted {
+                            rec.counted = true;
+                            rate.on_delivered(now, rec);
+                        }
+                    }
+                    idx += 1;
+                }
             }
         }
+        self.n_done = blocks.len().min(MAX_SACK_BLOCKS);
+        self.done[..self.n_done].copy_from_slice(&blocks[..self.n_done]);
         newly
     }
 
