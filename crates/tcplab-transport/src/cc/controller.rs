@@ -1,8 +1,6 @@
 //! Built-in controllers by name, plus a registry for user-defined ones.
 
-use super::{
-    AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, FixedBurst, NewReno, Window,
-};
+use super::{AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window};
 use std::sync::RwLock;
 use tcplab_core::Time;
 
@@ -25,14 +23,40 @@ pub fn register(name: &str, factory: Factory) -> Result<(), String> {
     Ok(())
 }
 
-/// Names understood by [`build`] without registration.
-pub const BUILTIN: &[&str] = &["newreno", "reno", "fixed_burst"];
+/// Declares the built-in controllers: enum variant, type, and the scenario names that
+/// select it. Adding a controller is one line here (its type needs `from_params`).
+macro_rules! builtins {
+    ($($variant:ident($ty:ty) = [$($name:literal),+];)+) => {
+        /// A controller: built-ins by enum (static dispatch), user controllers boxed.
+        pub enum Controller {
+            $($variant($ty),)+
+            Custom(Box<dyn CongestionControl + Send>),
+        }
 
-/// A controller: built-ins by enum (static dispatch), user controllers boxed.
-pub enum Controller {
-    NewReno(NewReno),
-    FixedBurst(FixedBurst),
-    Custom(Box<dyn CongestionControl + Send>),
+        /// Names understood by [`build`] without registration.
+        pub const BUILTIN: &[&str] = &[$($($name,)+)+];
+
+        fn build_builtin(name: &str, p: &mut CcParams) -> Option<Result<Controller, String>> {
+            match name {
+                $($($name)|+ => Some(<$ty>::from_params(p).map(Controller::$variant)),)+
+                _ => None,
+            }
+        }
+
+        macro_rules! dispatch {
+            ($self:ident, $c:ident => $e:expr) => {
+                match $self {
+                    $(Controller::$variant($c) => $e,)+
+                    Controller::Custom($c) => $e,
+                }
+            };
+        }
+    };
+}
+
+builtins! {
+    NewReno(super::NewReno) = ["newreno", "reno"];
+    FixedBurst(super::FixedBurst) = ["fixed_burst"];
 }
 
 impl std::fmt::Debug for Controller {
@@ -44,20 +68,19 @@ impl std::fmt::Debug for Controller {
 /// Builds the controller called `name` with `params`, rejecting unknown names and parameters.
 pub fn build(name: &str, params: &CcParams) -> Result<Controller, String> {
     let mut p = params.clone();
-    let c = match name {
-        "newreno" | "reno" => Controller::NewReno(NewReno::from_params(&mut p)?),
-        "fixed_burst" => Controller::FixedBurst(FixedBurst::from_params(&mut p)?),
-        other => {
+    let c = match build_builtin(name, &mut p) {
+        Some(c) => c?,
+        None => {
             let reg = REGISTRY
                 .read()
                 .map_err(|_| "registry poisoned".to_string())?;
-            match reg.iter().find(|(n, _)| n == other) {
+            match reg.iter().find(|(n, _)| n == name) {
                 Some((_, f)) => Controller::Custom(f(&mut p)?),
                 None => {
                     let mut names: Vec<String> = BUILTIN.iter().map(|s| s.to_string()).collect();
                     names.extend(reg.iter().map(|(n, _)| n.clone()));
                     return Err(format!(
-                        "unknown congestion control '{other}' (available: {})",
+                        "unknown congestion control '{name}' (available: {})",
                         names.join(", ")
                     ));
                 }
@@ -66,16 +89,6 @@ pub fn build(name: &str, params: &CcParams) -> Result<Controller, String> {
     };
     p.finish(name)?;
     Ok(c)
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Controller::NewReno($c) => $e,
-            Controller::FixedBurst($c) => $e,
-            Controller::Custom($c) => $e,
-        }
-    };
 }
 
 impl CongestionControl for Controller {
