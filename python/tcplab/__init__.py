@@ -12,6 +12,7 @@ Quick use::
 from tcplab._tcplab import InvariantError, ScenarioError, SimulationPanic, __version__
 from tcplab.result import Result
 from tcplab.scenario import Scenario, simulate
+from tcplab.sweep import SweepResult, sweep
 
 __all__ = [
     "InvariantError",
@@ -19,6 +20,8 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "SimulationPanic",
+    "SweepResult",
     "__version__",
     "simulate",
+    "sweep",
 ]

@@ -47,6 +47,57 @@ def _cmd_check(a: argparse.Namespace) -> int:
     return 0
 
 
+def run_plan(plan, out: Path | None, workers: int | None, executor: str):
+    """Runs a sweep plan; writes tables and plots under `out`; returns (result, summaries)."""
+    import pandas as pd
+
+    from tcplab.plot import plot_summary
+    from tcplab.scenario import Scenario
+    from tcplab.sweep import sweep
+
+    sc = Scenario.from_toml(plan.scenario)
+    res = sweep(sc, plan.grid, seeds=plan.seeds, replications=plan.replications,
+                workers=workers, executor=executor)
+    summaries = {}
+    for m in plan.metrics:
+        if len(res.runs):
+            summaries[m] = res.summary(m, level=plan.level)
+    if out:
+        res.to_parquet(out, prefix=f"{plan.name}-")
+        if summaries:
+            pd.concat(summaries.values(), ignore_index=True).to_parquet(
+                out / f"{plan.name}-summary.parquet", index=False)
+        for i, p in enumerate(plan.plots):
+            if len(res.runs) == 0:
+                break
+            by = [p.x] + ([p.series] if p.series else [])
+            s = res.summary(p.y, level=plan.level, by=by)
+            name = f"{plan.name}-{i}-{p.y}-vs-{p.x}".replace("*", "all").replace(".", "_")
+            plot_summary(s, p.x, p.series, out / f"{name}.png", ylabel=p.ylabel,
+                         xlabel=p.xlabel, title=p.title, scale=p.scale)
+    return res, summaries
+
+
+def _cmd_sweep(a: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from tcplab.plan import load_plan
+
+    plan = load_plan(a.plan)
+    out = Path(a.out) if a.out else None
+    res, summaries = run_plan(plan, out, a.workers, a.executor)
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        for m, s in summaries.items():
+            print(f"# {m} (mean, {plan.level:.0%} confidence interval)")
+            print(s.drop(columns=["metric", "level"]).to_string(index=False))
+    if len(res.failures):
+        print(f"# {len(res.failures)} failed run(s):", file=sys.stderr)
+        print(res.failures.to_string(index=False), file=sys.stderr)
+    if out:
+        print(f"wrote tables and plots to {out}", file=sys.stderr)
+    return 0 if len(res.runs) else 1
+
+
 def _cmd_bench(a: argparse.Namespace) -> int:
     from tcplab.bench import main as bench_main
 
@@ -71,6 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="validate a scenario file")
     c.add_argument("scenario")
     c.set_defaults(fn=_cmd_check)
+
+    w = sub.add_parser("sweep", help="run a sweep plan (grid x seeds), write tables and plots")
+    w.add_argument("plan", help="sweep plan TOML file")
+    w.add_argument("--out", help="directory for Parquet tables and PNG plots")
+    w.add_argument("--workers", type=int, help="parallel runs (default: CPU count)")
+    w.add_argument("--executor", choices=["process", "thread", "serial"], default="process")
+    w.set_defaults(fn=_cmd_sweep)
 
     b = sub.add_parser("bench", help="time the reference benchmarks B1 and B2")
     b.add_argument("--only", help="comma-separated subset, e.g. B1")

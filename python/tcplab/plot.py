@@ -59,3 +59,37 @@ def plot_run(res: Result, path: str | Path, max_flows: int = 8) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def plot_summary(summary, x: str, series: str | None, path: str | Path, *,
+                 ylabel: str | None = None, xlabel: str | None = None,
+                 title: str | None = None, scale: float = 1.0) -> Path:
+    """Mean with confidence-interval error bars against a swept parameter, one line per
+    value of `series`. Unit strings on the x axis are plotted by their numeric value."""
+    from tcplab.units import to_number
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    groups = summary.groupby(series, sort=False) if series else [(None, summary)]
+    for name, g in groups:
+        xs = [to_number(v) for v in g[x]]
+        if any(v is None for v in xs):
+            xs = list(range(len(g)))
+            ax.set_xticks(xs, [str(v) for v in g[x]])
+        order = sorted(range(len(xs)), key=lambda i: xs[i])
+        xv = [xs[i] for i in order]
+        m = g["mean"].to_numpy()[order] * scale
+        h = g["half_width"].fillna(0).to_numpy()[order] * scale
+        ax.errorbar(xv, m, yerr=h, marker="o", ms=3, capsize=3, lw=1, label=str(name))
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or str(summary["metric"].iloc[0]))
+    if title:
+        ax.set_title(title, fontsize=10)
+    if series:
+        ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

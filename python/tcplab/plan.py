@@ -1,0 +1,115 @@
+"""Sweep plans: a TOML file naming a scenario, a grid, seeds and the plots to draw.
+
+    scenario = "../examples/newreno-lossy.toml"   # relative to the plan file
+    seeds = 5                                      # or a list, e.g. [1, 2, 3]
+    level = 0.9                                    # confidence level of the intervals
+    metrics = ["goodput_bps", "retransmission_ratio"]
+    [grid]
+    "link.delay" = ["1ms", "10ms", "30ms"]
+    "flow.*.cc" = ["reno", "newreno"]
+    [[plot]]
+    x = "link.delay"
+    y = "goodput_bps"
+    series = "flow.*.cc"
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tcplab import _tcplab
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+_KEYS = {"scenario", "seeds", "replications", "level", "metrics", "grid", "plot", "name"}
+_PLOT_KEYS = {"x", "y", "series", "title", "ylabel", "xlabel", "scale"}
+
+
+@dataclass
+class PlotSpec:
+    x: str
+    y: str
+    series: str | None = None
+    title: str | None = None
+    xlabel: str | None = None
+    ylabel: str | None = None
+    scale: float = 1.0
+
+
+@dataclass
+class Plan:
+    name: str
+    scenario: Path
+    grid: dict[str, list[Any]]
+    seeds: list[int]
+    replications: int = 1
+    level: float = 0.95
+    metrics: list[str] = field(default_factory=lambda: ["goodput_bps"])
+    plots: list[PlotSpec] = field(default_factory=list)
+
+
+def _err(file: str, key: str, value: Any, why: str) -> Exception:
+    shown = f" = {value!r}" if value is not None else ""
+    return _tcplab.ScenarioError(f"{file}: {key}{shown}: {why}")
+
+
+def load_plan(path: str | Path) -> Plan:
+    """Reads and checks a plan file; errors name the file, key, value and reason."""
+    path = Path(path)
+    f = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise _tcplab.ScenarioError(f"{f}: cannot read the file: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise _tcplab.ScenarioError(f"{f}: TOML syntax error: {e}") from None
+    for k in data:
+        if k not in _KEYS:
+            raise _err(f, k, data[k], f"unknown key (known: {', '.join(sorted(_KEYS))})")
+    if "scenario" not in data:
+        raise _err(f, "scenario", None, "required: the scenario file to sweep")
+    scen = (path.parent / data["scenario"]).resolve()
+    grid = data.get("grid")
+    if not isinstance(grid, dict) or not grid:
+        raise _err(f, "grid", grid, "required: a table of dotted keys to lists of values")
+    for k, v in grid.items():
+        if not isinstance(v, list) or not v:
+            raise _err(f, f"grid.\"{k}\"", v, "must be a non-empty list of values")
+    seeds = data.get("seeds", 5)
+    if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1:
+        seed_list = list(range(1, seeds + 1))
+    elif isinstance(seeds, list) and seeds and all(isinstance(s, int) and s >= 0 for s in seeds):
+        seed_list = seeds
+    else:
+        raise _err(f, "seeds", seeds, "a count >= 1 or a list of seeds >= 0")
+    level = data.get("level", 0.95)
+    if not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise _err(f, "level", level, "a confidence level in (0, 1), e.g. 0.9")
+    reps = data.get("replications", 1)
+    if not isinstance(reps, int) or reps < 1:
+        raise _err(f, "replications", reps, "a whole number >= 1")
+    metrics = data.get("metrics", ["goodput_bps"])
+    if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
+        raise _err(f, "metrics", metrics, "a list of column names of the flows table")
+    plots = []
+    for i, p in enumerate(data.get("plot", [])):
+        for k in p:
+            if k not in _PLOT_KEYS:
+                raise _err(f, f"plot[{i}].{k}", p[k],
+                           f"unknown key (known: {', '.join(sorted(_PLOT_KEYS))})")
+        for k in ("x", "y"):
+            if k not in p:
+                raise _err(f, f"plot[{i}].{k}", None, "required")
+        if p["x"] not in grid:
+            raise _err(f, f"plot[{i}].x", p["x"], "must be one of the grid keys")
+        if p.get("series") is not None and p["series"] not in grid:
+            raise _err(f, f"plot[{i}].series", p["series"], "must be one of the grid keys")
+        plots.append(PlotSpec(**p))
+    return Plan(name=data.get("name", path.stem), scenario=scen, grid=grid, seeds=seed_list,
+                replications=reps, level=float(level), metrics=metrics, plots=plots)
