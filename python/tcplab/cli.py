@@ -98,6 +98,35 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     return 0 if len(res.runs) else 1
 
 
+def _cmd_reproduce(a: argparse.Namespace) -> int:
+    import time
+
+    from tcplab import reproduce
+
+    if a.list or not a.study:
+        for name in reproduce.STUDIES:
+            print(f"{name:24} {reproduce.get(name).DESCRIPTION}")
+        return 0
+    try:
+        study = reproduce.get(a.study)
+    except KeyError as e:
+        print(f"tcplab reproduce: {e.args[0]}", file=sys.stderr)
+        return 2
+    if a.seeds < 1:
+        print("tcplab reproduce: --seeds must be >= 1", file=sys.stderr)
+        return 2
+    out = Path(a.out) / a.study
+    t0 = time.perf_counter()
+    paths = study.run(out, seeds=a.seeds, workers=a.workers)
+    print(f"{a.study}: done in {time.perf_counter() - t0:.1f} s; wrote:")
+    for p in paths:
+        print(f"  {p}")
+    tables = out / "tables.md"
+    if tables.exists():
+        print(tables.read_text())
+    return 0
+
+
 def _cmd_bench(a: argparse.Namespace) -> int:
     from tcplab.bench import main as bench_main
 
@@ -129,6 +158,14 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--workers", type=int, help="parallel runs (default: CPU count)")
     w.add_argument("--executor", choices=["process", "thread", "serial"], default="process")
     w.set_defaults(fn=_cmd_sweep)
+
+    rp = sub.add_parser("reproduce", help="re-run a published study (data, figures, tables)")
+    rp.add_argument("study", nargs="?", help="study name (see --list)")
+    rp.add_argument("--list", action="store_true", help="list the studies")
+    rp.add_argument("--out", default="results", help="output directory (default results/)")
+    rp.add_argument("--seeds", type=int, default=5, help="runs per point (default 5)")
+    rp.add_argument("--workers", type=int, help="parallel runs (default: CPU count)")
+    rp.set_defaults(fn=_cmd_reproduce)
 
     b = sub.add_parser("bench", help="time the reference benchmarks B1 and B2")
     b.add_argument("--only", help="comma-separated subset, e.g. B1")

@@ -1,0 +1,21 @@
+"""``tcplab reproduce NAME``: published studies re-run on tcplab, with data and figures.
+
+Each study is a module with ``NAME``, ``DESCRIPTION`` and ``run(out, seeds, workers)``
+returning the paths it wrote. The documents in ``docs/reproductions/`` compare the
+results with the source's claims.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+STUDIES = {
+    "inet-vegas-westwood": "tcplab.reproduce.inet_vegas_westwood",
+}
+
+
+def get(name: str):
+    """The study module called `name`, or a KeyError listing the known ones."""
+    if name not in STUDIES:
+        raise KeyError(f"unknown study '{name}' (known: {', '.join(sorted(STUDIES))})")
+    return importlib.import_module(STUDIES[name])

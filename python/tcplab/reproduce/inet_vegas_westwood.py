@@ -1,0 +1,92 @@
+"""Seed 001: Fernández et al., "INET framework extensions for TCP Vegas and TCP Westwood"
+(OMNeT++ Workshop 2013).
+
+Configuration from the paper: a 100 Mbit/s channel between client and server, a 10 MiB
+transfer, MSS 1460 B, 5 runs per point, 90 % confidence. Fig. 1: throughput vs one-way
+delay 0–30 ms at PER 0.5 %. Fig. 2: throughput vs PER 0–5 % at 1 ms. Fig. 3:
+retransmission ratio vs PER at 1 ms. Reno, Vegas and Westwood as in the paper, plus
+NewReno, Westwood+, Cubic and BBR.
+
+Modelling choices the paper leaves open (documented in docs/reproductions):
+- the channel is one link with a 100-packet drop-tail queue (INET's default
+  DropTailQueue capacity) and loss applied to data packets only (PER);
+- the receiver uses delayed ACKs and SACK blocks; Reno-family senders ignore SACK for
+  recovery decisions (their recovery is the variant's own).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from tcplab.reproduce.common import pivot_means, run_figure, to_markdown
+from tcplab.scenario import Scenario
+
+NAME = "inet-vegas-westwood"
+DESCRIPTION = ("Seed 001: Reno vs Vegas vs Westwood (+ NewReno, Westwood+, Cubic, BBR) "
+               "on a lossy 100 Mbit/s channel")
+
+VARIANTS = ["reno", "vegas", "westwood", "newreno", "westwoodplus", "cubic", "bbr"]
+DELAYS = ["0ms", "1ms", "2ms", "5ms", "10ms", "15ms", "20ms", "25ms", "30ms"]
+PERS = ["0%", "0.5%", "1%", "2%", "3%", "4%", "5%"]
+LEVEL = 0.9
+
+BASE = {
+    "name": NAME,
+    "sample": "off",
+    "link": {"rate": "100Mbps", "delay": "1ms", "queue": "100pkt", "loss": "0.5%"},
+    "flow": [{"cc": "reno", "bytes": "10MiB", "mss": 1460}],
+}
+
+
+def available(variants: list[str]) -> list[str]:
+    """The variants this build knows (the others are skipped with a note)."""
+    from tcplab import _tcplab
+
+    ok = []
+    for v in variants:
+        try:
+            _tcplab.check_scenario("probe", dict={**BASE, "flow": [{**BASE["flow"][0], "cc": v}]})
+            ok.append(v)
+        except _tcplab.ScenarioError:
+            pass
+    return ok
+
+
+def run(out: Path, seeds: int = 5, workers: int | None = None,
+        variants: list[str] | None = None) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    vs = available(variants or VARIANTS)
+    base = Scenario(BASE, source=f"{NAME} (tcplab.reproduce)")
+    cc = "flow.0.cc"
+    r1, s1, p1 = run_figure(
+        base, {"link.delay": DELAYS, cc: vs}, "link.delay", cc, "goodput_bps",
+        seeds=seeds, level=LEVEL, workers=workers, out=out, name="fig1-throughput-vs-delay",
+        ylabel="throughput [Mbit/s]", xlabel="one-way delay [ms]", scale=1e-6,
+        title="Throughput vs delay (PER 0.5 %, 100 Mbit/s, 10 MiB)")
+    base2 = base.with_values(**{"link.delay": "1ms"})
+    r2, s2, p2 = run_figure(
+        base2, {"link.loss": PERS, cc: vs}, "link.loss", cc, "goodput_bps",
+        seeds=seeds, level=LEVEL, workers=workers, out=out, name="fig2-throughput-vs-per",
+        ylabel="throughput [Mbit/s]", xlabel="packet error rate [%]", scale=1e-6,
+        title="Throughput vs PER (delay 1 ms, 100 Mbit/s, 10 MiB)")
+    _, s3, p3 = run_figure(
+        base2, {}, "link.loss", cc, "retransmission_ratio", seeds=seeds, level=LEVEL,
+        workers=workers, out=out, name="fig3-retransmission-ratio-vs-per", result=r2,
+        ylabel="retransmission ratio [%]", xlabel="packet error rate [%]", scale=100,
+        title="Retransmission ratio vs PER (delay 1 ms)")
+    runs = pd.concat([r1.runs.assign(figure="delay"), r2.runs.assign(figure="per")],
+                     ignore_index=True)
+    runs.to_parquet(out / "runs.parquet", index=False)
+    fails = pd.concat([r1.failures, r2.failures], ignore_index=True)
+    fails.to_csv(out / "failures.csv", index=False)
+    with open(out / "tables.md", "w") as f:
+        f.write(f"Variants: {', '.join(vs)}; {seeds} seeds per point; {LEVEL:.0%} CI.\n\n")
+        for title, s, x, scale in [("Throughput [Mbit/s] vs one-way delay (PER 0.5 %)", s1,
+                                    "link.delay", 1e-6),
+                                   ("Throughput [Mbit/s] vs PER (1 ms)", s2, "link.loss", 1e-6),
+                                   ("Retransmission ratio [%] vs PER (1 ms)", s3, "link.loss",
+                                    100)]:
+            f.write(f"### {title}\n\n{to_markdown(pivot_means(s, x, cc, scale))}\n\n")
+    return [p1, p2, p3, out / "runs.parquet", out / "tables.md"]
