@@ -99,13 +99,14 @@ def test_plan_errors_name_file_key_value(tmp_path):
         load_plan(plan)
 
 
-def test_reproduce_lists_and_runs_a_study(tmp_path, capsys):
+def test_reproduce_lists_and_runs_a_study(tmp_path, capsys, monkeypatch):
     assert main(["reproduce", "--list"]) == 0
     assert "inet-vegas-westwood" in capsys.readouterr().out
     assert main(["reproduce", "no-such-study"]) == 2
     from tcplab.reproduce import inet_vegas_westwood as study
 
-    study.DELAYS, study.PERS = ["1ms", "10ms"], ["0.5%", "2%"]
+    monkeypatch.setattr(study, "DELAYS", ["1ms", "10ms"])
+    monkeypatch.setattr(study, "PERS", ["0.5%", "2%"])
     paths = study.run(tmp_path, seeds=2, workers=1, variants=["reno", "newreno"])
     names = {p.name for p in paths}
     assert {"fig1-throughput-vs-delay.png", "runs.parquet", "tables.md"} <= names
