@@ -13,6 +13,7 @@ FLOW_SERIES = (
     "cwnd",
     "ssthresh",
     "srtt_s",
+    "rtt_s",
     "rto_s",
     "in_flight",
     "delivered",
@@ -30,6 +31,7 @@ LINK_SERIES = (
 )
 _ALIASES = {
     "srtt": "srtt_s",
+    "rtt": "rtt_s",
     "rto": "rto_s",
     "pacing_rate": "pacing_rate_bps",
     "queue": "queue_pkts",

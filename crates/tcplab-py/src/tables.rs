@@ -119,6 +119,7 @@ pub fn to_pyarrow<'py>(py: Python<'py>, r: Results) -> PyResult<Bound<'py, PyDic
         ("cwnd", u64c(fs.cwnd)),
         ("ssthresh", ou64c(fs.ssthresh)),
         ("srtt_s", of64c(fs.srtt_s)),
+        ("rtt_s", of64c(fs.rtt_s)),
         ("rto_s", f64c(fs.rto_s)),
         ("in_flight", u64c(fs.in_flight)),
         ("delivered", u64c(fs.delivered)),

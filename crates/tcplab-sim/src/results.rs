@@ -67,6 +67,8 @@ pub struct FlowSeries {
     /// `None` while ssthresh is still infinite.
     pub ssthresh: Vec<Option<u64>>,
     pub srtt_s: Vec<Option<f64>>,
+    /// Latest RTT sample (per-ACK sampling gives every sample).
+    pub rtt_s: Vec<Option<f64>>,
     pub rto_s: Vec<f64>,
     pub in_flight: Vec<u64>,
     pub delivered: Vec<u64>,

@@ -386,6 +386,7 @@ impl World<'_> {
         fs.ssthresh
             .push((s.ssthresh < u64::MAX / 8).then_some(s.ssthresh));
         fs.srtt_s.push(s.srtt.map(Dur::as_secs_f64));
+        fs.rtt_s.push(s.latest_rtt.map(Dur::as_secs_f64));
         fs.rto_s.push(s.rto.as_secs_f64());
         fs.in_flight.push(s.in_flight);
         fs.delivered.push(fl.rcv.rcv_nxt());

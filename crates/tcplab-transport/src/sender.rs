@@ -17,6 +17,8 @@ pub struct SenderSnapshot {
     pub cwnd: u64,
     pub ssthresh: u64,
     pub srtt: Option<Dur>,
+    /// The most recent RTT sample.
+    pub latest_rtt: Option<Dur>,
     pub rto: Dur,
     pub in_flight: u64,
     /// Bytes cumulatively acknowledged.
@@ -148,6 +150,7 @@ impl Sender {
             cwnd: self.w.cwnd,
             ssthresh: self.w.ssthresh,
             srtt: self.rtt.srtt(),
+            latest_rtt: self.rtt.latest(),
             rto: self.rtt.rto(),
             in_flight: if self.in_recovery && self.cfg.recovery == RecoveryMode::Sack {
                 self.pipe
