@@ -112,3 +112,19 @@ def test_reproduce_lists_and_runs_a_study(tmp_path, capsys, monkeypatch):
     assert {"fig1-throughput-vs-delay.png", "runs.parquet", "tables.md"} <= names
     text = (tmp_path / "tables.md").read_text()
     assert "Throughput [Mbit/s] vs PER" in text and "| 10ms |" in text
+
+
+def test_recovery_time_definition():
+    import numpy as np
+    from tcplab.reproduce.recovery import recovery_time
+
+    t = np.arange(0, 20.01, 0.1)
+    # 10 Mbit/s until 5 s, nothing until 7 s, then a ramp reaching full rate at 10 s.
+    rate = np.where(t < 5, 10e6, np.where(t < 7, 0, np.clip((t - 7) / 3, 0, 1) * 10e6))
+    delivered = np.concatenate([[0], np.cumsum(rate[1:] * 0.1 / 8)])
+    rt = recovery_time(t, delivered, reconnect_s=7.0, capacity_bps=10e6, rtt_s=0.05)
+    # The 1 s window must average >= 9 Mbit/s: reached shortly after the ramp ends.
+    assert 2.9 <= rt <= 3.6
+    assert np.isnan(recovery_time(t, np.zeros_like(t), 7.0, 10e6, 0.05))
+    # A satellite RTT widens the window to 4 x 0.6 s = 2.4 s, so recovery is later.
+    assert recovery_time(t, delivered, 7.0, 10e6, 0.6) > rt

@@ -11,6 +11,8 @@ import importlib
 
 STUDIES = {
     "inet-vegas-westwood": "tcplab.reproduce.inet_vegas_westwood",
+    "handover": "tcplab.reproduce.handover",
+    "wave": "tcplab.reproduce.wave",
 }
 
 

@@ -1,0 +1,101 @@
+"""Seed 002: recovery time after a vertical handover between a terrestrial link (L1) and a
+GEO satellite link (L2), for TCP Wave and window-based variants (Table 1 of the seed).
+
+The seed's link parameters are not public; tcplab defines its own:
+- L1, terrestrial: 10 Mbit/s, 20 ms one-way (40 ms RTT), 50-packet drop-tail buffer (about
+  1.5 BDP) — a broadband access path.
+- L2, GEO satellite: 10 Mbit/s, 300 ms one-way (600 ms RTT: 2 × 35,786 km at light speed
+  is 239 ms per direction, plus ground segments), 500-packet buffer (about 1 BDP).
+Equal rates isolate the effect of the delay change. The handover is an outage of HT seconds
+(everything sent or in flight is lost) after which the link has the other's parameters.
+A flow runs alone on its first link long enough to reach steady state (L1: 60 s; L2: 400 s,
+since Reno-family windows need minutes to fill a satellite BDP), then the handover happens.
+Recovery time: see `tcplab.reproduce.recovery`.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+
+from tcplab.reproduce.common import to_markdown
+from tcplab.reproduce.recovery import recovery_time
+from tcplab.scenario import Scenario, simulate
+from tcplab.stats import mean_ci
+
+NAME = "handover"
+DESCRIPTION = "Seed 002: recovery time after terrestrial <-> GEO handovers (Table 1)"
+
+L1 = {"rate": "10Mbps", "delay": "20ms", "queue": "50pkt", "rtt": 0.040}
+L2 = {"rate": "10Mbps", "delay": "300ms", "queue": "500pkt", "rtt": 0.600}
+VARIANTS = ["wave", "reno", "newreno", "tahoe", "westwoodplus"]
+HTS = [0.5, 2.0, 10.0]
+WARMUP = {"L1->L2": 60.0, "L2->L1": 400.0}
+AFTER = 500.0  # simulated seconds after reconnection
+CAPACITY_BPS = 10e6 * 1460 / 1500
+
+
+def scenario(cc: str, direction: str, ht: float) -> Scenario:
+    a, b = (L1, L2) if direction == "L1->L2" else (L2, L1)
+    t0 = WARMUP[direction]
+    data = {
+        "name": f"handover-{direction}-{cc}-ht{ht}",
+        "sample": "100ms",
+        "duration": f"{t0 + ht + AFTER}s",
+        "link": {
+            "rate": a["rate"], "delay": a["delay"], "queue": a["queue"],
+            "schedule": [
+                {"at": f"{t0}s", "up": False},
+                {"at": f"{t0 + ht}s", "up": True, "rate": b["rate"], "delay": b["delay"],
+                 "queue": b["queue"]},
+            ],
+        },
+        "flow": [{"cc": cc, "bytes": "unlimited"}],
+    }
+    return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
+
+
+def one(job):
+    cc, direction, ht, seed = job
+    sc = scenario(cc, direction, ht)
+    res = simulate(sc, seed=seed)
+    d = res.series("delivered")
+    new = L2 if direction == "L1->L2" else L1
+    t_r = WARMUP[direction] + ht
+    rt = recovery_time(d["t_s"], d["delivered"], t_r, CAPACITY_BPS, new["rtt"])
+    f = res.flows.iloc[0]
+    return {"cc": cc, "direction": direction, "ht_s": ht, "seed": seed,
+            "recovery_s": rt, "rtos": int(f.rtos), "fast_retransmits": int(f.fast_retransmits)}
+
+
+def run(out: Path, seeds: int = 5, workers: int | None = None,
+        variants: list[str] | None = None) -> list[Path]:
+    from tcplab.reproduce.inet_vegas_westwood import available
+
+    out.mkdir(parents=True, exist_ok=True)
+    vs = available(variants or VARIANTS)
+    jobs = [(cc, d, ht, s) for cc in vs for d in ("L1->L2", "L2->L1") for ht in HTS
+            for s in range(1, seeds + 1)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        rows = list(pool.map(one, jobs))
+    runs = pd.DataFrame(rows)
+    runs.to_csv(out / "runs.csv", index=False)
+    table = {}
+    for (cc, d, ht), g in runs.groupby(["cc", "direction", "ht_s"], sort=False):
+        m, h, n = mean_ci(g["recovery_s"].tolist(), 0.95)
+        never = int(g["recovery_s"].isna().sum())
+        cell = f"{m:.1f} ± {h:.1f}" if n > 1 else (f"{m:.1f}" if n else f"> {AFTER:.0f}")
+        if never:
+            cell += f" ({never}/{len(g)} never)"
+        table.setdefault(cc, {})[f"HT={ht:g}s {d}"] = cell
+    t = pd.DataFrame(table).T
+    t.index.name = "variant"
+    md = out / "tables.md"
+    md.write_text(
+        f"Recovery time [s] (mean ± 95 % CI over {seeds} seeds; 'never' = not within "
+        f"{AFTER:.0f} s)\n\n{to_markdown(t)}\n")
+    return [out / "runs.csv", md]
+
+
