@@ -28,6 +28,9 @@ pub fn register(name: &str, factory: Factory) -> Result<(), String> {
 macro_rules! builtins {
     ($($variant:ident($ty:ty) = [$($name:literal),+];)+) => {
         /// A controller: built-ins by enum (static dispatch), user controllers boxed.
+        /// Variants differ in size (Wave keeps per-round state); one lives per flow, so
+        /// the space is cheaper than a pointer chase on every ACK.
+        #[allow(clippy::large_enum_variant)]
         pub enum Controller {
             $($variant($ty),)+
             Custom(Box<dyn CongestionControl + Send>),
@@ -57,6 +60,7 @@ macro_rules! builtins {
 builtins! {
     NewReno(super::NewReno) = ["newreno", "reno"];
     FixedBurst(super::FixedBurst) = ["fixed_burst"];
+    Wave(super::Wave) = ["wave"];
 }
 
 impl std::fmt::Debug for Controller {

@@ -14,11 +14,13 @@ mod controller;
 mod fixed_burst;
 mod newreno;
 mod params;
+mod wave;
 
 pub use controller::{build, register, Controller, Factory};
 pub use fixed_burst::FixedBurst;
 pub use newreno::NewReno;
 pub use params::CcParams;
+pub use wave::Wave;
 
 use crate::rate::RateSample;
 use tcplab_core::{Dur, Time};
