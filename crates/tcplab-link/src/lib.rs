@@ -5,15 +5,19 @@
 //! [`Link::poll_timeout`], and collects it with [`Link::poll_transmit`]. Time is always
 //! passed in, so the simulator (virtual clock) and an emulator (wall clock) share the code.
 
+mod capacity;
 mod counters;
 mod link;
 mod loss;
 mod params;
+mod trace;
 
+pub use capacity::{Capacity, TraceCursor};
 pub use counters::LinkCounters;
 pub use link::{Admit, Link};
 pub use loss::{LossModel, LossProcess};
 pub use params::{LinkParams, QueueLimit};
+pub use trace::{DeliveryTrace, OPPORTUNITY_BYTES};
 
 /// What a link needs to know about a packet: its size on the wire.
 pub trait Packet {

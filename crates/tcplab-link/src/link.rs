@@ -6,6 +6,7 @@
 //! of two (end of serialisation, end of propagation). When parameters change, packets
 //! that have not started transmitting are re-timed under the new ones.
 
+use crate::capacity::Capacity;
 use crate::counters::LinkCounters;
 use crate::loss::LossProcess;
 use crate::params::{LinkParams, QueueLimit};
@@ -39,7 +40,10 @@ struct Entry<P> {
 #[derive(Debug)]
 pub struct Link<P> {
     params: LinkParams,
+    cap: Capacity,
     loss: LossProcess,
+    /// Jitter draws, separate from the loss stream so enabling jitter changes no loss.
+    jitter_rng: Rng,
     /// Every packet serialised or waiting, in FIFO order, until it arrives (or would have).
     pipe: VecDeque<Entry<P>>,
     /// Absolute index of `pipe[0]`.
@@ -59,7 +63,10 @@ pub struct Link<P> {
 impl<P: Packet> Link<P> {
     /// `rng` feeds the loss model; give each link direction its own named stream.
     pub fn new(params: LinkParams, rng: Rng) -> Link<P> {
+        let jitter_rng = Rng::from_seed(rng.clone().next_u64() ^ 0x6a69_7474_6572);
         Link {
+            cap: Capacity::for_params(&params, Time::ZERO, None),
+            jitter_rng,
             loss: LossProcess::new(params.loss.clone(), rng),
             params,
             pipe: VecDeque::with_capacity(256),
@@ -137,8 +144,8 @@ impl<P: Packet> Link<P> {
     fn push(&mut self, now: Time, pkt: P, lost: bool) {
         let len = pkt.wire_len() as u64;
         let tx_start = now.max(self.busy_until);
-        let tx_end = tx_start + Dur::transmission(len, self.params.rate_bps);
-        let arrive = (tx_end + self.params.delay).max(self.last_arrive);
+        let tx_end = self.cap.tx_end(now, tx_start, len as u32);
+        let arrive = (tx_end + self.params.delay + self.jitter()).max(self.last_arrive);
         self.busy_until = tx_end;
         if !lost {
             self.last_arrive = arrive;
@@ -160,6 +167,15 @@ impl<P: Packet> Link<P> {
             arrive,
             lost,
         });
+    }
+
+    /// Extra delay for one packet: uniform in [0, jitter] (no draw when jitter is off).
+    fn jitter(&mut self) -> Dur {
+        let j = self.params.jitter.0;
+        if j == 0 {
+            return Dur::ZERO;
+        }
+        Dur(self.jitter_rng.below(j + 1))
     }
 
     /// When the next packet (possibly one the channel lost) reaches the far end.
@@ -198,6 +214,10 @@ impl<P: Packet> Link<P> {
     pub fn set_params(&mut self, now: Time, params: LinkParams) {
         self.loss.set_model(params.loss.clone());
         let was_up = self.params.up;
+        let same_capacity =
+            self.params.rate_bps == params.rate_bps && self.params.trace == params.trace;
+        let old = std::mem::replace(&mut self.cap, Capacity::Rate(1));
+        self.cap = Capacity::for_params(&params, now, Some(old));
         self.params = params;
         if !self.params.up {
             if was_up {
@@ -205,7 +225,7 @@ impl<P: Packet> Link<P> {
             }
             return;
         }
-        self.retime_waiting(now);
+        self.retime_waiting(now, same_capacity);
     }
 
     fn drop_in_flight(&mut self, now: Time) {
@@ -221,9 +241,16 @@ impl<P: Packet> Link<P> {
         self.waiting_bytes = 0;
         self.busy_until = now;
         self.last_arrive = self.pipe.back().map_or(Time::ZERO, |e| e.arrive);
+        // Opportunities the dropped packets had reserved are free again.
+        if let Capacity::Trace(c) = &mut self.cap {
+            c.seek_after(now);
+        }
     }
 
-    fn retime_waiting(&mut self, now: Time) {
+    /// Re-times packets not yet started. With the capacity unchanged only their arrival
+    /// moves (a new delay); otherwise they are served afresh from when the transmitter
+    /// frees (a trace's leftover bytes are not carried across the change).
+    fn retime_waiting(&mut self, now: Time, same_capacity: bool) {
         self.advance_service(now);
         let first_waiting = (self.svc_abs - self.head_abs) as usize;
         // Transmitter frees at the end of the packet in service (or now if idle).
@@ -240,8 +267,10 @@ impl<P: Packet> Link<P> {
             .max()
             .unwrap_or(Time::ZERO);
         for e in self.pipe.iter_mut().skip(first_waiting) {
-            e.tx_start = free;
-            e.tx_end = free + Dur::transmission(e.pkt.wire_len() as u64, self.params.rate_bps);
+            if !same_capacity {
+                e.tx_start = free;
+                e.tx_end = self.cap.tx_end(free, free, e.pkt.wire_len());
+            }
             e.arrive = (e.tx_end + self.params.delay).max(last_arrive);
             if !e.lost {
                 last_arrive = e.arrive;

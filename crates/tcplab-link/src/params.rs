@@ -1,6 +1,8 @@
 //! Link parameters: the part of a link that a schedule may change over time.
 
 use crate::loss::LossModel;
+use crate::trace::DeliveryTrace;
+use std::sync::Arc;
 use tcplab_core::Dur;
 
 /// Drop-tail bound on packets waiting for the transmitter (the one in service excluded).
@@ -22,6 +24,13 @@ pub struct LinkParams {
     pub loss: LossModel,
     /// False during an outage: everything offered or in flight is lost.
     pub up: bool,
+    /// Trace-driven capacity; when set it replaces `rate_bps`. The trace starts (its time
+    /// 0) when it is applied to the link and repeats.
+    pub trace: Option<Arc<DeliveryTrace>>,
+    /// Extra one-way delay per packet, uniform in `[0, jitter]`, from the link
+    /// direction's own stream. Packets keep their order (a packet never arrives before
+    /// the one ahead of it).
+    pub jitter: Dur,
 }
 
 impl LinkParams {
@@ -32,11 +41,23 @@ impl LinkParams {
             queue: QueueLimit::Unlimited,
             loss: LossModel::None,
             up: true,
+            trace: None,
+            jitter: Dur::ZERO,
         }
     }
 
     pub fn with_queue(mut self, q: QueueLimit) -> Self {
         self.queue = q;
+        self
+    }
+
+    pub fn with_trace(mut self, t: Arc<DeliveryTrace>) -> Self {
+        self.trace = Some(t);
+        self
+    }
+
+    pub fn with_jitter(mut self, j: Dur) -> Self {
+        self.jitter = j;
         self
     }
 
