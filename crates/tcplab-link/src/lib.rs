@@ -17,7 +17,7 @@ pub use counters::LinkCounters;
 pub use link::{Admit, Link};
 pub use loss::{LossModel, LossProcess};
 pub use params::{LinkParams, QueueLimit};
-pub use trace::{DeliveryTrace, OPPORTUNITY_BYTES};
+pub use trace::{example_traces, DeliveryTrace, OPPORTUNITY_BYTES};
 
 /// What a link needs to know about a packet: its size on the wire.
 pub trait Packet {

@@ -103,6 +103,25 @@ impl DeliveryTrace {
     }
 }
 
+/// The traces bundled under `examples/traces/` (file name, trace), regenerated with
+/// `cargo run -p tcplab-link --example make_traces`; a test checks the files match.
+/// - `stepped.mahi`: 12 → 4 → 8 Mbit/s, 4 s each (period 12 s);
+/// - `onoff.mahi`: 8 Mbit/s for 2 s, then 1 s without any opportunity (period 3 s).
+pub fn example_traces() -> Vec<(&'static str, DeliveryTrace)> {
+    let stepped = [(4000, 12_000_000), (4000, 4_000_000), (4000, 8_000_000)];
+    let onoff = [(2000, 8_000_000), (1000, 0)];
+    vec![
+        (
+            "stepped.mahi",
+            DeliveryTrace::from_rates(&stepped).expect("valid"),
+        ),
+        (
+            "onoff.mahi",
+            DeliveryTrace::from_rates(&onoff).expect("valid"),
+        ),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +139,15 @@ mod tests {
         assert_eq!(ms.iter().filter(|&&m| m > 100 && m <= 150).count(), 0);
         assert_eq!(ms.iter().filter(|&&m| m > 150).count(), 200);
         assert_eq!(t.period(), Dur::from_millis(250));
+    }
+
+    #[test]
+    fn bundled_files_match_the_generator() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/traces");
+        for (name, t) in example_traces() {
+            let text = std::fs::read_to_string(format!("{dir}/{name}")).expect(name);
+            assert_eq!(DeliveryTrace::parse(&text).unwrap(), t, "{name} is stale");
+        }
     }
 
     #[test]

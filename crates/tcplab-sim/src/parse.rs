@@ -1,7 +1,7 @@
 //! Strict TOML scenario parsing: units, ranges, unknown keys, all with clear errors.
 
 use crate::error::ConfigError;
-use crate::scenario::{FlowSpec, LinkChange, LinkSpec, Sampling, Scenario};
+use crate::scenario::{FlowSpec, LinkSpec, Sampling, Scenario};
 use std::cell::RefCell;
 use tcplab_core::units;
 use tcplab_core::Dur;
@@ -11,6 +11,8 @@ use tcplab_transport::{AckPolicy, ReceiverConfig, RecoveryMode, SenderConfig, DA
 use toml::{Table, Value};
 
 type R<T> = Result<T, ConfigError>;
+
+mod timevar;
 
 /// Largest MTU accepted (jumbo frames).
 const MAX_MTU: u32 = 9000;
@@ -517,9 +519,18 @@ fn link_params(
     let (mut fwd, mut rev) = match base {
         Some((f, r)) => (f.clone(), r.clone()),
         None => {
-            let rate = s
-                .rate("rate")?
-                .ok_or_else(|| s.err("rate", None, "required, e.g. rate = \"100Mbps\""))?;
+            // With a trace the rate is unused (1 bit/s keeps LinkParams valid).
+            let rate = match s.rate("rate")? {
+                Some(r) => r,
+                None if s.table.contains_key("trace") => 1,
+                None => {
+                    return Err(s.err(
+                        "rate",
+                        None,
+                        "required, e.g. rate = \"100Mbps\" (or trace = \"file.mahi\")",
+                    ))
+                }
+            };
             let p = LinkParams::new(rate, Dur::ZERO).with_queue(QueueLimit::Packets(100));
             (p.clone(), p)
         }
@@ -528,8 +539,11 @@ fn link_params(
         if let Some(r) = s.rate("rate")? {
             fwd.rate_bps = r;
             rev.rate_bps = r;
+            fwd.trace = None;
+            rev.trace = None;
         }
     }
+    timevar::capacity_keys(s, &mut fwd, &mut rev)?;
     if fwd.rate_bps == 0 {
         return Err(s.err("rate", s.table.get("rate"), "a link rate must be > 0"));
     }
@@ -566,27 +580,7 @@ fn link_params(
 
 fn parse_link(s: &Section<'_>, name: &str) -> R<LinkSpec> {
     let (fwd, rev) = link_params(s, None)?;
-    let mut schedule: Vec<LinkChange> = Vec::new();
-    let (mut cf, mut cr) = (fwd.clone(), rev.clone());
-    let mut last = None;
-    for c in s.tables("schedule")? {
-        let at = c
-            .duration("at")?
-            .ok_or_else(|| c.err("at", None, "each schedule entry needs at = \"<time>\""))?;
-        if last.is_some_and(|l| at < l) {
-            return Err(c.err(
-                "at",
-                c.table.get("at"),
-                "schedule entries must be in time order",
-            ));
-        }
-        last = Some(at);
-        let (f, r) = link_params(&c, Some((&cf, &cr)))?;
-        c.finish()?;
-        cf = f.clone();
-        cr = r.clone();
-        schedule.push(LinkChange { at, fwd: f, rev: r });
-    }
+    let schedule = timevar::changes(s, &fwd, &rev)?;
     s.finish()?;
     Ok(LinkSpec {
         name: name.to_string(),

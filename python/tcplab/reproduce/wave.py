@@ -67,17 +67,19 @@ def run(out: Path, seeds: int = 1, workers: int | None = None,
         res = simulate(path("6Mbps", [{"cc": "wave", "bytes": "unlimited"}], "60s"), seed=1)
         tr = res.tables["cc_trace"].to_pandas()
         tr["key"] = tr["key"].astype(str)
-        fig, ax = plt.subplots(4, 1, figsize=(8, 10), sharex=True)
-        b = tr[tr["key"] == "burst"]
+        fig, ax = plt.subplots(4, 1, figsize=(8, 10))
+        b = tr[tr["key"] == "burst_seq"]
         ax[0].plot(b["t_s"], b["value"], lw=0.8)
         ax[0].set_ylabel("burst sequence")
-        tx = tr[tr["key"] == "txtime_ms"]
-        ax[1].plot(tx["t_s"], tx["value"], lw=0.8)
+        tx = tr[tr["key"] == "txtime_s"]
+        ax[1].plot(tx["t_s"], tx["value"] * 1e3, lw=0.8)
         ax[1].set_ylabel("TxTime [ms]")
         r = res.series("rtt").dropna()
-        ax[2].plot(r["t_s"], r["rtt_s"] * 1e3, lw=0.5)
+        zoom = r[(r["t_s"] >= 30) & (r["t_s"] < 30.5)]
+        ax[2].plot(zoom["t_s"], zoom["rtt_s"] * 1e3, lw=0.8, marker=".", ms=2)
         ax[2].axhline(52, color="k", ls=":", lw=0.8, label="propagation RTT")
         ax[2].set_ylabel("RTT [ms]")
+        ax[2].set_title("RTT per ACK, 30.0-30.5 s (zoom)", fontsize=8)
         ax[2].legend(fontsize=7)
         t, g = throughput_bins(res, 0)
         ax[3].plot(t, g, lw=0.8, label="Wave goodput")
@@ -85,6 +87,8 @@ def run(out: Path, seeds: int = 1, workers: int | None = None,
         ax[3].set_ylabel("Mbit/s")
         ax[3].set_xlabel("time [s]")
         ax[3].legend(fontsize=7)
+        for a in (ax[0], ax[1], ax[3]):
+            a.set_xlim(0, 60)
         fig.suptitle("One TCP Wave flow over a 6 Mbit/s bottleneck")
         fig.tight_layout()
         p = out / "fig1-wave-single-flow.png"
