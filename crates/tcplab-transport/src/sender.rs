@@ -1,6 +1,6 @@
 //! The sending endpoint: segmentation, RTO, loss recovery, pacing and send timers.
 
-use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, Window};
+use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSegment, Window};
 use crate::config::{RecoveryMode, SenderConfig};
 use crate::error::Violation;
 use crate::rate::RateSampler;
@@ -222,14 +222,16 @@ impl Sender {
             0
         };
 
+        let mut early = false;
         if seg.ack > self.snd_una {
             self.on_new_ack(now, seg.ack);
         } else if seg.ack == self.snd_una && self.snd_una < self.snd_max && seg.is_ack() {
             self.dupacks += 1;
             let flight = self.flight_size();
             self.cc.on_dup_ack(&mut self.w, now, flight);
+            early = self.head_expired(now, true);
             if !sack_mode {
-                self.on_dup_ack_reno(now);
+                self.on_dup_ack_reno(now, early);
             }
             if newly_sacked > 0 {
                 let rs = self.rate.take_sample(self.rtt.min_rtt());
@@ -238,7 +240,7 @@ impl Sender {
             }
         }
         if sack_mode && self.started {
-            self.sack_after_ack(now);
+            self.sack_after_ack(now, early);
         }
         Ok(())
     }
@@ -298,6 +300,10 @@ impl Sender {
             ..info
         };
         self.cc.on_ack(&mut self.w, &info);
+        // Vegas checks the first ACKs after a retransmission against its own timeout.
+        if !self.retx_head && self.head_expired(now, false) {
+            self.retx_head = true;
+        }
         if self.is_complete() && self.stats.acked_all_at.is_none() {
             self.stats.acked_all_at = Some(now);
             self.rto_at = None;
@@ -382,34 +388,67 @@ impl Sender {
         self.partial_acks = 0;
         if self.cc.fast_recovery() {
             self.in_recovery = true;
+        } else {
+            // Tahoe (4.3BSD-Tahoe, ns-2 TcpAgent): no recovery; go back to the lost segment
+            // and resend from there in slow start, so later holes of the window are
+            // repaired too (Fall & Floyd 1996) instead of stalling until the RTO.
+            self.snd_nxt = self.snd_una;
         }
     }
 
-    /// RFC 5681 / 6582 duplicate-ACK handling.
-    fn on_dup_ack_reno(&mut self, now: Time) {
+    /// Asks the controller whether to resend the segment at snd_una now (early loss
+    /// detection, e.g. Vegas' fine-grained timeout).
+    fn head_expired(&mut self, now: Time, dup_ack: bool) -> bool {
+        if self.snd_una >= self.snd_max {
+            return false;
+        }
+        let Some(r) = self.recs.get(self.snd_una / self.cfg.mss as u64) else {
+            return false;
+        };
+        let head = HeadSegment {
+            now,
+            sent: r.sent_time,
+            transmissions: r.tx_count,
+            dup_ack,
+        };
+        self.cc.retransmit_head(&head)
+    }
+
+    /// RFC 5681 / 6582 duplicate-ACK handling; `early`: the controller detected the loss
+    /// before DupThresh (see [`CongestionControl::retransmit_head`]).
+    fn on_dup_ack_reno(&mut self, now: Time, early: bool) {
         let mss = self.cfg.mss as u64;
         if self.in_recovery {
             // Each further duplicate ACK means a segment left the network: inflate.
             self.w.cwnd += mss;
+            self.retx_head |= early;
             return;
         }
-        if self.dupacks != self.cfg.dupthresh {
+        if self.dupacks != self.cfg.dupthresh && !early {
             return;
         }
         // RFC 6582 3.2 (2): no new fast retransmit for losses of an already-handled window.
+        // Tahoe's go-back-N resends data up to `recover` on purpose, and those duplicates
+        // are ACKed with exactly `recover`: there the literal rule applies (the ACK must
+        // cover *more* than recover; ns-2's `bug_fix_`).
+        let strict = !self.cc.fast_recovery();
         if self.cfg.recovery == RecoveryMode::NewReno
-            && self.recover.is_some_and(|r| self.snd_una < r)
+            && self
+                .recover
+                .is_some_and(|r| self.snd_una < r || (strict && self.snd_una == r))
         {
             return;
         }
         self.enter_fast_retransmit(now);
         if self.in_recovery {
-            self.w.cwnd = self.w.ssthresh + self.cfg.dupthresh as u64 * mss;
+            // RFC 5681 step 3: inflate by the duplicate ACKs received (DupThresh unless early).
+            self.w.cwnd = self.w.ssthresh + self.dupacks as u64 * mss;
         }
     }
 
-    /// RFC 6675: enter recovery, mark losses, recompute pipe.
-    fn sack_after_ack(&mut self, now: Time) {
+    /// RFC 6675: enter recovery, mark losses, recompute pipe. `early`: the controller
+    /// declared the head segment lost on this duplicate ACK.
+    fn sack_after_ack(&mut self, now: Time, early: bool) {
         if self.snd_una >= self.snd_max {
             return;
         }
@@ -423,7 +462,7 @@ impl Sender {
                     .is_some_and(|r| r.lost)
             };
             let can_enter = self.recover.is_none_or(|r| self.snd_una >= r);
-            if (self.dupacks >= self.cfg.dupthresh || head_lost) && can_enter {
+            if (self.dupacks >= self.cfg.dupthresh || head_lost || early) && can_enter {
                 self.sb.high_rxt = self.snd_una;
                 if let Some(r) = self.recs.get_mut(self.snd_una / self.cfg.mss as u64) {
                     r.lost = true;
@@ -432,6 +471,8 @@ impl Sender {
             } else {
                 return;
             }
+        } else if early {
+            self.retx_head = true;
         }
         self.pipe = self
             .sb

@@ -1,6 +1,8 @@
 //! Built-in controllers by name, plus a registry for user-defined ones.
 
-use super::{AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window};
+use super::{
+    AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, HeadSegment, Window,
+};
 use std::sync::RwLock;
 use tcplab_core::Time;
 
@@ -60,6 +62,10 @@ macro_rules! builtins {
 builtins! {
     NewReno(super::NewReno) = ["newreno", "reno"];
     FixedBurst(super::FixedBurst) = ["fixed_burst"];
+    Tahoe(super::Tahoe) = ["tahoe"];
+    Vegas(super::Vegas) = ["vegas"];
+    Westwood(super::Westwood) = ["westwood"];
+    WestwoodPlus(super::WestwoodPlus) = ["westwoodplus", "westwood_plus", "westwood+"];
     Wave(super::Wave) = ["wave"];
 }
 
@@ -119,6 +125,9 @@ impl CongestionControl for Controller {
     }
     fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
         dispatch!(self, c => c.on_recovery_exit(w, now))
+    }
+    fn retransmit_head(&mut self, head: &HeadSegment) -> bool {
+        dispatch!(self, c => c.retransmit_head(head))
     }
     fn on_sent(&mut self, now: Time, bytes: u32, in_flight: u64) {
         dispatch!(self, c => c.on_sent(now, bytes, in_flight))

@@ -14,13 +14,23 @@ mod controller;
 mod fixed_burst;
 mod newreno;
 mod params;
+mod recovery_default;
+mod tahoe;
+mod vegas;
 mod wave;
+mod westwood;
+mod westwood_plus;
 
 pub use controller::{build, register, Controller, Factory};
 pub use fixed_burst::FixedBurst;
 pub use newreno::NewReno;
 pub use params::CcParams;
+pub use recovery_default::default_recovery;
+pub use tahoe::Tahoe;
+pub use vegas::Vegas;
 pub use wave::Wave;
+pub use westwood::Westwood;
+pub use westwood_plus::WestwoodPlus;
 
 use crate::rate::RateSample;
 use tcplab_core::{Dur, Time};
@@ -65,6 +75,19 @@ pub enum CongestionEvent {
     Rto { repeated: bool },
 }
 
+/// The first unacknowledged segment, offered to
+/// [`CongestionControl::retransmit_head`] for early loss detection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadSegment {
+    pub now: Time,
+    /// When the segment was last (re)transmitted.
+    pub sent: Time,
+    /// Times it has been sent (1: never retransmitted).
+    pub transmissions: u16,
+    /// Asked on a duplicate ACK; otherwise on an ACK of new data.
+    pub dup_ack: bool,
+}
+
 /// A snapshot for traces.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcMetrics {
@@ -101,6 +124,15 @@ pub trait CongestionControl {
 
     /// Fast recovery ended (all data outstanding at the loss was acknowledged).
     fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
+
+    /// Early loss detection (Vegas' fine-grained timeout, Brakmo & Peterson 1995), asked on
+    /// every duplicate ACK and every ACK of new data while data is outstanding. `true`
+    /// makes the sender retransmit `head` now. On a duplicate ACK outside recovery this is
+    /// the loss signal: the sender enters fast retransmit as if DupThresh had been reached
+    /// ([`CongestionEvent::FastRetransmit`]); otherwise only the segment is resent.
+    fn retransmit_head(&mut self, _head: &HeadSegment) -> bool {
+        false
+    }
 
     /// A segment of `bytes` was sent.
     fn on_sent(&mut self, _now: Time, _bytes: u32, _in_flight: u64) {}

@@ -1,0 +1,279 @@
+//! TCP Vegas (Brakmo & Peterson, SIGCOMM 1994 and IEEE JSAC 13(8) 1995), following the
+//! INET implementation described in seed 001 (Alg. 1).
+//!
+//! Once per RTT Vegas compares the expected rate cwnd/baseRTT with the actual rate
+//! cwnd/RTT (RTT: mean of the samples of the last round trip) and keeps
+//! diff = (expected − actual)·baseRTT = cwnd·(RTT − baseRTT)/RTT segments — the data it
+//! holds queued in the network — between `alpha` and `beta`. Slow start grows only every
+//! other RTT, so the frozen RTT in between gives a clean comparison, and ends once
+//! diff > `gamma`. A fine-grained timeout (sa/sd estimator) lets Vegas retransmit on the
+//! first duplicate ACK, and on the first ACKs after a retransmission, when the head
+//! segment has been out longer than that timeout (through
+//! [`CongestionControl::retransmit_head`]).
+
+use super::{
+    reno_ssthresh, AckInfo, CcParams, CongestionControl, CongestionEvent, HeadSegment, NewReno,
+    Window,
+};
+use tcplab_core::{Dur, Time};
+
+/// Vegas' tunables (see [`Vegas::from_params`]).
+#[derive(Clone, Copy, Debug)]
+struct Params {
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+    ss_exit_decrease: f64,
+    loss_decrease: f64,
+    rto_cwnd: u64,
+    fine_retransmit: bool,
+    fine_rto_margin: f64,
+    fine_rto_backoff: f64,
+    worried_acks: u32,
+}
+
+/// TCP Vegas: delay-based congestion avoidance and fine-grained retransmission.
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    p: Params,
+    /// Per-ACK slow-start growth (RFC 3465 byte counting) during growing RTTs.
+    growth: NewReno,
+    base_rtt: Option<Dur>,
+    rtt_sum: u64,
+    rtt_cnt: u32,
+    /// `delivered` at which the current round trip ends.
+    round_end: u64,
+    /// Slow start grows during this round trip (it alternates).
+    ss_grow: bool,
+    /// Last diff, in segments.
+    diff: f64,
+    /// The fine-grained estimator in ns: sa = 8·srtt, sd = 4·mdev (BSD scaling, as INET).
+    sa: i64,
+    sd: i64,
+    fine_rto: Option<Dur>,
+    /// ACKs after a retransmission still to be checked against the fine timeout.
+    worried: u32,
+}
+
+impl Vegas {
+    /// Parameters (defaults from Brakmo & Peterson 1995 and INET's `TcpVegas`):
+    /// - `alpha` = 2, `beta` = 4: bounds on diff in segments (linear increase below alpha,
+    ///   decrease above beta);
+    /// - `gamma` = 1: slow start ends when diff exceeds it;
+    /// - `ss_exit_decrease` = 1/8: cwnd shrinks by this fraction when slow start ends (INET);
+    /// - `loss_decrease` = 1/4: cwnd shrinks by this fraction on a fast retransmit
+    ///   (Brakmo & Peterson: 3/4 of the window instead of Reno's 1/2; INET);
+    /// - `rto_cwnd` = 2 segments: cwnd after a retransmission timeout (INET);
+    /// - `fine_retransmit` = 1: the fine-grained retransmission check (0 turns it off);
+    /// - `fine_rto_margin` = 1/16: timeout = ((sa/4 + sd)/2)·(1 + margin) (seed 001 Alg. 1);
+    /// - `fine_rto_backoff` = 1/8: the timeout grows by this fraction after an early
+    ///   retransmission (doubles if the segment had been retransmitted before; INET);
+    /// - `worried_acks` = 2: ACKs of new data after a retransmission that are checked;
+    /// - `abc_limit`: as for [`NewReno`].
+    pub fn from_params(p: &mut CcParams) -> Result<Vegas, String> {
+        let pos = |v: f64| v >= 0.0;
+        let alpha = p.take("alpha", 2.0, pos, ">= 0 (segments)")?;
+        let beta = p.take("beta", 4.0, pos, ">= 0 (segments)")?;
+        if beta < alpha {
+            return Err(format!(
+                "parameter 'beta' = {beta}: must be >= alpha ({alpha})"
+            ));
+        }
+        let frac = |v: f64| (0.0..1.0).contains(&v);
+        let params = Params {
+            alpha,
+            beta,
+            gamma: p.take("gamma", 1.0, pos, ">= 0 (segments)")?,
+            ss_exit_decrease: p.take("ss_exit_decrease", 0.125, frac, "in [0, 1)")?,
+            loss_decrease: p.take("loss_decrease", 0.25, frac, "in [0, 1)")?,
+            rto_cwnd: p.take(
+                "rto_cwnd",
+                2.0,
+                |v| v >= 1.0 && v.fract() == 0.0,
+                "a whole number >= 1",
+            )? as u64,
+            fine_retransmit: p.take("fine_retransmit", 1.0, |v| v == 0.0 || v == 1.0, "0 or 1")?
+                == 1.0,
+            fine_rto_margin: p.take("fine_rto_margin", 1.0 / 16.0, pos, ">= 0")?,
+            fine_rto_backoff: p.take("fine_rto_backoff", 0.125, pos, ">= 0")?,
+            worried_acks: p.take(
+                "worried_acks",
+                2.0,
+                |v| (0.0..=1000.0).contains(&v) && v.fract() == 0.0,
+                "a whole number in [0, 1000]",
+            )? as u32,
+        };
+        Ok(Vegas {
+            p: params,
+            growth: NewReno::from_params(p)?,
+            base_rtt: None,
+            rtt_sum: 0,
+            rtt_cnt: 0,
+            round_end: 0,
+            ss_grow: false,
+            diff: 0.0,
+            sa: 0,
+            sd: 0,
+            fine_rto: None,
+            worried: 0,
+        })
+    }
+
+    /// The fine-grained timeout, once an RTT has been measured.
+    pub fn fine_rto(&self) -> Option<Dur> {
+        self.fine_rto
+    }
+
+    /// Seed 001 Alg. 1: baseRTT, the per-RTT sum, and the sa/sd timeout.
+    fn on_rtt(&mut self, r: Dur) {
+        self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+        self.rtt_sum += r.0;
+        self.rtt_cnt += 1;
+        let r = r.0 as i64;
+        if self.fine_rto.is_none() {
+            // INET's initialisation on the first sample.
+            self.sa = 8 * r;
+            self.sd = r;
+        }
+        let mut n = r - self.sa / 8;
+        self.sa += n;
+        n = n.abs() - self.sd / 4;
+        self.sd += n;
+        let t = ((self.sa / 4 + self.sd) / 2).max(0) as f64;
+        self.fine_rto = Some(Dur((t * (1.0 + self.p.fine_rto_margin)) as u64));
+    }
+
+    /// The once-per-RTT decision.
+    fn end_round(&mut self, w: &mut Window) {
+        let (Some(base), true) = (self.base_rtt, self.rtt_cnt > 0) else {
+            return;
+        };
+        let mss = w.mss as u64;
+        let rtt = (self.rtt_sum / self.rtt_cnt as u64).max(1) as f64;
+        self.rtt_sum = 0;
+        self.rtt_cnt = 0;
+        let base = base.0 as f64;
+        self.diff = w.cwnd as f64 / mss as f64 * (rtt - base).max(0.0) / rtt;
+        if w.cwnd < w.ssthresh {
+            self.ss_grow = !self.ss_grow;
+            // Checked after a frozen RTT, when cwnd was constant (Brakmo & Peterson 1995).
+            if self.ss_grow && self.diff > self.p.gamma {
+                let cut = (w.cwnd as f64 * self.p.ss_exit_decrease) as u64;
+                w.cwnd = w.cwnd.saturating_sub(cut).max(2 * mss);
+                w.ssthresh = w.cwnd;
+                self.ss_grow = false;
+            }
+        } else if self.diff > self.p.beta {
+            w.cwnd = w.cwnd.saturating_sub(mss).max(2 * mss);
+            w.ssthresh = w.ssthresh.min(w.cwnd);
+        } else if self.diff < self.p.alpha {
+            w.cwnd += mss;
+        }
+    }
+}
+
+impl Default for Vegas {
+    fn default() -> Self {
+        Vegas::from_params(&mut CcParams::new()).expect("defaults are valid")
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        if ack.bytes_acked == 0 {
+            return;
+        }
+        if let Some(r) = ack.rtt {
+            self.on_rtt(r);
+        }
+        if ack.in_recovery {
+            return;
+        }
+        if ack.delivered >= self.round_end {
+            self.end_round(w);
+            self.round_end = ack.delivered + ack.in_flight;
+        }
+        if w.cwnd < w.ssthresh && self.ss_grow {
+            let ssthresh = w.ssthresh;
+            self.growth.on_ack(w, ack);
+            w.cwnd = w.cwnd.min(ssthresh);
+        }
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        w: &mut Window,
+        ev: CongestionEvent,
+        now: Time,
+        in_flight: u64,
+    ) {
+        let win = w.cwnd;
+        self.growth.on_congestion_event(w, ev, now, in_flight);
+        let mss = w.mss as u64;
+        self.rtt_sum = 0;
+        self.rtt_cnt = 0;
+        self.ss_grow = false;
+        match ev {
+            CongestionEvent::FastRetransmit => {
+                // Brakmo & Peterson / INET: 3/4 of the window, 2 segments if it was <= 3.
+                let next = if win <= 3 * mss {
+                    2 * mss
+                } else {
+                    win - (win as f64 * self.p.loss_decrease) as u64
+                };
+                w.ssthresh = next.max(2 * mss);
+                w.cwnd = w.ssthresh;
+                self.worried = self.p.worried_acks;
+            }
+            CongestionEvent::Rto { repeated } => {
+                if !repeated {
+                    w.ssthresh = reno_ssthresh(in_flight, w.mss);
+                }
+                w.cwnd = self.p.rto_cwnd * mss;
+            }
+        }
+    }
+
+    fn retransmit_head(&mut self, head: &HeadSegment) -> bool {
+        let (true, Some(t)) = (self.p.fine_retransmit, self.fine_rto) else {
+            return false;
+        };
+        // Timed from the segment's latest transmission (Brakmo & Peterson record a
+        // timestamp per send; INET times from the first, which retransmits more often).
+        let expired = head.now.saturating_since(head.sent) >= t;
+        if head.dup_ack {
+            if !expired {
+                return false;
+            }
+            self.worried = self.p.worried_acks;
+            self.fine_rto = Some(if head.transmissions > 1 {
+                t * 2
+            } else {
+                t + Dur((t.0 as f64 * self.p.fine_rto_backoff) as u64)
+            });
+            true
+        } else if self.worried > 0 {
+            self.worried -= 1;
+            if !expired {
+                self.worried = 0;
+            }
+            expired
+        } else {
+            false
+        }
+    }
+
+    fn trace(&self, emit: &mut dyn FnMut(&'static str, f64)) {
+        emit("diff_segments", self.diff);
+        if let Some(b) = self.base_rtt {
+            emit("base_rtt_s", b.as_secs_f64());
+        }
+        if let Some(t) = self.fine_rto {
+            emit("fine_rto_s", t.as_secs_f64());
+        }
+    }
+}
