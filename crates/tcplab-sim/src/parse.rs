@@ -620,6 +620,11 @@ fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> R<Vec<FlowS
     })?;
 
     let mut s = SenderConfig::default();
+    // `cc = "reno"` means RFC 5681 recovery and `"newreno"` RFC 6582, unless `recovery`
+    // says otherwise (see docs/scenarios.md).
+    if let Some(m) = cc::default_recovery(&cc_name) {
+        s.recovery = m;
+    }
     let mut r = ReceiverConfig::default();
     let mtu = f.uint("mtu", 68, MAX_MTU as u64)?.unwrap_or(1500) as u32;
     if let Some(m) = f.uint("mss", 1, u32::MAX as u64)? {
