@@ -56,6 +56,10 @@ pub struct Sender {
     pipe: u64,
     rto_at: Option<Time>,
     next_send_at: Time,
+    /// The last `poll_transmit` was held back by pacing alone: only then is
+    /// `next_send_at` a wake-up (a window-limited sender waits for ACKs, and a pacing slot
+    /// in the past would make the driver spin).
+    pacing_wait: bool,
     burst_credit: u32,
     burst_sent: u32,
     round_open: bool,
@@ -98,6 +102,7 @@ impl Sender {
             pipe: 0,
             rto_at: None,
             next_send_at: Time::ZERO,
+            pacing_wait: false,
             burst_credit: 0,
             burst_sent: 0,
             round_open: false,
@@ -311,19 +316,26 @@ impl Sender {
     }
 
     fn ack_info(
-        &self,
+        &mut self,
         now: Time,
         bytes_acked: u64,
         rtt: Option<Dur>,
         rate: Option<crate::rate::RateSample>,
     ) -> AckInfo {
+        // What cwnd is compared against: the RFC 6675 pipe in SACK recovery (controllers
+        // that manage their recovery window, like BBR, need it), else FlightSize.
+        let in_flight = if self.in_recovery && self.cfg.recovery == RecoveryMode::Sack {
+            self.bytes_in_network()
+        } else {
+            self.snd_nxt - self.snd_una
+        };
         AckInfo {
             now,
             bytes_acked,
             rtt,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
-            in_flight: self.snd_nxt - self.snd_una,
+            in_flight,
             in_recovery: self.in_recovery,
             rate,
             delivered: self.rate.delivered,
@@ -332,11 +344,15 @@ impl Sender {
 
     fn on_ack_in_recovery(&mut self, now: Time, ack: u64, acked: u64) {
         let mss = self.cfg.mss as u64;
+        let inflate = self.cc.recovery_inflation();
         let recover = self.recover.unwrap_or(0);
         match self.cfg.recovery {
+            RecoveryMode::Reno if !inflate => self.exit_recovery(now, self.w.cwnd),
             RecoveryMode::Reno => self.exit_recovery(now, self.w.ssthresh),
             RecoveryMode::NewReno => {
-                if ack >= recover {
+                if ack >= recover && !inflate {
+                    self.exit_recovery(now, self.w.cwnd);
+                } else if ack >= recover {
                     // RFC 6582 3.2 (3), option 1: min(ssthresh, FlightSize + SMSS).
                     let full = self.w.ssthresh.min(self.flight_size().max(mss) + mss);
                     self.exit_recovery(now, full);
@@ -344,6 +360,9 @@ impl Sender {
                     // Partial ACK: retransmit the next hole, deflate, add back one SMSS.
                     self.partial_acks += 1;
                     self.retx_head = true;
+                    if !inflate {
+                        return;
+                    }
                     let add = if acked >= mss { mss } else { 0 };
                     self.w.cwnd = self
                         .w
@@ -420,7 +439,9 @@ impl Sender {
         let mss = self.cfg.mss as u64;
         if self.in_recovery {
             // Each further duplicate ACK means a segment left the network: inflate.
-            self.w.cwnd += mss;
+            if self.cc.recovery_inflation() {
+                self.w.cwnd += mss;
+            }
             self.retx_head |= early;
             return;
         }
@@ -440,7 +461,7 @@ impl Sender {
             return;
         }
         self.enter_fast_retransmit(now);
-        if self.in_recovery {
+        if self.in_recovery && self.cc.recovery_inflation() {
             // RFC 5681 step 3: inflate by the duplicate ACKs received (DupThresh unless early).
             self.w.cwnd = self.w.ssthresh + self.dupacks as u64 * mss;
         }
@@ -539,6 +560,7 @@ impl Sender {
 
     /// The next segment to send at `now`, if the window, pacing and timers allow one.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        self.pacing_wait = false;
         if !self.started || self.is_complete() {
             return None;
         }
@@ -556,8 +578,11 @@ impl Sender {
         if timer_driven && self.burst_credit == 0 {
             return None;
         }
-        if self.cc.pacing_rate().is_some() && now < self.next_send_at {
-            return None;
+        if let Some(rate) = self.cc.pacing_rate() {
+            if now + self.pacing_slack(rate) < self.next_send_at {
+                self.pacing_wait = true;
+                return None;
+            }
         }
         let idx = match self.choose(now) {
             Some(i) => i,
@@ -683,6 +708,17 @@ impl Sender {
         seg
     }
 
+    /// Pacing lets `send_quantum` full segments leave back to back: a send may come up to
+    /// (quantum − 1) segment times before its paced slot.
+    fn pacing_slack(&self, rate: u64) -> Dur {
+        let q = self.cc.send_quantum() as u64;
+        if q <= 1 {
+            return Dur::ZERO;
+        }
+        let seg = (self.cfg.mss + crate::segment::DATA_HEADER_BYTES) as u64;
+        Dur::transmission((q - 1) * seg, rate.saturating_mul(8))
+    }
+
     /// When the sender next needs `handle_timeout`.
     pub fn poll_timeout(&self) -> Option<Time> {
         if !self.started || self.is_complete() {
@@ -695,8 +731,16 @@ impl Sender {
             }
         };
         consider(self.cc.send_timer());
-        if self.cc.pacing_rate().is_some() && (self.snd_nxt < self.app_end || self.in_recovery) {
-            consider(Some(self.next_send_at));
+        if self.pacing_wait {
+            let slack = self
+                .cc
+                .pacing_rate()
+                .map_or(Dur::ZERO, |r| self.pacing_slack(r));
+            consider(Some(Time(
+                self.next_send_at
+                    .as_nanos()
+                    .saturating_sub(slack.as_nanos()),
+            )));
         }
         t
     }

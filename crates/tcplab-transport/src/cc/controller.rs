@@ -67,6 +67,8 @@ builtins! {
     Westwood(super::Westwood) = ["westwood"];
     WestwoodPlus(super::WestwoodPlus) = ["westwoodplus", "westwood_plus", "westwood+"];
     Wave(super::Wave) = ["wave"];
+    Cubic(super::Cubic) = ["cubic"];
+    Bbr(super::Bbr) = ["bbr"];
 }
 
 impl std::fmt::Debug for Controller {
@@ -134,6 +136,9 @@ impl CongestionControl for Controller {
     }
     fn fast_recovery(&self) -> bool {
         dispatch!(self, c => c.fast_recovery())
+    }
+    fn recovery_inflation(&self) -> bool {
+        dispatch!(self, c => c.recovery_inflation())
     }
     fn pacing_rate(&self) -> Option<u64> {
         dispatch!(self, c => c.pacing_rate())

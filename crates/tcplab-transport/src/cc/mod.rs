@@ -10,8 +10,11 @@
 //! controller only decides windows and rates. Built-ins are dispatched through the
 //! [`Controller`] enum (no vtable on the hot path); user controllers are boxed.
 
+mod bbr;
 mod controller;
+mod cubic;
 mod fixed_burst;
+mod hystart;
 mod newreno;
 mod params;
 mod recovery_default;
@@ -20,8 +23,11 @@ mod vegas;
 mod wave;
 mod westwood;
 mod westwood_plus;
+mod windowed_max;
 
+pub use bbr::Bbr;
 pub use controller::{build, register, Controller, Factory};
+pub use cubic::Cubic;
 pub use fixed_burst::FixedBurst;
 pub use newreno::NewReno;
 pub use params::CcParams;
@@ -139,6 +145,14 @@ pub trait CongestionControl {
 
     /// False for Tahoe: no fast recovery, cwnd restarts from one segment.
     fn fast_recovery(&self) -> bool {
+        true
+    }
+
+    /// False for controllers that set cwnd themselves during fast recovery (BBR's packet
+    /// conservation): the sender then leaves cwnd alone in recovery — no RFC 5681
+    /// inflation on entry or per duplicate ACK, no RFC 6582 deflation on partial ACKs,
+    /// no reset on exit.
+    fn recovery_inflation(&self) -> bool {
         true
     }
 

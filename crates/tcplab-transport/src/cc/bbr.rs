@@ -1,0 +1,596 @@
+//! BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00): a model of the path's
+//! bottleneck bandwidth (BtlBw, windowed max of delivery-rate samples) and round-trip
+//! propagation time (RTprop, windowed min of RTT samples) sets the pacing rate and cwnd.
+//! Section numbers below refer to that draft.
+//!
+//! Loss recovery: BBR sets cwnd itself during recovery (packet conservation, section
+//! 4.2.3.4), so it asks the sender not to apply Reno's inflation
+//! ([`CongestionControl::recovery_inflation`]). With SACK recovery the sender reports
+//! the RFC 6675 pipe as `in_flight`, which is what conservation needs; without SACK
+//! duplicate ACKs carry no delivery information, so sending pauses for about one RTT
+//! per loss event. Use `recovery = "sack"` for BBR flows.
+
+use super::windowed_max::WindowedMax;
+use super::{AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window};
+use tcplab_core::{Dur, Time};
+
+/// BBR's state machine (section 3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup = 0,
+    Drain = 1,
+    ProbeBw = 2,
+    ProbeRtt = 3,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Startup => "startup",
+            Mode::Drain => "drain",
+            Mode::ProbeBw => "probe_bw",
+            Mode::ProbeRtt => "probe_rtt",
+        }
+    }
+}
+
+/// Length of the ProbeBW gain cycle (section 4.3.4.3).
+const CYCLE_LEN: usize = 8;
+
+/// BBR v1.
+#[derive(Clone, Debug)]
+pub struct Bbr {
+    // ---- parameters ----
+    /// 2/ln 2: the smallest gain that doubles the sending rate each round (section 4.3.2.1).
+    high_gain: f64,
+    /// ProbeBW cwnd gain (section 4.3.4.3): 2, to tolerate delayed and stretched ACKs.
+    probe_bw_cwnd_gain: f64,
+    /// Gains of the ProbeBW cycle: one `up`, one `down`, then six at 1 (section 4.3.4.3).
+    cycle: [f64; CYCLE_LEN],
+    /// BtlBwFilterLen in round trips (section 4.1.1.2): 10.
+    bw_window: u64,
+    /// RTpropFilterLen (section 4.1.2.2): 10 s.
+    rtprop_window: Dur,
+    /// ProbeRTTDuration (section 4.3.5): 200 ms.
+    probe_rtt_duration: Dur,
+    /// BBRMinPipeCwnd (section 4.2.3.1): 4 segments.
+    min_pipe_cwnd: u64,
+    /// Full-pipe detection (section 4.3.2.2): growth below 25 % for 3 rounds.
+    full_bw_growth: f64,
+    full_bw_rounds: u32,
+    /// Pace this fraction below gain·BtlBw (Linux tcp_bbr.c `bbr_pacing_margin_percent`,
+    /// 1 %), so the bottleneck queue drains at pacing gain 1.
+    pacing_margin: f64,
+    // ---- model ----
+    btl_bw: WindowedMax,
+    rtprop: Option<Dur>,
+    rtprop_stamp: Time,
+    rtprop_expired: bool,
+    // ---- rounds (section 4.1.1.3) ----
+    round_count: u64,
+    next_round_delivered: u64,
+    round_start: bool,
+    last_delivered: u64,
+    // ---- full pipe ----
+    filled_pipe: bool,
+    full_bw: u64,
+    full_bw_count: u32,
+    // ---- control ----
+    mode: Mode,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    cycle_index: usize,
+    cycle_stamp: Time,
+    pacing_rate: u64,
+    send_quantum: u64,
+    init_cwnd: u64,
+    // ---- ProbeRTT (section 4.3.5) ----
+    probe_rtt_done: Option<Time>,
+    probe_rtt_round_done: bool,
+    /// Samples whose packet left at or before this delivered count are app-limited: the
+    /// draft marks the connection app-limited in ProbeRTT (BBRHandleProbeRTT).
+    probe_rtt_bubble: u64,
+    prior_cwnd: u64,
+    // ---- recovery (section 4.2.3.4) ----
+    in_recovery: bool,
+    packet_conservation: bool,
+    /// The next ACK sets cwnd = in_flight + delivered (the sender's in-flight measure
+    /// for recovery is only known on ACKs).
+    conservation_fresh: bool,
+    /// After a timeout: restore the saved cwnd once this much has been delivered (all
+    /// data outstanding at the timeout), as Linux does on leaving the Loss state.
+    rto_restore_at: Option<u64>,
+    loss_this_ack: bool,
+    mss: u32,
+}
+
+impl Bbr {
+    /// Parameters (defaults from the draft sections above): `high_gain` 2/ln 2,
+    /// `cwnd_gain` 2, `probe_bw_up_gain` 1.25, `probe_bw_down_gain` 0.75,
+    /// `bw_window_rounds` 10, `rtprop_window_s` 10, `probe_rtt_ms` 200,
+    /// `min_pipe_cwnd` 4, `full_bw_growth` 1.25, `full_bw_rounds` 3, `pacing_margin` 0.01.
+    pub fn from_params(p: &mut CcParams) -> Result<Bbr, String> {
+        let high_gain = p.take(
+            "high_gain",
+            2.0 / std::f64::consts::LN_2,
+            |v| v > 1.0,
+            "> 1",
+        )?;
+        let cwnd_gain = p.take("cwnd_gain", 2.0, |v| v >= 1.0, ">= 1")?;
+        let up = p.take("probe_bw_up_gain", 1.25, |v| v >= 1.0, ">= 1")?;
+        let down = p.take(
+            "probe_bw_down_gain",
+            0.75,
+            |v| v > 0.0 && v <= 1.0,
+            "in (0, 1]",
+        )?;
+        let whole = |v: f64| v >= 1.0 && v.fract() == 0.0;
+        let bw_window = p.take("bw_window_rounds", 10.0, whole, "a whole number >= 1")?;
+        let rtprop_s = p.take("rtprop_window_s", 10.0, |v| v > 0.0, "> 0")?;
+        let probe_rtt_ms = p.take("probe_rtt_ms", 200.0, |v| v >= 0.0, ">= 0")?;
+        let min_pipe = p.take("min_pipe_cwnd", 4.0, whole, "a whole number >= 1")?;
+        let growth = p.take("full_bw_growth", 1.25, |v| v > 1.0, "> 1")?;
+        let rounds = p.take("full_bw_rounds", 3.0, whole, "a whole number >= 1")?;
+        let margin = p.take(
+            "pacing_margin",
+            0.01,
+            |v| (0.0..0.5).contains(&v),
+            "in [0, 0.5)",
+        )?;
+        let mut cycle = [1.0; CYCLE_LEN];
+        cycle[0] = up;
+        cycle[1] = down;
+        Ok(Bbr {
+            high_gain,
+            probe_bw_cwnd_gain: cwnd_gain,
+            cycle,
+            bw_window: bw_window as u64,
+            rtprop_window: Dur::from_secs_f64(rtprop_s),
+            probe_rtt_duration: Dur::from_secs_f64(probe_rtt_ms / 1e3),
+            min_pipe_cwnd: min_pipe as u64,
+            full_bw_growth: growth,
+            full_bw_rounds: rounds as u32,
+            pacing_margin: margin,
+            btl_bw: WindowedMax::default(),
+            rtprop: None,
+            rtprop_stamp: Time::ZERO,
+            rtprop_expired: false,
+            round_count: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            last_delivered: 0,
+            filled_pipe: false,
+            full_bw: 0,
+            full_bw_count: 0,
+            mode: Mode::Startup,
+            pacing_gain: high_gain,
+            cwnd_gain: high_gain,
+            cycle_index: 0,
+            cycle_stamp: Time::ZERO,
+            pacing_rate: 0,
+            send_quantum: 0,
+            init_cwnd: 0,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            probe_rtt_bubble: 0,
+            prior_cwnd: 0,
+            in_recovery: false,
+            packet_conservation: false,
+            conservation_fresh: false,
+            rto_restore_at: None,
+            loss_this_ack: false,
+            mss: 1,
+        })
+    }
+
+    /// BtlBw in bytes per second.
+    pub fn btl_bw(&self) -> u64 {
+        self.btl_bw.get()
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// BBRInflight (section 4.2.3.2): gain·BDP plus three send quanta for the
+    /// delayed, aggregated and offloaded sends at both ends.
+    fn inflight(&self, gain: f64, mss: u32) -> u64 {
+        let Some(rtprop) = self.rtprop else {
+            return self.init_cwnd;
+        };
+        let bdp = self.btl_bw() as f64 * rtprop.as_secs_f64();
+        (gain * bdp) as u64 + 3 * self.send_quantum.max(mss as u64)
+    }
+
+    /// Section 4.1.1.3: a round ends when a segment sent after the previous round's end
+    /// is acknowledged (its `prior_delivered` reached the mark).
+    fn update_round(&mut self, ack: &AckInfo) {
+        self.round_start = false;
+        let Some(rs) = ack.rate else { return };
+        if rs.prior_delivered >= self.next_round_delivered {
+            self.next_round_delivered = ack.delivered;
+            self.round_count += 1;
+            self.round_start = true;
+        }
+    }
+
+    /// Section 4.1.1.2: feed the max filter, skipping app-limited samples below the
+    /// current estimate (they say nothing about the path).
+    fn update_btl_bw(&mut self, ack: &AckInfo) {
+        let Some(rs) = ack.rate else { return };
+        if rs.delivery_rate == 0 {
+            return; // interval shorter than min RTT: not a valid sample
+        }
+        // The draft's C.app_limited clears only once delivered exceeds it: a packet sent
+        // when delivered equals the mark is still app-limited.
+        let app_limited = rs.is_app_limited || rs.prior_delivered <= self.probe_rtt_bubble;
+        if rs.delivery_rate >= self.btl_bw() || !app_limited {
+            self.btl_bw
+                .update(self.bw_window, self.round_count, rs.delivery_rate);
+        }
+    }
+
+    /// Section 4.3.4.3 (BBRIsNextCyclePhase): advance after one RTprop at gain 1; the
+    /// probing phase also waits for its inflight target (or a loss), the draining phase
+    /// ends early once inflight is down to one BDP.
+    fn check_cycle_phase(&mut self, now: Time, prior_inflight: u64, mss: u32) {
+        if self.mode != Mode::ProbeBw {
+            return;
+        }
+        let full = self.rtprop.is_some_and(|r| now - self.cycle_stamp > r);
+        let next = if self.pacing_gain > 1.0 {
+            full && (self.loss_this_ack || prior_inflight >= self.inflight(self.pacing_gain, mss))
+        } else if self.pacing_gain < 1.0 {
+            full || prior_inflight <= self.inflight(1.0, mss)
+        } else {
+            full
+        };
+        if next {
+            self.cycle_index = (self.cycle_index + 1) % CYCLE_LEN;
+            self.cycle_stamp = now;
+            self.pacing_gain = self.cycle[self.cycle_index];
+        }
+    }
+
+    /// Section 4.3.2.2: the pipe is full when BtlBw grew less than 25 % in 3 rounds.
+    fn check_full_pipe(&mut self, ack: &AckInfo) {
+        let app_limited = ack.rate.is_none_or(|r| r.is_app_limited);
+        if self.filled_pipe || !self.round_start || app_limited {
+            return;
+        }
+        if self.btl_bw() as f64 >= self.full_bw as f64 * self.full_bw_growth {
+            self.full_bw = self.btl_bw();
+            self.full_bw_count = 0;
+            return;
+        }
+        self.full_bw_count += 1;
+        if self.full_bw_count >= self.full_bw_rounds {
+            self.filled_pipe = true;
+        }
+    }
+
+    /// Sections 4.3.3 and 4.3.4: Startup → Drain → ProbeBW.
+    fn check_drain(&mut self, now: Time, in_flight: u64, mss: u32) {
+        if self.mode == Mode::Startup && self.filled_pipe {
+            self.mode = Mode::Drain;
+            self.pacing_gain = 1.0 / self.high_gain;
+            self.cwnd_gain = self.high_gain;
+        }
+        if self.mode == Mode::Drain && in_flight <= self.inflight(1.0, mss) {
+            self.enter_probe_bw(now);
+        }
+    }
+
+    /// Section 4.3.4.4: start the cycle at a random phase other than the probing one, so
+    /// flows do not probe in step. The "random" index is a hash of the entry time: the
+    /// controller has no RNG stream, and this keeps runs reproducible.
+    fn enter_probe_bw(&mut self, now: Time) {
+        self.mode = Mode::ProbeBw;
+        self.pacing_gain = 1.0;
+        self.cwnd_gain = self.probe_bw_cwnd_gain;
+        let r = (splitmix64(now.as_nanos()) % (CYCLE_LEN as u64 - 1)) as usize;
+        // Index CYCLE_LEN − 1 − r, then advanced once: any phase but the draining one.
+        self.cycle_index = CYCLE_LEN - 1 - r;
+        self.cycle_index = (self.cycle_index + 1) % CYCLE_LEN;
+        self.cycle_stamp = now;
+        self.pacing_gain = self.cycle[self.cycle_index];
+    }
+
+    fn enter_startup(&mut self) {
+        self.mode = Mode::Startup;
+        self.pacing_gain = self.high_gain;
+        self.cwnd_gain = self.high_gain;
+    }
+
+    /// Section 4.1.2.3 (BBRUpdateRTprop). A sample replaces RTprop only when strictly
+    /// lower or when RTprop expired (as Linux tcp_bbr.c): the draft's `<=` would let a
+    /// constant-delay path refresh the estimate forever and never enter ProbeRTT.
+    fn update_rtprop(&mut self, now: Time, rtt: Option<Dur>) {
+        self.rtprop_expired = now > self.rtprop_stamp + self.rtprop_window;
+        if let Some(rtt) = rtt {
+            if self.rtprop.is_none_or(|m| rtt < m) || self.rtprop_expired {
+                self.rtprop = Some(rtt);
+                self.rtprop_stamp = now;
+            }
+        }
+    }
+
+    /// Section 4.3.5: every RTpropFilterLen without a new minimum, hold inflight at
+    /// BBRMinPipeCwnd for ProbeRTTDuration and one round.
+    fn check_probe_rtt(&mut self, w: &mut Window, ack: &AckInfo) {
+        let now = ack.now;
+        let mss = w.mss as u64;
+        if self.mode != Mode::ProbeRtt && self.rtprop_expired && self.rtprop.is_some() {
+            self.mode = Mode::ProbeRtt;
+            self.pacing_gain = 1.0;
+            self.cwnd_gain = 1.0;
+            self.save_cwnd(w);
+            self.probe_rtt_done = None;
+        }
+        if self.mode != Mode::ProbeRtt {
+            return;
+        }
+        self.probe_rtt_bubble = ack.delivered + ack.in_flight;
+        match self.probe_rtt_done {
+            None if ack.in_flight <= self.min_pipe_cwnd * mss => {
+                self.probe_rtt_done = Some(now + self.probe_rtt_duration);
+                self.probe_rtt_round_done = false;
+                self.next_round_delivered = ack.delivered;
+            }
+            Some(done) => {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done && now > done {
+                    self.rtprop_stamp = now;
+                    w.cwnd = w.cwnd.max(self.prior_cwnd);
+                    if self.filled_pipe {
+                        self.enter_probe_bw(now);
+                    } else {
+                        self.enter_startup();
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// BBRSaveCwnd (section 4.2.3.4).
+    fn save_cwnd(&mut self, w: &Window) {
+        self.prior_cwnd = if !self.in_recovery && self.mode != Mode::ProbeRtt {
+            w.cwnd
+        } else {
+            self.prior_cwnd.max(w.cwnd)
+        };
+    }
+
+    /// Section 4.2.1: pacing_rate = pacing_gain·BtlBw (less the margin); before the pipe
+    /// is full it never decreases.
+    fn set_pacing_rate(&mut self) {
+        let rate = (self.pacing_gain * self.btl_bw() as f64 * (1.0 - self.pacing_margin)) as u64;
+        if rate > 0 && (self.filled_pipe || rate > self.pacing_rate) {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// Section 4.2.2: one segment below 1.2 Mbit/s, two below 24 Mbit/s, else 1 ms of
+    /// data up to 64 KB.
+    fn set_send_quantum(&mut self, mss: u32) {
+        let mss = mss as u64;
+        let bps = self.pacing_rate * 8;
+        self.send_quantum = if bps < 1_200_000 {
+            mss
+        } else if bps < 24_000_000 {
+            2 * mss
+        } else {
+            (self.pacing_rate / 1000).min(64 * 1024)
+        };
+    }
+
+    /// Section 4.2.3: cwnd toward cwnd_gain·BDP, packet conservation in the first round
+    /// of recovery, at most BBRMinPipeCwnd in ProbeRTT.
+    fn set_cwnd(&mut self, w: &mut Window, ack: &AckInfo, delivered: u64) {
+        let mss = w.mss as u64;
+        let target = self.inflight(self.cwnd_gain, w.mss);
+        if self.rto_restore_at.is_some_and(|d| ack.delivered >= d) && !ack.in_recovery {
+            self.rto_restore_at = None;
+            w.cwnd = w.cwnd.max(self.prior_cwnd);
+        }
+        if self.packet_conservation {
+            if self.conservation_fresh {
+                self.conservation_fresh = false;
+                w.cwnd = ack.in_flight + delivered.max(mss);
+            }
+            // One round of conservation (the round restarted on entry).
+            if self.round_start {
+                self.packet_conservation = false;
+            } else {
+                w.cwnd = w.cwnd.max(ack.in_flight + delivered);
+            }
+        }
+        if !self.packet_conservation {
+            if self.filled_pipe {
+                w.cwnd = (w.cwnd + delivered).min(target);
+            } else if w.cwnd < target || ack.delivered < self.init_cwnd {
+                w.cwnd += delivered;
+            }
+            w.cwnd = w.cwnd.max(self.min_pipe_cwnd * mss);
+        }
+        if self.mode == Mode::ProbeRtt {
+            w.cwnd = w.cwnd.min(self.min_pipe_cwnd * mss);
+        }
+    }
+}
+
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Default for Bbr {
+    fn default() -> Self {
+        Bbr::from_params(&mut CcParams::new()).expect("defaults are valid")
+    }
+}
+
+impl CongestionControl for Bbr {
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+
+    /// Section 4.3.1 (BBRInit): pacing at high_gain · InitialCwnd / 1 ms until an RTT
+    /// sample exists (the draft uses SRTT when known; none is known before sending).
+    fn init(&mut self, w: &mut Window, now: Time) {
+        self.init_cwnd = w.cwnd;
+        self.mss = w.mss;
+        self.rtprop_stamp = now;
+        self.cycle_stamp = now;
+        self.pacing_rate = (self.high_gain * w.cwnd as f64 / 1e-3) as u64;
+        self.set_send_quantum(w.mss);
+    }
+
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        let delivered = ack.delivered.saturating_sub(self.last_delivered);
+        self.last_delivered = ack.delivered;
+        let prior_inflight = ack.in_flight + delivered;
+        let rtt = ack.rate.and_then(|r| r.rtt).or(ack.rtt);
+        // BBRUpdateModelAndState (section 4.1 and 4.3).
+        self.update_round(ack);
+        self.update_btl_bw(ack);
+        self.check_cycle_phase(ack.now, prior_inflight, w.mss);
+        self.check_full_pipe(ack);
+        self.check_drain(ack.now, ack.in_flight, w.mss);
+        self.update_rtprop(ack.now, rtt);
+        self.check_probe_rtt(w, ack);
+        // BBRUpdateControlParameters (section 4.2).
+        self.set_pacing_rate();
+        self.set_send_quantum(w.mss);
+        self.set_cwnd(w, ack, delivered);
+        self.loss_this_ack = false;
+    }
+
+    /// Section 4.2.3.4: on entering fast recovery save cwnd and start packet
+    /// conservation for one round; on a timeout save cwnd and restart from one segment.
+    fn on_congestion_event(
+        &mut self,
+        w: &mut Window,
+        ev: CongestionEvent,
+        _now: Time,
+        in_flight: u64,
+    ) {
+        self.loss_this_ack = true;
+        let mss = w.mss as u64;
+        match ev {
+            CongestionEvent::FastRetransmit => {
+                self.save_cwnd(w);
+                self.in_recovery = true;
+                self.packet_conservation = true;
+                self.conservation_fresh = true;
+                // Start a round now: conservation lasts until data sent from here on
+                // is acknowledged.
+                self.next_round_delivered = self.last_delivered;
+                // Until the next ACK reports what is in flight, only the retransmission
+                // leaves (the sender sends it outside the window).
+                w.cwnd = (self.min_pipe_cwnd * mss).min(in_flight + mss);
+            }
+            CongestionEvent::Rto { .. } => {
+                self.save_cwnd(w);
+                self.in_recovery = false;
+                self.packet_conservation = false;
+                self.rto_restore_at = Some(self.last_delivered + in_flight);
+                w.cwnd = mss;
+            }
+        }
+    }
+
+    /// Section 4.2.3.4: leaving recovery restores the window saved on entry.
+    fn on_recovery_exit(&mut self, w: &mut Window, _now: Time) {
+        self.in_recovery = false;
+        self.packet_conservation = false;
+        w.cwnd = w.cwnd.max(self.prior_cwnd);
+    }
+
+    fn recovery_inflation(&self) -> bool {
+        false
+    }
+
+    fn pacing_rate(&self) -> Option<u64> {
+        Some(self.pacing_rate.max(1))
+    }
+
+    /// In segments, as the sender counts them.
+    fn send_quantum(&self) -> u32 {
+        (self.send_quantum / self.mss as u64).max(1) as u32
+    }
+
+    fn metrics(&self, _w: &Window) -> CcMetrics {
+        CcMetrics {
+            state: self.mode.name(),
+            pacing_rate: self.pacing_rate(),
+        }
+    }
+
+    fn trace(&self, emit: &mut dyn FnMut(&'static str, f64)) {
+        emit("btl_bw", self.btl_bw() as f64);
+        emit("min_rtt", self.rtprop.map_or(f64::NAN, |r| r.as_secs_f64()));
+        emit("pacing_gain", self.pacing_gain);
+        emit("cwnd_gain", self.cwnd_gain);
+        emit("mode", self.mode as u8 as f64);
+        emit("round", self.round_count as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_follow_the_draft() {
+        let b = Bbr::default();
+        assert!((b.high_gain - 2.885).abs() < 1e-3, "2/ln 2");
+        assert_eq!(b.cycle, [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
+        assert_eq!((b.bw_window, b.min_pipe_cwnd), (10, 4));
+        assert_eq!(b.rtprop_window, Dur::from_secs(10));
+        assert_eq!(b.probe_rtt_duration, Dur::from_millis(200));
+        let mut p = CcParams::new().with("probe_bw_up_gain", 0.5);
+        assert!(Bbr::from_params(&mut p).is_err());
+    }
+
+    /// Fast retransmit saves cwnd and holds the window to the retransmission until the
+    /// next ACK reports what is in flight; recovery exit restores the saved window.
+    #[test]
+    fn recovery_saves_and_restores_cwnd() {
+        let mut b = Bbr::default();
+        let mut w = Window {
+            cwnd: 100_000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+        };
+        b.init(&mut w, Time::ZERO);
+        w.cwnd = 100_000;
+        b.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, Time::ZERO, 90_000);
+        assert_eq!(w.cwnd, 4_000);
+        assert_eq!(w.ssthresh, u64::MAX, "BBR has no ssthresh");
+        b.on_recovery_exit(&mut w, Time::ZERO);
+        assert_eq!(w.cwnd, 100_000);
+        b.on_congestion_event(
+            &mut w,
+            CongestionEvent::Rto { repeated: false },
+            Time::ZERO,
+            0,
+        );
+        assert_eq!(w.cwnd, 1_000);
+    }
+
+    #[test]
+    fn send_quantum_follows_the_pacing_rate() {
+        let mut b = Bbr::default();
+        for (bps, quantum) in [(1e6, 1000), (20e6, 2000), (100e6, 12_500), (1e9, 65_536)] {
+            b.pacing_rate = (bps / 8.0) as u64;
+            b.set_send_quantum(1000);
+            assert_eq!(b.send_quantum, quantum, "{bps} bit/s");
+        }
+    }
+}
