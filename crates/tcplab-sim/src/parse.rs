@@ -7,7 +7,9 @@ use tcplab_core::units;
 use tcplab_core::Dur;
 use tcplab_link::{LinkParams, LossModel, QueueLimit};
 use tcplab_transport::cc::{self, CcParams};
-use tcplab_transport::{AckPolicy, ReceiverConfig, RecoveryMode, SenderConfig, DATA_HEADER_BYTES};
+use tcplab_transport::{
+    AckPolicy, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig, DATA_HEADER_BYTES,
+};
 use toml::{Table, Value};
 
 type R<T> = Result<T, ConfigError>;
@@ -707,6 +709,20 @@ fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> R<Vec<FlowS
     };
     if let Some(b) = f.boolean("sack")? {
         r.sack = b;
+    }
+    if let Some(t) = f.string("partial_ack_timer")? {
+        s.partial_ack_timer = PartialAckTimer::parse(t).ok_or_else(|| {
+            f.err(
+                "partial_ack_timer",
+                f.table.get("partial_ack_timer"),
+                "use \"impatient\" or \"slow-but-steady\" (RFC 6582 section 4)",
+            )
+        })?;
+    }
+    if s.recovery == RecoveryMode::Sack && !r.sack && !f.table.contains_key("recovery") {
+        // The controller's default (BBR: SACK) needs SACK blocks; without them it falls
+        // back to RFC 6582 rather than rejecting a key the user never wrote.
+        s.recovery = RecoveryMode::NewReno;
     }
     if s.recovery == RecoveryMode::Sack && !r.sack {
         return Err(f.err(

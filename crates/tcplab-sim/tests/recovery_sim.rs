@@ -64,3 +64,39 @@ fn newreno_recovers_three_losses_without_rto_reno_does_not() {
     assert_eq!(sack.flows.retransmitted_segments[0], 3);
     assert!(sack.flows.completion_s[0].unwrap() <= t_nr);
 }
+
+/// RFC 6582 section 4: with many losses in one window, the "Impatient" timer ends NewReno
+/// recovery in a timeout, while "Slow-but-Steady" repairs one hole per RTT without one.
+#[test]
+fn partial_ack_timer_variants() {
+    let run = |timer: &str| {
+        let drops: Vec<String> = (20..80).step_by(2).map(|n| n.to_string()).collect();
+        let sc = tcplab_sim::parse_scenario_str(
+            &format!(
+                "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"20ms\"\nqueue = \"1000pkt\"\n\
+                 loss = {{ model = \"list\", drop = [{}] }}\n[[flow]]\nbytes = \"2MB\"\n\
+                 initial_cwnd = 100\nsack = false\npartial_ack_timer = \"{timer}\"\n",
+                drops.join(", ")
+            ),
+            "timer.toml",
+        )
+        .unwrap();
+        tcplab_sim::simulate(&sc, 1, 0).unwrap()
+    };
+    let impatient = run("impatient");
+    let steady = run("slow-but-steady");
+    // 30 holes x 40 ms RTT = 1.2 s > the 1 s minimum RTO.
+    assert!(impatient.flows.rtos[0] >= 1, "impatient times out");
+    assert_eq!(steady.flows.rtos[0], 0, "slow-but-steady never times out");
+    assert!(steady.flows.completed[0] && impatient.flows.completed[0]);
+    let e = tcplab_sim::parse_scenario_str(
+        "[link]\nrate = \"1Mbps\"\n[[flow]]\nbytes = \"1MB\"\npartial_ack_timer = \"eager\"\n",
+        "t.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("partial_ack_timer") && e.contains("slow-but-steady"),
+        "{e}"
+    );
+}

@@ -404,3 +404,28 @@ fn bbr_recovery_window_is_not_inflated() {
         assert!(r.flows.bytes_delivered[0] > 0);
     }
 }
+
+/// BBR defaults to SACK recovery, falls back to RFC 6582 without receiver SACK, and an
+/// explicit `recovery` still wins.
+#[test]
+fn bbr_default_recovery_is_sack_when_available() {
+    let sc = |extra: &str| {
+        tcplab_sim::parse_scenario_str(
+            &format!("[link]\nrate = \"10Mbps\"\n[[flow]]\ncc = \"bbr\"\nbytes = \"1MB\"\n{extra}"),
+            "bbr.toml",
+        )
+    };
+    use tcplab_transport::RecoveryMode;
+    assert_eq!(sc("").unwrap().flows[0].sender.recovery, RecoveryMode::Sack);
+    assert_eq!(
+        sc("sack = false\n").unwrap().flows[0].sender.recovery,
+        RecoveryMode::NewReno
+    );
+    assert_eq!(
+        sc("recovery = \"reno\"\n").unwrap().flows[0]
+            .sender
+            .recovery,
+        RecoveryMode::Reno
+    );
+    assert!(sc("sack = false\nrecovery = \"sack\"\n").is_err());
+}

@@ -25,6 +25,27 @@ impl RecoveryMode {
     }
 }
 
+/// RFC 6582 section 4: when NewReno recovery restarts the retransmission timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAckTimer {
+    /// Only on the first partial ACK: many losses end in a timeout and go-back-N
+    /// (RFC 6582's recommendation).
+    Impatient,
+    /// On every partial ACK: one loss repaired per RTT, however many there are
+    /// (ns-3's behaviour).
+    SlowButSteady,
+}
+
+impl PartialAckTimer {
+    pub fn parse(s: &str) -> Option<PartialAckTimer> {
+        match s {
+            "impatient" => Some(PartialAckTimer::Impatient),
+            "slow-but-steady" => Some(PartialAckTimer::SlowButSteady),
+            _ => None,
+        }
+    }
+}
+
 /// Sender settings.
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -35,6 +56,8 @@ pub struct SenderConfig {
     /// Initial window in segments (RFC 6928: 10).
     pub initial_cwnd: u32,
     pub recovery: RecoveryMode,
+    /// NewReno timer variant (RFC 6582 section 4).
+    pub partial_ack_timer: PartialAckTimer,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupthresh: u32,
     /// RFC 6298: initial RTO 1 s, minimum 1 s, maximum 60 s, clock granularity G.
@@ -51,6 +74,7 @@ impl Default for SenderConfig {
             total_bytes: None,
             initial_cwnd: 10,
             recovery: RecoveryMode::NewReno,
+            partial_ack_timer: PartialAckTimer::Impatient,
             dupthresh: 3,
             initial_rto: Dur::from_secs(1),
             min_rto: Dur::from_secs(1),

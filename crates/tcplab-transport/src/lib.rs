@@ -18,7 +18,7 @@ mod segment;
 mod sender;
 mod stats;
 
-pub use config::{AckPolicy, ReceiverConfig, RecoveryMode, SenderConfig};
+pub use config::{AckPolicy, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig};
 pub use error::Violation;
 pub use rate::RateSample;
 pub use receiver::Receiver;

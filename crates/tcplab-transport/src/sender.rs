@@ -1,7 +1,7 @@
 //! The sending endpoint: segmentation, RTO, loss recovery, pacing and send timers.
 
 use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSegment, Window};
-use crate::config::{RecoveryMode, SenderConfig};
+use crate::config::{PartialAckTimer, RecoveryMode, SenderConfig};
 use crate::error::Violation;
 use crate::rate::RateSampler;
 use crate::records::{Records, SentRecord};
@@ -293,9 +293,11 @@ impl Sender {
         } else if !(was_in_recovery
             && self.in_recovery
             && self.cfg.recovery == RecoveryMode::NewReno
+            && self.cfg.partial_ack_timer == PartialAckTimer::Impatient
             && self.partial_acks > 1)
         {
-            // RFC 6582 "Impatient": only the first partial ACK resets the timer.
+            // RFC 6582 sec. 4: "Impatient" resets the timer on the first partial ACK only;
+            // "Slow-but-Steady" on every partial ACK.
             self.rto_at = Some(now + self.rtt.rto());
         }
         let rs = self.rate.take_sample(self.rtt.min_rtt());

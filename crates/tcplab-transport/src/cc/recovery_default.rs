@@ -14,6 +14,9 @@ pub fn default_recovery(cc: &str) -> Option<RecoveryMode> {
         "reno" => Some(RecoveryMode::Reno),
         "newreno" | "tahoe" | "vegas" | "westwood" | "westwoodplus" | "westwood_plus"
         | "westwood+" => Some(RecoveryMode::NewReno),
+        // BBR learns from every (S)ACK; RFC 6675 keeps delivery information flowing during
+        // recovery, where duplicate ACKs without SACK would stall it for an RTT per loss.
+        "bbr" => Some(RecoveryMode::Sack),
         _ => None,
     }
 }
