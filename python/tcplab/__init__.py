@@ -12,7 +12,6 @@ Quick use::
 from tcplab._tcplab import InvariantError, ScenarioError, SimulationPanic, __version__
 from tcplab.result import Result
 from tcplab.scenario import Scenario, simulate
-from tcplab.sweep import SweepResult, sweep
 
 __all__ = [
     "InvariantError",
@@ -25,3 +24,13 @@ __all__ = [
     "simulate",
     "sweep",
 ]
+
+
+def __getattr__(name):
+    # Sweeps pull in pandas and process pools; load them on first use so that
+    # `import tcplab` (and each benchmark child process) stays light.
+    if name in ("sweep", "SweepResult"):
+        import importlib
+
+        return getattr(importlib.import_module("tcplab.sweeps"), name)
+    raise AttributeError(f"module 'tcplab' has no attribute {name!r}")

@@ -53,7 +53,7 @@ def run_plan(plan, out: Path | None, workers: int | None, executor: str):
 
     from tcplab.plot import plot_summary
     from tcplab.scenario import Scenario
-    from tcplab.sweep import sweep
+    from tcplab.sweeps import sweep
 
     sc = Scenario.from_toml(plan.scenario)
     res = sweep(sc, plan.grid, seeds=plan.seeds, replications=plan.replications,

@@ -7,7 +7,7 @@ import tcplab
 from tcplab.cli import main
 from tcplab.plan import load_plan
 from tcplab.stats import jain_index, mean_ci, t_ppf
-from tcplab.sweep import expand_grid
+from tcplab.sweeps import expand_grid
 
 
 def base():

@@ -8,7 +8,7 @@ import pandas as pd
 
 from tcplab.plot import plot_summary
 from tcplab.scenario import Scenario
-from tcplab.sweep import SweepResult, sweep
+from tcplab.sweeps import SweepResult, sweep
 
 
 def run_figure(base: Scenario, grid: dict, x: str, series: str, metric: str, *,
