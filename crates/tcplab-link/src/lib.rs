@@ -5,8 +5,10 @@
 //! [`Link::poll_timeout`], and collects it with [`Link::poll_transmit`]. Time is always
 //! passed in, so the simulator (virtual clock) and an emulator (wall clock) share the code.
 
+mod arrivals;
 mod capacity;
 mod counters;
+mod jitter;
 mod link;
 mod loss;
 mod params;
@@ -14,6 +16,7 @@ mod trace;
 
 pub use capacity::{Capacity, TraceCursor};
 pub use counters::LinkCounters;
+pub use jitter::Jitter;
 pub use link::{Admit, Link};
 pub use loss::{LossModel, LossProcess};
 pub use params::{LinkParams, QueueLimit};

@@ -1,11 +1,17 @@
-//! One direction of a link: FIFO drop-tail queue, transmitter, propagation, loss.
+//! One direction of a link: FIFO drop-tail queue, transmitter, propagation, loss, jitter.
 //!
 //! Transmission times are computed when a packet is admitted (the transmitter is FIFO, so
 //! a packet's start is the later of its arrival and the previous packet's end). A packet
 //! therefore costs the driver one wake-up per hop, at its arrival on the far end, instead
 //! of two (end of serialisation, end of propagation). When parameters change, packets
 //! that have not started transmitting are re-timed under the new ones.
+//!
+//! The FIFO `pipe` holds packets in transmission order until they leave. Without
+//! reordering that is also the arrival order. With `reorder` on, an [`ArrivalOrder`] heap
+//! says which packet leaves next; delivered packets leave holes in the FIFO that are
+//! popped once everything ahead of them has gone and they have finished transmitting.
 
+use crate::arrivals::ArrivalOrder;
 use crate::capacity::Capacity;
 use crate::counters::LinkCounters;
 use crate::loss::LossProcess;
@@ -29,11 +35,14 @@ pub enum Admit {
 
 #[derive(Debug)]
 struct Entry<P> {
-    pkt: P,
+    /// `None` once the channel lost it or it was delivered (a hole in the FIFO).
+    pkt: Option<P>,
+    len: u32,
     tx_start: Time,
     tx_end: Time,
+    /// This packet's jitter draw, kept so a re-timing moves it without a new draw.
+    jitter: Dur,
     arrive: Time,
-    lost: bool,
 }
 
 /// One direction of a link (see the module docs).
@@ -46,6 +55,10 @@ pub struct Link<P> {
     jitter_rng: Rng,
     /// Every packet serialised or waiting, in FIFO order, until it arrives (or would have).
     pipe: VecDeque<Entry<P>>,
+    /// Pending packets by arrival. Either empty (the FIFO order is the arrival order) or
+    /// holding exactly the pending packets of `pipe` (while `reorder` is on, and after it
+    /// is turned off until the packets sent under it have left).
+    arrivals: ArrivalOrder,
     /// Absolute index of `pipe[0]`.
     head_abs: u64,
     /// Absolute index of the first entry that had not started transmitting at the last check.
@@ -55,21 +68,38 @@ pub struct Link<P> {
     waiting_bytes: u64,
     /// When the transmitter is free again.
     busy_until: Time,
-    /// Latest arrival handed out, so a shorter delay never reorders packets.
+    /// Latest arrival of a pending packet, so without `reorder` none arrives before it.
     last_arrive: Time,
     counters: LinkCounters,
+}
+
+/// When a packet that finishes transmitting at `tx_end` reaches the far end under `p`;
+/// raises `last` past it. A lost packet never arrives: its nominal time only paces the
+/// FIFO, so it carries no jitter and cannot hold back the packets behind it.
+fn arrival(p: &LinkParams, last: &mut Time, tx_end: Time, jitter: Dur, lost: bool) -> Time {
+    let base = tx_end + p.delay + if lost { Dur::ZERO } else { jitter };
+    let arrive = if p.reorder { base } else { base.max(*last) };
+    if !lost {
+        *last = (*last).max(arrive);
+    }
+    arrive
 }
 
 impl<P: Packet> Link<P> {
     /// `rng` feeds the loss model; give each link direction its own named stream.
     pub fn new(params: LinkParams, rng: Rng) -> Link<P> {
         let jitter_rng = Rng::from_seed(rng.clone().next_u64() ^ 0x6a69_7474_6572);
+        let mut arrivals = ArrivalOrder::default();
+        if params.reorder {
+            arrivals.reserve(256);
+        }
         Link {
             cap: Capacity::for_params(&params, Time::ZERO, None),
             jitter_rng,
             loss: LossProcess::new(params.loss.clone(), rng),
             params,
             pipe: VecDeque::with_capacity(256),
+            arrivals,
             head_abs: 0,
             svc_abs: 0,
             waiting_pkts: 0,
@@ -101,7 +131,7 @@ impl<P: Packet> Link<P> {
                 break;
             }
             self.waiting_pkts -= 1;
-            self.waiting_bytes -= e.pkt.wire_len() as u64;
+            self.waiting_bytes -= e.len as u64;
             self.svc_abs += 1;
         }
     }
@@ -141,52 +171,65 @@ impl<P: Packet> Link<P> {
         }
     }
 
+    /// True while packets may leave out of FIFO order.
+    fn by_arrival(&self) -> bool {
+        self.params.reorder || !self.arrivals.is_empty()
+    }
+
     fn push(&mut self, now: Time, pkt: P, lost: bool) {
-        let len = pkt.wire_len() as u64;
+        let len = pkt.wire_len();
         let tx_start = now.max(self.busy_until);
-        let tx_end = self.cap.tx_end(now, tx_start, len as u32);
-        let arrive = (tx_end + self.params.delay + self.jitter()).max(self.last_arrive);
+        let tx_end = self.cap.tx_end(now, tx_start, len);
+        let jitter = self.params.jitter.draw(&mut self.jitter_rng);
+        let arrive = arrival(&self.params, &mut self.last_arrive, tx_end, jitter, lost);
         self.busy_until = tx_end;
-        if !lost {
-            self.last_arrive = arrive;
-        }
         if tx_start > now {
             self.waiting_pkts += 1;
-            self.waiting_bytes += len;
+            self.waiting_bytes += len as u64;
             self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(self.waiting_pkts);
         } else if self.svc_abs == self.head_abs + self.pipe.len() as u64 {
             // Starts at once: it is already in service.
             self.svc_abs += 1;
         }
         self.counters.sent_pkts += 1;
-        self.counters.sent_bytes += len;
+        self.counters.sent_bytes += len as u64;
+        if !lost && self.by_arrival() {
+            self.arrivals
+                .push(arrive, self.head_abs + self.pipe.len() as u64);
+        }
         self.pipe.push_back(Entry {
-            pkt,
+            pkt: (!lost).then_some(pkt),
+            len,
             tx_start,
             tx_end,
+            jitter,
             arrive,
-            lost,
         });
     }
 
-    /// Extra delay for one packet: uniform in [0, jitter] (no draw when jitter is off).
-    fn jitter(&mut self) -> Dur {
-        let j = self.params.jitter.0;
-        if j == 0 {
-            return Dur::ZERO;
-        }
-        Dur(self.jitter_rng.below(j + 1))
-    }
-
-    /// When the next packet (possibly one the channel lost) reaches the far end.
+    /// When the next packet reaches the far end (without `reorder`, possibly one the
+    /// channel lost: the wake-up then only clears it).
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.pipe.front().map(|e| e.arrive)
+        match self.arrivals.next_arrival() {
+            Some(t) => Some(t),
+            None => self.pipe.front().map(|e| e.arrive),
+        }
     }
 
     /// The next packet that has reached the far end by `now`, if any.
     pub fn poll_transmit(&mut self, now: Time) -> Option<P> {
         // Account for packets that started transmitting before any leaves the pipe.
         self.advance_service(now);
+        if !self.arrivals.is_empty() {
+            let seq = self.arrivals.pop_due(now)?;
+            let e = &mut self.pipe[(seq - self.head_abs) as usize];
+            let pkt = e
+                .pkt
+                .take()
+                .expect("the arrival order holds pending packets");
+            self.pop_finished(now);
+            return Some(self.delivered(pkt));
+        }
         while let Some(e) = self.pipe.front() {
             if e.arrive > now {
                 return None;
@@ -197,21 +240,44 @@ impl<P: Packet> Link<P> {
                 self.svc_abs >= self.head_abs,
                 "an arrived packet had started"
             );
-            if !e.lost {
-                self.counters.delivered_pkts += 1;
-                self.counters.delivered_bytes += e.pkt.wire_len() as u64;
-                return Some(e.pkt);
+            if let Some(pkt) = e.pkt {
+                return Some(self.delivered(pkt));
             }
         }
         None
+    }
+
+    fn delivered(&mut self, pkt: P) -> P {
+        self.counters.delivered_pkts += 1;
+        self.counters.delivered_bytes += pkt.wire_len() as u64;
+        pkt
+    }
+
+    /// Pops leading holes that have finished transmitting (the transmitter no longer needs
+    /// them to know when it frees up).
+    fn pop_finished(&mut self, now: Time) {
+        while let Some(e) = self.pipe.front() {
+            if e.pkt.is_some() || e.tx_end > now {
+                break;
+            }
+            self.pipe.pop_front();
+            self.head_abs += 1;
+            debug_assert!(
+                self.svc_abs >= self.head_abs,
+                "a finished packet had started"
+            );
+        }
     }
 
     /// Applies new parameters from `now` on.
     ///
     /// Going down loses everything not yet arrived. A rate change re-times packets that
     /// have not started transmitting; the one in service finishes at the old rate. A delay
-    /// change applies to packets that finish transmitting from now on.
+    /// change applies to packets that finish transmitting from now on. Turning `reorder`
+    /// off keeps the arrival times already drawn; later packets arrive after all of them.
     pub fn set_params(&mut self, now: Time, params: LinkParams) {
+        // Packets that started since the last check are in service, not waiting.
+        self.advance_service(now);
         self.loss.set_model(params.loss.clone());
         let was_up = self.params.up;
         let same_capacity =
@@ -223,62 +289,100 @@ impl<P: Packet> Link<P> {
             if was_up {
                 self.drop_in_flight(now);
             }
-            return;
+        } else {
+            self.retime_waiting(now, same_capacity);
         }
-        self.retime_waiting(now, same_capacity);
+        if self.by_arrival() {
+            self.rebuild_arrivals();
+        }
+    }
+
+    /// Re-sorts the pending packets by their (possibly re-timed) arrivals.
+    fn rebuild_arrivals(&mut self) {
+        self.arrivals.clear();
+        self.arrivals.reserve(self.pipe.capacity());
+        for (i, e) in self.pipe.iter().enumerate() {
+            if e.pkt.is_some() {
+                self.arrivals.push(e.arrive, self.head_abs + i as u64);
+            }
+        }
     }
 
     fn drop_in_flight(&mut self, now: Time) {
         // Packets that arrived but were not yet collected by the driver are kept.
-        let keep = self.pipe.iter().take_while(|e| e.arrive <= now).count();
-        for e in self.pipe.drain(keep..) {
-            if !e.lost {
-                self.counters.dropped_down += 1;
+        if self.arrivals.is_empty() {
+            // FIFO order is arrival order: the lost ones are a suffix.
+            let keep = self.pipe.iter().take_while(|e| e.arrive <= now).count();
+            for e in self.pipe.drain(keep..) {
+                if e.pkt.is_some() {
+                    self.counters.dropped_down += 1;
+                }
             }
+        } else {
+            // Holes in place; their times are clamped so they stop holding the transmitter.
+            for e in self.pipe.iter_mut() {
+                if e.arrive > now && e.pkt.take().is_some() {
+                    self.counters.dropped_down += 1;
+                }
+                if e.pkt.is_none() {
+                    e.tx_start = e.tx_start.min(now);
+                    e.tx_end = e.tx_end.min(now);
+                    e.arrive = e.arrive.min(now);
+                }
+            }
+            self.arrivals.keep_arrived(now);
         }
         self.svc_abs = self.head_abs + self.pipe.len() as u64;
+        self.pop_finished(now);
         self.waiting_pkts = 0;
         self.waiting_bytes = 0;
         self.busy_until = now;
-        self.last_arrive = self.pipe.back().map_or(Time::ZERO, |e| e.arrive);
+        self.last_arrive = self.pending_last_arrive(self.pipe.len());
         // Opportunities the dropped packets had reserved are free again.
         if let Capacity::Trace(c) = &mut self.cap {
             c.seek_after(now);
         }
     }
 
+    /// Latest arrival among the pending packets of `pipe[..n]`.
+    fn pending_last_arrive(&self, n: usize) -> Time {
+        self.pipe
+            .iter()
+            .take(n)
+            .filter(|e| e.pkt.is_some())
+            .map(|e| e.arrive)
+            .max()
+            .unwrap_or(Time::ZERO)
+    }
+
     /// Re-times packets not yet started. With the capacity unchanged only their arrival
-    /// moves (a new delay); otherwise they are served afresh from when the transmitter
-    /// frees (a trace's leftover bytes are not carried across the change).
+    /// moves (a new delay; each keeps its jitter draw); otherwise they are served afresh
+    /// from when the transmitter frees (a trace's leftover bytes are not carried across
+    /// the change).
     fn retime_waiting(&mut self, now: Time, same_capacity: bool) {
-        self.advance_service(now);
         let first_waiting = (self.svc_abs - self.head_abs) as usize;
         // Transmitter frees at the end of the packet in service (or now if idle).
         let mut free = now;
         if first_waiting > 0 {
             free = free.max(self.pipe[first_waiting - 1].tx_end);
         }
-        let mut last_arrive = self
-            .pipe
-            .iter()
-            .take(first_waiting)
-            .filter(|e| !e.lost)
-            .map(|e| e.arrive)
-            .max()
-            .unwrap_or(Time::ZERO);
+        self.last_arrive = self.pending_last_arrive(first_waiting);
         for e in self.pipe.iter_mut().skip(first_waiting) {
             if !same_capacity {
                 e.tx_start = free;
-                e.tx_end = self.cap.tx_end(free, free, e.pkt.wire_len());
+                e.tx_end = self.cap.tx_end(free, free, e.len);
             }
-            e.arrive = (e.tx_end + self.params.delay).max(last_arrive);
-            if !e.lost {
-                last_arrive = e.arrive;
-            }
+            let lost = e.pkt.is_none();
+            e.arrive = arrival(
+                &self.params,
+                &mut self.last_arrive,
+                e.tx_end,
+                e.jitter,
+                lost,
+            );
             free = e.tx_end;
         }
         self.busy_until = free;
-        self.last_arrive = last_arrive;
     }
 }
 
@@ -392,6 +496,21 @@ mod tests {
         l.set_params(Time(500_000), p);
         let times: Vec<u64> = drain(&mut l).iter().map(|(t, _)| t.0 / 1000).collect();
         assert_eq!(times, vec![1000, 1500, 2000]);
+    }
+
+    #[test]
+    fn rate_change_leaves_started_packets_alone() {
+        // No poll between the admissions at 0 and the change at 2.5 ms: packets 1 and 2
+        // started at 1 and 2 ms all the same, so only 3 and 4 take the new rate.
+        let mut l = link(12_000_000, 0, QueueLimit::Unlimited);
+        for i in 0..5 {
+            l.handle_packet(Time::ZERO, Pkt(i, 1500));
+        }
+        let mut p = l.params().clone();
+        p.rate_bps = 24_000_000;
+        l.set_params(Time(2_500_000), p);
+        let times: Vec<u64> = drain(&mut l).iter().map(|(t, _)| t.0 / 1000).collect();
+        assert_eq!(times, vec![1000, 2000, 3000, 3500, 4000]);
     }
 
     #[test]

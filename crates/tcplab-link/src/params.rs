@@ -1,5 +1,6 @@
 //! Link parameters: the part of a link that a schedule may change over time.
 
+use crate::jitter::Jitter;
 use crate::loss::LossModel;
 use crate::trace::DeliveryTrace;
 use std::sync::Arc;
@@ -27,10 +28,12 @@ pub struct LinkParams {
     /// Trace-driven capacity; when set it replaces `rate_bps`. The trace starts (its time
     /// 0) when it is applied to the link and repeats.
     pub trace: Option<Arc<DeliveryTrace>>,
-    /// Extra one-way delay per packet, uniform in `[0, jitter]`, from the link
-    /// direction's own stream. Packets keep their order (a packet never arrives before
-    /// the one ahead of it).
-    pub jitter: Dur,
+    /// Extra one-way delay per packet, drawn from the link direction's own stream.
+    pub jitter: Jitter,
+    /// False: packets keep their order (a packet never arrives before the one ahead of
+    /// it, so jitter only ever delays). True: each arrives at its own end of
+    /// transmission + delay + jitter, so jittered packets may overtake each other.
+    pub reorder: bool,
 }
 
 impl LinkParams {
@@ -42,7 +45,8 @@ impl LinkParams {
             loss: LossModel::None,
             up: true,
             trace: None,
-            jitter: Dur::ZERO,
+            jitter: Jitter::NONE,
+            reorder: false,
         }
     }
 
@@ -56,8 +60,14 @@ impl LinkParams {
         self
     }
 
-    pub fn with_jitter(mut self, j: Dur) -> Self {
-        self.jitter = j;
+    /// A `Dur` means uniform in `[0, d]`.
+    pub fn with_jitter(mut self, j: impl Into<Jitter>) -> Self {
+        self.jitter = j.into();
+        self
+    }
+
+    pub fn with_reorder(mut self, reorder: bool) -> Self {
+        self.reorder = reorder;
         self
     }
 

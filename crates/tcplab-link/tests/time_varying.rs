@@ -1,16 +1,11 @@
 //! Trace-driven capacity (Mahimahi semantics) and jitter.
 
+mod common;
+
+use common::{drain, Pkt};
 use std::sync::Arc;
 use tcplab_core::{Dur, Rng, Time};
-use tcplab_link::{DeliveryTrace, Link, LinkParams, Packet};
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Pkt(u32, u32);
-impl Packet for Pkt {
-    fn wire_len(&self) -> u32 {
-        self.1
-    }
-}
+use tcplab_link::{DeliveryTrace, Link, LinkParams};
 
 fn ms(x: u64) -> Time {
     Time(x * 1_000_000)
@@ -22,16 +17,6 @@ fn trace_link(text: &str, delay_ms: u64) -> Link<Pkt> {
         LinkParams::new(1, Dur::from_millis(delay_ms)).with_trace(t),
         Rng::from_seed(1),
     )
-}
-
-fn drain(l: &mut Link<Pkt>) -> Vec<(Time, u32)> {
-    let mut out = vec![];
-    while let Some(t) = l.poll_timeout() {
-        while let Some(p) = l.poll_transmit(t) {
-            out.push((t, p.0));
-        }
-    }
-    out
 }
 
 #[test]

@@ -14,6 +14,7 @@ use toml::{Table, Value};
 
 type R<T> = Result<T, ConfigError>;
 
+mod jitter;
 mod timevar;
 
 /// Largest MTU accepted (jumbo frames).
@@ -546,6 +547,7 @@ fn link_params(
         }
     }
     timevar::capacity_keys(s, &mut fwd, &mut rev)?;
+    jitter::jitter_keys(s, &mut fwd, &mut rev)?;
     if fwd.rate_bps == 0 {
         return Err(s.err("rate", s.table.get("rate"), "a link rate must be > 0"));
     }

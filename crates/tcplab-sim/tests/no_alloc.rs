@@ -3,6 +3,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use tcplab_sim::{parse_scenario_str, simulate};
 
 struct Counting;
@@ -29,9 +30,18 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 fn allocations(bytes: &str) -> (u64, u64) {
+    allocations_with(bytes, "")
+}
+
+/// The allocation counter is global: one measurement at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// `link` adds keys to the `[link]` table.
+fn allocations_with(bytes: &str, link: &str) -> (u64, u64) {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sc = parse_scenario_str(
         &format!(
-            "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"1ms\"\nloss = \"0.5%\"\n\
+            "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"1ms\"\nloss = \"0.5%\"\n{link}\n\
              [[flow]]\nrecovery = \"sack\"\nbytes = \"{bytes}\"\n"
         ),
         "alloc.toml",
@@ -58,4 +68,14 @@ fn allocations_do_not_grow_with_packets() {
         a1 < 1000,
         "a run should need few allocations, got {a1} for {e1} events"
     );
+}
+
+#[test]
+fn reordering_link_allocates_nothing_per_packet() {
+    let link = "jitter = { dist = \"normal\", mean = \"1ms\", sd = \"300us\" }\nreorder = true";
+    let (a1, e1) = allocations_with("20MiB", link);
+    let (a2, e2) = allocations_with("40MiB", link);
+    eprintln!("reordering: {a1} allocations for {e1} events, {a2} for {e2} events");
+    assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+    assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
 }

@@ -126,6 +126,6 @@ fn time_varying_keys_are_checked() {
     assert!(e.contains("jitter"), "{e}");
     // Jitter parses into both directions.
     let sc = parse_scenario_str(&base("jitter = \"3ms\""), EXAMPLES).unwrap();
-    assert_eq!(sc.links[0].fwd.jitter, Dur::from_millis(3));
-    assert_eq!(sc.links[0].rev.jitter, Dur::from_millis(3));
+    assert_eq!(sc.links[0].fwd.jitter, Dur::from_millis(3).into());
+    assert_eq!(sc.links[0].rev.jitter, Dur::from_millis(3).into());
 }

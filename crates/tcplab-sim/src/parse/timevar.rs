@@ -1,9 +1,8 @@
-//! Time-varying link keys: delivery traces, jitter, and handovers.
+//! Time-varying link keys: delivery traces and handovers (jitter: see `jitter.rs`).
 //!
 //! - `trace = "traces/x.mahi"` (relative to the scenario file) makes a Mahimahi trace the
 //!   capacity of both directions (`reverse_trace` for ACKs only); `rate` in a later
 //!   schedule entry switches back to a constant rate. A trace starts when applied.
-//! - `jitter = "5ms"`: extra one-way delay per packet, uniform in [0, jitter], order kept.
 //! - `[[<link>.handover]] at, outage, to = { ...link keys... }`: the link goes down at
 //!   `at` (in-flight packets lost), and `outage` later comes back up with the current
 //!   parameters changed by `to`. `outage = "0s"` switches without a disconnection.
@@ -32,7 +31,7 @@ fn load_trace(s: &Section<'_>, k: &str, rel: &str) -> R<Arc<DeliveryTrace>> {
     Ok(Arc::new(t))
 }
 
-/// Reads `trace`, `reverse_trace` and `jitter` into the two directions.
+/// Reads `trace` and `reverse_trace` into the two directions.
 pub(super) fn capacity_keys(s: &Section<'_>, fwd: &mut LinkParams, rev: &mut LinkParams) -> R<()> {
     if let Some(t) = s.string("trace")? {
         let t = load_trace(s, "trace", t)?;
@@ -41,10 +40,6 @@ pub(super) fn capacity_keys(s: &Section<'_>, fwd: &mut LinkParams, rev: &mut Lin
     }
     if let Some(t) = s.string("reverse_trace")? {
         rev.trace = Some(load_trace(s, "reverse_trace", t)?);
-    }
-    if let Some(j) = s.duration("jitter")? {
-        fwd.jitter = j;
-        rev.jitter = j;
     }
     Ok(())
 }
