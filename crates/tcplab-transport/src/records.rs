@@ -13,6 +13,9 @@ pub struct SentRecord {
     pub len: u32,
     /// Last (re)transmission time.
     pub sent_time: Time,
+    /// The segment's first transmission (kept across retransmissions; INET's Vegas times
+    /// its fine-grained timeout from it).
+    pub orig_sent_time: Time,
     /// Delivery-rate state at the last transmission (draft-cheng-iccrg-delivery-rate-estimation).
     pub delivered: u64,
     pub delivered_time: Time,

@@ -429,6 +429,7 @@ impl Sender {
         let head = HeadSegment {
             now,
             sent: r.sent_time,
+            first_sent: r.orig_sent_time,
             transmissions: r.tx_count,
             dup_ack,
         };
@@ -671,7 +672,13 @@ impl Sender {
         let nothing_in_flight = self.snd_una == self.snd_max;
         let retransmission = idx < self.recs.end();
         if !retransmission {
-            self.recs.push(idx, SentRecord::default());
+            self.recs.push(
+                idx,
+                SentRecord {
+                    orig_sent_time: now,
+                    ..SentRecord::default()
+                },
+            );
         }
         let rec = self.recs.get_mut(idx).expect("record exists");
         rec.len = len;

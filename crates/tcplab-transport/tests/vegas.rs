@@ -95,3 +95,52 @@ fn first_acks_after_a_retransmission_are_checked() {
         assert_eq!(rx, expect, "fine_retransmit = {fine}");
     }
 }
+
+/// `fine_rto_from`: after segment 2 has been retransmitted early (first duplicate ACK at
+/// 150 ms; the timeout backs off by 1/8 to 164.36 ms), a duplicate ACK at 170 ms finds it
+/// 170 ms past its *first* transmission but only 20 ms past its latest. Timed from the
+/// latest transmission (0, Brakmo & Peterson) nothing is resent; timed from the first
+/// (1, INET's `TcpVegas`) segment 2 is retransmitted a second time and the timeout doubles.
+/// A duplicate ACK at 160 ms is below the timeout in both modes.
+#[test]
+fn fine_rto_from_first_transmission_resends_a_retransmitted_head_again() {
+    let rx = |out: &[tcplab_transport::Segment]| -> Vec<u64> {
+        out.iter()
+            .filter(|x| x.retransmission)
+            .map(|x| x.seq)
+            .collect()
+    };
+    for (from, again) in [(0.0, false), (1.0, true)] {
+        let p = CcParams::new().with("fine_rto_from", from);
+        let mut s = after_first_rtt(RecoveryMode::NewReno, p);
+        assert_eq!(rx(&feed(&mut s, ms(150), &ack(2 * M))), vec![2 * M]);
+        let t1 = fine_rto(&s);
+        assert_eq!(t1, Dur(164_355_468), "146.09375 ms · 9/8");
+        assert!(s.in_recovery());
+
+        let out = feed(&mut s, ms(160), &ack(2 * M));
+        assert!(
+            rx(&out).is_empty(),
+            "fine_rto_from = {from}: 160 ms < timeout"
+        );
+
+        let out = feed(&mut s, ms(170), &ack(2 * M));
+        if again {
+            assert_eq!(rx(&out), vec![2 * M], "INET: timed from the first send");
+            assert_eq!(
+                fine_rto(&s),
+                t1 * 2,
+                "exponential backoff for a resent head"
+            );
+            assert_eq!(s.stats().retransmitted_segments, 2);
+        } else {
+            assert!(rx(&out).is_empty(), "timed from the latest send (150 ms)");
+            assert_eq!(fine_rto(&s), t1);
+            assert_eq!(s.stats().retransmitted_segments, 1);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1, "one loss event either way");
+    }
+    let bad = CcParams::new().with("fine_rto_from", 2.0);
+    let err = Vegas::from_params(&mut bad.clone()).unwrap_err();
+    assert!(err.contains("fine_rto_from"), "{err}");
+}

@@ -88,6 +88,8 @@ pub struct HeadSegment {
     pub now: Time,
     /// When the segment was last (re)transmitted.
     pub sent: Time,
+    /// When the segment was first transmitted (equals `sent` until it is retransmitted).
+    pub first_sent: Time,
     /// Times it has been sent (1: never retransmitted).
     pub transmissions: u16,
     /// Asked on a duplicate ACK; otherwise on an ACK of new data.

@@ -10,6 +10,14 @@
 //! first duplicate ACK, and on the first ACKs after a retransmission, when the head
 //! segment has been out longer than that timeout (through
 //! [`CongestionControl::retransmit_head`]).
+//!
+//! "Out longer" is measured from the head segment's latest transmission by default, as
+//! Brakmo & Peterson describe (a timestamp per send). INET's `TcpVegas` — the seed's
+//! implementation — measures it from the segment's *first* transmission
+//! (`getFirstSentTime()`; the `getLastSentTime()` variant is commented out there). With
+//! `fine_rto_from = 1` tcplab does the same: once a segment has been retransmitted, its
+//! age from the first send already exceeds the timeout, so every further duplicate ACK,
+//! and the first ACKs after a retransmission, resend it again at once.
 
 use super::{
     reno_ssthresh, AckInfo, CcParams, CongestionControl, CongestionEvent, HeadSegment, NewReno,
@@ -30,6 +38,9 @@ struct Params {
     fine_rto_margin: f64,
     fine_rto_backoff: f64,
     worried_acks: u32,
+    /// Time the fine-grained timeout from the head segment's first transmission (INET)
+    /// instead of its latest.
+    fine_rto_from_first: bool,
 }
 
 /// TCP Vegas: delay-based congestion avoidance and fine-grained retransmission.
@@ -69,6 +80,9 @@ impl Vegas {
     /// - `fine_rto_backoff` = 1/8: the timeout grows by this fraction after an early
     ///   retransmission (doubles if the segment had been retransmitted before; INET);
     /// - `worried_acks` = 2: ACKs of new data after a retransmission that are checked;
+    /// - `fine_rto_from` = 0: what the fine-grained timeout is timed from — 0: the head
+    ///   segment's latest transmission (Brakmo & Peterson), 1: its first transmission
+    ///   (INET's `TcpVegas`, seed 001; retransmits more after a retransmission);
     /// - `abc_limit`: as for [`NewReno`].
     pub fn from_params(p: &mut CcParams) -> Result<Vegas, String> {
         let pos = |v: f64| v >= 0.0;
@@ -102,6 +116,12 @@ impl Vegas {
                 |v| (0.0..=1000.0).contains(&v) && v.fract() == 0.0,
                 "a whole number in [0, 1000]",
             )? as u32,
+            fine_rto_from_first: p.take(
+                "fine_rto_from",
+                0.0,
+                |v| v == 0.0 || v == 1.0,
+                "0 (latest transmission) or 1 (first transmission)",
+            )? == 1.0,
         };
         Ok(Vegas {
             p: params,
@@ -243,8 +263,13 @@ impl CongestionControl for Vegas {
             return false;
         };
         // Timed from the segment's latest transmission (Brakmo & Peterson record a
-        // timestamp per send; INET times from the first, which retransmits more often).
-        let expired = head.now.saturating_since(head.sent) >= t;
+        // timestamp per send) or, with `fine_rto_from = 1`, from its first (INET).
+        let since = if self.p.fine_rto_from_first {
+            head.first_sent
+        } else {
+            head.sent
+        };
+        let expired = head.now.saturating_since(since) >= t;
         if head.dup_ack {
             if !expired {
                 return false;
