@@ -2,6 +2,7 @@
 
 import math
 
+import pandas as pd
 import pytest
 import tcplab
 from tcplab.cli import main
@@ -107,11 +108,19 @@ def test_reproduce_lists_and_runs_a_study(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(study, "DELAYS", ["1ms", "10ms"])
     monkeypatch.setattr(study, "PERS", ["0.5%", "2%"])
-    paths = study.run(tmp_path, seeds=2, workers=1, variants=["reno", "newreno"])
+    paths = study.run(tmp_path, seeds=2, workers=1, variants=["reno", "newreno", "vegas"])
     names = {p.name for p in paths}
     assert {"fig1-throughput-vs-delay.png", "runs.parquet", "tables.md"} <= names
     text = (tmp_path / "tables.md").read_text()
     assert "Throughput [Mbit/s] vs PER" in text and "| 10ms |" in text
+    # Figs. 2-3 add Vegas with INET's fine-timeout timing (from the first transmission),
+    # which resends retransmitted segments again: a higher retransmission ratio.
+    fig3 = pd.read_csv(tmp_path / "fig3-retransmission-ratio-vs-per.csv")
+    ratio = fig3[fig3["link.loss"] == "2%"].set_index("flow.0.cc")["mean"]
+    assert set(ratio.index) == {"reno", "newreno", "vegas", "vegas-inet"}
+    assert ratio["vegas-inet"] > 1.3 * ratio["vegas"]
+    fig1 = pd.read_csv(tmp_path / "fig1-throughput-vs-delay.csv")
+    assert "vegas-inet" not in set(fig1["flow.0.cc"])
 
 
 def test_recovery_time_definition():
