@@ -288,7 +288,8 @@ impl Bbr {
         self.mode = Mode::ProbeBw;
         self.pacing_gain = 1.0;
         self.cwnd_gain = self.probe_bw_cwnd_gain;
-        let r = (splitmix64(now.as_nanos()) % (CYCLE_LEN as u64 - 1)) as usize;
+        let r =
+            (tcplab_core::rng::splitmix64(&mut now.as_nanos()) % (CYCLE_LEN as u64 - 1)) as usize;
         // Index CYCLE_LEN − 1 − r, then advanced once: any phase but the draining one.
         self.cycle_index = CYCLE_LEN - 1 - r;
         self.cycle_index = (self.cycle_index + 1) % CYCLE_LEN;
@@ -422,18 +423,7 @@ impl Bbr {
     }
 }
 
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-impl Default for Bbr {
-    fn default() -> Self {
-        Bbr::from_params(&mut CcParams::new()).expect("defaults are valid")
-    }
-}
+super::default_from_params!(Bbr);
 
 impl CongestionControl for Bbr {
     fn name(&self) -> &'static str {

@@ -152,11 +152,7 @@ impl Cubic {
     }
 }
 
-impl Default for Cubic {
-    fn default() -> Self {
-        Cubic::from_params(&mut CcParams::new()).expect("defaults are valid")
-    }
-}
+super::default_from_params!(Cubic);
 
 impl CongestionControl for Cubic {
     fn name(&self) -> &'static str {

@@ -39,6 +39,7 @@ pub use westwood::Westwood;
 pub use westwood_plus::WestwoodPlus;
 
 use crate::rate::RateSample;
+use params::default_from_params;
 use tcplab_core::{Dur, Time};
 
 /// The window state shared by the sender's recovery machinery and the controller.

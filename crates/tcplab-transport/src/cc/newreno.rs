@@ -31,11 +31,7 @@ impl NewReno {
     }
 }
 
-impl Default for NewReno {
-    fn default() -> Self {
-        NewReno::from_params(&mut CcParams::new()).expect("defaults are valid")
-    }
-}
+super::default_from_params!(NewReno);
 
 impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {

@@ -1,5 +1,17 @@
 //! Named numeric parameters for controllers, checked for typos.
 
+/// `Default` for a controller = `from_params` with no parameters: its documented defaults.
+macro_rules! default_from_params {
+    ($t:ty) => {
+        impl Default for $t {
+            fn default() -> Self {
+                <$t>::from_params(&mut $crate::cc::CcParams::new()).expect("defaults are valid")
+            }
+        }
+    };
+}
+pub(crate) use default_from_params;
+
 /// Parameters given to a controller by name; each controller takes the ones it knows,
 /// and anything left over is reported as unknown.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -27,11 +27,7 @@ impl Tahoe {
     }
 }
 
-impl Default for Tahoe {
-    fn default() -> Self {
-        Tahoe::from_params(&mut CcParams::new()).expect("defaults are valid")
-    }
-}
+super::default_from_params!(Tahoe);
 
 impl CongestionControl for Tahoe {
     fn name(&self) -> &'static str {

@@ -192,11 +192,7 @@ impl Vegas {
     }
 }
 
-impl Default for Vegas {
-    fn default() -> Self {
-        Vegas::from_params(&mut CcParams::new()).expect("defaults are valid")
-    }
-}
+super::default_from_params!(Vegas);
 
 impl CongestionControl for Vegas {
     fn name(&self) -> &'static str {

@@ -103,11 +103,7 @@ impl Westwood {
     }
 }
 
-impl Default for Westwood {
-    fn default() -> Self {
-        Westwood::from_params(&mut CcParams::new()).expect("defaults are valid")
-    }
-}
+super::default_from_params!(Westwood);
 
 /// Westwood's "faster recovery": ssthresh = bw·RTTmin (at least 2 segments; Reno's rule
 /// until both are known), cwnd = ssthresh after duplicate ACKs or 1 segment after a timeout.

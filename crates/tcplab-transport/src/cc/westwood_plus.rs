@@ -99,11 +99,7 @@ impl WestwoodPlus {
     }
 }
 
-impl Default for WestwoodPlus {
-    fn default() -> Self {
-        WestwoodPlus::from_params(&mut CcParams::new()).expect("defaults are valid")
-    }
-}
+super::default_from_params!(WestwoodPlus);
 
 impl CongestionControl for WestwoodPlus {
     fn name(&self) -> &'static str {
