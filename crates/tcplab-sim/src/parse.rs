@@ -8,7 +8,8 @@ use tcplab_core::Dur;
 use tcplab_link::{LinkParams, LossModel, QueueLimit};
 use tcplab_transport::cc::{self, CcParams};
 use tcplab_transport::{
-    AckPolicy, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig, DATA_HEADER_BYTES,
+    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig,
+    DATA_HEADER_BYTES,
 };
 use toml::{Table, Value};
 
@@ -720,6 +721,22 @@ fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> R<Vec<FlowS
                 "use \"impatient\" or \"slow-but-steady\" (RFC 6582 section 4)",
             )
         })?;
+    }
+    if let Some(d) = f.string("loss_detection")? {
+        s.loss_detection = LossDetection::parse(d).ok_or_else(|| {
+            f.err(
+                "loss_detection",
+                f.table.get("loss_detection"),
+                "use \"dupack\" (RFC 6675 IsLost) or \"rack\" (RFC 8985 RACK-TLP)",
+            )
+        })?;
+    }
+    if s.loss_detection == LossDetection::Rack && (s.recovery != RecoveryMode::Sack || !r.sack) {
+        return Err(f.err(
+            "loss_detection",
+            f.table.get("loss_detection"),
+            "\"rack\" needs SACK recovery: recovery = \"sack\" and sack = true",
+        ));
     }
     if s.recovery == RecoveryMode::Sack && !r.sack && !f.table.contains_key("recovery") {
         // The controller's default (BBR: SACK) needs SACK blocks; without them it falls

@@ -38,11 +38,16 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 /// `link` adds keys to the `[link]` table.
 fn allocations_with(bytes: &str, link: &str) -> (u64, u64) {
+    allocations_flow(bytes, link, "")
+}
+
+/// `flow` adds keys to the `[[flow]]` table.
+fn allocations_flow(bytes: &str, link: &str, flow: &str) -> (u64, u64) {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sc = parse_scenario_str(
         &format!(
             "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"1ms\"\nloss = \"0.5%\"\n{link}\n\
-             [[flow]]\nrecovery = \"sack\"\nbytes = \"{bytes}\"\n"
+             [[flow]]\nrecovery = \"sack\"\nbytes = \"{bytes}\"\n{flow}\n"
         ),
         "alloc.toml",
     )
@@ -76,6 +81,16 @@ fn reordering_link_allocates_nothing_per_packet() {
     let (a1, e1) = allocations_with("20MiB", link);
     let (a2, e2) = allocations_with("40MiB", link);
     eprintln!("reordering: {a1} allocations for {e1} events, {a2} for {e2} events");
+    assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+    assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
+}
+
+#[test]
+fn rack_allocates_nothing_per_packet() {
+    let flow = "loss_detection = \"rack\"";
+    let (a1, e1) = allocations_flow("20MiB", "", flow);
+    let (a2, e2) = allocations_flow("40MiB", "", flow);
+    eprintln!("rack: {a1} allocations for {e1} events, {a2} for {e2} events");
     assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
     assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
 }

@@ -46,6 +46,27 @@ impl PartialAckTimer {
     }
 }
 
+/// How SACK recovery decides that a segment is lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossDetection {
+    /// RFC 6675 IsLost: DupThresh SACKed segments above it (lost retransmissions are
+    /// only found by the RTO).
+    DupAck,
+    /// RFC 8985 RACK-TLP: time-based detection (also of lost retransmissions) with a
+    /// reordering window of min_RTT/4, and a tail loss probe before the RTO.
+    Rack,
+}
+
+impl LossDetection {
+    pub fn parse(s: &str) -> Option<LossDetection> {
+        match s {
+            "dupack" => Some(LossDetection::DupAck),
+            "rack" => Some(LossDetection::Rack),
+            _ => None,
+        }
+    }
+}
+
 /// Sender settings.
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -58,6 +79,8 @@ pub struct SenderConfig {
     pub recovery: RecoveryMode,
     /// NewReno timer variant (RFC 6582 section 4).
     pub partial_ack_timer: PartialAckTimer,
+    /// Loss detection of SACK recovery (ignored by the other recovery modes).
+    pub loss_detection: LossDetection,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupthresh: u32,
     /// RFC 6298: initial RTO 1 s, minimum 1 s, maximum 60 s, clock granularity G.
@@ -75,6 +98,7 @@ impl Default for SenderConfig {
             initial_cwnd: 10,
             recovery: RecoveryMode::NewReno,
             partial_ack_timer: PartialAckTimer::Impatient,
+            loss_detection: LossDetection::DupAck,
             dupthresh: 3,
             initial_rto: Dur::from_secs(1),
             min_rto: Dur::from_secs(1),

@@ -9,6 +9,7 @@
 pub mod cc;
 mod config;
 mod error;
+mod rack;
 mod rate;
 mod receiver;
 mod records;
@@ -18,7 +19,9 @@ mod segment;
 mod sender;
 mod stats;
 
-pub use config::{AckPolicy, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig};
+pub use config::{
+    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig,
+};
 pub use error::Violation;
 pub use rate::RateSample;
 pub use receiver::Receiver;

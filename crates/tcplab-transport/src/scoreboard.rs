@@ -5,7 +5,7 @@
 //! above" coincide; IsLost uses the segment count.
 
 use crate::rate::RateSampler;
-use crate::records::Records;
+use crate::records::{Records, SentRecord};
 use crate::segment::{SackBlock, MAX_SACK_BLOCKS};
 use tcplab_core::Time;
 
@@ -25,7 +25,8 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     /// Marks segments wholly covered by `blocks` as SACKed; returns bytes newly SACKed.
-    /// Newly SACKed segments count as delivered for rate sampling.
+    /// Newly SACKed segments count as delivered for rate sampling, and each is passed to
+    /// `on_sacked` (index, record, whether it was marked lost).
     pub fn update(
         &mut self,
         recs: &mut Records,
@@ -33,6 +34,7 @@ impl Scoreboard {
         mss: u32,
         now: Time,
         rate: &mut RateSampler,
+        mut on_sacked: impl FnMut(u64, &SentRecord, bool),
     ) -> u64 {
         let mut newly = 0;
         let mss = mss as u64;
@@ -74,8 +76,10 @@ impl Scoreboard {
                         break;
                     }
                     if !rec.sacked {
+                        let was_lost = rec.lost;
                         rec.sacked = true;
                         rec.lost = false;
+                        on_sacked(idx, rec, was_lost);
                         newly += rec.len as u64;
                         if !rec.counted {
                             rec.counted = true;

@@ -1,8 +1,9 @@
 //! The sending endpoint: segmentation, RTO, loss recovery, pacing and send timers.
 
 use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSegment, Window};
-use crate::config::{PartialAckTimer, RecoveryMode, SenderConfig};
+use crate::config::{LossDetection, PartialAckTimer, RecoveryMode, SenderConfig};
 use crate::error::Violation;
+use crate::rack::{Rack, WC_DEL_ACK};
 use crate::rate::RateSampler;
 use crate::records::{Records, SentRecord};
 use crate::rtt::RttEstimator;
@@ -38,6 +39,15 @@ pub struct Sender {
     rate: RateSampler,
     recs: Records,
     sb: Scoreboard,
+    /// RFC 8985 RACK-TLP state; used when `rack_on`.
+    rack: Rack,
+    /// `loss_detection = Rack` under SACK recovery.
+    rack_on: bool,
+    /// When the window was last cut for a loss (RACK: a lost retransmission sent after
+    /// this is a new congestion signal).
+    last_cut_at: Time,
+    /// Bytes of outstanding segments the receiver SACKed.
+    sacked_bytes: u64,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
@@ -75,6 +85,8 @@ impl Sender {
             cfg.clock_granularity,
         );
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
+        let rack_on =
+            cfg.loss_detection == LossDetection::Rack && cfg.recovery == RecoveryMode::Sack;
         Sender {
             flow,
             w: Window {
@@ -88,6 +100,10 @@ impl Sender {
             rate: RateSampler::default(),
             recs: Records::with_capacity(1024),
             sb: Scoreboard::default(),
+            rack: Rack::default(),
+            rack_on,
+            last_cut_at: Time::ZERO,
+            sacked_bytes: 0,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -136,6 +152,11 @@ impl Sender {
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
+    /// Entries in RACK's transmission log (bounded by what is outstanding; for tests).
+    #[doc(hidden)]
+    pub fn rack_log_len(&self) -> usize {
+        self.rack.log_len()
+    }
     /// Bytes the application has written; `None` while unlimited.
     pub fn app_bytes(&self) -> Option<u64> {
         (self.app_end != u64::MAX).then_some(self.app_end)
@@ -158,7 +179,7 @@ impl Sender {
             latest_rtt: self.rtt.latest(),
             rto: self.rtt.rto(),
             in_flight: if self.in_recovery && self.cfg.recovery == RecoveryMode::Sack {
-                self.pipe
+                self.recovery_pipe()
             } else {
                 self.snd_nxt - self.snd_una
             },
@@ -215,14 +236,27 @@ impl Sender {
         }
         self.rwnd = seg.wnd;
         let sack_mode = self.cfg.recovery == RecoveryMode::Sack;
+        let prior_una = self.snd_una;
         let newly_sacked = if seg.n_sack > 0 {
-            self.sb.update(
+            let (rack_on, mss, min_rtt) = (self.rack_on, self.cfg.mss, self.rtt.min_rtt());
+            let rack = &mut self.rack;
+            let n = self.sb.update(
                 &mut self.recs,
                 seg.sack_blocks(),
-                self.cfg.mss,
+                mss,
                 now,
                 &mut self.rate,
-            )
+                |idx, rec, was_lost| {
+                    if rack_on {
+                        rack.on_delivered(now, idx, rec, mss, min_rtt);
+                        if was_lost {
+                            rack.lost_bytes = rack.lost_bytes.saturating_sub(rec.len as u64);
+                        }
+                    }
+                },
+            );
+            self.sacked_bytes += n;
+            n
         } else {
             0
         };
@@ -247,7 +281,27 @@ impl Sender {
         if sack_mode && self.started {
             self.sack_after_ack(now, early);
         }
+        if self.rack_on {
+            self.tlp_on_ack(now, seg.ack, prior_una, seg.n_sack == 0);
+            #[cfg(debug_assertions)]
+            self.check_rack_counters();
+        }
         Ok(())
+    }
+
+    /// The incremental SACKed and lost byte counts match the records (debug builds).
+    #[cfg(debug_assertions)]
+    fn check_rack_counters(&mut self) {
+        let (mut sacked, mut lost) = (0, 0);
+        for (_, r) in self.recs.iter_mut() {
+            if r.sacked {
+                sacked += r.len as u64;
+            } else if r.lost {
+                lost += r.len as u64;
+            }
+        }
+        debug_assert_eq!(sacked, self.sacked_bytes, "SACKed bytes");
+        debug_assert_eq!(lost, self.rack.lost_bytes, "lost bytes");
     }
 
     fn on_new_ack(&mut self, now: Time, ack: u64) {
@@ -256,9 +310,20 @@ impl Sender {
         let mut rtt_sample = None;
         let mut covers_retransmission = false;
         let rate = &mut self.rate;
-        self.recs.release_below(ack.div_ceil(mss), |_, rec| {
+        let (rack_on, min_rtt) = (self.rack_on, self.rtt.min_rtt());
+        let rack = &mut self.rack;
+        let sacked_bytes = &mut self.sacked_bytes;
+        self.recs.release_below(ack.div_ceil(mss), |idx, rec| {
             if !rec.counted {
                 rate.on_delivered(now, rec);
+            }
+            if rec.sacked {
+                *sacked_bytes = sacked_bytes.saturating_sub(rec.len as u64);
+            } else if rack_on {
+                rack.on_delivered(now, idx, rec, mss as u32, min_rtt);
+            }
+            if rack_on && rec.lost {
+                rack.lost_bytes = rack.lost_bytes.saturating_sub(rec.len as u64);
             }
             if rec.tx_count > 1 {
                 covers_retransmission = true;
@@ -290,6 +355,7 @@ impl Sender {
         // RFC 6298 (5.2, 5.3): stop the timer when all is acknowledged, else restart it.
         if self.snd_una >= self.snd_max {
             self.rto_at = None;
+            self.rack.clear_log();
         } else if !(was_in_recovery
             && self.in_recovery
             && self.cfg.recovery == RecoveryMode::NewReno
@@ -394,6 +460,9 @@ impl Sender {
     /// FlightSize then includes data sent under cwnd inflation that the receiver already
     /// holds, and halving it would set ssthresh far above what the path carried.
     fn bytes_in_network(&mut self) -> u64 {
+        if self.rack_on {
+            return self.rack_pipe();
+        }
         self.sb
             .mark_lost_and_pipe(&mut self.recs, self.cfg.dupthresh, self.cfg.mss)
             .min(self.flight_size())
@@ -407,6 +476,7 @@ impl Sender {
         self.recover = Some(self.snd_max);
         self.retx_head = true;
         self.partial_acks = 0;
+        self.last_cut_at = now;
         if self.cc.fast_recovery() {
             self.in_recovery = true;
         } else {
@@ -476,6 +546,10 @@ impl Sender {
         if self.snd_una >= self.snd_max {
             return;
         }
+        if self.rack_on {
+            self.rack_detect(now, early);
+            return;
+        }
         if !self.in_recovery {
             let head_lost = {
                 let _ =
@@ -503,10 +577,212 @@ impl Sender {
             .mark_lost_and_pipe(&mut self.recs, self.cfg.dupthresh, self.cfg.mss);
     }
 
+    // ---- RACK-TLP (RFC 8985) ----
+
+    /// The pipe that paces SACK recovery: RFC 6675 SetPipe, or with RACK the bytes
+    /// outstanding less those SACKed and those marked lost and not yet retransmitted.
+    fn recovery_pipe(&self) -> u64 {
+        if self.rack_on {
+            self.rack_pipe()
+        } else {
+            self.pipe
+        }
+    }
+
+    fn rack_pipe(&self) -> u64 {
+        self.flight_size()
+            .saturating_sub(self.sacked_bytes + self.rack.lost_bytes)
+    }
+
+    /// RACK.reo_wnd: min_RTT / 4, at most SRTT (zero before the first RTT sample).
+    fn reo_wnd(&self) -> Dur {
+        match (self.rtt.min_rtt(), self.rtt.srtt()) {
+            (Some(m), Some(s)) => (m / 4).min(s),
+            (Some(m), None) => m / 4,
+            _ => Dur::ZERO,
+        }
+    }
+
+    /// Runs RACK's loss detection (on an ACK or the reordering timer) and acts on what it
+    /// marks: start fast recovery, or in RTO recovery go back to a lost retransmission.
+    /// `early`: the controller declared the head segment lost.
+    fn rack_detect(&mut self, now: Time, early: bool) {
+        let before = self.rack.lost_bytes;
+        let reo_wnd = self.reo_wnd();
+        let lowest = self
+            .rack
+            .detect_loss(now, &mut self.recs, self.cfg.mss, reo_wnd);
+        if lowest.is_some() {
+            let mss = self.cfg.mss as u64;
+            self.stats.rack_lost += (self.rack.lost_bytes - before).div_ceil(mss);
+        }
+        if !self.in_recovery {
+            let can_enter = self.recover.is_none_or(|r| self.snd_una >= r);
+            if !can_enter {
+                // RTO recovery: resend a retransmission RACK found lost (go-back-N then
+                // skips segments that are not lost).
+                if let Some(idx) = lowest {
+                    self.snd_nxt = self.snd_nxt.min(idx * self.cfg.mss as u64);
+                }
+                return;
+            }
+            if self.rack.lost_bytes == 0 && !early {
+                return;
+            }
+            self.enter_fast_retransmit(now);
+            self.rack.reset_tlp();
+            // RFC 6675 (4.3): the first loss leaves regardless of cwnd.
+            self.retx_head = early
+                || self
+                    .recs
+                    .get(self.snd_una / self.cfg.mss as u64)
+                    .is_some_and(|r| r.lost);
+        } else {
+            if early {
+                self.retx_head = true;
+            }
+            // RFC 5681 section 4.3 (recalled by RFC 8985 section 3.4): the loss of a
+            // retransmission is a second congestion signal, so the window is cut again,
+            // once per retransmission sent after the last cut, and recovery extends to
+            // what is outstanding now.
+            if self
+                .rack
+                .lost_rtx_sent
+                .is_some_and(|t| t >= self.last_cut_at)
+            {
+                let flight = self.rack_pipe();
+                self.stats.fast_retransmits += 1;
+                self.cc.on_congestion_event(
+                    &mut self.w,
+                    CongestionEvent::FastRetransmit,
+                    now,
+                    flight,
+                );
+                self.recover = Some(self.snd_max);
+                self.last_cut_at = now;
+            }
+        }
+        self.pipe = self.rack_pipe();
+    }
+
+    /// NextSeg rule 1 under RACK: the lowest segment marked lost and not yet resent. The
+    /// cursor only moves back when RACK or a timeout marks a segment below it.
+    fn rack_next_lost(&mut self) -> Option<u64> {
+        let end = self.recs.end();
+        let mut i = self.rack.rxt_from.max(self.recs.base());
+        while i < end && !self.recs.get(i).is_some_and(|r| r.lost) {
+            i += 1;
+        }
+        self.rack.rxt_from = i;
+        (i < end).then_some(i)
+    }
+
+    /// RFC 8985 section 7.2: a PTO may be armed in the open state only (not in fast or
+    /// RTO recovery, nothing SACKed above a hole), with data in flight and no probe
+    /// outstanding.
+    fn tlp_may_arm(&self) -> bool {
+        self.rack_on
+            && !self.in_recovery
+            && self.recover.is_none_or(|r| self.snd_una >= r)
+            && self.sacked_bytes == 0
+            && self.snd_una < self.snd_max
+            && self.rack.tlp_end.is_none()
+            && !self.is_complete()
+    }
+
+    /// PTO = 2·SRTT (+ WCDelAckT with one segment in flight; 1 s before any sample), not
+    /// beyond the RTO expiry (the probe then takes the RTO's place).
+    fn arm_pto(&mut self, now: Time) {
+        let pto = match self.rtt.srtt() {
+            Some(srtt) if self.flight_size() <= self.cfg.mss as u64 => srtt * 2 + WC_DEL_ACK,
+            Some(srtt) => srtt * 2,
+            None => Dur::from_secs(1),
+        };
+        let at = now + pto;
+        self.rack.pto_at = Some(self.rto_at.map_or(at, |r| r.min(at)));
+    }
+
+    /// The PTO fired: send a probe now (`poll_transmit`), then the RTO is the backstop.
+    fn on_pto(&mut self, now: Time) {
+        self.rack.pto_at = None;
+        if self.tlp_may_arm() {
+            self.rack.probe_due = true;
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// The probe: a new segment if the receive window allows one (cwnd is not checked),
+    /// else the highest segment sent.
+    fn probe_segment(&self) -> Option<u64> {
+        let mss = self.cfg.mss as u64;
+        if self.snd_nxt == self.snd_max && self.snd_nxt < self.app_end {
+            let len = self.seg_len(self.snd_nxt / mss) as u64;
+            if self.snd_max + len - self.snd_una <= self.rwnd {
+                return Some(self.snd_nxt / mss);
+            }
+        }
+        if self.snd_max <= self.snd_una {
+            return None;
+        }
+        let last = (self.snd_max - 1) / mss;
+        self.recs
+            .get(last)
+            .is_some_and(|r| !r.sacked)
+            .then_some(last)
+    }
+
+    fn send_probe(&mut self, now: Time, idx: u64) -> Segment {
+        let seg = self.send(now, idx);
+        self.stats.tlp_probes += 1;
+        self.rack.tlp_end = Some(self.snd_max);
+        self.rack.tlp_retrans = seg.retransmission;
+        self.rack.pto_at = None;
+        self.rto_at = Some(now + self.rtt.rto());
+        seg
+    }
+
+    /// RFC 8985 section 7.4 (TLP_process_ack, without DSACK) and PTO re-arming on ACKs.
+    fn tlp_on_ack(&mut self, now: Time, ack: u64, prior_una: u64, no_sack: bool) {
+        if let Some(end) = self.rack.tlp_end.filter(|&e| ack >= e) {
+            if !self.rack.tlp_retrans {
+                self.rack.tlp_end = None; // a probe of new data: nothing was repaired
+            } else if ack > end {
+                // The retransmitted probe repaired a loss: respond as to fast recovery.
+                self.rack.tlp_end = None;
+                let flight = self.flight_size();
+                self.cc.on_congestion_event(
+                    &mut self.w,
+                    CongestionEvent::FastRetransmit,
+                    now,
+                    flight,
+                );
+                self.cc.on_recovery_exit(&mut self.w, now);
+            } else if ack == prior_una && no_sack {
+                self.rack.tlp_end = None;
+            }
+        }
+        if !self.tlp_may_arm() {
+            self.rack.pto_at = None;
+        } else if ack > prior_una || self.rack.pto_at.is_none() {
+            self.arm_pto(now);
+        }
+    }
+
     /// Call when `poll_timeout` has passed.
     pub fn handle_timeout(&mut self, now: Time) {
         if !self.started {
             return;
+        }
+        if self.rack_on {
+            if self.rack.pto_at.is_some_and(|t| t <= now) {
+                self.on_pto(now);
+            }
+            if self.rack.reo_timer.is_some_and(|t| t <= now) {
+                self.rack.reo_timer = None;
+                if self.snd_una < self.snd_max {
+                    self.rack_detect(now, false);
+                }
+            }
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(now);
@@ -538,10 +814,18 @@ impl Sender {
         // Go back N: resend from the first unacknowledged segment in slow start.
         self.snd_nxt = self.snd_una;
         self.sb.high_rxt = self.snd_una;
+        let mut lost = 0;
         for (_, r) in self.recs.iter_mut() {
             if !r.sacked {
                 r.lost = true;
+                lost += r.len as u64;
             }
+        }
+        if self.rack_on {
+            self.rack.reset_tlp();
+            self.rack.reo_timer = None;
+            self.rack.lost_bytes = lost;
+            self.rack.rxt_from = self.recs.base();
         }
         self.rto_at = Some(now + self.rtt.rto());
     }
@@ -576,6 +860,12 @@ impl Sender {
                 self.pipe += self.seg_len(idx) as u64;
             }
             return Some(self.send(now, idx));
+        }
+        if self.rack.probe_due {
+            self.rack.probe_due = false;
+            if let Some(idx) = self.probe_segment() {
+                return Some(self.send_probe(now, idx));
+            }
         }
         let timer_driven = self.cc.send_timer().is_some();
         if timer_driven && self.burst_credit == 0 {
@@ -621,13 +911,20 @@ impl Sender {
         let mss = self.cfg.mss as u64;
         let wnd = self.w.cwnd.min(self.rwnd);
         if self.in_recovery && self.cfg.recovery == RecoveryMode::Sack {
-            if self.pipe + mss > self.w.cwnd.max(mss) {
+            if self.recovery_pipe() + mss > self.w.cwnd.max(mss) {
                 return None;
             }
             let new_ok = self.snd_nxt < self.app_end
                 && self.snd_nxt == self.snd_max
                 && self.snd_max + self.seg_len(self.snd_max / mss) as u64 - self.snd_una
                     <= self.rwnd;
+            if self.rack_on {
+                // RFC 8985 replaces IsLost; NextSeg's rule 3 is left to the TLP.
+                if let Some(idx) = self.rack_next_lost() {
+                    return Some(idx);
+                }
+                return new_ok.then_some(self.snd_nxt / mss);
+            }
             if let Some(idx) = self
                 .sb
                 .next_retransmission(&self.recs, self.cfg.mss, new_ok)
@@ -642,10 +939,14 @@ impl Sender {
             }
             return None;
         }
-        // Go-back-N after a timeout skips segments the receiver SACKed.
+        // Go-back-N after a timeout skips segments the receiver SACKed (and, with RACK,
+        // which may send it back to a lost retransmission, those not deemed lost).
+        let skip_unlost = self.rack_on && self.cc.fast_recovery();
         while self.snd_nxt < self.snd_max {
             match self.recs.get(self.snd_nxt / mss) {
-                Some(r) if r.sacked => self.snd_nxt = (self.snd_nxt / mss + 1) * mss,
+                Some(r) if r.sacked || (skip_unlost && !r.lost) => {
+                    self.snd_nxt = (self.snd_nxt / mss + 1) * mss
+                }
                 _ => break,
             }
         }
@@ -681,6 +982,12 @@ impl Sender {
             );
         }
         let rec = self.recs.get_mut(idx).expect("record exists");
+        if self.rack_on {
+            if rec.lost {
+                self.rack.lost_bytes = self.rack.lost_bytes.saturating_sub(rec.len as u64);
+            }
+            self.rack.on_sent(idx, now);
+        }
         rec.len = len;
         rec.tx_count = rec.tx_count.saturating_add(1);
         rec.lost = false;
@@ -714,6 +1021,10 @@ impl Sender {
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
         self.cc.on_sent(now, len, self.snd_nxt - self.snd_una);
+        // RFC 8985 section 7.2: (re)arm the PTO after sending new data.
+        if !retransmission && self.tlp_may_arm() {
+            self.arm_pto(now);
+        }
         seg
     }
 
@@ -740,6 +1051,10 @@ impl Sender {
             }
         };
         consider(self.cc.send_timer());
+        if self.rack_on {
+            consider(self.rack.pto_at);
+            consider(self.rack.reo_timer);
+        }
         if self.pacing_wait {
             let slack = self
                 .cc

@@ -11,6 +11,10 @@ pub struct SenderStats {
     pub retransmitted_bytes: u64,
     pub rtos: u64,
     pub fast_retransmits: u64,
+    /// RFC 8985 tail loss probes sent.
+    pub tlp_probes: u64,
+    /// Segments RACK marked lost (RFC 8985), retransmissions included.
+    pub rack_lost: u64,
     pub rtt_samples: u64,
     pub rtt_sum: Dur,
     pub rtt_min: Option<Dur>,
