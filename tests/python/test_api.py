@@ -102,3 +102,13 @@ def test_parquet_roundtrip(tmp_path):
     assert back.column("bytes_delivered").to_pylist() == res.tables["flows"].column(
         "bytes_delivered"
     ).to_pylist()
+
+
+def test_rack_counters_reach_the_flows_table():
+    sc = small(**{"flow.0.recovery": "sack", "flow.0.loss_detection": "rack",
+                  "link.loss": "3%"})
+    f = tcplab.simulate(sc, seed=2).flows
+    assert {"tlp_probes", "rack_lost"} <= set(f.columns)
+    assert f.loc[0, "rack_lost"] > 0, "3 % loss: RACK marks segments lost"
+    plain = tcplab.simulate(small(**{"link.loss": "3%"}), seed=2).flows
+    assert plain.loc[0, "rack_lost"] == 0 and plain.loc[0, "tlp_probes"] == 0

@@ -88,6 +88,8 @@ pub fn to_pyarrow<'py>(py: Python<'py>, r: Results) -> PyResult<Bound<'py, PyDic
         ("retransmission_ratio", f64c(f.retransmission_ratio)),
         ("rtos", u64c(f.rtos)),
         ("fast_retransmits", u64c(f.fast_retransmits)),
+        ("tlp_probes", u64c(f.tlp_probes)),
+        ("rack_lost", u64c(f.rack_lost)),
         ("rtt_min_s", of64c(f.rtt_min_s)),
         ("rtt_mean_s", of64c(f.rtt_mean_s)),
         ("rtt_max_s", of64c(f.rtt_max_s)),

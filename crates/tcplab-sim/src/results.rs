@@ -37,6 +37,9 @@ pub struct FlowRows {
     pub retransmission_ratio: Vec<f64>,
     pub rtos: Vec<u64>,
     pub fast_retransmits: Vec<u64>,
+    /// RACK-TLP (loss_detection = "rack"): tail-loss probes sent, segments RACK marked lost.
+    pub tlp_probes: Vec<u64>,
+    pub rack_lost: Vec<u64>,
     pub rtt_min_s: Vec<Option<f64>>,
     pub rtt_mean_s: Vec<Option<f64>>,
     pub rtt_max_s: Vec<Option<f64>>,

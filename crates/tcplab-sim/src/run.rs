@@ -501,6 +501,8 @@ impl World<'_> {
             });
             r.rtos.push(s.rtos);
             r.fast_retransmits.push(s.fast_retransmits);
+            r.tlp_probes.push(s.tlp_probes);
+            r.rack_lost.push(s.rack_lost);
             r.rtt_min_s.push(s.rtt_min.map(Dur::as_secs_f64));
             r.rtt_mean_s.push(s.rtt_mean().map(Dur::as_secs_f64));
             r.rtt_max_s.push(s.rtt_max.map(Dur::as_secs_f64));
