@@ -77,3 +77,70 @@ fn rack_needs_sack_recovery() {
     assert!(parse("cc = \"bbr\"\nloss_detection = \"rack\"\n").is_ok());
     assert!(parse("recovery = \"sack\"\nloss_detection = \"dupack\"\n").is_ok());
 }
+
+/// The seed-001 base at 5 ms one-way delay, `recovery = "sack"`: one run's
+/// (goodput bit/s, window cuts, RTOs, retransmitted segments, link drops, random drops).
+fn run_5ms(cc: &str, detection: &str, seed: u64) -> (f64, u64, u64, u64, u64, u64) {
+    let sc = parse_scenario_str(
+        &format!(
+            "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"5ms\"\nqueue = \"100pkt\"\n\
+             loss = \"0.5%\"\n[[flow]]\ncc = \"{cc}\"\nrecovery = \"sack\"\nbytes = \"10MiB\"\n\
+             mss = 1460\nloss_detection = \"{detection}\"\n"
+        ),
+        "rack_sim.rs",
+    )
+    .unwrap();
+    let r = simulate(&sc, seed, 0).unwrap();
+    assert!(
+        r.flows.completed[0],
+        "{cc}/{detection} seed {seed} completes"
+    );
+    let fwd = r.links.direction.iter().position(|d| *d == "fwd").unwrap();
+    let (q, l) = (r.links.dropped_queue[fwd], r.links.dropped_loss[fwd]);
+    let f = &r.flows;
+    (
+        f.goodput_bps[0],
+        f.fast_retransmits[0],
+        f.rtos[0],
+        f.retransmitted_segments[0],
+        q + l,
+        l,
+    )
+}
+
+/// Why NewReno and Cubic average less with RACK at 5 ms (NewReno 29.6 -> 18.3 Mbit/s,
+/// Cubic 29.1 -> 20.5 over seeds 1-5): seed 1 alone. There slow start overflows the
+/// buffer and a retransmission is lost; RFC 6675 cannot see that, so the sender stays in
+/// one recovery episode until the RTO (about 1 s), sending the rest of the 10 MiB at the
+/// reduced but still BDP-plus-buffer-sized window and answering none of the ~40 random
+/// losses of that second with a window cut. RACK repairs the lost retransmission within
+/// an RTT, recovery ends, and every later random loss halves the window as RFC 5681
+/// requires. On the other seeds both detections give the same goodput, and RACK
+/// retransmits exactly the segments the link dropped (no spurious retransmissions).
+#[test]
+fn rack_at_5ms_loses_only_rfc6675s_unanswered_losses() {
+    for cc in ["newreno", "cubic"] {
+        let dup = run_5ms(cc, "dupack", 1);
+        let rack = run_5ms(cc, "rack", 1);
+        eprintln!("{cc} seed 1: dupack {dup:?}, rack {rack:?}");
+        assert_eq!((dup.1, dup.2), (1, 1), "{cc}: one cut, one RTO: {dup:?}");
+        assert!(dup.5 >= 40 && dup.0 > 60e6, "{cc}: {dup:?}");
+        assert!(
+            rack.1 >= 35 && rack.2 == 0 && rack.0 < 25e6,
+            "{cc}: {rack:?}"
+        );
+        assert_eq!(
+            rack.3, rack.4,
+            "{cc}: RACK retransmits only drops: {rack:?}"
+        );
+        for seed in 2..=5 {
+            let dup = run_5ms(cc, "dupack", seed);
+            let rack = run_5ms(cc, "rack", seed);
+            assert_eq!(rack.3, rack.4, "{cc} seed {seed}: {rack:?}");
+            assert!(
+                rack.0 > 0.95 * dup.0,
+                "{cc} seed {seed}: rack {rack:?} vs dupack {dup:?}"
+            );
+        }
+    }
+}
