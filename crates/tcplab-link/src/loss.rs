@@ -47,6 +47,15 @@ impl LossModel {
     }
 }
 
+/// An explicit drop list sorted and without repeats, so `lose_next` can walk it once.
+fn normalized(mut model: LossModel) -> LossModel {
+    if let LossModel::List { drop } = &mut model {
+        drop.sort_unstable();
+        drop.dedup();
+    }
+    model
+}
+
 /// A loss model with its running state and its own random stream.
 #[derive(Clone, Debug)]
 pub struct LossProcess {
@@ -58,13 +67,9 @@ pub struct LossProcess {
 }
 
 impl LossProcess {
-    pub fn new(mut model: LossModel, rng: Rng) -> LossProcess {
-        if let LossModel::List { drop } = &mut model {
-            drop.sort_unstable();
-            drop.dedup();
-        }
+    pub fn new(model: LossModel, rng: Rng) -> LossProcess {
         LossProcess {
-            model,
+            model: normalized(model),
             rng,
             bad: false,
             offered: 0,
@@ -73,11 +78,8 @@ impl LossProcess {
     }
 
     /// Swaps the model, keeping the random stream and the packet count.
-    pub fn set_model(&mut self, mut model: LossModel) {
-        if let LossModel::List { drop } = &mut model {
-            drop.sort_unstable();
-            drop.dedup();
-        }
+    pub fn set_model(&mut self, model: LossModel) {
+        let model = normalized(model);
         if model != self.model {
             self.cursor = 0;
             self.bad = false;

@@ -551,6 +551,12 @@ impl Sender {
             return;
         }
         if !self.in_recovery {
+            // IsLost needs SACKed data above snd_una: without any, skip the O(window) walk
+            // that every ACK in SACK mode would otherwise pay.
+            let sacked_above = self.sb.high_sacked > self.snd_una;
+            if !sacked_above && !early && self.dupacks < self.cfg.dupthresh {
+                return;
+            }
             let head_lost = {
                 let _ =
                     self.sb
@@ -950,7 +956,6 @@ impl Sender {
                 _ => break,
             }
         }
-        self.snd_nxt = self.snd_nxt.min(self.snd_max.max(self.snd_nxt));
         if self.snd_nxt >= self.app_end {
             if self.snd_nxt == self.snd_max && self.w.cwnd > self.snd_nxt - self.snd_una {
                 self.rate.on_app_limited(self.snd_nxt - self.snd_una);

@@ -52,22 +52,12 @@ impl CongestionControl for FixedBurst {
 
     fn on_ack(&mut self, _w: &mut Window, _ack: &AckInfo) {}
 
-    fn on_congestion_event(
-        &mut self,
-        w: &mut Window,
-        _ev: CongestionEvent,
-        _now: Time,
-        _in_flight: u64,
-    ) {
-        w.cwnd = u64::MAX / 4;
-    }
+    /// Losses change nothing: the timer and the burst budget set the rate.
+    fn on_congestion_event(&mut self, _w: &mut Window, _ev: CongestionEvent, _now: Time, _f: u64) {}
 
-    fn on_recovery_exit(&mut self, w: &mut Window, _now: Time) {
-        w.cwnd = u64::MAX / 4;
-    }
-
-    fn fast_recovery(&self) -> bool {
-        true
+    /// The window is not the limit, so the sender must not inflate or deflate it either.
+    fn recovery_inflation(&self) -> bool {
+        false
     }
 
     fn send_timer(&self) -> Option<Time> {
