@@ -7,25 +7,17 @@
 //! same code. Congestion control is pluggable through [`cc::CongestionControl`].
 
 pub mod cc;
-mod config;
 mod error;
-mod rack;
 mod rate;
-mod receiver;
 mod records;
 mod rtt;
-mod scoreboard;
-mod segment;
-mod sender;
-mod stats;
+pub mod tcp;
 
-pub use config::{
-    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig,
-};
 pub use error::Violation;
 pub use rate::RateSample;
-pub use receiver::Receiver;
 pub use rtt::RttEstimator;
-pub use segment::{SackBlock, Segment, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS};
-pub use sender::{Sender, SenderSnapshot};
-pub use stats::{ReceiverStats, SenderStats};
+pub use tcp::{
+    AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
+    RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot, SenderStats,
+    ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
+};

@@ -7,7 +7,8 @@
 //!   `at` (in-flight packets lost), and `outage` later comes back up with the current
 //!   parameters changed by `to`. `outage = "0s"` switches without a disconnection.
 
-use super::{link_params, Section, R};
+use super::link::link_params;
+use super::{Section, R};
 use crate::scenario::LinkChange;
 use std::path::Path;
 use std::sync::Arc;

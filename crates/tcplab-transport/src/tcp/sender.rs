@@ -1,15 +1,15 @@
 //! The sending endpoint: segmentation, RTO, loss recovery, pacing and send timers.
 
 use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSegment, Window};
-use crate::config::{LossDetection, PartialAckTimer, RecoveryMode, SenderConfig};
 use crate::error::Violation;
-use crate::rack::{Rack, WC_DEL_ACK};
 use crate::rate::RateSampler;
 use crate::records::{Records, SentRecord};
 use crate::rtt::RttEstimator;
-use crate::scoreboard::Scoreboard;
-use crate::segment::Segment;
-use crate::stats::SenderStats;
+use crate::tcp::config::{LossDetection, PartialAckTimer, RecoveryMode, SenderConfig};
+use crate::tcp::rack::{Rack, WC_DEL_ACK};
+use crate::tcp::scoreboard::Scoreboard;
+use crate::tcp::segment::Segment;
+use crate::tcp::stats::SenderStats;
 use tcplab_core::{Dur, Time};
 
 /// Values for time-series traces.
@@ -1040,7 +1040,7 @@ impl Sender {
         if q <= 1 {
             return Dur::ZERO;
         }
-        let seg = (self.cfg.mss + crate::segment::DATA_HEADER_BYTES) as u64;
+        let seg = (self.cfg.mss + crate::tcp::segment::DATA_HEADER_BYTES) as u64;
         Dur::transmission((q - 1) * seg, rate.saturating_mul(8))
     }
 

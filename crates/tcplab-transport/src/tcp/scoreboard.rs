@@ -6,7 +6,7 @@
 
 use crate::rate::RateSampler;
 use crate::records::{Records, SentRecord};
-use crate::segment::{SackBlock, MAX_SACK_BLOCKS};
+use crate::tcp::segment::{SackBlock, MAX_SACK_BLOCKS};
 use tcplab_core::Time;
 
 /// RFC 6675 state beyond the per-segment flags.

@@ -1,9 +1,9 @@
 //! The receiving endpoint: reassembly, delayed ACKs and SACK blocks.
 
-use crate::config::{AckPolicy, ReceiverConfig};
 use crate::error::Violation;
-use crate::segment::{SackBlock, Segment, MAX_SACK_BLOCKS};
-use crate::stats::ReceiverStats;
+use crate::tcp::config::{AckPolicy, ReceiverConfig};
+use crate::tcp::segment::{SackBlock, Segment, MAX_SACK_BLOCKS};
+use crate::tcp::stats::ReceiverStats;
 use tcplab_core::Time;
 
 /// A sans-IO TCP receiver whose application reads every in-order byte at once.

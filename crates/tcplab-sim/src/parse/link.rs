@@ -1,0 +1,224 @@
+//! Link tables: rate, delay, queue, loss models, and the forward/reverse parameters.
+
+use super::jitter;
+use super::timevar;
+use super::{Section, R};
+use crate::scenario::LinkSpec;
+use tcplab_core::units;
+use tcplab_core::Dur;
+use tcplab_link::{LinkParams, LossModel, QueueLimit};
+use toml::Value;
+
+pub(super) fn parse_queue(s: &Section<'_>, k: &str) -> R<Option<QueueLimit>> {
+    let Some(v) = s.get(k) else { return Ok(None) };
+    match v {
+        Value::String(t) if t == "unlimited" => Ok(Some(QueueLimit::Unlimited)),
+        Value::String(t) => {
+            let t2 = t.trim();
+            if let Some(n) = t2
+                .strip_suffix("pkt")
+                .or_else(|| t2.strip_suffix("packets"))
+            {
+                let n: u32 = n.trim().parse().map_err(|_| {
+                    s.err(
+                        k,
+                        Some(v),
+                        "expected a whole number of packets, e.g. \"100pkt\"",
+                    )
+                })?;
+                Ok(Some(QueueLimit::Packets(n)))
+            } else {
+                let b = units::parse_bytes(t2).map_err(|why| {
+                    s.err(
+                        k,
+                        Some(v),
+                        format!("{why}; or give packets, e.g. \"100pkt\""),
+                    )
+                })?;
+                Ok(Some(QueueLimit::Bytes(b)))
+            }
+        }
+        Value::Integer(n) if *n >= 0 && *n <= u32::MAX as i64 => {
+            Ok(Some(QueueLimit::Packets(*n as u32)))
+        }
+        v => Err(s.err(
+            k,
+            Some(v),
+            "expected \"100pkt\", a size like \"150KB\", or \"unlimited\"",
+        )),
+    }
+}
+
+fn parse_loss(s: &Section<'_>, k: &str) -> R<Option<LossModel>> {
+    let Some(v) = s.table.get(k) else {
+        s.get(k);
+        return Ok(None);
+    };
+    match v {
+        Value::String(_) | Value::Float(_) | Value::Integer(_) => {
+            let p = s.probability(k)?.expect("present");
+            Ok(Some(if p == 0.0 {
+                LossModel::None
+            } else {
+                LossModel::Bernoulli { p }
+            }))
+        }
+        Value::Table(_) => {
+            let t = s.table(k)?.expect("present");
+            let model = t.string("model")?.unwrap_or("bernoulli");
+            let m = match model {
+                "none" => LossModel::None,
+                "bernoulli" => LossModel::Bernoulli {
+                    p: t.probability("rate")?
+                        .ok_or_else(|| t.err("rate", None, "the Bernoulli model needs a rate"))?,
+                },
+                "gilbert-elliott" => {
+                    let p_gb = t.probability("p_good_bad")?.ok_or_else(|| {
+                        t.err(
+                            "p_good_bad",
+                            None,
+                            "required: probability per packet of moving to the bad state",
+                        )
+                    })?;
+                    let p_bg = t.probability("p_bad_good")?.ok_or_else(|| {
+                        t.err(
+                            "p_bad_good",
+                            None,
+                            "required: probability per packet of returning to the good state",
+                        )
+                    })?;
+                    LossModel::GilbertElliott {
+                        p_gb,
+                        p_bg,
+                        loss_good: t.probability("loss_good")?.unwrap_or(0.0),
+                        loss_bad: t.probability("loss_bad")?.unwrap_or(1.0),
+                    }
+                }
+                "list" => {
+                    let Some(arr) = t.get("drop") else {
+                        return Err(t.err(
+                            "drop",
+                            None,
+                            "the list model needs drop = [n, ...] (packet numbers from 1)",
+                        ));
+                    };
+                    let Value::Array(a) = arr else {
+                        return Err(t.err(
+                            "drop",
+                            Some(arr),
+                            "expected an array of packet numbers",
+                        ));
+                    };
+                    let mut drop = Vec::with_capacity(a.len());
+                    for x in a {
+                        match x {
+                            Value::Integer(n) if *n >= 1 => drop.push(*n as u64),
+                            _ => {
+                                return Err(t.err(
+                                    "drop",
+                                    Some(x),
+                                    "packet numbers are whole numbers >= 1",
+                                ))
+                            }
+                        }
+                    }
+                    LossModel::List { drop }
+                }
+                other => {
+                    return Err(t.err(
+                        "model",
+                        Some(&Value::String(other.into())),
+                        "unknown loss model (use none, bernoulli, gilbert-elliott, list)",
+                    ))
+                }
+            };
+            t.finish()?;
+            Ok(Some(m))
+        }
+        v => Err(s.err(
+            k,
+            Some(v),
+            "expected a probability like \"0.5%\" or a table with model = ...",
+        )),
+    }
+}
+
+/// Reads the keys of one link table into forward/reverse parameters, starting from `base`.
+pub(super) fn link_params(
+    s: &Section<'_>,
+    base: Option<(&LinkParams, &LinkParams)>,
+) -> R<(LinkParams, LinkParams)> {
+    let (mut fwd, mut rev) = match base {
+        Some((f, r)) => (f.clone(), r.clone()),
+        None => {
+            // With a trace the rate is unused (1 bit/s keeps LinkParams valid).
+            let rate = match s.rate("rate")? {
+                Some(r) => r,
+                None if s.table.contains_key("trace") => 1,
+                None => {
+                    return Err(s.err(
+                        "rate",
+                        None,
+                        "required, e.g. rate = \"100Mbps\" (or trace = \"file.mahi\")",
+                    ))
+                }
+            };
+            let p = LinkParams::new(rate, Dur::ZERO).with_queue(QueueLimit::Packets(100));
+            (p.clone(), p)
+        }
+    };
+    if base.is_some() {
+        if let Some(r) = s.rate("rate")? {
+            fwd.rate_bps = r;
+            rev.rate_bps = r;
+            fwd.trace = None;
+            rev.trace = None;
+        }
+    }
+    timevar::capacity_keys(s, &mut fwd, &mut rev)?;
+    jitter::jitter_keys(s, &mut fwd, &mut rev)?;
+    if fwd.rate_bps == 0 {
+        return Err(s.err("rate", s.table.get("rate"), "a link rate must be > 0"));
+    }
+    if let Some(r) = s.rate("reverse_rate")? {
+        if r == 0 {
+            return Err(s.err(
+                "reverse_rate",
+                s.table.get("reverse_rate"),
+                "a link rate must be > 0",
+            ));
+        }
+        rev.rate_bps = r;
+    }
+    if let Some(d) = s.duration("delay")? {
+        fwd.delay = d;
+        rev.delay = d;
+    }
+    if let Some(q) = parse_queue(s, "queue")? {
+        fwd.queue = q;
+        rev.queue = q;
+    }
+    if let Some(l) = parse_loss(s, "loss")? {
+        fwd.loss = l;
+    }
+    if let Some(l) = parse_loss(s, "ack_loss")? {
+        rev.loss = l;
+    }
+    if let Some(up) = s.boolean("up")? {
+        fwd.up = up;
+        rev.up = up;
+    }
+    Ok((fwd, rev))
+}
+
+pub(super) fn parse_link(s: &Section<'_>, name: &str) -> R<LinkSpec> {
+    let (fwd, rev) = link_params(s, None)?;
+    let schedule = timevar::changes(s, &fwd, &rev)?;
+    s.finish()?;
+    Ok(LinkSpec {
+        name: name.to_string(),
+        fwd,
+        rev,
+        schedule,
+    })
+}

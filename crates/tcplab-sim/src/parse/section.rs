@@ -1,0 +1,177 @@
+//! A TOML table being read: typed getters with unit parsing, and unknown-key detection.
+
+use super::R;
+use crate::error::ConfigError;
+use std::cell::RefCell;
+use tcplab_core::units;
+use tcplab_core::Dur;
+use toml::{Table, Value};
+
+/// Largest MTU accepted (jumbo frames).
+pub(super) const MAX_MTU: u32 = 9000;
+
+/// A table being read: remembers which keys were used so leftovers are reported.
+pub(super) struct Section<'a> {
+    pub(super) file: &'a str,
+    pub(super) path: String,
+    pub(super) table: &'a Table,
+    pub(super) used: RefCell<Vec<String>>,
+}
+
+pub(super) fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("\"{s}\""),
+        other => other.to_string(),
+    }
+}
+
+impl<'a> Section<'a> {
+    pub(super) fn new(file: &'a str, path: String, table: &'a Table) -> Self {
+        Section {
+            file,
+            path,
+            table,
+            used: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub(super) fn key(&self, k: &str) -> String {
+        if self.path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{}.{k}", self.path)
+        }
+    }
+
+    pub(super) fn err(&self, k: &str, v: Option<&Value>, why: impl Into<String>) -> ConfigError {
+        ConfigError {
+            file: self.file.to_string(),
+            key: self.key(k),
+            value: v.map(show).unwrap_or_default(),
+            why: why.into(),
+        }
+    }
+
+    pub(super) fn get(&self, k: &str) -> Option<&'a Value> {
+        self.used.borrow_mut().push(k.to_string());
+        self.table.get(k)
+    }
+
+    /// A string-with-units value converted by `f`.
+    pub(super) fn unit<T>(&self, k: &str, f: impl Fn(&str) -> Result<T, String>) -> R<Option<T>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v @ Value::String(s)) => f(s).map(Some).map_err(|why| self.err(k, Some(v), why)),
+            Some(v @ (Value::Integer(_) | Value::Float(_))) => f(&v.to_string())
+                .map(Some)
+                .map_err(|why| self.err(k, Some(v), why)),
+            Some(v) => Err(self.err(k, Some(v), "expected a string with a unit, e.g. \"10ms\"")),
+        }
+    }
+
+    pub(super) fn duration(&self, k: &str) -> R<Option<Dur>> {
+        self.unit(k, units::parse_duration)
+    }
+
+    pub(super) fn rate(&self, k: &str) -> R<Option<u64>> {
+        self.unit(k, units::parse_rate)
+    }
+
+    pub(super) fn bytes(&self, k: &str) -> R<Option<u64>> {
+        self.unit(k, units::parse_bytes)
+    }
+
+    pub(super) fn probability(&self, k: &str) -> R<Option<f64>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v @ Value::String(s)) => units::parse_probability(s)
+                .map(Some)
+                .map_err(|why| self.err(k, Some(v), why)),
+            Some(v @ Value::Float(f)) => units::check_probability(*f)
+                .map(Some)
+                .map_err(|why| self.err(k, Some(v), why)),
+            Some(v @ Value::Integer(i)) => units::check_probability(*i as f64)
+                .map(Some)
+                .map_err(|why| self.err(k, Some(v), why)),
+            Some(v) => Err(self.err(
+                k,
+                Some(v),
+                "expected a probability such as \"0.5%\" or 0.005",
+            )),
+        }
+    }
+
+    pub(super) fn string(&self, k: &str) -> R<Option<&'a str>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(self.err(k, Some(v), "expected a string")),
+        }
+    }
+
+    pub(super) fn boolean(&self, k: &str) -> R<Option<bool>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(*b)),
+            Some(v) => Err(self.err(k, Some(v), "expected true or false")),
+        }
+    }
+
+    pub(super) fn uint(&self, k: &str, min: u64, max: u64) -> R<Option<u64>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v @ Value::Integer(i)) => {
+                if *i < min as i64 || (*i as u64) > max {
+                    Err(self.err(k, Some(v), format!("must be between {min} and {max}")))
+                } else {
+                    Ok(Some(*i as u64))
+                }
+            }
+            Some(v) => Err(self.err(k, Some(v), "expected a whole number")),
+        }
+    }
+
+    pub(super) fn table(&self, k: &str) -> R<Option<Section<'a>>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Table(t)) => Ok(Some(Section::new(self.file, self.key(k), t))),
+            Some(v) => Err(self.err(k, Some(v), "expected a table")),
+        }
+    }
+
+    pub(super) fn tables(&self, k: &str) -> R<Vec<Section<'a>>> {
+        match self.get(k) {
+            None => Ok(vec![]),
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::Table(t) => {
+                        Ok(Section::new(self.file, format!("{}[{i}]", self.key(k)), t))
+                    }
+                    v => Err(self.err(k, Some(v), "expected an array of tables ([[...]])")),
+                })
+                .collect(),
+            Some(Value::Table(t)) => Ok(vec![Section::new(self.file, self.key(k), t)]),
+            Some(v) => Err(self.err(k, Some(v), "expected an array of tables ([[...]])")),
+        }
+    }
+
+    /// Rejects keys nobody asked for, listing the ones that are understood here.
+    pub(super) fn finish(&self) -> R<()> {
+        let used = self.used.borrow();
+        for (k, v) in self.table {
+            if !used.iter().any(|u| u == k) {
+                let mut known: Vec<&str> = used.iter().map(|s| s.as_str()).collect();
+                known.sort_unstable();
+                known.dedup();
+                return Err(self.err(
+                    k,
+                    Some(v),
+                    format!("unknown key (known here: {})", known.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
