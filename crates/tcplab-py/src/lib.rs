@@ -14,7 +14,10 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tcplab_sim::{parse_scenario_str, parse_scenario_table, simulate, Scenario, SimError};
+use pyo3::exceptions::PyKeyboardInterrupt;
+use tcplab_sim::{
+    parse_scenario_str, parse_scenario_table, simulate, simulate_with, Scenario, SimError,
+};
 
 create_exception!(
     _tcplab,
@@ -39,7 +42,37 @@ fn to_py_err(e: SimError) -> PyErr {
     match e {
         SimError::Config(c) => ScenarioError::new_err(c.to_string()),
         inv @ SimError::Invariant { .. } => InvariantError::new_err(inv.to_string()),
+        i @ SimError::Interrupted { .. } => PyKeyboardInterrupt::new_err(i.to_string()),
+        s @ SimError::Stalled { .. } => PyRuntimeError::new_err(s.to_string()),
     }
+}
+
+/// Simulates with the GIL released, checking for Python signals (Ctrl-C) while it runs:
+/// a pending `KeyboardInterrupt` (or an exception from another signal handler) stops the
+/// run within a few milliseconds and is raised here.
+fn simulate_interruptible(
+    py: Python<'_>,
+    sc: &Scenario,
+    seed: u64,
+    replication: u32,
+) -> PyResult<tcplab_sim::Results> {
+    let mut pending: Option<PyErr> = None;
+    let res = py.detach(|| {
+        guard("simulate", || {
+            let mut control = || match Python::attach(|py| py.check_signals()) {
+                Ok(()) => true,
+                Err(e) => {
+                    pending = Some(e);
+                    false
+                }
+            };
+            simulate_with(sc, seed, replication, Some(&mut control))
+        })
+    })?;
+    if let Some(e) = pending {
+        return Err(e);
+    }
+    res.map_err(to_py_err)
 }
 
 /// Runs `f`, turning a panic into `SimulationPanic` with the panic message.
@@ -84,6 +117,10 @@ fn check_scenario<'py>(
     d.set_item("name", &sc.name)?;
     d.set_item("flows", sc.flows.len())?;
     d.set_item(
+        "nodes",
+        sc.nodes.iter().map(|n| n.name.clone()).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
         "links",
         sc.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
     )?;
@@ -104,8 +141,7 @@ fn run<'py>(
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let sc = scenario_from(text, dict, source)?;
     // The GIL is released: sweeps may run simulations on several threads.
-    let res = py.detach(|| guard("simulate", || simulate(&sc, seed, replication)))?;
-    let res = res.map_err(to_py_err)?;
+    let res = simulate_interruptible(py, &sc, seed, replication)?;
     let info = PyDict::new(py);
     info.set_item("scenario", &res.info.scenario)?;
     info.set_item("seed", res.info.seed)?;
@@ -113,6 +149,7 @@ fn run<'py>(
     info.set_item("events", res.info.events)?;
     info.set_item("packet_hops", res.info.packet_hops)?;
     info.set_item("end_time_s", res.info.end_time_s)?;
+    info.set_item("end_reason", res.info.end_reason)?;
     info.set_item("digest", format!("{:016x}", res.digest()))?;
     let tables = tables::to_pyarrow(py, res)?;
     Ok((info, tables))

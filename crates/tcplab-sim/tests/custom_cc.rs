@@ -58,10 +58,15 @@ fn registered_controller_runs_by_name_with_checked_parameters() {
     };
     let gentle = simulate(&parse_scenario_str(&toml("0.9"), "a").unwrap(), 1, 0).unwrap();
     let harsh = simulate(&parse_scenario_str(&toml("0.2"), "a").unwrap(), 1, 0).unwrap();
-    assert!(gentle.flows.completed[0] && harsh.flows.completed[0]);
-    assert_eq!(gentle.flows.cc[0], "aimd");
+    assert!(
+        gentle.flows.bools("completed").unwrap()[0] && harsh.flows.bools("completed").unwrap()[0]
+    );
+    assert_eq!(gentle.flows.texts("cc").unwrap()[0], "aimd");
     // A gentler decrease keeps more data in flight under the same losses.
-    assert!(gentle.flows.goodput_bps[0] > harsh.flows.goodput_bps[0]);
+    assert!(
+        gentle.flows.floats("goodput_bps").unwrap()[0]
+            > harsh.flows.floats("goodput_bps").unwrap()[0]
+    );
     let e = parse_scenario_str(&toml("1.5"), "a.toml")
         .unwrap_err()
         .to_string();
@@ -96,14 +101,15 @@ fn sender_honours_pacing_rate() {
     )
     .unwrap();
     let r = simulate(&sc, 1, 0).unwrap();
-    let g = r.flows.goodput_bps[0];
+    let g = r.flows.floats("goodput_bps").unwrap()[0];
     let expect = 10e6 * 1460.0 / 1500.0;
     assert!(
         (g - expect).abs() < 0.02 * expect,
         "goodput {g} vs paced {expect}"
     );
     assert_eq!(
-        r.links.max_queue_pkts[0], 0,
+        r.links.ints("max_queue_pkts").unwrap()[0],
+        0,
         "paced below the link rate: no queue"
     );
 }

@@ -7,17 +7,24 @@
 //! same code. Congestion control is pluggable through [`cc::CongestionControl`].
 
 pub mod cc;
+pub mod datagram;
+mod endpoint;
 mod error;
+mod packet;
 mod rate;
 mod records;
 mod rtt;
 pub mod tcp;
+pub mod transport;
 
+pub use endpoint::{Endpoint, Progress};
 pub use error::Violation;
+pub use packet::{Opaque, Packet};
 pub use rate::RateSample;
 pub use rtt::RttEstimator;
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
-    RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot, SenderStats,
+    RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot, SenderStats, TcpSpec,
     ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
 };
+pub use transport::{AnyEndpoint, FlowContext, FlowEndpoints, TransportSpec};

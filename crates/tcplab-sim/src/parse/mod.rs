@@ -8,17 +8,17 @@ use toml::{Table, Value};
 
 type R<T> = Result<T, ConfigError>;
 
+mod datagram;
 mod flow;
+mod graph;
 mod jitter;
 mod link;
 mod section;
+mod tcp;
 mod timevar;
 mod topology;
 
-use flow::parse_flow;
-use link::parse_link;
 use section::Section;
-use topology::{default_access, parse_access_overrides};
 
 /// Parses a scenario file.
 pub fn parse_scenario_file(path: &str) -> R<Scenario> {
@@ -82,97 +82,17 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         }
     };
 
-    let topo = root.table("topology")?;
-    let kind = match &topo {
-        Some(s) => {
-            let k = s.string("kind")?.unwrap_or("point-to-point");
-            s.finish()?;
-            k
-        }
-        None => "point-to-point",
-    };
     let flow_secs = root.tables("flow")?;
     if flow_secs.is_empty() {
         return Err(root.err("flow", None, "at least one [[flow]] is required"));
     }
-    let mut links = Vec::new();
-    let mut flows = Vec::new();
-    match kind {
-        "point-to-point" => {
-            let Some(l) = root.table("link")? else {
-                return Err(root.err(
-                    "link",
-                    None,
-                    "a point-to-point topology needs a [link] table",
-                ));
-            };
-            links.push(parse_link(&l, "link")?);
-            for f in &flow_secs {
-                for spec in parse_flow(f, flows.len(), &[])? {
-                    let mut spec = spec;
-                    spec.path = vec![0];
-                    flows.push(spec);
-                }
-            }
-        }
-        "dumbbell" => {
-            let Some(b) = root.table("bottleneck")? else {
-                return Err(root.err(
-                    "bottleneck",
-                    None,
-                    "a dumbbell topology needs a [bottleneck] table",
-                ));
-            };
-            links.push(parse_link(&b, "bottleneck")?);
-            let access = root.table("access")?;
-            for f in &flow_secs {
-                let overrides = parse_access_overrides(f)?;
-                for mut spec in parse_flow(f, flows.len(), &["access_delay", "access_rate"])? {
-                    let i = flows.len();
-                    let mut src = match &access {
-                        Some(a) => parse_link(a, &format!("access{i}.src"))?,
-                        None => default_access(format!("access{i}.src")),
-                    };
-                    let mut dst = match &access {
-                        Some(a) => parse_link(a, &format!("access{i}.dst"))?,
-                        None => default_access(format!("access{i}.dst")),
-                    };
-                    if let Some(d) = overrides.0 {
-                        src.fwd.delay = d;
-                        src.rev.delay = d;
-                    }
-                    if let Some(r) = overrides.1 {
-                        for l in [&mut src, &mut dst] {
-                            l.fwd.rate_bps = r;
-                            l.rev.rate_bps = r;
-                        }
-                    }
-                    links.push(src);
-                    links.push(dst);
-                    spec.path = vec![links.len() - 2, 0, links.len() - 1];
-                    flows.push(spec);
-                }
-            }
-            if let Some(a) = access {
-                a.finish()?;
-            }
-        }
-        other => {
-            let t = topo.as_ref().expect("kind came from [topology]");
-            return Err(t.err(
-                "kind",
-                Some(&Value::String(other.to_string())),
-                "unknown topology (use \"point-to-point\" or \"dumbbell\")",
-            ));
-        }
-    }
+    let topo = topology::parse(&root, &flow_secs)?;
     for f in &flow_secs {
         f.finish()?;
     }
     root.finish()?;
-    let has_unlimited = flows
-        .iter()
-        .any(|f| f.sender.total_bytes.is_none() && f.stop.is_none());
+    let flows = topo.flows;
+    let has_unlimited = flows.iter().any(|f| f.bytes.is_none() && f.stop.is_none());
     if has_unlimited && duration.is_none() {
         return Err(root.err(
             "duration",
@@ -180,13 +100,25 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
             "required when a flow has no byte count and no stop time (bytes = \"unlimited\")",
         ));
     }
+    let mut names = std::collections::HashSet::new();
+    for (f, &k) in flows.iter().zip(&topo.origin) {
+        let sec = &flow_secs[k];
+        if !names.insert(f.name.as_str()) {
+            return Err(sec.err(
+                "name",
+                Some(&Value::String(f.name.clone())),
+                "flow names must be unique (they label result rows and name random streams)",
+            ));
+        }
+    }
     Ok(Scenario {
         name,
         source: source.to_string(),
         duration,
         max_time,
         sampling,
-        links,
+        nodes: topo.nodes,
+        links: topo.links,
         flows,
     })
 }

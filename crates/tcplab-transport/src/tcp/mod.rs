@@ -5,6 +5,7 @@
 //! the crate's shared [`crate::cc`] interface.
 
 mod config;
+mod endpoint;
 mod rack;
 mod receiver;
 mod scoreboard;
@@ -15,6 +16,7 @@ mod stats;
 pub use config::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig,
 };
+pub use endpoint::TcpSpec;
 pub use receiver::Receiver;
 pub use segment::{SackBlock, Segment, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS};
 pub use sender::{Sender, SenderSnapshot};

@@ -45,6 +45,9 @@ impl Receiver {
         }
     }
 
+    pub fn flow(&self) -> u32 {
+        self.flow
+    }
     pub fn stats(&self) -> &ReceiverStats {
         &self.stats
     }

@@ -131,6 +131,9 @@ impl Sender {
     pub fn flow(&self) -> u32 {
         self.flow
     }
+    pub fn config(&self) -> &SenderConfig {
+        &self.cfg
+    }
     pub fn stats(&self) -> &SenderStats {
         &self.stats
     }
