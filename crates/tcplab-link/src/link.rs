@@ -127,6 +127,7 @@ impl<P: Packet> Link<P> {
         (self.waiting_pkts, self.waiting_bytes)
     }
 
+    #[inline]
     fn advance_service(&mut self, now: Time) {
         self.svc_abs = self.svc_abs.max(self.head_abs);
         while let Some(e) = self.pipe.get((self.svc_abs - self.head_abs) as usize) {
@@ -140,6 +141,7 @@ impl<P: Packet> Link<P> {
     }
 
     /// Offers a packet to the link at `now`.
+    #[inline]
     pub fn handle_packet(&mut self, now: Time, pkt: P) -> Admit {
         self.counters.offered_pkts += 1;
         if !self.params.up {
@@ -179,6 +181,7 @@ impl<P: Packet> Link<P> {
         self.params.reorder || !self.arrivals.is_empty()
     }
 
+    #[inline]
     fn push(&mut self, now: Time, pkt: P, lost: bool) {
         let len = pkt.wire_len();
         let tx_start = now.max(self.busy_until);
@@ -212,6 +215,7 @@ impl<P: Packet> Link<P> {
 
     /// When the next packet reaches the far end (without `reorder`, possibly one the
     /// channel lost: the wake-up then only clears it).
+    #[inline]
     pub fn poll_timeout(&self) -> Option<Time> {
         match self.arrivals.next_arrival() {
             Some(t) => Some(t),
@@ -220,6 +224,7 @@ impl<P: Packet> Link<P> {
     }
 
     /// The next packet that has reached the far end by `now`, if any.
+    #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<P> {
         // Account for packets that started transmitting before any leaves the pipe.
         self.advance_service(now);
@@ -252,6 +257,7 @@ impl<P: Packet> Link<P> {
 
     /// A packet lost after admission (in flight when the link went down), so the driver
     /// can account for every packet it offered. Call after `set_params`.
+    #[inline]
     pub fn poll_dropped(&mut self) -> Option<P> {
         self.outage_drops.pop()
     }
@@ -281,6 +287,7 @@ impl<P: Packet> Link<P> {
         out.put("max_queue_pkts", c.max_queue_pkts.into());
     }
 
+    #[inline]
     fn delivered(&mut self, pkt: P) -> P {
         self.counters.delivered_pkts += 1;
         self.counters.delivered_bytes += pkt.wire_len() as u64;

@@ -16,7 +16,7 @@ pub(crate) struct Pkt {
     pub body: Packet,
     pub flow: u32,
     /// Index of the step it is on, along its direction's route.
-    pub hop: u32,
+    pub hop: u16,
     /// True for packets of the sink (towards the source).
     pub to_source: bool,
 }
@@ -64,6 +64,15 @@ impl AnyMedium {
     pub fn poll_transmit(&mut self, now: Time) -> Option<Delivery<Pkt>> {
         dispatch!(self, m => Medium::poll_transmit(m, now))
     }
+    /// Whether the medium may lose admitted packets at a wake-up (contention, retries);
+    /// link directions and the shared link only lose them when their parameters change.
+    #[inline]
+    pub fn drops_on_timeout(&self) -> bool {
+        match self {
+            AnyMedium::Link(_) | AnyMedium::Shared(_) => false,
+        }
+    }
+
     pub fn poll_dropped(&mut self) -> Option<Pkt> {
         dispatch!(self, m => Medium::poll_dropped(m))
     }

@@ -55,7 +55,7 @@ struct Flow {
     wake: [Option<Time>; 2],
     /// First step of each direction's route in `World::steps` (source → sink, sink → source).
     route: [u32; 2],
-    hops: u32,
+    hops: u16,
     count: [PacketCount; 2],
     reliable: bool,
     started: bool,
@@ -136,7 +136,7 @@ pub fn simulate_with(
             ends: [ends.source, ends.sink],
             wake: [None; 2],
             route: [fwd, rev],
-            hops: f.path.len() as u32,
+            hops: f.path.len() as u16,
             count: [PacketCount::default(); 2],
             reliable: ends.reliable,
             started: false,
@@ -270,7 +270,9 @@ impl World<'_, '_> {
                         self.hops += 1;
                         self.forward(d.pkt)?;
                     }
-                    self.collect_drops(m);
+                    if self.wiring.media[m].drops_on_timeout() {
+                        self.collect_drops(m);
+                    }
                     self.wake_medium(m);
                 }
                 Ev::Endpoint(e) => {
@@ -343,7 +345,7 @@ impl World<'_, '_> {
         let next = p.hop + 1;
         if next < fl.hops {
             p.hop = next;
-            let step = self.steps[(fl.route[dir] + next) as usize];
+            let step = self.steps[(fl.route[dir] + next as u32) as usize];
             self.enqueue(step, p);
             return Ok(());
         }

@@ -144,7 +144,7 @@ impl TransportSpec {
                 let factory = lookup(name)?;
                 let mut p = params.clone();
                 let u = factory(&mut p, ctx)?;
-                p.finish(name)?;
+                p.finish(&format!("transport '{name}'"))?;
                 FlowEndpoints {
                     source: AnyEndpoint::User(u.source),
                     sink: AnyEndpoint::User(u.sink),
