@@ -8,27 +8,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-#: Columns of the per-flow time series that :meth:`Result.series` accepts.
-FLOW_SERIES = (
-    "cwnd",
-    "ssthresh",
-    "srtt_s",
-    "rtt_s",
-    "rto_s",
-    "in_flight",
-    "delivered",
-    "pacing_rate_bps",
-    "state",
-)
-#: Columns of the per-link time series.
-LINK_SERIES = (
-    "queue_pkts",
-    "queue_bytes",
-    "delivered_bytes",
-    "dropped_queue",
-    "dropped_loss",
-    "dropped_down",
-)
+#: Columns that identify a row rather than measure something.
+_STAMP = ("scenario", "seed", "replication")
+_FLOW_KEYS = ("t_s", "flow")
+_LINK_KEYS = ("t_s", "link", "direction")
 _ALIASES = {
     "srtt": "srtt_s",
     "rtt": "rtt_s",
@@ -63,25 +46,29 @@ class Result:
     def series(self, name: str):
         """A time series as a DataFrame (``t_s``, ``flow`` or ``link``/``direction``, value).
 
-        Flow series: cwnd, ssthresh, srtt, rto, in_flight, delivered, pacing_rate, state.
-        Link series: queue (packets), queue_bytes, delivered_bytes, dropped_queue,
-        dropped_loss, dropped_down. Controller traces (e.g. a Wave ``txtime``) by their key.
+        Any column the endpoints or links published: for TCP flows cwnd, ssthresh, srtt,
+        rtt, rto, in_flight, delivered, pacing_rate, state, rtos, fast_retransmits; for
+        datagram flows sent and delivered; for links queue (packets), queue_bytes,
+        delivered_bytes, dropped_queue, dropped_loss, dropped_down. Controller traces
+        (e.g. a Wave ``txtime``) by their key.
         """
         col = _ALIASES.get(name, name)
-        if col in FLOW_SERIES:
-            t = self.tables["flow_series"]
-            return t.select(["scenario", "seed", "replication", "t_s", "flow", col]).to_pandas()
-        if col in LINK_SERIES:
-            t = self.tables["link_series"]
-            cols = ["scenario", "seed", "replication", "t_s", "link", "direction", col]
-            return t.select(cols).to_pandas()
+        for table, keys in (("flow_series", _FLOW_KEYS), ("link_series", _LINK_KEYS)):
+            t = self.tables[table]
+            if col in t.column_names and col not in keys and col not in _STAMP:
+                return t.select([*_STAMP, *keys, col]).to_pandas()
         trace = self.tables["cc_trace"].to_pandas()
         keys = set(trace["key"].astype(str).unique()) if len(trace) else set()
         if col in keys:
             sel = trace[trace["key"].astype(str) == col]
             return sel.rename(columns={"value": col}).drop(columns=["key"]).reset_index(drop=True)
-        known = ", ".join([*FLOW_SERIES, *LINK_SERIES, *sorted(keys)])
-        raise KeyError(f"unknown series '{name}' (known: {known})")
+        known = [
+            c
+            for table, ks in (("flow_series", _FLOW_KEYS), ("link_series", _LINK_KEYS))
+            for c in self.tables[table].column_names
+            if c not in ks and c not in _STAMP
+        ]
+        raise KeyError(f"unknown series '{name}' (known: {', '.join([*known, *sorted(keys)])})")
 
     def to_parquet(self, out_dir: str | Path, prefix: str = "") -> list[Path]:
         """Writes every table as ``<prefix><table>.parquet``; returns the paths."""
@@ -97,15 +84,24 @@ class Result:
     def summary(self):
         """The per-flow table with the columns a person reads first, in friendly units."""
         f = self.flows
-        out = f[["flow", "name", "cc", "completed"]].copy()
+        cols = [c for c in ("flow", "name", "transport", "cc", "completed") if c in f]
+        out = f[cols].copy()
         out["delivered_MB"] = f["bytes_delivered"] / 1e6
         out["goodput_Mbps"] = f["goodput_bps"] / 1e6
         out["fct_s"] = f["completion_s"] - f["start_s"]
-        out["retx_ratio_%"] = f["retransmission_ratio"] * 100
-        out["rtos"] = f["rtos"]
-        out["fast_retx"] = f["fast_retransmits"]
-        out["rtt_min_ms"] = f["rtt_min_s"] * 1e3
-        out["rtt_mean_ms"] = f["rtt_mean_s"] * 1e3
+        out["lost_pkts"] = f["packets_lost"]
+        # Transport-specific columns, where some flow has them.
+        for col, name, scale in (
+            ("retransmission_ratio", "retx_ratio_%", 100),
+            ("rtos", "rtos", 1),
+            ("fast_retransmits", "fast_retx", 1),
+            ("rtt_min_s", "rtt_min_ms", 1e3),
+            ("rtt_mean_s", "rtt_mean_ms", 1e3),
+            ("owd_p50_s", "owd_p50_ms", 1e3),
+            ("owd_p99_s", "owd_p99_ms", 1e3),
+        ):
+            if col in f:
+                out[name] = f[col] * scale
         return out
 
     def __repr__(self) -> str:
