@@ -91,17 +91,15 @@ impl<P: Packet> Link<P> {
     /// `rng` feeds the loss model; give each link direction its own named stream.
     pub fn new(params: LinkParams, rng: Rng) -> Link<P> {
         let jitter_rng = Rng::from_seed(rng.clone().next_u64() ^ 0x6a69_7474_6572);
-        let mut arrivals = ArrivalOrder::default();
-        if params.reorder {
-            arrivals.reserve(256);
-        }
         Link {
             cap: Capacity::for_params(&params, Time::ZERO, None),
             jitter_rng,
             loss: LossProcess::new(params.loss.clone(), rng),
             params,
-            pipe: VecDeque::with_capacity(256),
-            arrivals,
+            // Grown on demand (to the high-water mark, once): most links of a large
+            // topology carry a handful of packets at a time.
+            pipe: VecDeque::new(),
+            arrivals: ArrivalOrder::default(),
             head_abs: 0,
             svc_abs: 0,
             waiting_pkts: 0,

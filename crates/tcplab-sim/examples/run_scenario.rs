@@ -1,8 +1,44 @@
-//! Runs a scenario file from Rust and prints the run info and the flows table:
+//! Runs a scenario file from Rust and prints the run info, the peak of live heap bytes
+//! during the simulation and the flows table:
 //! `cargo run --release -p tcplab-sim --example run_scenario -- FILE [SEED] [DURATION_S]`.
 //! Also the fixture for instruction-count comparisons (`valgrind --tool=callgrind`).
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use tcplab_sim::{parse_scenario_file, simulate};
+
+/// The system allocator, counting live bytes and their peak.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let live = LIVE.fetch_add(n, Relaxed) + n;
+    PEAK.fetch_max(live, Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        grew(l.size());
+        // SAFETY: forwards to the system allocator with the caller's layout.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Relaxed);
+        // SAFETY: `p` was allocated by `System` with layout `l`.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        grew(n);
+        // SAFETY: forwards to the system allocator; `p` came from it with layout `l`.
+        let q = unsafe { System.realloc(p, l, n) };
+        LIVE.fetch_sub(l.size(), Relaxed);
+        q
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -21,9 +57,25 @@ fn main() {
     if let Some(d) = args.get(3).and_then(|s| s.parse::<f64>().ok()) {
         sc.duration = Some(tcplab_core::Dur::from_secs_f64(d));
     }
-    match simulate(&sc, seed, 0) {
+    let (base, scenario) = (PEAK.load(Relaxed), LIVE.load(Relaxed));
+    PEAK.store(scenario, Relaxed);
+    let t0 = std::time::Instant::now();
+    let r = simulate(&sc, seed, 0);
+    let wall = t0.elapsed().as_secs_f64();
+    let peak = PEAK.load(Relaxed) - scenario;
+    match r {
         Ok(r) => {
             println!("{:?}", r.info);
+            println!(
+                "wall {wall:.4} s; heap: scenario {:.2} MB (parse peak {:.2} MB), simulation peak {:.2} MB ({:.0} B per flow)",
+                scenario as f64 / 1e6,
+                base as f64 / 1e6,
+                peak as f64 / 1e6,
+                peak as f64 / sc.flows.len().max(1) as f64
+            );
+            if std::env::var_os("QUIET").is_some() {
+                return;
+            }
             let f = &r.flows;
             let names = f.texts("name").unwrap_or_default();
             let goodput = f.floats("goodput_bps").unwrap_or_default();

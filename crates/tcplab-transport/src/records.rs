@@ -1,8 +1,9 @@
 //! Per-segment send records, indexed by segment number.
 //!
 //! Segments start at multiples of the MSS, so byte `seq` lives in segment `seq / mss` and
-//! a retransmission always reuses the original boundaries. The ring grows to the largest
-//! window once and is reused: no allocation per packet in steady state.
+//! a retransmission always reuses the original boundaries. The ring starts empty, grows to
+//! the largest window once and is reused: no allocation per packet in steady state, and a
+//! flow holds only what its window needs (thousands of flows with small windows stay small).
 
 use std::collections::VecDeque;
 use tcplab_core::Time;
@@ -39,13 +40,6 @@ pub struct Records {
 }
 
 impl Records {
-    pub fn with_capacity(n: usize) -> Records {
-        Records {
-            base: 0,
-            q: VecDeque::with_capacity(n),
-        }
-    }
-
     /// First segment index still recorded (the one containing snd_una).
     pub fn base(&self) -> u64 {
         self.base

@@ -65,7 +65,7 @@ impl Default for Rack {
             end_seq: 0,
             rtt: Dur::ZERO,
             have: false,
-            log: VecDeque::with_capacity(1024),
+            log: VecDeque::new(),
             reo_timer: None,
             pto_at: None,
             tlp_end: None,

@@ -98,7 +98,7 @@ impl Sender {
             cc,
             rtt,
             rate: RateSampler::default(),
-            recs: Records::with_capacity(1024),
+            recs: Records::default(),
             sb: Scoreboard::default(),
             rack: Rack::default(),
             rack_on,
