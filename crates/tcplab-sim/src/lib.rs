@@ -8,6 +8,7 @@
 mod error;
 mod event;
 mod media;
+mod packets;
 mod parse;
 mod results;
 mod routing;

@@ -8,13 +8,14 @@
 use crate::scenario::{Duplex, Hop, LinkSpec};
 use tcplab_core::{Metrics, Rng, Time};
 use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink};
-use tcplab_transport::Packet;
 
-/// A packet in the simulator: the transport's header and where it is on its route.
+/// A packet as media carry it: where its header is stored ([`crate::packets`]), its size
+/// on the wire, and where it is on its route.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pkt {
-    pub body: Packet,
+    pub slot: u32,
     pub flow: u32,
+    pub wire_len: u32,
     /// Index of the step it is on, along its direction's route.
     pub hop: u16,
     /// True for packets of the sink (towards the source).
@@ -24,7 +25,7 @@ pub(crate) struct Pkt {
 impl tcplab_link::Packet for Pkt {
     #[inline]
     fn wire_len(&self) -> u32 {
-        self.body.wire_len()
+        self.wire_len
     }
 }
 

@@ -12,6 +12,7 @@
 use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::media::{Pkt, Step, Wiring};
+use crate::packets::PacketStore;
 use crate::results::{Results, RunInfo, Table, Trace};
 use crate::scenario::{Sampling, Scenario};
 use tcplab_core::{Metrics, Rng, Time, Value};
@@ -21,18 +22,22 @@ use tcplab_transport::{AnyEndpoint, Endpoint, FlowContext, Violation};
 const SOURCE: usize = 0;
 const SINK: usize = 1;
 
+/// Events other than wake-ups of endpoints and media (a few per flow and link).
 #[derive(Clone, Copy, Debug)]
-enum Ev {
-    Medium(u32),
-    /// `2·flow + side`.
-    Endpoint(u32),
+enum Rare {
+    Sample,
     Start(u32),
     Stop(u32),
-    Change {
-        link: u32,
-        idx: u32,
-    },
-    Sample,
+    Change { link: u32, idx: u32 },
+}
+
+/// What an event queue item means. Items are numbered: endpoint `2·flow + side` first,
+/// then media, then the entries of `World::rare`.
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Endpoint(usize),
+    Medium(usize),
+    Rare(Rare),
 }
 
 /// Packets of one direction of a flow, as the network handled them.
@@ -70,11 +75,16 @@ struct World<'s, 'c> {
     sc: &'s Scenario,
     seed: u64,
     now: Time,
-    q: EventQueue<Ev>,
+    q: EventQueue,
+    /// Item numbers: endpoints below `media_base`, media below `rare_base`.
+    media_base: u32,
+    rare_base: u32,
+    rare: Vec<Rare>,
     wiring: Wiring,
     medium_wake: Vec<Option<Time>>,
     steps: Vec<Step>,
     flows: Vec<Flow>,
+    packets: PacketStore,
     unfinished: usize,
     unlimited_active: usize,
     hops: u64,
@@ -151,10 +161,14 @@ pub fn simulate_with(
         seed,
         now: Time::ZERO,
         q: EventQueue::with_capacity(1024),
+        media_base: 0,
+        rare_base: 0,
+        rare: Vec::new(),
         medium_wake: vec![None; wiring.media.len()],
         wiring,
         steps,
         flows,
+        packets: PacketStore::default(),
         unfinished,
         unlimited_active,
         hops: 0,
@@ -201,30 +215,36 @@ const STALL_EVENTS: u64 = 20_000_000;
 impl World<'_, '_> {
     fn run(&mut self) -> Result<(), SimError> {
         let end = Time::ZERO + self.sc.duration.unwrap_or(self.sc.max_time);
+        self.media_base = 2 * self.flows.len() as u32;
+        self.rare_base = self.media_base + self.wiring.media.len() as u32;
+        let mut rare = vec![(Time::ZERO, Rare::Sample)];
         for (i, f) in self.sc.flows.iter().enumerate() {
-            self.q.push(Time::ZERO + f.start, Ev::Start(i as u32));
+            rare.push((Time::ZERO + f.start, Rare::Start(i as u32)));
             if let Some(s) = f.stop {
-                self.q.push(Time::ZERO + s, Ev::Stop(i as u32));
+                rare.push((Time::ZERO + s, Rare::Stop(i as u32)));
             }
         }
         for (l, spec) in self.sc.links.iter().enumerate() {
             for idx in 0..spec.schedule.len() {
-                self.q.push(
-                    Time::ZERO + spec.schedule[idx].at,
-                    Ev::Change {
-                        link: l as u32,
-                        idx: idx as u32,
-                    },
-                );
+                let (link, idx) = (l as u32, idx as u32);
+                rare.push((
+                    Time::ZERO + spec.schedule[idx as usize].at,
+                    Rare::Change { link, idx },
+                ));
             }
         }
+        self.rare = rare.iter().map(|&(_, r)| r).collect();
+        // Pushed in the order the run always used: starts and stops, changes, sampling.
+        for (k, &(t, _)) in rare.iter().enumerate().skip(1) {
+            self.q.push(t, self.rare_base + k as u32);
+        }
         if let Sampling::Interval(_) = self.sc.sampling {
-            self.q.push(Time::ZERO, Ev::Sample);
+            self.q.push(Time::ZERO, self.rare_base);
         }
         let mut events = 0u64;
         let mut same_instant = 0u64;
         let mut reason = "completed";
-        while let Some((t, ev)) = self.q.pop() {
+        while let Some((t, item)) = self.q.pop() {
             if t > end {
                 self.now = end;
                 reason = if self.sc.duration.is_some() {
@@ -258,9 +278,8 @@ impl World<'_, '_> {
                     }
                 }
             }
-            match ev {
+            match self.event(item) {
                 Ev::Medium(m) => {
-                    let m = m as usize;
                     if self.medium_wake[m] != Some(t) {
                         continue;
                     }
@@ -276,7 +295,7 @@ impl World<'_, '_> {
                     self.wake_medium(m);
                 }
                 Ev::Endpoint(e) => {
-                    let (f, side) = ((e / 2) as usize, (e % 2) as usize);
+                    let (f, side) = (e / 2, e % 2);
                     let fl = &mut self.flows[f];
                     if fl.wake[side] != Some(t) {
                         continue;
@@ -285,7 +304,7 @@ impl World<'_, '_> {
                     fl.ends[side].handle_timeout(t);
                     self.drain(f, side);
                 }
-                Ev::Start(f) => {
+                Ev::Rare(Rare::Start(f)) => {
                     let f = f as usize;
                     let fl = &mut self.flows[f];
                     fl.started = true;
@@ -294,16 +313,18 @@ impl World<'_, '_> {
                     self.drain(f, SOURCE);
                     self.drain(f, SINK);
                 }
-                Ev::Stop(f) => {
+                Ev::Rare(Rare::Stop(f)) => {
                     let f = f as usize;
                     self.flows[f].ends[SOURCE].stop(t);
                     self.drain(f, SOURCE);
                 }
-                Ev::Change { link, idx } => self.apply_change(link as usize, idx as usize),
-                Ev::Sample => {
+                Ev::Rare(Rare::Change { link, idx }) => {
+                    self.apply_change(link as usize, idx as usize)
+                }
+                Ev::Rare(Rare::Sample) => {
                     self.sample();
                     if let Sampling::Interval(d) = self.sc.sampling {
-                        self.q.push(t + d, Ev::Sample);
+                        self.q.push(t + d, self.rare_base);
                     }
                 }
             }
@@ -326,6 +347,17 @@ impl World<'_, '_> {
         self.check_end()?;
         self.collect();
         Ok(())
+    }
+
+    #[inline(always)]
+    fn event(&self, item: u32) -> Ev {
+        if item < self.media_base {
+            Ev::Endpoint(item as usize)
+        } else if item < self.rare_base {
+            Ev::Medium((item - self.media_base) as usize)
+        } else {
+            Ev::Rare(self.rare[(item - self.rare_base) as usize])
+        }
     }
 
     fn violation(&self, v: Violation) -> SimError {
@@ -353,7 +385,8 @@ impl World<'_, '_> {
         let now = self.now;
         let fl = &mut self.flows[f];
         fl.count[dir].delivered += 1;
-        let r = fl.ends[side].handle_packet(now, &p.body);
+        let r = fl.ends[side].handle_packet(now, self.packets.get(p.slot));
+        self.packets.free(p.slot);
         r.map_err(|v| self.violation(v))?;
         if side == SOURCE && matches!(self.sc.sampling, Sampling::PerAck) {
             self.sample_flow(f);
@@ -369,6 +402,7 @@ impl World<'_, '_> {
         let m = step.medium as usize;
         if self.wiring.media[m].handle_packet(self.now, step, p) != Admit::Queued {
             self.flows[f].count[dir].dropped += 1;
+            self.packets.free(p.slot);
         }
         self.wake_medium(m);
     }
@@ -376,6 +410,7 @@ impl World<'_, '_> {
     /// Accounts for packets a medium lost after admission (outages).
     fn collect_drops(&mut self, m: usize) {
         while let Some(p) = self.wiring.media[m].poll_dropped() {
+            self.packets.free(p.slot);
             let f = p.flow as usize;
             self.flows[f].count[p.to_source as usize].dropped += 1;
             self.check_finished(f);
@@ -387,7 +422,7 @@ impl World<'_, '_> {
         if let Some(t) = self.wiring.media[m].poll_timeout() {
             if self.medium_wake[m].is_none_or(|w| t < w) {
                 self.medium_wake[m] = Some(t);
-                self.q.push(t, Ev::Medium(m as u32));
+                self.q.push(t, self.media_base + m as u32);
             }
         }
     }
@@ -399,10 +434,13 @@ impl World<'_, '_> {
         let first = self.steps[self.flows[f].route[dir] as usize];
         while let Some(body) = self.flows[f].ends[side].poll_transmit(now) {
             self.flows[f].count[dir].sent += 1;
+            let wire_len = body.wire_len();
+            let slot = self.packets.put(body);
             self.enqueue(
                 first,
                 Pkt {
-                    body,
+                    slot,
+                    wire_len,
                     flow: f as u32,
                     hop: 0,
                     to_source: side == SINK,
@@ -415,7 +453,7 @@ impl World<'_, '_> {
             let t = t.max(now);
             if fl.wake[side].is_none_or(|w| t < w) {
                 fl.wake[side] = Some(t);
-                self.q.push(t, Ev::Endpoint((2 * f + side) as u32));
+                self.q.push(t, (2 * f + side) as u32);
             }
         }
     }
