@@ -14,6 +14,7 @@
 use crate::arrivals::ArrivalOrder;
 use crate::capacity::Capacity;
 use crate::counters::LinkCounters;
+use crate::jitter::Jitter;
 use crate::loss::LossProcess;
 use crate::params::{LinkParams, QueueLimit};
 use crate::Packet;
@@ -46,22 +47,19 @@ struct Entry<P> {
 }
 
 /// One direction of a link (see the module docs).
+///
+/// Fields are laid out hot first (what every admission and delivery touches), then what
+/// only loss models, jitter, reordering, outages and parameter changes need: with
+/// thousands of links, the hot part of each is what stays in cache.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Link<P> {
-    params: LinkParams,
-    cap: Capacity,
-    loss: LossProcess,
-    /// Jitter draws, separate from the loss stream so enabling jitter changes no loss.
-    jitter_rng: Rng,
     /// Every packet serialised or waiting, in FIFO order, until it arrives (or would have).
     pipe: VecDeque<Entry<P>>,
-    /// Pending packets by arrival. Either empty (the FIFO order is the arrival order) or
-    /// holding exactly the pending packets of `pipe` (while `reorder` is on, and after it
-    /// is turned off until the packets sent under it have left).
-    arrivals: ArrivalOrder,
     /// Absolute index of `pipe[0]`.
     head_abs: u64,
-    /// Absolute index of the first entry that had not started transmitting at the last check.
+    /// Absolute index of the first entry that had not started transmitting at the last
+    /// check (never below `head_abs`): the entries from it on are the waiting ones.
     svc_abs: u64,
     /// Packets and bytes waiting (not yet started) as of the last check.
     waiting_pkts: u64,
@@ -70,9 +68,20 @@ pub struct Link<P> {
     busy_until: Time,
     /// Latest arrival of a pending packet, so without `reorder` none arrives before it.
     last_arrive: Time,
+    counters: LinkCounters,
+    cap: Capacity,
+    /// `params.jitter` draws something (kept so the common case skips the call).
+    has_jitter: bool,
+    params: LinkParams,
+    loss: LossProcess,
+    /// Jitter draws, separate from the loss stream so enabling jitter changes no loss.
+    jitter_rng: Rng,
+    /// Pending packets by arrival. Either empty (the FIFO order is the arrival order) or
+    /// holding exactly the pending packets of `pipe` (while `reorder` is on, and after it
+    /// is turned off until the packets sent under it have left).
+    arrivals: ArrivalOrder,
     /// Packets in flight when the link went down, until the driver collects them.
     outage_drops: Vec<P>,
-    counters: LinkCounters,
 }
 
 /// When a packet that finishes transmitting at `tx_end` reaches the far end under `p`;
@@ -93,6 +102,7 @@ impl<P: Packet> Link<P> {
         let jitter_rng = Rng::from_seed(rng.clone().next_u64() ^ 0x6a69_7474_6572);
         Link {
             cap: Capacity::for_params(&params, Time::ZERO, None),
+            has_jitter: params.jitter != Jitter::NONE,
             jitter_rng,
             loss: LossProcess::new(params.loss.clone(), rng),
             params,
@@ -127,7 +137,21 @@ impl<P: Packet> Link<P> {
 
     #[inline]
     fn advance_service(&mut self, now: Time) {
-        self.svc_abs = self.svc_abs.max(self.head_abs);
+        debug_assert!(self.svc_abs >= self.head_abs);
+        debug_assert_eq!(
+            self.waiting_pkts,
+            self.head_abs + self.pipe.len() as u64 - self.svc_abs
+        );
+        // Nothing waits, or everything waiting has started (the last ends at busy_until).
+        if self.waiting_pkts == 0 {
+            return;
+        }
+        if self.busy_until <= now {
+            self.svc_abs = self.head_abs + self.pipe.len() as u64;
+            self.waiting_pkts = 0;
+            self.waiting_bytes = 0;
+            return;
+        }
         while let Some(e) = self.pipe.get((self.svc_abs - self.head_abs) as usize) {
             if e.tx_start > now {
                 break;
@@ -184,7 +208,11 @@ impl<P: Packet> Link<P> {
         let len = pkt.wire_len();
         let tx_start = now.max(self.busy_until);
         let tx_end = self.cap.tx_end(now, tx_start, len);
-        let jitter = self.params.jitter.draw(&mut self.jitter_rng);
+        let jitter = if self.has_jitter {
+            self.params.jitter.draw(&mut self.jitter_rng)
+        } else {
+            Dur::ZERO
+        };
         let arrive = arrival(&self.params, &mut self.last_arrive, tx_end, jitter, lost);
         self.busy_until = tx_end;
         if tx_start > now {
@@ -224,33 +252,39 @@ impl<P: Packet> Link<P> {
     /// The next packet that has reached the far end by `now`, if any.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<P> {
-        // Account for packets that started transmitting before any leaves the pipe.
-        self.advance_service(now);
         if !self.arrivals.is_empty() {
-            let seq = self.arrivals.pop_due(now)?;
-            let e = &mut self.pipe[(seq - self.head_abs) as usize];
-            let pkt = e
-                .pkt
-                .take()
-                .expect("the arrival order holds pending packets");
-            self.pop_finished(now);
-            return Some(self.delivered(pkt));
+            return self.poll_by_arrival(now);
         }
-        while let Some(e) = self.pipe.front() {
-            if e.arrive > now {
+        loop {
+            if self.pipe.front()?.arrive > now {
                 return None;
             }
             let e = self.pipe.pop_front().expect("front exists");
             self.head_abs += 1;
-            debug_assert!(
-                self.svc_abs >= self.head_abs,
-                "an arrived packet had started"
-            );
+            if self.svc_abs < self.head_abs {
+                // It had started (it arrived), but no check since had moved the cursor.
+                self.svc_abs = self.head_abs;
+                self.waiting_pkts -= 1;
+                self.waiting_bytes -= e.len as u64;
+            }
             if let Some(pkt) = e.pkt {
                 return Some(self.delivered(pkt));
             }
         }
-        None
+    }
+
+    /// `poll_transmit` while packets may leave out of FIFO order.
+    fn poll_by_arrival(&mut self, now: Time) -> Option<P> {
+        // Account for packets that started transmitting before any leaves the pipe.
+        self.advance_service(now);
+        let seq = self.arrivals.pop_due(now)?;
+        let e = &mut self.pipe[(seq - self.head_abs) as usize];
+        let pkt = e
+            .pkt
+            .take()
+            .expect("the arrival order holds pending packets");
+        self.pop_finished(now);
+        Some(self.delivered(pkt))
     }
 
     /// A packet lost after admission (in flight when the link went down), so the driver
@@ -323,6 +357,7 @@ impl<P: Packet> Link<P> {
             self.params.rate_bps == params.rate_bps && self.params.trace == params.trace;
         let old = std::mem::replace(&mut self.cap, Capacity::Rate(1));
         self.cap = Capacity::for_params(&params, now, Some(old));
+        self.has_jitter = params.jitter != Jitter::NONE;
         self.params = params;
         if !self.params.up {
             if was_up {

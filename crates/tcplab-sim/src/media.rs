@@ -15,9 +15,9 @@ use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink};
 pub(crate) struct Pkt {
     pub slot: u32,
     pub flow: u32,
+    /// Index in the simulator's step arena of the step it is on.
+    pub step: u32,
     pub wire_len: u32,
-    /// Index of the step it is on, along its direction's route.
-    pub hop: u16,
     /// True for packets of the sink (towards the source).
     pub to_source: bool,
 }
@@ -29,12 +29,21 @@ impl tcplab_link::Packet for Pkt {
     }
 }
 
-/// One hop as the simulator takes it.
+/// One hop as the simulator takes it. Each route ends with [`Step::END`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Step {
     pub medium: u32,
     pub from: Port,
     pub to: Port,
+}
+
+impl Step {
+    /// The end of a route: the packet has reached its endpoint.
+    pub const END: Step = Step {
+        medium: u32::MAX,
+        from: 0,
+        to: 0,
+    };
 }
 
 /// The built-in media, dispatched statically.

@@ -60,7 +60,6 @@ struct Flow {
     wake: [Option<Time>; 2],
     /// First step of each direction's route in `World::steps` (source → sink, sink → source).
     route: [u32; 2],
-    hops: u16,
     count: [PacketCount; 2],
     reliable: bool,
     started: bool,
@@ -135,6 +134,7 @@ pub fn simulate_with(
         })?;
         let fwd = steps.len() as u32;
         steps.extend(f.path.iter().map(|&h| wiring.step(&sc.links, h, false)));
+        steps.push(Step::END);
         let rev = steps.len() as u32;
         steps.extend(
             f.path
@@ -142,11 +142,11 @@ pub fn simulate_with(
                 .rev()
                 .map(|&h| wiring.step(&sc.links, h, true)),
         );
+        steps.push(Step::END);
         flows.push(Flow {
             ends: [ends.source, ends.sink],
             wake: [None; 2],
             route: [fwd, rev],
-            hops: f.path.len() as u16,
             count: [PacketCount::default(); 2],
             reliable: ends.reliable,
             started: false,
@@ -370,17 +370,20 @@ impl World<'_, '_> {
     }
 
     /// Moves a packet that reached the end of a step to its next step or its endpoint.
+    #[inline]
     fn forward(&mut self, mut p: Pkt) -> Result<(), SimError> {
-        let f = p.flow as usize;
-        let dir = p.to_source as usize;
-        let fl = &self.flows[f];
-        let next = p.hop + 1;
-        if next < fl.hops {
-            p.hop = next;
-            let step = self.steps[(fl.route[dir] + next as u32) as usize];
+        p.step += 1;
+        let step = self.steps[p.step as usize];
+        if step.medium != Step::END.medium {
             self.enqueue(step, p);
             return Ok(());
         }
+        self.deliver(p)
+    }
+
+    /// Hands `p` to the endpoint at the end of its route.
+    fn deliver(&mut self, p: Pkt) -> Result<(), SimError> {
+        let (f, dir) = (p.flow as usize, p.to_source as usize);
         let side = if p.to_source { SOURCE } else { SINK };
         let now = self.now;
         let fl = &mut self.flows[f];
@@ -398,10 +401,9 @@ impl World<'_, '_> {
     /// Offers `p` to the medium of `step`; a packet dropped at admission is counted.
     #[inline]
     fn enqueue(&mut self, step: Step, p: Pkt) {
-        let (f, dir) = (p.flow as usize, p.to_source as usize);
         let m = step.medium as usize;
         if self.wiring.media[m].handle_packet(self.now, step, p) != Admit::Queued {
-            self.flows[f].count[dir].dropped += 1;
+            self.flows[p.flow as usize].count[p.to_source as usize].dropped += 1;
             self.packets.free(p.slot);
         }
         self.wake_medium(m);
@@ -431,18 +433,18 @@ impl World<'_, '_> {
     fn drain(&mut self, f: usize, side: usize) {
         let now = self.now;
         let dir = side; // the source sends on route 0, the sink on route 1
-        let first = self.steps[self.flows[f].route[dir] as usize];
+        let first = self.flows[f].route[dir];
         while let Some(body) = self.flows[f].ends[side].poll_transmit(now) {
             self.flows[f].count[dir].sent += 1;
             let wire_len = body.wire_len();
             let slot = self.packets.put(body);
             self.enqueue(
-                first,
+                self.steps[first as usize],
                 Pkt {
                     slot,
                     wire_len,
                     flow: f as u32,
-                    hop: 0,
+                    step: first,
                     to_source: side == SINK,
                 },
             );
