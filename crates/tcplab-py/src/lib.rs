@@ -10,11 +10,11 @@ mod convert;
 mod tables;
 
 use pyo3::create_exception;
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use pyo3::exceptions::PyKeyboardInterrupt;
 use tcplab_sim::{
     parse_scenario_str, parse_scenario_table, simulate, simulate_with, Scenario, SimError,
 };

@@ -38,7 +38,13 @@ fn array(c: Column, n: usize) -> ArrayRef {
             let keys: Vec<i32> = codes
                 .iter()
                 .enumerate()
-                .map(|(i, &k)| if nb.as_ref().is_some_and(|b| b.is_null(i)) { 0 } else { k as i32 })
+                .map(|(i, &k)| {
+                    if nb.as_ref().is_some_and(|b| b.is_null(i)) {
+                        0
+                    } else {
+                        k as i32
+                    }
+                })
                 .collect();
             let values = StringArray::from_iter_values(dict.values().iter().map(String::as_str));
             let keys = Int32Array::new(keys.into(), nb);
@@ -60,7 +66,10 @@ fn stamp(info: &RunInfo, n: usize) -> Vec<(String, ArrayRef)> {
     .expect("one label");
     vec![
         ("scenario".into(), Arc::new(scenario) as ArrayRef),
-        ("seed".into(), Arc::new(UInt64Array::from(vec![info.seed; n]))),
+        (
+            "seed".into(),
+            Arc::new(UInt64Array::from(vec![info.seed; n])),
+        ),
         (
             "replication".into(),
             Arc::new(UInt32Array::from(vec![info.replication; n])),
