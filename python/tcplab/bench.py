@@ -42,6 +42,7 @@ def _child(path: str, mode: str) -> tuple[dict, float]:
 
 
 def run_bench(name: str, repeat: int) -> dict:
+    """Runs benchmark `name` `repeat` times in fresh processes; returns its statistics."""
     ref = resources.files("tcplab") / "data" / BENCHES[name]
     with resources.as_file(ref) as path:
         _, base_mb = _child(str(path), "check")
@@ -66,6 +67,7 @@ def run_bench(name: str, repeat: int) -> dict:
 
 
 def main(args) -> int:
+    """``tcplab bench``: runs the selected benchmarks and prints (or writes) the table."""
     names = [n.strip().upper() for n in args.only.split(",")] if args.only else list(BENCHES)
     unknown = [n for n in names if n not in BENCHES]
     if unknown:

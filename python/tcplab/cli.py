@@ -188,6 +188,7 @@ def _cmd_bench(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
     p = argparse.ArgumentParser(
         prog="tcplab", description="Simulate and compare TCP-style transport protocols."
     )
@@ -236,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs the command line; returns the exit status (errors are messages, not tracebacks)."""
     args = build_parser().parse_args(argv)
     if getattr(args, "replications", 1) < 1:
         print("tcplab: error: --replications must be >= 1", file=sys.stderr)

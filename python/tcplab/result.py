@@ -134,7 +134,7 @@ class Result:
         """The per-flow table with the columns a person reads first, in friendly units."""
         f = self.flows
         out = f[["flow", "name"]].copy()
-        out["cc"] = f["cc"] if "cc" in f else f["transport"]
+        out["cc"] = f["cc"].astype(object).fillna(f["transport"]) if "cc" in f else f["transport"]
         out["completed"] = f["completed"]
         out["delivered_MB"] = f["bytes_delivered"] / 1e6
         out["goodput_Mbps"] = f["goodput_bps"] / 1e6

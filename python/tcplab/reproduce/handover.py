@@ -40,6 +40,7 @@ CAPACITY_BPS = 10e6 * 1460 / 1500
 
 
 def scenario(cc: str, direction: str, ht: float, timer: str = "impatient") -> Scenario:
+    """The handover scenario of one table cell (variant, direction, outage HT, timer)."""
     a, b = (L1, L2) if direction == "L1->L2" else (L2, L1)
     t0 = WARMUP[direction]
     data = {
@@ -60,6 +61,7 @@ def scenario(cc: str, direction: str, ht: float, timer: str = "impatient") -> Sc
 
 
 def one(job):
+    """Runs one (cc, direction, HT, timer, seed) job; returns its row of runs.parquet."""
     cc, direction, ht, timer, seed = job
     sc = scenario(cc, direction, ht, timer)
     res = simulate(sc, seed=seed)
@@ -74,6 +76,7 @@ def one(job):
 
 def run(out: Path, seeds: int = 5, workers: int | None = None,
         variants: list[str] | None = None) -> list[Path]:
+    """Runs every variant × direction × HT × timer with seeds 1..`seeds`; returns the files."""
     from tcplab.reproduce.inet_vegas_westwood import available
 
     out.mkdir(parents=True, exist_ok=True)

@@ -67,6 +67,7 @@ def available(variants: list[str]) -> list[str]:
 
 def run(out: Path, seeds: int = 5, workers: int | None = None,
         variants: list[str] | None = None) -> list[Path]:
+    """Runs Figs. 1-3 with seeds 1..`seeds` per point; returns every file written."""
     out.mkdir(parents=True, exist_ok=True)
     vs = available(variants or VARIANTS)
     base = Scenario(BASE, source=f"{NAME} (tcplab.reproduce)")

@@ -30,6 +30,7 @@ COMPARE = ["wave", "bbr", "cubic"]
 
 
 def path(rate: str, flows: list[dict], duration: str, sample: str = "ack") -> Scenario:
+    """The emulated dumbbell path (see the module docs) with a `rate` bottleneck."""
     data = {
         "name": "wave-path", "sample": sample, "duration": duration,
         "topology": {"kind": "dumbbell"},
