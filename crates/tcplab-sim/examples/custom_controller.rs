@@ -46,7 +46,8 @@ impl CongestionControl for Aimd {
     }
 }
 
-fn make(p: &mut CcParams) -> Result<Box<dyn CongestionControl + Send>, String> {
+/// Builds the controller from `cc_params` (`beta`, default 0.5).
+pub fn make(p: &mut CcParams) -> Result<Box<dyn CongestionControl + Send>, String> {
     let beta = p.take("beta", 0.5, |b| b > 0.0 && b < 1.0, "in (0, 1)")?;
     Ok(Box::new(Aimd { beta, acked: 0 }))
 }
