@@ -420,7 +420,8 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
         fig, own = ax.figure, False
     groups = summary.groupby(series, sort=False) if series else [(None, summary)]
     unit = display_unit(summary[x].tolist())
-    for name, g in groups:
+    for k, (name, g) in enumerate(groups):
+        color = f"C{k % 10}"  # explicit: the hollow markers must not advance the cycle
         xs = [to_number(v) for v in g[x]]
         if any(v is None for v in xs):
             xs = list(range(len(g)))
@@ -433,13 +434,13 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
         err = np.vstack([np.nan_to_num(m - lo), np.nan_to_num(hi - m)])
         ns = sorted(set(int(n) for n in g["n"]))
         nlab = f"n={ns[0]}" if len(ns) == 1 else f"n={ns[0]}–{ns[-1]}"
-        line = ax.errorbar(xv, m, yerr=err, marker="o", ms=3, capsize=3, lw=1,
-                           label=f"{name} ({nlab})" if series else nlab)
+        ax.errorbar(xv, m, yerr=err, marker="o", ms=3, capsize=3, lw=1, color=color,
+                    label=f"{name} ({nlab})" if series else nlab)
         if "identical" in g:
             same = g["identical"].to_numpy()[order].astype(bool)
             if same.any():
                 ax.plot(xv[same], m[same], ls="none", marker="o", ms=6, mfc="white",
-                        mec=line[0].get_color(), zorder=3)
+                        mec=color, zorder=3)
     ax.set_xlabel(xlabel or (f"{x} [{unit}]" if unit else x))
     ax.set_ylabel(ylabel or str(summary["metric"].iloc[0]))
     if title:

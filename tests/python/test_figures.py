@@ -138,6 +138,12 @@ def test_summary_plot_orders_sizes_states_n_and_marks_identical():
     hollow = [ln for ln in ax.get_lines() if ln.get_markerfacecolor() == "white"]
     assert list(hollow[0].get_xdata()) == pytest.approx([1.048576])
     matplotlib.pyplot.close(fig)
+    # Each series keeps its own colour (the hollow markers do not shift the cycle).
+    two = pd.concat([s.assign(cc="a"), s.assign(cc="b")])
+    fig = plot_summary(two, "x", "cc")
+    colors = [ln.get_color() for ln in fig.axes[0].get_lines() if ln.get_linestyle() == "-"]
+    assert len(colors) == 2 and colors[0] != colors[1]
+    matplotlib.pyplot.close(fig)
 
 
 def test_wave_study_shares_y_scales_and_states_n(tmp_path):
