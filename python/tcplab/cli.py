@@ -3,10 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from tcplab import _tcplab
+
+
+def _records(df) -> list[dict]:
+    """A DataFrame as JSON-ready records (NaN → null, categories → strings)."""
+    return json.loads(df.to_json(orient="records"))
+
+
+def _emit(a: argparse.Namespace, doc: dict, text: str | None = None) -> None:
+    """Prints `doc` as JSON (--json), else `text` unless --quiet."""
+    if a.json:
+        print(json.dumps(doc, indent=2, default=str))
+    elif text is not None and not a.quiet:
+        print(text)
+
+
+def _note(a: argparse.Namespace, msg: str) -> None:
+    """An informational line on stderr (silenced by --quiet and --json)."""
+    if not (a.quiet or a.json):
+        print(msg, file=sys.stderr)
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
@@ -17,25 +37,29 @@ def _cmd_run(a: argparse.Namespace) -> int:
 
     sc = Scenario.from_toml(a.scenario)
     out = Path(a.out) if a.out else None
-    rows = []
+    rows, runs, lines = [], [], []
     for rep in range(a.replications):
         res = simulate(sc, seed=a.seed, replication=rep)
         rows.append(res.summary().assign(replication=rep))
+        written = []
         if out:
             prefix = f"{sc.name}-s{a.seed}-r{rep}-"
-            paths = res.to_parquet(out, prefix=prefix)
-            written = [str(p) for p in paths]
+            written = [str(p) for p in res.to_parquet(out, prefix=prefix)]
             if not a.no_plot:
-                written.append(str(plot_run(res, out / f"{prefix}plot.png")))
-            print(f"wrote {', '.join(written)}", file=sys.stderr)
+                path = out / f"{prefix}plot.png"
+                plot_run(res, path)
+                written.append(str(path))
+            _note(a, f"wrote {', '.join(written)}")
         i = res.info
-        print(
+        runs.append({**i, "flows": _records(res.flows), "files": written})
+        lines.append(
             f"# {i['scenario']} seed={i['seed']} replication={rep}: simulated "
             f"{i['end_time_s']:.3f} s, {i['events']} events, digest {i['digest']}"
         )
     table = pd.concat(rows, ignore_index=True)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        lines.append(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    _emit(a, {"runs": runs}, "\n".join(lines))
     return 0
 
 
@@ -43,12 +67,14 @@ def _cmd_check(a: argparse.Namespace) -> int:
     from tcplab.scenario import Scenario
 
     sc = Scenario.from_toml(a.scenario)
-    print(f"ok: {sc!r}")
+    _emit(a, {"ok": True, "source": sc.source, **sc._summary}, f"ok: {sc!r}")
     return 0
 
 
-def run_plan(plan, out: Path | None, workers: int | None, executor: str):
-    """Runs a sweep plan; writes tables and plots under `out`; returns (result, summaries)."""
+def run_plan(plan, out: Path | None, workers: int | None, executor: str,
+             progress: bool | None = None):
+    """Runs a sweep plan; writes tables and plots under `out`; returns (result, summaries,
+    the files written)."""
     import pandas as pd
 
     from tcplab.plot import plot_summary
@@ -57,25 +83,44 @@ def run_plan(plan, out: Path | None, workers: int | None, executor: str):
 
     sc = Scenario.from_toml(plan.scenario)
     res = sweep(sc, plan.grid, seeds=plan.seeds, replications=plan.replications,
-                workers=workers, executor=executor)
+                workers=workers, executor=executor, progress=progress)
+    files: list[Path] = []
     summaries = {}
     for m in plan.metrics:
         if len(res.runs):
             summaries[m] = res.summary(m, level=plan.level)
     if out:
-        res.to_parquet(out, prefix=f"{plan.name}-")
+        files += res.to_parquet(out, prefix=f"{plan.name}-")
         if summaries:
-            pd.concat(summaries.values(), ignore_index=True).to_parquet(
-                out / f"{plan.name}-summary.parquet", index=False)
+            files.append(out / f"{plan.name}-summary.parquet")
+            pd.concat(summaries.values(), ignore_index=True).to_parquet(files[-1], index=False)
         for i, p in enumerate(plan.plots):
             if len(res.runs) == 0:
                 break
             by = [p.x] + ([p.series] if p.series else [])
             s = res.summary(p.y, level=plan.level, by=by)
             name = f"{plan.name}-{i}-{p.y}-vs-{p.x}".replace("*", "all").replace(".", "_")
-            plot_summary(s, p.x, p.series, out / f"{name}.png", ylabel=p.ylabel,
+            files.append(out / f"{name}.png")
+            plot_summary(s, p.x, p.series, files[-1], ylabel=p.ylabel,
                          xlabel=p.xlabel, title=p.title, scale=p.scale)
-    return res, summaries
+    return res, summaries, files
+
+
+def readable_summary(s):
+    """A summary table in display units (goodput in Mbit/s, ratios in %), with the unit in
+    the column names and deterministic points shown without an interval."""
+    from tcplab.columns import display
+
+    metric = str(s["metric"].iloc[0])
+    scale, unit = display(metric)
+    t = s.drop(columns=["metric", "level", "half_width", "identical"], errors="ignore").copy()
+    suffix = f" [{unit}]" if unit else ""
+    for c in ("mean", "ci_low", "ci_high"):
+        t[c] = t[c] * scale
+    same = s["identical"].to_numpy(dtype=bool) if "identical" in s else None
+    if same is not None:
+        t.loc[same, ["ci_low", "ci_high"]] = float("nan")
+    return t.rename(columns={c: f"{c}{suffix}" for c in ("mean", "ci_low", "ci_high")})
 
 
 def _cmd_sweep(a: argparse.Namespace) -> int:
@@ -85,16 +130,24 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
 
     plan = load_plan(a.plan)
     out = Path(a.out) if a.out else None
-    res, summaries = run_plan(plan, out, a.workers, a.executor)
+    res, summaries, files = run_plan(plan, out, a.workers, a.executor,
+                                     progress=False if (a.quiet or a.json) else None)
+    parts = []
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         for m, s in summaries.items():
-            print(f"# {m} (mean, {plan.level:.0%} confidence interval)")
-            print(s.drop(columns=["metric", "level"]).to_string(index=False))
-    if len(res.failures):
+            parts.append(f"# {m} (mean, {plan.level:.0%} confidence interval; an empty "
+                         "interval: every run gave the same value)")
+            parts.append(readable_summary(s).to_string(
+                index=False, na_rep="", float_format=lambda x: f"{x:.4g}"))
+    doc = {"plan": plan.name, "runs": len(res.runs), "failures": _records(res.failures),
+           "summaries": {m: _records(s) for m, s in summaries.items()},
+           "files": [str(p) for p in files]}
+    _emit(a, doc, "\n".join(parts))
+    if len(res.failures) and not a.json:
         print(f"# {len(res.failures)} failed run(s):", file=sys.stderr)
         print(res.failures.to_string(index=False), file=sys.stderr)
     if out:
-        print(f"wrote tables and plots to {out}", file=sys.stderr)
+        _note(a, f"wrote {len(files)} files to {out}")
     return 0 if len(res.runs) else 1
 
 
@@ -104,8 +157,9 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     from tcplab import reproduce
 
     if a.list or not a.study:
-        for name in reproduce.STUDIES:
-            print(f"{name:24} {reproduce.get(name).DESCRIPTION}")
+        studies = {name: reproduce.get(name).DESCRIPTION for name in reproduce.STUDIES}
+        _emit(a, {"studies": studies},
+              "\n".join(f"{n:24} {d}" for n, d in studies.items()))
         return 0
     try:
         study = reproduce.get(a.study)
@@ -118,12 +172,12 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     out = Path(a.out) / a.study
     t0 = time.perf_counter()
     paths = study.run(out, seeds=a.seeds, workers=a.workers)
-    print(f"{a.study}: done in {time.perf_counter() - t0:.1f} s; wrote:")
-    for p in paths:
-        print(f"  {p}")
+    secs = time.perf_counter() - t0
     tables = out / "tables.md"
-    if tables.exists():
-        print(tables.read_text())
+    text = "\n".join([f"{a.study}: done in {secs:.1f} s; wrote:", *(f"  {p}" for p in paths),
+                      tables.read_text() if tables.exists() else ""])
+    _emit(a, {"study": a.study, "seeds": a.seeds, "seconds": secs,
+              "files": [str(p) for p in paths]}, text)
     return 0
 
 
@@ -134,6 +188,7 @@ def _cmd_bench(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
     p = argparse.ArgumentParser(
         prog="tcplab", description="Simulate and compare TCP-style transport protocols."
     )
@@ -170,12 +225,19 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="time the reference benchmarks B1 and B2")
     b.add_argument("--only", help="comma-separated subset, e.g. B1")
     b.add_argument("--repeat", type=int, default=3, help="runs per benchmark (default 3)")
-    b.add_argument("--json", help="also write the results as JSON to this file")
+    b.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                   help="print the results as JSON (or write them to FILE)")
+    b.add_argument("--quiet", action="store_true", help="print nothing but errors")
     b.set_defaults(fn=_cmd_bench)
+    for sp in (r, c, w, rp):
+        sp.add_argument("--json", action="store_true",
+                        help="print a machine-readable JSON summary instead of text")
+        sp.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs the command line; returns the exit status (errors are messages, not tracebacks)."""
     args = build_parser().parse_args(argv)
     if getattr(args, "replications", 1) < 1:
         print("tcplab: error: --replications must be >= 1", file=sys.stderr)
@@ -185,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     except (_tcplab.ScenarioError, _tcplab.InvariantError, _tcplab.SimulationPanic) as e:
         kind = type(e).__name__
         print(f"tcplab: {kind}: {e}", file=sys.stderr)
+        if getattr(args, "json", None) is True:
+            print(json.dumps({"error": kind, "message": str(e)}))
         return 1
 
 

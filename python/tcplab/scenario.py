@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import html
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ class Scenario:
 
     def __init__(self, data: dict[str, Any], source: str = "<dict>"):
         self._data = copy.deepcopy(data)
+        #: Where the scenario came from (a file path or a label), named in error messages.
         self.source = source
         self._summary = _tcplab.check_scenario(source, dict=self._data)
 
@@ -46,7 +48,14 @@ class Scenario:
 
     @property
     def name(self) -> str:
+        """The scenario's name (its `name` key, or the file stem)."""
         return self._summary["name"]
+
+    @property
+    def links(self) -> list[dict[str, Any]]:
+        """Each link's parameters and scheduled changes, as the simulator resolved them
+        (rates in bit/s, delays in s; see ``tcplab._tcplab.link_timeline``)."""
+        return _tcplab.link_timeline(self.source, dict=self._data)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -67,6 +76,29 @@ class Scenario:
     def __repr__(self) -> str:
         s = self._summary
         return f"Scenario({s['name']!r}, flows={s['flows']}, links={s['links']})"
+
+    def _repr_html_(self) -> str:
+        s = self._summary
+        esc = html.escape
+        dur = f", duration {s['duration_s']:g} s" if s.get("duration_s") else ""
+        rows = []
+        for ln in self.links:
+            f = ln["fwd"]
+            rate = (f"{f['rate_bps'] / 1e6:g} Mbit/s" if f["rate_bps"] is not None
+                    else f"trace (mean {f['trace_mean_rate_bps'] / 1e6:.3g} Mbit/s)")
+            rows.append(f"<tr><td>link</td><td>{esc(ln['name'])}</td><td>{rate}, "
+                        f"{f['delay_s'] * 1e3:g} ms, {ln['duplex']} duplex, "
+                        f"{len(ln['changes'])} scheduled change(s)</td></tr>")
+        for i, fl in enumerate(self._data.get("flow", [])):
+            what = fl.get("transport", "tcp")
+            if what == "tcp":
+                what = f"tcp/{fl.get('cc', 'newreno')}"
+            detail = ", ".join(f"{k} = {v}" for k, v in fl.items()
+                               if k not in ("name", "cc", "transport"))
+            rows.append(f"<tr><td>flow</td><td>{esc(str(fl.get('name', f'flow{i}')))}</td>"
+                        f"<td>{esc(what)}: {esc(detail)}</td></tr>")
+        return (f"<div><b>{esc(s['name'])}</b> ({esc(self.source)}{dur})"
+                f"<table>{''.join(rows)}</table></div>")
 
 
 def _set_path(node: Any, parts: list[str], value: Any, full: str) -> None:
@@ -110,4 +142,4 @@ def simulate(scenario: Scenario | str | Path, seed: int = 1, replication: int = 
     if seed < 0 or replication < 0:
         raise ValueError("seed and replication must be >= 0")
     info, tables = _tcplab.run(scenario.source, seed, replication, dict=scenario._data)
-    return Result(info, tables)
+    return Result(info, tables, scenario=scenario)

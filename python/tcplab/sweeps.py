@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -24,8 +23,9 @@ from typing import Any
 import pandas as pd
 
 from tcplab import _tcplab
+from tcplab.columns import valid_range
 from tcplab.scenario import Scenario, simulate
-from tcplab.stats import mean_ci
+from tcplab.stats import interval
 
 _ERRORS = (_tcplab.ScenarioError, _tcplab.InvariantError, _tcplab.SimulationPanic, ValueError)
 
@@ -43,23 +43,12 @@ def _one(job: tuple[dict, str, dict, int, int]) -> tuple[dict, int, int, Any, st
         return point, seed, rep, None, f"{type(e).__name__}: {e}"
 
 
-class _Progress:
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.done, self.failed = total, 0, 0
-        self.enabled = enabled
-        self.t0 = time.perf_counter()
+def _progress_bar(total: int, enabled: bool):
+    """A tqdm bar on stderr (disabled: a no-op one)."""
+    from tqdm.auto import tqdm
 
-    def step(self, failed: bool) -> None:
-        self.done += 1
-        self.failed += int(failed)
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        msg = (f"\r[{'#' * filled}{' ' * (width - filled)}] {self.done}/{self.total} runs"
-               f"{f' ({self.failed} failed)' if self.failed else ''}"
-               f" {time.perf_counter() - self.t0:.1f}s")
-        print(msg, end="" if self.done < self.total else "\n", file=sys.stderr, flush=True)
+    return tqdm(total=total, unit="run", disable=not enabled, file=sys.stderr,
+                dynamic_ncols=True, leave=False)
 
 
 @dataclass
@@ -72,9 +61,13 @@ class SweepResult:
 
     def summary(self, metric: str = "goodput_bps", level: float = 0.95,
                 by: Sequence[str] | None = None, flow: int | None = None) -> pd.DataFrame:
-        """Mean, Student-t confidence interval and n of `metric` per grid point.
+        """Mean, confidence interval and n of `metric` per grid point.
 
-        `by` defaults to every swept parameter; `flow` restricts to one flow id.
+        The interval is Student-t unless that leaves the metric's valid range (see
+        docs/results.md), then a percentile bootstrap (column ``interval`` says which);
+        ``identical`` marks points whose runs all gave the same value (the seeds do not
+        change it; the interval is then zero-wide). `by` defaults to every swept
+        parameter; `flow` restricts to one flow id.
         """
         if metric not in self.runs.columns:
             raise KeyError(f"unknown metric '{metric}' (columns: {', '.join(self.runs.columns)})")
@@ -84,13 +77,21 @@ class SweepResult:
         groups = df.groupby(keys, sort=False, dropna=False) if keys else [((), df)]
         for key, g in groups:
             key = key if isinstance(key, tuple) else (key,)
-            mean, half, n = mean_ci(g[metric].tolist(), level)
-            rows.append({**dict(zip(keys, key)), "metric": metric, "mean": mean,
-                         "ci_low": mean - half, "ci_high": mean + half, "half_width": half,
-                         "n": n, "level": level})
+            iv = interval(g[metric].tolist(), level, valid_range(metric))
+            rows.append({**dict(zip(keys, key)), "metric": metric, "mean": iv.mean,
+                         "ci_low": iv.low, "ci_high": iv.high,
+                         "half_width": (iv.high - iv.low) / 2, "n": iv.n, "level": level,
+                         "interval": iv.method, "identical": iv.method == "identical"})
         return pd.DataFrame(rows)
 
+    def to_polars(self):
+        """The runs as a polars DataFrame (needs ``pip install polars``)."""
+        import polars as pl
+
+        return pl.from_pandas(self.runs)
+
     def to_parquet(self, out_dir: str | Path, prefix: str = "sweep-") -> list[Path]:
+        """Writes ``<prefix>runs.parquet`` and ``<prefix>failures.parquet``; returns them."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / f"{prefix}runs.parquet", out / f"{prefix}failures.parquet"]
@@ -134,7 +135,7 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
     jobs = [(scenario._data, scenario.source, p, s, r)
             for p in points for s in seed_list for r in range(replications)]
     workers = workers or os.cpu_count() or 1
-    bar = _Progress(len(jobs), sys.stderr.isatty() if progress is None else progress)
+    bar = _progress_bar(len(jobs), sys.stderr.isatty() if progress is None else progress)
     frames, fails = [], []
 
     def collect(out):
@@ -145,7 +146,8 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
             frames.append(flows)
         else:
             fails.append({**point, "seed": seed, "replication": rep, "error": err})
-        bar.step(err is not None)
+            bar.set_postfix(failed=len(fails))
+        bar.update(1)
 
     if executor == "serial" or workers == 1 or len(jobs) == 1:
         for j in jobs:
@@ -158,6 +160,7 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
                 collect(f.result())
     else:
         raise ValueError(f"executor must be 'process', 'thread' or 'serial', not {executor!r}")
+    bar.close()
     runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if len(runs):
         order = [*params, "seed", "replication", "flow"]
@@ -167,11 +170,12 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
 
 
 def _sort_key(col: pd.Series) -> pd.Series:
-    """Sort unit strings by their numeric value where possible ("5ms" before "10ms")."""
-    from tcplab.units import to_number
+    """Sort unit strings by their value when all are of one kind ("5ms" before "10ms",
+    "2MiB" before "10MiB")."""
+    from tcplab.units import sort_key
 
     if col.dtype == object or pd.api.types.is_string_dtype(col):
-        nums = col.map(lambda v: to_number(v))
-        if nums.notna().all():
-            return nums
+        keys = sort_key(col.tolist())
+        if keys is not None:
+            return pd.Series(keys, index=col.index)
     return col

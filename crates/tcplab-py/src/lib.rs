@@ -7,7 +7,9 @@
 
 mod coding;
 mod convert;
+mod links;
 mod tables;
+mod units;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyKeyboardInterrupt;
@@ -198,5 +200,7 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     // submodules register here
     coding::register(m)?;
+    units::register(m)?;
+    links::register(m)?;
     Ok(())
 }
