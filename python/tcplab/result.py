@@ -8,6 +8,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tcplab.files import inside
+
 #: Columns that identify a row rather than measure something.
 _STAMP = ("scenario", "seed", "replication")
 _FLOW_KEYS = ("t_s", "flow")
@@ -76,7 +78,7 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         paths = []
         for name, table in self.tables.items():
-            p = out / f"{prefix}{name}.parquet"
+            p = inside(out, f"{prefix}{name}.parquet")
             pq.write_table(table, p)
             paths.append(p)
         return paths
