@@ -56,7 +56,8 @@ def _cmd_run(a: argparse.Namespace) -> int:
         with pd.option_context("display.width", 160, "display.max_columns", 20):
             print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"), flush=True)
     if out:
-        write_manifest(out, "run", f"{sc.name}-s{a.seed}", written, scenario_file=a.scenario,
+        write_manifest(out, "run", f"{sc.name}-s{a.seed}", written, argv=a.argv,
+                       scenario_file=a.scenario,
                        scenario_text=read_text(a.scenario), seeds=[a.seed],
                        replications=a.replications)
     return 0
@@ -71,7 +72,7 @@ def _cmd_check(a: argparse.Namespace) -> int:
 
 
 def run_plan(plan, out: Path | None, workers: int | None, executor: str, *,
-             plan_file: str = "plan", **limits):
+             plan_file: str = "plan", argv: list[str] | None = None, **limits):
     """Checks a sweep plan, runs it, writes tables and plots under `out` (finished runs go
     to ``<name>-runs.parts/`` as they complete until the table is written); returns
     (result, summaries). `limits`: time_limit, memory_limit, client (see `sweep`)."""
@@ -109,7 +110,7 @@ def run_plan(plan, out: Path | None, workers: int | None, executor: str, *,
             written.append(plot_summary(s, p.x, p.series, inside(out, f"{name}.png"),
                                         ylabel=p.ylabel, xlabel=p.xlabel, title=p.title,
                                         scale=p.scale))
-        write_manifest(out, "sweep", plan.name, written, plan_file=plan_file,
+        write_manifest(out, "sweep", plan.name, written, argv=argv, plan_file=plan_file,
                        plan_text=read_text(plan_file) if Path(plan_file).is_file() else None,
                        scenario_file=str(plan.scenario),
                        scenario_text=read_text(plan.scenario), seeds=plan.seeds,
@@ -129,7 +130,8 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     executor = a.executor
     if a.dask:
         executor, limits["client"] = "dask", a.dask
-    res, summaries = run_plan(plan, out, a.workers, executor, plan_file=a.plan, **limits)
+    res, summaries = run_plan(plan, out, a.workers, executor, plan_file=a.plan, argv=a.argv,
+                              **limits)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         for m, s in summaries.items():
             print(f"# {m} (mean, {plan.level:.0%} confidence interval)")
@@ -162,7 +164,7 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     paths = study.run(out, seeds=a.seeds, workers=a.workers)
     from tcplab.manifest import write_manifest
 
-    write_manifest(out, "reproduce", a.study, paths, study=a.study,
+    write_manifest(out, "reproduce", a.study, paths, argv=a.argv, study=a.study,
                    description=study.DESCRIPTION, seeds=list(range(1, a.seeds + 1)),
                    scenario=getattr(study, "BASE", None))
     print(f"{a.study}: done in {time.perf_counter() - t0:.1f} s; wrote:")
@@ -171,6 +173,21 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     tables = out / "tables.md"
     if tables.exists():
         print(tables.read_text())
+    return 0
+
+
+def _cmd_list(a: argparse.Namespace) -> int:
+    from tcplab.catalog import describe
+
+    print(describe(a.what))
+    return 0
+
+
+def _cmd_report(a: argparse.Namespace) -> int:
+    from tcplab.report import write_report
+
+    path = write_report(Path(a.dir), Path(a.output) if a.output else None)
+    print(f"wrote {path}")
     return 0
 
 
@@ -264,6 +281,16 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--workers", type=_whole(1), help="parallel runs (default: CPU count)")
     rp.set_defaults(fn=_cmd_reproduce)
 
+    ls = sub.add_parser("list", help="controllers, transports, studies and scenario keys")
+    ls.add_argument("what", nargs="?", default="all",
+                    choices=["all", "controllers", "transports", "studies", "keys"])
+    ls.set_defaults(fn=_cmd_list)
+
+    rr = sub.add_parser("report", help="one self-contained HTML page from an output directory")
+    rr.add_argument("dir", help="output directory of tcplab run, sweep or reproduce")
+    rr.add_argument("-o", "--output", help="HTML file to write (default DIR/report.html)")
+    rr.set_defaults(fn=_cmd_report)
+
     b = sub.add_parser("bench", help="time the reference benchmarks B1 and B2")
     b.add_argument("--only", help="comma-separated subset, e.g. B1")
     b.add_argument("--repeat", type=_whole(1), default=3,
@@ -275,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the manifests
     try:
         return args.fn(args)
     except _Usage as e:

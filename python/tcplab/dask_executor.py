@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+#: Seconds to wait for a scheduler named by its address.
+CONNECT_TIMEOUT_S = 10.0
+
 
 def _distributed():
     try:
@@ -30,7 +33,7 @@ def connect(client: Any, workers: int | None) -> tuple[Any, bool]:
         return client, False
     if isinstance(client, str):
         try:
-            return distributed.Client(client, timeout="10s"), True
+            return distributed.Client(client, timeout=f"{CONNECT_TIMEOUT_S}s"), True
         except OSError as e:
             raise ValueError(f"cannot reach the Dask scheduler at {client}: {e}") from None
     if client is not None:

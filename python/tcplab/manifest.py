@@ -19,13 +19,14 @@ PATTERN = "tcplab-*.json"
 
 
 def write_manifest(out: Path, command: str, name: str, files: list[Path],
-                   **fields: Any) -> Path:
-    """Writes the manifest of one command run into `out`; returns its path."""
+                   argv: list[str] | None = None, **fields: Any) -> Path:
+    """Writes the manifest of one command run into `out`; returns its path. `argv` is the
+    command line after ``tcplab`` (default: this process's)."""
     path = inside(out, f"tcplab-{command}-{name}.json")
     doc = {
         "tcplab": _tcplab.__version__,
         "command": command,
-        "argv": ["tcplab", *sys.argv[1:]],
+        "argv": ["tcplab", *(sys.argv[1:] if argv is None else argv)],
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         **fields,
         "files": sorted({Path(f).name for f in files}),
