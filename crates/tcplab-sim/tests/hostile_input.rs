@@ -73,6 +73,14 @@ fn zero_timers_are_refused() {
         &format!("max_time = \"0s\"\n{LINK}{FLOW}"),
         &["max_time = \"0s\"", "> 0"],
     );
+    // Controller timers that round to 0 ns: fixed_burst then looped inside one event,
+    // where neither the stall guard nor Ctrl-C is checked.
+    for (cc, param) in [("fixed_burst", "interval_ms"), ("wave", "init_timer_ms")] {
+        assert_err(
+            &format!("{LINK}{FLOW}cc = \"{cc}\"\ncc_params = {{ {param} = 1e-9 }}\n"),
+            &["flow[0].cc_params", param, "1 ns"],
+        );
+    }
     // A zero RTO floor is harmless: the 1 ms clock granularity keeps the RTO positive.
     let sc = parse_scenario_str(
         &format!(
