@@ -30,6 +30,24 @@ def timed(label: str, **kw) -> pd.DataFrame:
     return res.runs
 
 
+def unsupervised() -> None:
+    """The executor sweeps used before (concurrent.futures): the pool's overhead baseline."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tcplab import sweeps
+
+    sc = tcplab.Scenario.from_toml(ROOT / "examples" / "newreno-lossy.toml").with_values(
+        **{"flow.0.bytes": "60MiB", "sample": "off"})
+    jobs = [sweeps._Job(i, sc.with_values(**p)._data, sc.source, p, s, 0, None)
+            for i, (p, s) in enumerate((p, s) for p in sweeps.expand_grid(GRID)
+                                       for s in range(1, 5))]
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        n = sum(out[1] is not None for out in pool.map(sweeps._one, jobs))
+    print(f"| process (2, ProcessPoolExecutor, as before) | {time.perf_counter() - t0:.2f} "
+          f"| {n} | |")
+
+
 def main() -> None:
     import distributed
 
@@ -38,6 +56,7 @@ def main() -> None:
     timed("serial", executor="serial")
     timed("thread (2)", executor="thread")
     timed("process (2, supervised)", executor="process")
+    unsupervised()
     t0 = time.perf_counter()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
                                   dashboard_address=None) as cluster, \

@@ -147,7 +147,7 @@ def check_plan(plan: Plan, file: str = "plan") -> Any:
                 raise _err(file, f'grid."{k}"', v, str(e)) from None
     first = {k: v[0] for k, v in plan.grid.items()}
     try:
-        probe = simulate(sc.with_values(**first, duration="1ms", sample="off"),
+        probe = simulate(sc.with_values(**{**first, "duration": "1ms", "sample": "off"}),
                          seed=plan.seeds[0], time_limit=60)
     except _tcplab.ScenarioError as e:  # a combination the values alone did not show
         raise _err(file, "grid", first, str(e)) from None

@@ -11,6 +11,7 @@ own process instead of pushing the machine into swap or the OOM killer.
 
 from __future__ import annotations
 
+import faulthandler
 import multiprocessing as mp
 import os
 import signal
@@ -44,9 +45,11 @@ def _address_space() -> int:
 
 def _worker(conn, fn: Callable[[Any], Any], memory_limit: int | None, stderr: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    fd = os.open(stderr, os.O_WRONLY | os.O_APPEND)
-    os.dup2(fd, 2)  # the parent reads what a dying run said (e.g. Rust's allocation error)
-    os.close(fd)
+    # The parent reads what a dying run said (Rust's allocation error, a crash dump).
+    sys.stderr = open(stderr, "a", buffering=1, encoding="utf-8", errors="replace")
+    os.dup2(sys.stderr.fileno(), 2)
+    if faulthandler.is_enabled():
+        faulthandler.enable(file=sys.stderr)
     if memory_limit:
         import resource
 
