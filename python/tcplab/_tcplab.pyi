@@ -30,8 +30,16 @@ def run(
     replication: int = 0,
     text: str | None = None,
     dict: dict[str, Any] | None = None,
+    time_limit_s: float | None = None,
 ) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
-    """Simulates a scenario; returns (info, {table name: record batch})."""
+    """Simulates a scenario; returns (info, {table name: record batch}). Past
+    `time_limit_s` of wall-clock time the run stops with TimeoutError."""
+
+def congestion_controls() -> list[str]:
+    """The names ``cc = "..."`` accepts: the built-in controllers (aliases included)."""
+
+def transports() -> list[str]:
+    """The names ``transport = "..."`` accepts: built-ins first, then registered ones."""
 
 def bench_run(source: str, text: str, seed: int) -> dict[str, Any]:
     """Times one simulation (wall_s, events, packet_hops, end_time_s)."""

@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tcplab.columns import with_metadata
+from tcplab.files import inside
 
 if TYPE_CHECKING:  # pragma: no cover
     from tcplab.scenario import Scenario
@@ -105,7 +106,7 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         paths = []
         for name, table in self.tables.items():
-            p = out / f"{prefix}{name}.parquet"
+            p = inside(out, f"{prefix}{name}.parquet")
             pq.write_table(table, p)
             paths.append(p)
         return paths

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab import _tcplab
+from tcplab.files import read_text
 from tcplab.result import Result
 
 if sys.version_info >= (3, 11):
@@ -25,24 +26,22 @@ class Scenario:
     """
 
     def __init__(self, data: dict[str, Any], source: str = "<dict>"):
+        # Validate before copying: the check refuses cycles and deep nesting that
+        # deepcopy would recurse into.
+        self._summary = _tcplab.check_scenario(source, dict=data)
         self._data = copy.deepcopy(data)
         #: Where the scenario came from (a file path or a label), named in error messages.
         self.source = source
-        self._summary = _tcplab.check_scenario(source, dict=self._data)
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
         """Reads a scenario file."""
-        path = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as e:
-            raise _tcplab.ScenarioError(f"{path}: cannot read the file: {e}") from None
-        return cls.from_toml_str(text, source=path)
+        return cls.from_toml_str(read_text(path), source=str(path))
 
     @classmethod
     def from_toml_str(cls, text: str, source: str = "<string>") -> Scenario:
         """Parses scenario TOML text; syntax errors name `source`."""
+        text = text.removeprefix("\ufeff")  # a byte order mark, as the Rust parser allows
         _tcplab.check_scenario(source, text=text)  # precise errors, including syntax
         return cls(tomllib.loads(text), source=source)
 
@@ -111,6 +110,8 @@ def _set_path(node: Any, parts: list[str], value: Any, full: str) -> None:
                 _set_path(item, rest, value, full)
             return
         try:
+            if not (head.isascii() and head.isdigit()):  # no "-1", "+0", " 0"
+                raise ValueError(head)
             i = int(head)
             target = node[i]
         except (ValueError, IndexError):
@@ -132,14 +133,32 @@ def _set_path(node: Any, parts: list[str], value: Any, full: str) -> None:
     _set_path(node[head], rest, value, full)
 
 
-def simulate(scenario: Scenario | str | Path, seed: int = 1, replication: int = 0) -> Result:
+#: Seeds are unsigned 64-bit, replications unsigned 32-bit (as in the Rust core).
+MAX_SEED, MAX_REPLICATION = 2**64 - 1, 2**32 - 1
+
+
+def check_whole(value: Any, what: str, top: int) -> int:
+    """`value` as an int in [0, top]: TypeError for other types, ValueError out of range."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be a whole number from 0 to {top}, "
+                        f"not {type(value).__name__} {value!r}")
+    if not 0 <= value <= top:
+        raise ValueError(f"{what} must be a whole number from 0 to {top}, got {value}")
+    return value
+
+
+def simulate(scenario: Scenario | str | Path, seed: int = 1, replication: int = 0,
+             time_limit: float | None = None) -> Result:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) with a seed.
 
-    The same scenario, seed and replication always give identical results.
+    The same scenario, seed and replication always give identical results. With
+    `time_limit` (seconds of wall-clock time) a run that takes longer stops with
+    ``TimeoutError``.
     """
+    check_whole(seed, "seed", MAX_SEED)
+    check_whole(replication, "replication", MAX_REPLICATION)
     if not isinstance(scenario, Scenario):
         scenario = Scenario.from_toml(scenario)
-    if seed < 0 or replication < 0:
-        raise ValueError("seed and replication must be >= 0")
-    info, tables = _tcplab.run(scenario.source, seed, replication, dict=scenario._data)
+    info, tables = _tcplab.run(scenario.source, seed, replication, dict=scenario._data,
+                               time_limit_s=time_limit)
     return Result(info, tables, scenario=scenario)

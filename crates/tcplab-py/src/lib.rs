@@ -13,7 +13,7 @@ mod units;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyKeyboardInterrupt;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -51,21 +51,36 @@ fn to_py_err(e: SimError) -> PyErr {
 
 /// Simulates with the GIL released, checking for Python signals (Ctrl-C) while it runs:
 /// a pending `KeyboardInterrupt` (or an exception from another signal handler) stops the
-/// run within a few milliseconds and is raised here.
+/// run within a few milliseconds and is raised here. Past `time_limit_s` of wall-clock
+/// time the run stops with `TimeoutError` (sweeps use it so one point cannot hang them).
 fn simulate_interruptible(
     py: Python<'_>,
     sc: &Scenario,
     seed: u64,
     replication: u32,
+    time_limit_s: Option<f64>,
 ) -> PyResult<tcplab_sim::Results> {
+    let start = std::time::Instant::now();
     let mut pending: Option<PyErr> = None;
     let res = py.detach(|| {
         guard("simulate", || {
-            let mut control = || match Python::attach(|py| py.check_signals()) {
-                Ok(()) => true,
-                Err(e) => {
-                    pending = Some(e);
-                    false
+            let mut control = || {
+                if let Some(limit) = time_limit_s {
+                    if start.elapsed().as_secs_f64() > limit {
+                        pending = Some(PyTimeoutError::new_err(format!(
+                            "scenario '{}' (seed {seed}, replication {replication}) exceeded \
+                             its time limit of {limit} s",
+                            sc.name
+                        )));
+                        return false;
+                    }
+                }
+                match Python::attach(|py| py.check_signals()) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        pending = Some(e);
+                        false
+                    }
                 }
             };
             simulate_with(sc, seed, replication, Some(&mut control))
@@ -131,8 +146,9 @@ fn check_scenario<'py>(
 }
 
 /// Simulates a scenario; returns (info dict, {table name: pyarrow.RecordBatch}).
+/// `time_limit_s` bounds the wall-clock time of the simulation (`TimeoutError`).
 #[pyfunction]
-#[pyo3(signature = (source, seed, replication=0, text=None, dict=None))]
+#[pyo3(signature = (source, seed, replication=0, text=None, dict=None, time_limit_s=None))]
 fn run<'py>(
     py: Python<'py>,
     source: &str,
@@ -140,10 +156,11 @@ fn run<'py>(
     replication: u32,
     text: Option<&str>,
     dict: Option<&Bound<'py, PyDict>>,
+    time_limit_s: Option<f64>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let sc = scenario_from(text, dict, source)?;
     // The GIL is released: sweeps may run simulations on several threads.
-    let res = simulate_interruptible(py, &sc, seed, replication)?;
+    let res = simulate_interruptible(py, &sc, seed, replication, time_limit_s)?;
     let info = PyDict::new(py);
     info.set_item("scenario", &res.info.scenario)?;
     info.set_item("seed", res.info.seed)?;
@@ -182,6 +199,18 @@ fn bench_run<'py>(
     Ok(d)
 }
 
+/// The names `cc = "..."` accepts: the built-in controllers (aliases included).
+#[pyfunction]
+fn congestion_controls() -> Vec<&'static str> {
+    tcplab_transport::cc::BUILTIN.to_vec()
+}
+
+/// The names `transport = "..."` accepts: built-ins first, then registered ones.
+#[pyfunction]
+fn transports() -> Vec<String> {
+    tcplab_transport::transport::names()
+}
+
 /// Deliberately panics inside Rust: lets tests prove panics surface as exceptions.
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -198,6 +227,8 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(transports, m)?)?;
     // submodules register here
     coding::register(m)?;
     units::register(m)?;

@@ -45,7 +45,7 @@ pub fn parse_scenario_str(text: &str, source: &str) -> R<Scenario> {
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
 pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
     let root = Section::new(source, String::new(), t);
-    let name = root.string("name")?.map(str::to_string).unwrap_or_else(|| {
+    let name = root.label("name")?.map(str::to_string).unwrap_or_else(|| {
         std::path::Path::new(source)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -55,7 +55,9 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
     if duration == Some(Dur::ZERO) {
         return Err(root.err("duration", root.table.get("duration"), "must be > 0"));
     }
-    let max_time = root.duration("max_time")?.unwrap_or(Dur::from_secs(3600));
+    let max_time = root
+        .positive_duration("max_time")?
+        .unwrap_or(Dur::from_secs(3600));
     let sampling = match root.get("sample") {
         None => Sampling::Interval(Dur::from_millis(10)),
         Some(Value::String(s)) if s == "ack" => Sampling::PerAck,
