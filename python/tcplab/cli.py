@@ -72,6 +72,10 @@ def _cmd_run(a: argparse.Namespace) -> int:
             written_all += written
             _note(a, f"wrote {', '.join(map(str, written))}")
         i = res.info
+        if i.get("series_stride", 1) > 1 and not (a.json or a.quiet):
+            print(f"tcplab run: note: the series were thinned to every "
+                  f"{i['series_stride']}th sample to stay within series_rows",
+                  file=sys.stderr)
         warning = incomplete_warning(res)
         if warning:
             incomplete += 1

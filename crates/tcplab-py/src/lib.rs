@@ -169,6 +169,7 @@ fn run<'py>(
     info.set_item("packet_hops", res.info.packet_hops)?;
     info.set_item("end_time_s", res.info.end_time_s)?;
     info.set_item("end_reason", res.info.end_reason)?;
+    info.set_item("series_stride", res.info.series_stride)?;
     info.set_item("digest", format!("{:016x}", res.digest()))?;
     let tables = tables::to_pyarrow(py, res)?;
     Ok((info, tables))

@@ -60,6 +60,9 @@ fn a_timer_that_never_advances_time_is_a_clear_error() {
             assert!(msg.contains("spin") && msg.contains("t=1.5"), "{msg}");
             assert!(msg.contains("stopped advancing"), "{msg}");
         }
-        other => panic!("expected a stall error, got {:?}", other.map(|r| r.info.events)),
+        other => panic!(
+            "expected a stall error, got {:?}",
+            other.map(|r| r.info.events)
+        ),
     }
 }

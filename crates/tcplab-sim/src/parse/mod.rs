@@ -84,6 +84,15 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         }
     };
 
+    // Rows kept per series table before the series are thinned (see budget.rs): about
+    // 0.3 GB of flow series at ~30 columns; a 100-flow run at 10 ms reaches it at 100 s.
+    let series_rows = root
+        .uint("series_rows", 1000, 1 << 32)?
+        .unwrap_or(1_000_000) as usize;
+    let memory_limit = root.bytes("memory_limit")?;
+    if memory_limit == Some(0) {
+        return Err(root.err("memory_limit", root.get("memory_limit"), "must be > 0"));
+    }
     let flow_secs = root.tables("flow")?;
     if flow_secs.is_empty() {
         return Err(root.err("flow", None, "at least one [[flow]] is required"));
@@ -119,6 +128,8 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         duration,
         max_time,
         sampling,
+        series_rows,
+        memory_limit,
         nodes: topo.nodes,
         links: topo.links,
         flows,
