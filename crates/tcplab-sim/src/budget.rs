@@ -34,7 +34,7 @@ pub fn estimate_memory(sc: &Scenario) -> u64 {
         Sampling::Off => 0,
         Sampling::PerAck => cap + cap / 2,
         Sampling::Interval(d) => {
-            let samples = (horizon.as_nanos() / d.as_nanos().max(1)).saturating_add(2) as u64;
+            let samples = (horizon.as_nanos() / d.as_nanos().max(1)).saturating_add(2);
             let flow_rows = samples.saturating_mul(flows).min(cap);
             let link_rows = samples.saturating_mul(media).min(cap);
             // Controller traces: assume half a record per flow row.
