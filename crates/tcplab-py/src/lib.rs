@@ -1,6 +1,7 @@
 //! `tcplab._tcplab`: the Rust core as seen from Python.
 //!
-//! Scenarios arrive as TOML text or as plain Python dicts, results leave as pyarrow
+//! Scenarios arrive as TOML text or as plain Python dicts and are parsed once into a
+//! `ParsedScenario` that runs, figures and traces share; results leave as pyarrow
 //! record batches (zero-copy through the Arrow C data interface). Errors become Python
 //! exceptions with the file, key, value and reason; a Rust panic becomes
 //! `tcplab.SimulationPanic` instead of aborting the interpreter.
@@ -8,18 +9,18 @@
 mod coding;
 mod convert;
 mod links;
+mod parsed;
 mod tables;
 mod units;
 
+use parsed::ParsedScenario;
 use pyo3::create_exception;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tcplab_sim::{
-    parse_scenario_str, parse_scenario_table, simulate, simulate_with, Scenario, SimError,
-};
+use tcplab_sim::{parse_scenario_str, simulate, simulate_with, Scenario, SimError};
 
 create_exception!(
     _tcplab,
@@ -104,61 +105,18 @@ fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     })
 }
 
-fn scenario_from(
-    text: Option<&str>,
-    dict: Option<&Bound<'_, PyDict>>,
-    source: &str,
-) -> PyResult<Scenario> {
-    let parsed = match (text, dict) {
-        (Some(t), None) => guard("parse", || parse_scenario_str(t, source))?,
-        (None, Some(d)) => {
-            let table = convert::dict_to_table(d, source)?;
-            guard("parse", || parse_scenario_table(&table, source))?
-        }
-        _ => return Err(PyValueError::new_err("give exactly one of text or dict")),
-    };
-    parsed.map_err(|e| to_py_err(SimError::Config(e)))
-}
-
-/// Validates a scenario (TOML text or dict) and returns a short summary dict.
-#[pyfunction]
-#[pyo3(signature = (source, text=None, dict=None))]
-fn check_scenario<'py>(
-    py: Python<'py>,
-    source: &str,
-    text: Option<&str>,
-    dict: Option<&Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let sc = scenario_from(text, dict, source)?;
-    let d = PyDict::new(py);
-    d.set_item("name", &sc.name)?;
-    d.set_item("flows", sc.flows.len())?;
-    d.set_item(
-        "nodes",
-        sc.nodes.iter().map(|n| n.name.clone()).collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "links",
-        sc.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
-    )?;
-    d.set_item("duration_s", sc.duration.map(|x| x.as_secs_f64()))?;
-    Ok(d)
-}
-
-/// Simulates a scenario; returns (info dict, {table name: pyarrow.RecordBatch}).
+/// Simulates a parsed scenario; returns (info dict, {table name: pyarrow.RecordBatch}).
 /// `time_limit_s` bounds the wall-clock time of the simulation (`TimeoutError`).
 #[pyfunction]
-#[pyo3(signature = (source, seed, replication=0, text=None, dict=None, time_limit_s=None))]
+#[pyo3(signature = (scenario, seed, replication=0, time_limit_s=None))]
 fn run<'py>(
     py: Python<'py>,
-    source: &str,
+    scenario: &ParsedScenario,
     seed: u64,
     replication: u32,
-    text: Option<&str>,
-    dict: Option<&Bound<'py, PyDict>>,
     time_limit_s: Option<f64>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let sc = scenario_from(text, dict, source)?;
+    let sc = scenario.sc.clone();
     // The GIL is released: sweeps may run simulations on several threads.
     let res = simulate_interruptible(py, &sc, seed, replication, time_limit_s)?;
     let info = PyDict::new(py);
@@ -183,7 +141,8 @@ fn bench_run<'py>(
     text: &str,
     seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let sc = scenario_from(Some(text), None, source)?;
+    let sc = guard("parse", || parse_scenario_str(text, source))?
+        .map_err(|e| to_py_err(SimError::Config(e)))?;
     let (res, wall) = py.detach(|| {
         guard("simulate", || {
             let t0 = std::time::Instant::now();
@@ -224,7 +183,8 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("SimulationPanic", m.py().get_type::<SimulationPanic>())?;
-    m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_class::<ParsedScenario>()?;
+    m.add_function(wrap_pyfunction!(parsed::parse_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

@@ -33,13 +33,17 @@ pub fn parse_scenario_file(path: &str) -> R<Scenario> {
 
 /// Parses scenario TOML text; `source` names it in error messages.
 pub fn parse_scenario_str(text: &str, source: &str) -> R<Scenario> {
-    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
+    parse_scenario_table(&parse_toml(text, source)?, source)
+}
+
+/// TOML text as a table (syntax only; [`parse_scenario_table`] checks the scenario).
+pub fn parse_toml(text: &str, source: &str) -> R<Table> {
+    text.parse().map_err(|e: toml::de::Error| ConfigError {
         file: source.to_string(),
         key: String::new(),
         value: String::new(),
         why: format!("TOML syntax error: {}", e.to_string().trim()),
-    })?;
-    parse_scenario_table(&table, source)
+    })
 }
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
