@@ -103,7 +103,7 @@ fn opportunities(
             "{source}: until = {until_s}: must be a positive number of seconds"
         )));
     }
-    let (l, reverse) = find(&sc, link, direction)?;
+    let (l, reverse) = find(sc, link, direction)?;
     let pick = |fwd: &'_ LinkParams, rev: &'_ LinkParams| -> LinkParams {
         if reverse {
             rev.clone()
