@@ -5,6 +5,7 @@
 //! sequence) and every random draw comes from a named stream of one master seed, so the
 //! same scenario and seed give identical results on every machine.
 
+pub mod capture;
 mod error;
 mod event;
 mod media;
@@ -18,5 +19,5 @@ pub use error::{ConfigError, SimError};
 pub use event::EventQueue;
 pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table};
 pub use results::{Column, Data, Labels, Results, Row, RunInfo, Table, Trace};
-pub use run::{simulate, simulate_with, Control};
+pub use run::{simulate, simulate_tapped, simulate_with, Control};
 pub use scenario::{Duplex, FlowSpec, Hop, LinkChange, LinkSpec, NodeSpec, Sampling, Scenario};

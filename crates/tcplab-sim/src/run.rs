@@ -9,6 +9,7 @@
 //! ([`tcplab_transport::Endpoint`]), a packet is a [`tcplab_transport::Packet`] with a
 //! position on its route, and results are what components publish.
 
+use crate::capture::Tap;
 use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::media::{Pkt, Step, Wiring};
@@ -80,6 +81,7 @@ struct World<'s, 'c> {
     hops: u64,
     res: Results,
     control: Option<Control<'c>>,
+    tap: Option<&'c mut dyn Tap>,
 }
 
 /// The master seed of replication `r` of seed `seed`.
@@ -103,6 +105,17 @@ pub fn simulate_with(
     seed: u64,
     replication: u32,
     control: Option<Control<'_>>,
+) -> Result<Results, SimError> {
+    simulate_tapped(sc, seed, replication, control, None)
+}
+
+/// [`simulate_with`], showing every packet a link carries to `tap` (packet capture).
+pub fn simulate_tapped<'c>(
+    sc: &Scenario,
+    seed: u64,
+    replication: u32,
+    control: Option<Control<'c>>,
+    tap: Option<&'c mut dyn Tap>,
 ) -> Result<Results, SimError> {
     let master = master_seed(seed, replication);
     let wiring = Wiring::new(&sc.links, master);
@@ -168,6 +181,7 @@ pub fn simulate_with(
             ..Results::default()
         },
         control,
+        tap,
     };
     w.run()?;
     Ok(w.res)
@@ -268,6 +282,9 @@ impl World<'_, '_> {
                     self.wiring.media[m].handle_timeout(t);
                     while let Some(d) = self.wiring.media[m].poll_transmit(t) {
                         self.hops += 1;
+                        if let Some(tap) = self.tap.as_deref_mut() {
+                            crate::capture::offer(tap, t, &self.wiring, m, &d);
+                        }
                         self.forward(d.pkt)?;
                     }
                     if self.wiring.media[m].drops_on_timeout() {
