@@ -55,8 +55,8 @@ def _cmd_run(a: argparse.Namespace) -> int:
     from tcplab.scenario import Scenario, simulate
 
     sc = Scenario.from_toml(a.scenario)
+    pcap = _pcap_target(a, sc)
     out = _out_dir(a)
-    pcap = _pcap_target(a, sc, out)
     runs = []
     written_all: list[Path] = []
     # Each replication is printed and written as it finishes; nothing is held back.
@@ -95,14 +95,14 @@ def _cmd_run(a: argparse.Namespace) -> int:
     return 0
 
 
-def _pcap_target(a: argparse.Namespace, sc, out: Path | None) -> tuple[str, str] | None:
+def _pcap_target(a: argparse.Namespace, sc) -> tuple[str, str] | None:
     """--pcap LINK[:fwd|rev] as (link, direction), checked before anything runs."""
     if a.pcap is None:
         return None
     link, _, direction = a.pcap.rpartition(":")
     if not link or direction not in ("fwd", "rev", "both"):
         link, direction = a.pcap, "both"
-    if out is None:
+    if not a.out:
         raise _Usage("argument --pcap: needs --out DIR (the capture is written there)")
     links = sc._summary["links"]
     if link not in links:
