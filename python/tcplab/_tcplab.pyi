@@ -19,17 +19,24 @@ class InvariantError(RuntimeError):
 class SimulationPanic(RuntimeError):
     """An internal error (a Rust panic) in the simulator; please report it."""
 
-def check_scenario(
+class ParsedScenario:
+    """A validated scenario, parsed once; runs, figures and traces share it."""
+
+    source: str
+
+    def summary(self) -> dict[str, Any]:
+        """{name, flows, nodes, links, duration_s}."""
+
+def parse_scenario(
     source: str, text: str | None = None, dict: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Validates a scenario; returns {name, flows, nodes, links, duration_s}."""
+) -> tuple[ParsedScenario, dict[str, Any] | None]:
+    """Parses and validates TOML text or a dict (exactly one); for text, also returns the
+    document as a dict."""
 
 def run(
-    source: str,
+    scenario: ParsedScenario,
     seed: int,
     replication: int = 0,
-    text: str | None = None,
-    dict: dict[str, Any] | None = None,
     time_limit_s: float | None = None,
     pcap_link: str | None = None,
     pcap_path: str | None = None,
@@ -68,28 +75,16 @@ def parse_quantity(text: str) -> tuple[str, float]:
     """(kind, value in base units); kind: number, duration, rate, size, probability."""
 
 # Links over time
-def link_timeline(
-    source: str, text: str | None = None, dict: dict[str, Any] | None = None
-) -> list[dict[str, Any]]:
+def link_timeline(scenario: ParsedScenario) -> list[dict[str, Any]]:
     """Each link's parameters and scheduled changes."""
 
 def link_opportunities(
-    source: str,
-    link: str,
-    direction: str,
-    until_s: float,
-    text: str | None = None,
-    dict: dict[str, Any] | None = None,
+    scenario: ParsedScenario, link: str, direction: str, until_s: float
 ) -> list[int]:
     """Times (ns) of a link direction's delivery opportunities in [0, until_s)."""
 
 def mahimahi_trace(
-    source: str,
-    link: str,
-    direction: str,
-    until_s: float,
-    text: str | None = None,
-    dict: dict[str, Any] | None = None,
+    scenario: ParsedScenario, link: str, direction: str, until_s: float
 ) -> str:
     """The same opportunities as Mahimahi trace text."""
 

@@ -45,7 +45,7 @@ text = open(sys.argv[1]).read()
 if sys.argv[2] == "run":
     print(json.dumps(_tcplab.bench_run(sys.argv[1], text, 1)))
 else:
-    _tcplab.check_scenario(sys.argv[1], text=text)
+    _tcplab.parse_scenario(sys.argv[1], text=text)
     print("{}")
 """
 

@@ -60,6 +60,10 @@ KEYS: tuple[Key, ...] = (
         "3600s"),
     Key("scenario", "sample", "10ms", "duration | \"ack\" | \"off\"", "time-series sampling",
         "10ms"),
+    Key("scenario", "series_rows", "1000000", "rows (>= 1000)", "rows each series table keeps "
+        "before the series are thinned to every n-th sample (info: series_stride)", 1000000),
+    Key("scenario", "memory_limit", "80 % of the machine", "size", "refuse a run whose "
+        "estimated memory exceeds this, before it starts"),
     Key("scenario", "topology", "{ kind = \"point-to-point\" }", "table",
         "kind = \"point-to-point\" ([link]), \"dumbbell\" ([bottleneck], [access]) or "
         "\"graph\" ([[node]], [[link]]; the default when [[node]] is present)",

@@ -58,6 +58,7 @@ def _cmd_run(a: argparse.Namespace) -> int:
     pcap = _pcap_target(a, sc)
     out = _out_dir(a)
     runs = []
+    incomplete = 0
     written_all: list[Path] = []
     # Each replication is printed and written as it finishes; nothing is held back.
     for rep in range(a.replications):
@@ -78,7 +79,17 @@ def _cmd_run(a: argparse.Namespace) -> int:
             written_all += written
             _note(a, f"wrote {', '.join(map(str, written))}")
         i = res.info
-        runs.append({**i, "flows": _records(res.flows), "files": written})
+        if i.get("series_stride", 1) > 1 and not (a.json or a.quiet):
+            print(f"tcplab run: note: the series were thinned to every "
+                  f"{i['series_stride']}th sample to stay within series_rows",
+                  file=sys.stderr)
+        warning = incomplete_warning(res)
+        if warning:
+            incomplete += 1
+            if not a.json:
+                print(f"tcplab run: warning: {warning}", file=sys.stderr)
+        runs.append({**i, "flows": _records(res.flows), "files": written,
+                     "warning": warning})
         if not (a.json or a.quiet):
             table = res.summary().assign(replication=rep)
             with pd.option_context("display.width", 160, "display.max_columns", 20):
@@ -92,7 +103,23 @@ def _cmd_run(a: argparse.Namespace) -> int:
                        scenario_file=a.scenario,
                        scenario_text=read_text(a.scenario), seeds=[a.seed],
                        replications=a.replications)
-    return 0
+    return 1 if (a.strict and incomplete) else 0
+
+
+def incomplete_warning(res) -> str | None:
+    """Says which flows with a byte count did not complete, and why the run ended; None
+    when every such flow completed."""
+    f = res.flows
+    bad = f[f["bytes_target"].notna() & ~f["completed"].astype(bool)]
+    if not len(bad):
+        return None
+    i = res.info
+    first = bad.iloc[0]
+    return (f"scenario '{i['scenario']}' (seed {i['seed']}, replication {i['replication']}) "
+            f"ended by {i['end_reason']} at {i['end_time_s']:.3f} s with {len(bad)} of "
+            f"{int(f['bytes_target'].notna().sum())} finite flow(s) incomplete (flow "
+            f"'{first['name']}': {int(first['bytes_delivered']):,} of "
+            f"{int(first['bytes_target']):,} B delivered)")
 
 
 def _pcap_target(a: argparse.Namespace, sc) -> tuple[str, str] | None:
@@ -336,6 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "named) to DIR/NAME-sSEED-rREP-LINK.pcapng for Wireshark; needs --out")
     r.add_argument("--snaplen", type=_whole(1, 262144), default=80, metavar="BYTES",
                    help="bytes kept of each captured packet (default 80: all headers)")
+    r.add_argument("--strict", action="store_true",
+                   help="exit with status 1 when a flow with a byte count did not complete")
     r.set_defaults(fn=_cmd_run)
 
     c = sub.add_parser("check", help="validate a scenario file")

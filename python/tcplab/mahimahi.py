@@ -34,8 +34,8 @@ def _until(scenario: Scenario, until_s: float | None) -> float:
 def opportunities(scenario: Scenario, link: str, direction: str = "fwd",
                   until_s: float | None = None) -> np.ndarray:
     """Times (s) of the opportunities link `link` offers in ``[0, until_s)``."""
-    ns = _tcplab.link_opportunities(scenario.source, link, direction, _until(scenario, until_s),
-                                    dict=scenario._data)
+    ns = _tcplab.link_opportunities(scenario._parsed, link, direction,
+                                    _until(scenario, until_s))
     return np.asarray(ns, dtype=np.float64) / 1e9
 
 
@@ -52,8 +52,7 @@ def write_trace(scenario: Scenario, link: str, path: str | Path, direction: str 
                 until_s: float | None = None) -> Path:
     """Writes the opportunities of ``[0, until_s)`` (default: the scenario's duration) as a
     Mahimahi trace; the last line is `until_s` so the trace repeats with that period."""
-    text = _tcplab.mahimahi_trace(scenario.source, link, direction, _until(scenario, until_s),
-                                  dict=scenario._data)
+    text = _tcplab.mahimahi_trace(scenario._parsed, link, direction, _until(scenario, until_s))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import copy
 import html
-import sys
 from pathlib import Path
 from typing import Any
 
 from tcplab import _tcplab
 from tcplab.files import read_text
 from tcplab.result import Result
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 class Scenario:
@@ -25,13 +19,24 @@ class Scenario:
     reason of any problem as :class:`tcplab.ScenarioError`.
     """
 
-    def __init__(self, data: dict[str, Any], source: str = "<dict>"):
-        # Validate before copying: the check refuses cycles and deep nesting that
-        # deepcopy would recurse into.
-        self._summary = _tcplab.check_scenario(source, dict=data)
+    def __init__(self, data: dict[str, Any], source: str = "<dict>", *,
+                 _parsed: Any = None):
+        # Parsed and validated once, in Rust; runs, figures and traces reuse the result.
+        # Parsing first also refuses cycles and deep nesting deepcopy would recurse into.
+        if _parsed is None:
+            _parsed, _ = _tcplab.parse_scenario(source, dict=data)
+        self._parsed = _parsed
+        self._summary = _parsed.summary()
         self._data = copy.deepcopy(data)
         #: Where the scenario came from (a file path or a label), named in error messages.
         self.source = source
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The parsed form lives in Rust; a copy in another process parses the dict again.
+        return {"data": self._data, "source": self.source}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["data"], state["source"])
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
@@ -41,9 +46,9 @@ class Scenario:
     @classmethod
     def from_toml_str(cls, text: str, source: str = "<string>") -> Scenario:
         """Parses scenario TOML text; syntax errors name `source`."""
-        text = text.removeprefix("\ufeff")  # a byte order mark, as the Rust parser allows
-        _tcplab.check_scenario(source, text=text)  # precise errors, including syntax
-        return cls(tomllib.loads(text), source=source)
+        text = text.removeprefix("\ufeff")  # a byte order mark
+        parsed, data = _tcplab.parse_scenario(source, text=text)
+        return cls(data, source=source, _parsed=parsed)
 
     @property
     def name(self) -> str:
@@ -54,7 +59,7 @@ class Scenario:
     def links(self) -> list[dict[str, Any]]:
         """Each link's parameters and scheduled changes, as the simulator resolved them
         (rates in bit/s, delays in s; see ``tcplab._tcplab.link_timeline``)."""
-        return _tcplab.link_timeline(self.source, dict=self._data)
+        return _tcplab.link_timeline(self._parsed)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -191,6 +196,6 @@ def simulate(scenario: Scenario | str | Path, seed: int = 1, replication: int = 
     capture = _pcap_args(pcap)
     if not isinstance(scenario, Scenario):
         scenario = Scenario.from_toml(scenario)
-    info, tables = _tcplab.run(scenario.source, seed, replication, dict=scenario._data,
-                               time_limit_s=time_limit, **capture)
+    info, tables = _tcplab.run(scenario._parsed, seed, replication, time_limit_s=time_limit,
+                               **capture)
     return Result(info, tables, scenario=scenario)

@@ -238,3 +238,36 @@ def test_sweep_prints_display_units(tmp_path, capsys):
     rows = doc["summaries"]["goodput_bps"]
     assert all(r["identical"] and r["interval"] == "identical" for r in rows)
     assert pd.DataFrame(rows)["mean"].between(1e6, 20e6).all()
+
+
+# ---- one parse path
+
+def test_a_scenario_is_parsed_once(monkeypatch, tmp_path):
+    from tcplab import _tcplab
+    from tcplab import scenario as scenario_mod
+
+    calls = []
+    real = _tcplab.parse_scenario
+
+    def spy(*a, **k):
+        calls.append(a[0])
+        return real(*a, **k)
+
+    monkeypatch.setattr(scenario_mod._tcplab, "parse_scenario", spy)
+    sc = tcplab.Scenario.from_toml(ROOT / "examples" / "handover-wave.toml")
+    assert len(calls) == 1  # the text, by the simulator's own TOML parser
+    res = tcplab.simulate(sc)
+    assert sc.links
+    res.write_mahimahi("link", tmp_path / "t.mahi")
+    assert len(calls) == 1  # running, drawing links and writing traces reuse it
+    sc.with_values(**{"link.delay": "5ms"})
+    assert len(calls) == 2  # a changed scenario is parsed (and validated) again
+
+
+def test_scenarios_survive_pickling():
+    import pickle
+
+    sc = tcplab.Scenario.from_toml(ROOT / "examples" / "newreno-lossy.toml")
+    back = pickle.loads(pickle.dumps(sc))
+    assert back.data == sc.data and back.source == sc.source
+    assert tcplab.simulate(back).info["digest"] == tcplab.simulate(sc).info["digest"]

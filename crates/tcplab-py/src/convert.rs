@@ -106,3 +106,31 @@ pub fn dict_to_table(d: &Bound<'_, PyDict>, source: &str) -> PyResult<Table> {
     };
     w.table(d, "")
 }
+
+/// A TOML table as a Python dict (the inverse of [`dict_to_table`]): so Python reads a
+/// scenario file through the same TOML parser as the simulator. Datetimes become strings.
+pub fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in t {
+        d.set_item(k, value_to_py(py, v)?)?;
+    }
+    Ok(d)
+}
+
+fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Integer(i) => i.into_pyobject(py)?.into_any(),
+        Value::Float(x) => PyFloat::new(py, *x).into_any(),
+        Value::Boolean(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Datetime(dt) => PyString::new(py, &dt.to_string()).into_any(),
+        Value::Array(a) => {
+            let items = a
+                .iter()
+                .map(|x| value_to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Table(t) => table_to_dict(py, t)?.into_any(),
+    })
+}

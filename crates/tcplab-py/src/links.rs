@@ -1,7 +1,8 @@
 //! Links over time, for figures and trace files: each link's schedule as data, and the
 //! delivery opportunities a link direction offered (also as a Mahimahi trace).
 
-use crate::{scenario_from, ScenarioError};
+use crate::parsed::ParsedScenario;
+use crate::ScenarioError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcplab_core::{Dur, Time};
@@ -26,14 +27,8 @@ fn params<'py>(py: Python<'py>, p: &LinkParams) -> PyResult<Bound<'py, PyDict>> 
 /// ``changes`` being ``[{at_s, fwd, rev}]``; parameters are ``{up, rate_bps (None when a
 /// trace drives the link), trace, trace_mean_rate_bps, delay_s}``.
 #[pyfunction]
-#[pyo3(signature = (source, text=None, dict=None))]
-fn link_timeline<'py>(
-    py: Python<'py>,
-    source: &str,
-    text: Option<&str>,
-    dict: Option<&Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyList>> {
-    let sc = scenario_from(text, dict, source)?;
+fn link_timeline<'py>(py: Python<'py>, scenario: &ParsedScenario) -> PyResult<Bound<'py, PyList>> {
+    let sc = &scenario.sc;
     let out = PyList::empty(py);
     for l in &sc.links {
         let d = PyDict::new(py);
@@ -96,20 +91,19 @@ fn find<'a>(sc: &'a Scenario, link: &str, direction: &str) -> PyResult<(&'a Link
 }
 
 fn opportunities(
-    text: Option<&str>,
-    dict: Option<&Bound<'_, PyDict>>,
-    source: &str,
+    scenario: &ParsedScenario,
     link: &str,
     direction: &str,
     until_s: f64,
 ) -> PyResult<(Vec<u64>, Time)> {
-    let sc = scenario_from(text, dict, source)?;
+    let sc = &scenario.sc;
+    let source = &sc.source;
     if !(until_s.is_finite() && until_s > 0.0) {
         return Err(ScenarioError::new_err(format!(
             "{source}: until = {until_s}: must be a positive number of seconds"
         )));
     }
-    let (l, reverse) = find(&sc, link, direction)?;
+    let (l, reverse) = find(sc, link, direction)?;
     let pick = |fwd: &'_ LinkParams, rev: &'_ LinkParams| -> LinkParams {
         if reverse {
             rev.clone()
@@ -135,31 +129,26 @@ fn opportunities(
 /// (``"fwd"``, ``"rev"``; ``"shared"`` for a half-duplex link) offers in ``[0, until_s)``,
 /// replaying its rate or trace, schedule and outages.
 #[pyfunction]
-#[pyo3(signature = (source, link, direction, until_s, text=None, dict=None))]
 fn link_opportunities(
-    source: &str,
+    scenario: &ParsedScenario,
     link: &str,
     direction: &str,
     until_s: f64,
-    text: Option<&str>,
-    dict: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<u64>> {
-    Ok(opportunities(text, dict, source, link, direction, until_s)?.0)
+    Ok(opportunities(scenario, link, direction, until_s)?.0)
 }
 
 /// The same opportunities as Mahimahi trace text (one millisecond timestamp per line;
 /// the last line is ``until_s`` so the trace repeats with the run's length).
 #[pyfunction]
-#[pyo3(signature = (source, link, direction, until_s, text=None, dict=None))]
 fn mahimahi_trace(
-    source: &str,
+    scenario: &ParsedScenario,
     link: &str,
     direction: &str,
     until_s: f64,
-    text: Option<&str>,
-    dict: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<String> {
-    let (times, until) = opportunities(text, dict, source, link, direction, until_s)?;
+    let source = &scenario.sc.source;
+    let (times, until) = opportunities(scenario, link, direction, until_s)?;
     let trace = tcplab_link::to_mahimahi(&times, until)
         .map_err(|why| ScenarioError::new_err(format!("{source}: link '{link}': {why}")))?;
     Ok(trace.to_text())

@@ -9,6 +9,7 @@
 //! ([`tcplab_transport::Endpoint`]), a packet is a [`tcplab_transport::Packet`] with a
 //! position on its route, and results are what components publish.
 
+use crate::budget::{SeriesBudget, FINAL};
 use crate::capture::Tap;
 use crate::error::SimError;
 use crate::event::EventQueue;
@@ -80,6 +81,7 @@ struct World<'s, 'c> {
     unlimited_active: usize,
     hops: u64,
     res: Results,
+    budget: SeriesBudget,
     control: Option<Control<'c>>,
     tap: Option<&'c mut dyn Tap>,
 }
@@ -117,6 +119,7 @@ pub fn simulate_tapped<'c>(
     control: Option<Control<'c>>,
     tap: Option<&'c mut dyn Tap>,
 ) -> Result<Results, SimError> {
+    crate::budget::check_memory(sc)?;
     let master = master_seed(seed, replication);
     let wiring = Wiring::new(&sc.links, master);
     let mut steps = Vec::new();
@@ -180,6 +183,7 @@ pub fn simulate_tapped<'c>(
             },
             ..Results::default()
         },
+        budget: SeriesBudget::new(sc.series_rows),
         control,
         tap,
     };
@@ -318,9 +322,13 @@ impl World<'_, '_> {
                 }
                 Ev::Change { link, idx } => self.apply_change(link as usize, idx as usize),
                 Ev::Sample => {
-                    self.sample();
-                    if let Sampling::Interval(d) = self.sc.sampling {
-                        self.q.push(t + d, Ev::Sample);
+                    if let Some(k) = self.budget.admit() {
+                        self.sample();
+                        self.budget.record(k, &mut self.res);
+                        if let Sampling::Interval(d) = self.sc.sampling {
+                            let n = self.budget.intervals_after(k);
+                            self.q.push(t + d * n, Ev::Sample);
+                        }
                     }
                 }
             }
@@ -338,7 +346,9 @@ impl World<'_, '_> {
         info.end_reason = reason;
         if !matches!(self.sc.sampling, Sampling::Off) {
             self.sample();
+            self.budget.record(FINAL, &mut self.res);
         }
+        self.res.info.series_stride = self.budget.stride;
         self.declare_series();
         self.check_end()?;
         self.collect();
@@ -373,7 +383,10 @@ impl World<'_, '_> {
         let r = fl.ends[side].handle_packet(now, &p.body);
         r.map_err(|v| self.violation(v))?;
         if side == SOURCE && matches!(self.sc.sampling, Sampling::PerAck) {
-            self.sample_flow(f);
+            if let Some(k) = self.budget.admit() {
+                self.sample_flow(f);
+                self.budget.record(k, &mut self.res);
+            }
         }
         self.drain(f, side);
         Ok(())

@@ -58,7 +58,7 @@ def available(variants: list[str]) -> list[str]:
     ok = []
     for v in variants:
         try:
-            _tcplab.check_scenario("probe", dict={**BASE, "flow": [{**BASE["flow"][0], "cc": v}]})
+            _tcplab.parse_scenario("probe", dict={**BASE, "flow": [{**BASE["flow"][0], "cc": v}]})
             ok.append(v)
         except _tcplab.ScenarioError:
             pass

@@ -33,13 +33,17 @@ pub fn parse_scenario_file(path: &str) -> R<Scenario> {
 
 /// Parses scenario TOML text; `source` names it in error messages.
 pub fn parse_scenario_str(text: &str, source: &str) -> R<Scenario> {
-    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
+    parse_scenario_table(&parse_toml(text, source)?, source)
+}
+
+/// TOML text as a table (syntax only; [`parse_scenario_table`] checks the scenario).
+pub fn parse_toml(text: &str, source: &str) -> R<Table> {
+    text.parse().map_err(|e: toml::de::Error| ConfigError {
         file: source.to_string(),
         key: String::new(),
         value: String::new(),
         why: format!("TOML syntax error: {}", e.to_string().trim()),
-    })?;
-    parse_scenario_table(&table, source)
+    })
 }
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
@@ -84,6 +88,15 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         }
     };
 
+    // Rows kept per series table before the series are thinned (see budget.rs): about
+    // 0.3 GB of flow series at ~30 columns; a 100-flow run at 10 ms reaches it at 100 s.
+    let series_rows = root
+        .uint("series_rows", 1000, 1 << 32)?
+        .unwrap_or(1_000_000) as usize;
+    let memory_limit = root.bytes("memory_limit")?;
+    if memory_limit == Some(0) {
+        return Err(root.err("memory_limit", root.get("memory_limit"), "must be > 0"));
+    }
     let flow_secs = root.tables("flow")?;
     if flow_secs.is_empty() {
         return Err(root.err("flow", None, "at least one [[flow]] is required"));
@@ -119,6 +132,8 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         duration,
         max_time,
         sampling,
+        series_rows,
+        memory_limit,
         nodes: topo.nodes,
         links: topo.links,
         flows,
