@@ -6,7 +6,7 @@ use pyo3::types::PyDict;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
-use tcplab_sim::capture::{CaptureError, Directions, PcapCapture};
+use tcplab_sim::capture::{check_target, CaptureError, Directions, PcapCapture};
 use tcplab_sim::Scenario;
 
 pub use tcplab_sim::capture::DEFAULT_SNAPLEN;
@@ -43,7 +43,7 @@ pub fn open(
             "pcap: direction must be \"both\", \"fwd\" or \"rev\", got {direction:?}"
         ))
     })?;
-    PcapCapture::<BufWriter<File>>::check(sc, link, snaplen).map_err(|e| to_py(e, &path))?;
+    check_target(sc, link, snaplen).map_err(|e| to_py(e, &path))?;
     let file = File::create(&path).map_err(|e| to_py(CaptureError::Io(e), &path))?;
     let capture = PcapCapture::new(
         BufWriter::with_capacity(1 << 16, file),

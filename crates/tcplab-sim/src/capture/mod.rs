@@ -12,7 +12,9 @@ pub mod headers;
 mod pcap_capture;
 pub mod pcapng;
 
-pub use pcap_capture::{CaptureError, Directions, PcapCapture, PcapStats, DEFAULT_SNAPLEN};
+pub use pcap_capture::{
+    check_target, CaptureError, Directions, PcapCapture, PcapStats, DEFAULT_SNAPLEN,
+};
 
 use crate::media::{Pkt, Wiring};
 use tcplab_core::Time;

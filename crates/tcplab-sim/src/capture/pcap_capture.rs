@@ -68,6 +68,25 @@ pub struct PcapStats {
     pub wire_bytes: [u64; 2],
 }
 
+/// The index of link `link` in `sc`, or why it cannot be captured (checked before
+/// anything is written, so a caller can validate before creating a file).
+pub fn check_target(sc: &Scenario, link: &str, snaplen: u32) -> Result<usize, CaptureError> {
+    let Some(k) = sc.links.iter().position(|l| l.name == link) else {
+        let names: Vec<&str> = sc.links.iter().map(|l| l.name.as_str()).collect();
+        return Err(CaptureError::Invalid(format!(
+            "pcap: scenario '{}' has no link named '{link}' (its links: {})",
+            sc.name,
+            names.join(", ")
+        )));
+    };
+    if !(1..=MAX_SNAPLEN).contains(&snaplen) {
+        return Err(CaptureError::Invalid(format!(
+            "pcap: snaplen = {snaplen}: must be from 1 to {MAX_SNAPLEN} bytes"
+        )));
+    }
+    Ok(k)
+}
+
 /// Writes the packets one link carries to `W` as pcapng.
 pub struct PcapCapture<W: Write> {
     out: Option<PcapngWriter<W>>,
@@ -92,7 +111,7 @@ impl<W: Write> PcapCapture<W> {
         dirs: Directions,
         snaplen: u32,
     ) -> Result<Self, CaptureError> {
-        let k = Self::check(sc, link, snaplen)?;
+        let k = check_target(sc, link, snaplen)?;
         let spec = &sc.links[k];
         let (a, b) = (&sc.nodes[spec.a].name, &sc.nodes[spec.b].name);
         let mut w = PcapngWriter::new(
@@ -138,25 +157,6 @@ impl<W: Write> PcapCapture<W> {
             stats: PcapStats::default(),
             error: None,
         })
-    }
-
-    /// The index of link `link` in `sc`, or why it cannot be captured (checked before
-    /// anything is written, so a caller can validate before creating a file).
-    pub fn check(sc: &Scenario, link: &str, snaplen: u32) -> Result<usize, CaptureError> {
-        let Some(k) = sc.links.iter().position(|l| l.name == link) else {
-            let names: Vec<&str> = sc.links.iter().map(|l| l.name.as_str()).collect();
-            return Err(CaptureError::Invalid(format!(
-                "pcap: scenario '{}' has no link named '{link}' (its links: {})",
-                sc.name,
-                names.join(", ")
-            )));
-        };
-        if !(1..=MAX_SNAPLEN).contains(&snaplen) {
-            return Err(CaptureError::Invalid(format!(
-                "pcap: snaplen = {snaplen}: must be from 1 to {MAX_SNAPLEN} bytes"
-            )));
-        }
-        Ok(k)
     }
 
     /// Flushes the file; the first write error of the run, if any, is returned here.
