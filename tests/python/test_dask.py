@@ -16,6 +16,8 @@ GRID = {"link.delay": ["2ms", "10ms"], "flow.*.recovery": ["reno", "sack"]}
 def base():
     return tcplab.Scenario({
         "sample": "off",
+        # The 300GB point must outlast the 0.5 s time limit: 10 simulated hours.
+        "max_time": "36000s",
         "link": {"rate": "20Mbps", "delay": "2ms", "queue": "50pkt", "loss": "1%"},
         "flow": [{"bytes": "300KB"}],
     }, source="dask-test")
