@@ -49,8 +49,6 @@ pub struct Rack {
     pub tlp_retrans: bool,
     /// The PTO fired and the probe has not left yet.
     pub probe_due: bool,
-    /// Bytes of outstanding segments currently marked lost (not yet retransmitted).
-    pub lost_bytes: u64,
     /// Latest transmission time of a retransmission found lost by the last
     /// `detect_loss` (RFC 5681: a lost retransmission is a second congestion signal).
     pub lost_rtx_sent: Option<Time>,
@@ -71,7 +69,6 @@ impl Default for Rack {
             tlp_end: None,
             tlp_retrans: false,
             probe_due: false,
-            lost_bytes: 0,
             lost_rtx_sent: None,
             rxt_from: 0,
         }
@@ -116,14 +113,15 @@ impl Rack {
 
     /// RACK_detect_loss_and_arm_timer (section 6.2 step 5): marks outstanding segments
     /// sent more than RACK.rtt + `reo_wnd` ago and before RACK.xmit_ts as lost, and arms
-    /// the reordering timer for those still inside the window. Returns the lowest index
-    /// newly marked lost.
+    /// the reordering timer for those still inside the window. Adds the bytes it marks to
+    /// `lost_bytes` and returns the lowest index newly marked lost.
     pub fn detect_loss(
         &mut self,
         now: Time,
         recs: &mut Records,
         mss: u32,
         reo_wnd: Dur,
+        lost_bytes: &mut u64,
     ) -> Option<u64> {
         self.reo_timer = None;
         self.lost_rtx_sent = None;
@@ -157,7 +155,7 @@ impl Rack {
             let deadline = e.at + self.rtt + reo_wnd;
             if deadline <= now {
                 rec.lost = true;
-                self.lost_bytes += rec.len as u64;
+                *lost_bytes += rec.len as u64;
                 if rec.tx_count > 1 {
                     self.lost_rtx_sent = Some(self.lost_rtx_sent.map_or(e.at, |t| t.max(e.at)));
                 }

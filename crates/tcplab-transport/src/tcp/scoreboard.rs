@@ -95,8 +95,15 @@ impl Scoreboard {
         newly
     }
 
-    /// Marks lost segments (IsLost) and returns the pipe estimate in bytes (SetPipe).
-    pub fn mark_lost_and_pipe(&self, recs: &mut Records, dupthresh: u32, mss: u32) -> u64 {
+    /// Marks lost segments (IsLost), adding the bytes newly marked to `lost_bytes`, and
+    /// returns the pipe estimate in bytes (SetPipe).
+    pub fn mark_lost_and_pipe(
+        &self,
+        recs: &mut Records,
+        dupthresh: u32,
+        mss: u32,
+        lost_bytes: &mut u64,
+    ) -> u64 {
         let mut sacked_above = 0u32;
         let mut pipe = 0u64;
         let mss = mss as u64;
@@ -109,8 +116,9 @@ impl Scoreboard {
                 continue; // not sent yet (after go-back-N)
             }
             let seq = idx * mss;
-            if sacked_above >= dupthresh && seq < self.high_sacked {
+            if sacked_above >= dupthresh && seq < self.high_sacked && !rec.lost {
                 rec.lost = true;
+                *lost_bytes += rec.len as u64;
             }
             if !rec.lost {
                 pipe += rec.len as u64;

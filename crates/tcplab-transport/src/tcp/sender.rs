@@ -48,6 +48,12 @@ pub struct Sender {
     last_cut_at: Time,
     /// Bytes of outstanding segments the receiver SACKed.
     sacked_bytes: u64,
+    /// Bytes of outstanding, unSACKed segments marked lost and not resent since.
+    lost_bytes: u64,
+    /// Go-back-N after a timeout (or Tahoe's fast retransmit): every segment the receiver
+    /// had not SACKed then is presumed lost, so only what was sent since is in flight.
+    /// Lasts until snd_una passes `recover` and the resend pass has caught up.
+    go_back_n: bool,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
@@ -104,6 +110,8 @@ impl Sender {
             rack_on,
             last_cut_at: Time::ZERO,
             sacked_bytes: 0,
+            lost_bytes: 0,
+            go_back_n: false,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -178,11 +186,7 @@ impl Sender {
             srtt: self.rtt.srtt(),
             latest_rtt: self.rtt.latest(),
             rto: self.rtt.rto(),
-            in_flight: if self.in_recovery && self.cfg.recovery == RecoveryMode::Sack {
-                self.recovery_pipe()
-            } else {
-                self.snd_nxt - self.snd_una
-            },
+            in_flight: self.bytes_in_flight(),
             acked: self.snd_una,
             pacing_rate: m.pacing_rate,
             state: if self.in_recovery {
@@ -240,6 +244,7 @@ impl Sender {
         let newly_sacked = if seg.n_sack > 0 {
             let (rack_on, mss, min_rtt) = (self.rack_on, self.cfg.mss, self.rtt.min_rtt());
             let rack = &mut self.rack;
+            let lost_bytes = &mut self.lost_bytes;
             let n = self.sb.update(
                 &mut self.recs,
                 seg.sack_blocks(),
@@ -247,11 +252,11 @@ impl Sender {
                 now,
                 &mut self.rate,
                 |idx, rec, was_lost| {
+                    if was_lost {
+                        *lost_bytes = lost_bytes.saturating_sub(rec.len as u64);
+                    }
                     if rack_on {
                         rack.on_delivered(now, idx, rec, mss, min_rtt);
-                        if was_lost {
-                            rack.lost_bytes = rack.lost_bytes.saturating_sub(rec.len as u64);
-                        }
                     }
                 },
             );
@@ -283,15 +288,15 @@ impl Sender {
         }
         if self.rack_on {
             self.tlp_on_ack(now, seg.ack, prior_una, seg.n_sack == 0);
-            #[cfg(debug_assertions)]
-            self.check_rack_counters();
         }
+        #[cfg(debug_assertions)]
+        self.check_counters();
         Ok(())
     }
 
     /// The incremental SACKed and lost byte counts match the records (debug builds).
     #[cfg(debug_assertions)]
-    fn check_rack_counters(&mut self) {
+    fn check_counters(&mut self) {
         let (mut sacked, mut lost) = (0, 0);
         for (_, r) in self.recs.iter_mut() {
             if r.sacked {
@@ -301,7 +306,7 @@ impl Sender {
             }
         }
         debug_assert_eq!(sacked, self.sacked_bytes, "SACKed bytes");
-        debug_assert_eq!(lost, self.rack.lost_bytes, "lost bytes");
+        debug_assert_eq!(lost, self.lost_bytes, "lost bytes");
     }
 
     fn on_new_ack(&mut self, now: Time, ack: u64) {
@@ -313,6 +318,7 @@ impl Sender {
         let (rack_on, min_rtt) = (self.rack_on, self.rtt.min_rtt());
         let rack = &mut self.rack;
         let sacked_bytes = &mut self.sacked_bytes;
+        let lost_bytes = &mut self.lost_bytes;
         self.recs.release_below(ack.div_ceil(mss), |idx, rec| {
             if !rec.counted {
                 rate.on_delivered(now, rec);
@@ -322,8 +328,8 @@ impl Sender {
             } else if rack_on {
                 rack.on_delivered(now, idx, rec, mss as u32, min_rtt);
             }
-            if rack_on && rec.lost {
-                rack.lost_bytes = rack.lost_bytes.saturating_sub(rec.len as u64);
+            if rec.lost {
+                *lost_bytes = lost_bytes.saturating_sub(rec.len as u64);
             }
             if rec.tx_count > 1 {
                 covers_retransmission = true;
@@ -340,6 +346,9 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
+        if self.go_back_n && self.recover.is_none_or(|r| ack >= r) && self.snd_nxt >= self.snd_max {
+            self.go_back_n = false;
+        }
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(now, r);
             let s = &mut self.stats;
@@ -391,11 +400,11 @@ impl Sender {
         rate: Option<crate::rate::RateSample>,
     ) -> AckInfo {
         // What cwnd is compared against: the RFC 6675 pipe in SACK recovery (controllers
-        // that manage their recovery window, like BBR, need it), else FlightSize.
+        // that manage their recovery window, like BBR, need it), else what is in flight.
         let in_flight = if self.in_recovery && self.cfg.recovery == RecoveryMode::Sack {
             self.bytes_in_network()
         } else {
-            self.snd_nxt - self.snd_una
+            self.bytes_in_flight()
         };
         AckInfo {
             now,
@@ -461,10 +470,11 @@ impl Sender {
     /// holds, and halving it would set ssthresh far above what the path carried.
     fn bytes_in_network(&mut self) -> u64 {
         if self.rack_on {
-            return self.rack_pipe();
+            return self.presumed_in_flight();
         }
+        let (dupthresh, mss) = (self.cfg.dupthresh, self.cfg.mss);
         self.sb
-            .mark_lost_and_pipe(&mut self.recs, self.cfg.dupthresh, self.cfg.mss)
+            .mark_lost_and_pipe(&mut self.recs, dupthresh, mss, &mut self.lost_bytes)
             .min(self.flight_size())
     }
 
@@ -479,11 +489,13 @@ impl Sender {
         self.last_cut_at = now;
         if self.cc.fast_recovery() {
             self.in_recovery = true;
+            // Recovery's own accounting takes over (Reno: a new loss in go-back-N).
+            self.go_back_n = false;
         } else {
             // Tahoe (4.3BSD-Tahoe, ns-2 TcpAgent): no recovery; go back to the lost segment
             // and resend from there in slow start, so later holes of the window are
             // repaired too (Fall & Floyd 1996) instead of stalling until the RTO.
-            self.snd_nxt = self.snd_una;
+            self.go_back(self.snd_una);
         }
     }
 
@@ -550,26 +562,38 @@ impl Sender {
             self.rack_detect(now, early);
             return;
         }
+        let (dupthresh, mss) = (self.cfg.dupthresh, self.cfg.mss);
         if !self.in_recovery {
+            // RFC 6675 section 5.1: after a timeout no new recovery starts before
+            // RecoveryPoint is acknowledged (IsLost marks would then only disturb the
+            // go-back-N accounting).
+            if self.recover.is_some_and(|r| self.snd_una < r) {
+                return;
+            }
             // IsLost needs SACKed data above snd_una: without any, skip the O(window) walk
             // that every ACK in SACK mode would otherwise pay.
             let sacked_above = self.sb.high_sacked > self.snd_una;
-            if !sacked_above && !early && self.dupacks < self.cfg.dupthresh {
+            if !sacked_above && !early && self.dupacks < dupthresh {
                 return;
             }
             let head_lost = {
-                let _ =
-                    self.sb
-                        .mark_lost_and_pipe(&mut self.recs, self.cfg.dupthresh, self.cfg.mss);
+                let _ = self.sb.mark_lost_and_pipe(
+                    &mut self.recs,
+                    dupthresh,
+                    mss,
+                    &mut self.lost_bytes,
+                );
                 self.recs
-                    .get(self.snd_una / self.cfg.mss as u64)
+                    .get(self.snd_una / mss as u64)
                     .is_some_and(|r| r.lost)
             };
-            let can_enter = self.recover.is_none_or(|r| self.snd_una >= r);
-            if (self.dupacks >= self.cfg.dupthresh || head_lost || early) && can_enter {
+            if self.dupacks >= dupthresh || head_lost || early {
                 self.sb.high_rxt = self.snd_una;
-                if let Some(r) = self.recs.get_mut(self.snd_una / self.cfg.mss as u64) {
-                    r.lost = true;
+                if let Some(r) = self.recs.get_mut(self.snd_una / mss as u64) {
+                    if !r.lost && !r.sacked {
+                        r.lost = true;
+                        self.lost_bytes += r.len as u64;
+                    }
                 }
                 self.enter_fast_retransmit(now);
             } else {
@@ -578,9 +602,9 @@ impl Sender {
         } else if early {
             self.retx_head = true;
         }
-        self.pipe = self
-            .sb
-            .mark_lost_and_pipe(&mut self.recs, self.cfg.dupthresh, self.cfg.mss);
+        self.pipe =
+            self.sb
+                .mark_lost_and_pipe(&mut self.recs, dupthresh, mss, &mut self.lost_bytes);
     }
 
     // ---- RACK-TLP (RFC 8985) ----
@@ -589,15 +613,30 @@ impl Sender {
     /// outstanding less those SACKed and those marked lost and not yet retransmitted.
     fn recovery_pipe(&self) -> u64 {
         if self.rack_on {
-            self.rack_pipe()
+            self.presumed_in_flight()
         } else {
             self.pipe
         }
     }
 
-    fn rack_pipe(&self) -> u64 {
+    /// Bytes outstanding that are neither SACKed nor marked lost (Linux's
+    /// packets_in_flight without its retransmission term).
+    fn presumed_in_flight(&self) -> u64 {
         self.flight_size()
-            .saturating_sub(self.sacked_bytes + self.rack.lost_bytes)
+            .saturating_sub(self.sacked_bytes + self.lost_bytes)
+    }
+
+    /// What the window is compared against: the pipe in SACK recovery; in go-back-N
+    /// after a timeout, what was sent since and is not SACKed (the rest is presumed
+    /// lost, SACKed segments are skipped: RFC 6675 section 5.1); else FlightSize.
+    fn bytes_in_flight(&self) -> u64 {
+        if self.in_recovery && self.cfg.recovery == RecoveryMode::Sack {
+            self.recovery_pipe()
+        } else if self.go_back_n {
+            self.presumed_in_flight()
+        } else {
+            self.snd_nxt - self.snd_una
+        }
     }
 
     /// RACK.reo_wnd: min_RTT / 4, at most SRTT (zero before the first RTT sample).
@@ -613,14 +652,18 @@ impl Sender {
     /// marks: start fast recovery, or in RTO recovery go back to a lost retransmission.
     /// `early`: the controller declared the head segment lost.
     fn rack_detect(&mut self, now: Time, early: bool) {
-        let before = self.rack.lost_bytes;
+        let before = self.lost_bytes;
         let reo_wnd = self.reo_wnd();
-        let lowest = self
-            .rack
-            .detect_loss(now, &mut self.recs, self.cfg.mss, reo_wnd);
+        let lowest = self.rack.detect_loss(
+            now,
+            &mut self.recs,
+            self.cfg.mss,
+            reo_wnd,
+            &mut self.lost_bytes,
+        );
         if lowest.is_some() {
             let mss = self.cfg.mss as u64;
-            self.stats.rack_lost += (self.rack.lost_bytes - before).div_ceil(mss);
+            self.stats.rack_lost += (self.lost_bytes - before).div_ceil(mss);
         }
         if !self.in_recovery {
             let can_enter = self.recover.is_none_or(|r| self.snd_una >= r);
@@ -632,7 +675,7 @@ impl Sender {
                 }
                 return;
             }
-            if self.rack.lost_bytes == 0 && !early {
+            if self.lost_bytes == 0 && !early {
                 return;
             }
             self.enter_fast_retransmit(now);
@@ -656,7 +699,7 @@ impl Sender {
                 .lost_rtx_sent
                 .is_some_and(|t| t >= self.last_cut_at)
             {
-                let flight = self.rack_pipe();
+                let flight = self.presumed_in_flight();
                 self.stats.fast_retransmits += 1;
                 self.cc.on_congestion_event(
                     &mut self.w,
@@ -668,7 +711,7 @@ impl Sender {
                 self.last_cut_at = now;
             }
         }
-        self.pipe = self.rack_pipe();
+        self.pipe = self.presumed_in_flight();
     }
 
     /// NextSeg rule 1 under RACK: the lowest segment marked lost and not yet resent. The
@@ -737,8 +780,8 @@ impl Sender {
             .then_some(last)
     }
 
-    fn send_probe(&mut self, now: Time, idx: u64) -> Segment {
-        let seg = self.send(now, idx);
+    fn send_probe(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
+        let seg = self.send(now, idx, idle);
         self.stats.tlp_probes += 1;
         self.rack.tlp_end = Some(self.snd_max);
         self.rack.tlp_retrans = seg.retransmission;
@@ -818,8 +861,21 @@ impl Sender {
         self.dupacks = 0;
         self.retx_head = false;
         // Go back N: resend from the first unacknowledged segment in slow start.
-        self.snd_nxt = self.snd_una;
+        self.go_back(self.snd_una);
         self.sb.high_rxt = self.snd_una;
+        if self.rack_on {
+            self.rack.reset_tlp();
+            self.rack.reo_timer = None;
+            self.rack.rxt_from = self.recs.base();
+        }
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// Starts go-back-N from `seq`: every segment the receiver has not SACKed is presumed
+    /// lost (RFC 5681 section 3.1; RFC 6675 section 5.1 keeps the SACK information).
+    fn go_back(&mut self, seq: u64) {
+        self.snd_nxt = seq;
+        self.go_back_n = true;
         let mut lost = 0;
         for (_, r) in self.recs.iter_mut() {
             if !r.sacked {
@@ -827,13 +883,7 @@ impl Sender {
                 lost += r.len as u64;
             }
         }
-        if self.rack_on {
-            self.rack.reset_tlp();
-            self.rack.reo_timer = None;
-            self.rack.lost_bytes = lost;
-            self.rack.rxt_from = self.recs.base();
-        }
-        self.rto_at = Some(now + self.rtt.rto());
+        self.lost_bytes = lost;
     }
 
     /// Closes a timer-driven round: report what left, and whether data ran out.
@@ -858,6 +908,9 @@ impl Sender {
             return None;
         }
         let mss = self.cfg.mss as u64;
+        // Delivery-rate draft (section 3.2): a send with nothing in flight starts a new
+        // sampling interval; after a timeout that is true although data is outstanding.
+        let idle = self.bytes_in_flight() == 0;
         if self.retx_head {
             self.retx_head = false;
             let idx = self.snd_una / mss;
@@ -865,12 +918,12 @@ impl Sender {
                 self.sb.high_rxt = self.sb.high_rxt.max(self.seg_end(idx));
                 self.pipe += self.seg_len(idx) as u64;
             }
-            return Some(self.send(now, idx));
+            return Some(self.send(now, idx, idle));
         }
         if self.rack.probe_due {
             self.rack.probe_due = false;
             if let Some(idx) = self.probe_segment() {
-                return Some(self.send_probe(now, idx));
+                return Some(self.send_probe(now, idx, idle));
             }
         }
         let timer_driven = self.cc.send_timer().is_some();
@@ -892,7 +945,7 @@ impl Sender {
                 return None;
             }
         };
-        let seg = self.send(now, idx);
+        let seg = self.send(now, idx, idle);
         if timer_driven {
             self.burst_credit -= 1;
             self.burst_sent += 1;
@@ -915,7 +968,6 @@ impl Sender {
     /// Picks the segment to send next, honouring the window, or `None`.
     fn choose(&mut self, _now: Time) -> Option<u64> {
         let mss = self.cfg.mss as u64;
-        let wnd = self.w.cwnd.min(self.rwnd);
         if self.in_recovery && self.cfg.recovery == RecoveryMode::Sack {
             if self.recovery_pipe() + mss > self.w.cwnd.max(mss) {
                 return None;
@@ -964,18 +1016,20 @@ impl Sender {
         }
         let idx = self.snd_nxt / mss;
         let len = self.seg_len(idx) as u64;
-        if self.snd_nxt - self.snd_una + len > wnd {
+        if self.bytes_in_flight() + len > self.w.cwnd
+            || self.snd_nxt - self.snd_una + len > self.rwnd
+        {
             return None;
         }
         Some(idx)
     }
 
-    /// Emits segment `idx` (new or retransmitted) and updates all bookkeeping.
-    fn send(&mut self, now: Time, idx: u64) -> Segment {
+    /// Emits segment `idx` (new or retransmitted) and updates all bookkeeping. `idle`:
+    /// nothing was in flight before it.
+    fn send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
         let mss = self.cfg.mss as u64;
         let seq = idx * mss;
         let len = self.seg_len(idx);
-        let nothing_in_flight = self.snd_una == self.snd_max;
         let retransmission = idx < self.recs.end();
         if !retransmission {
             self.recs.push(
@@ -987,17 +1041,17 @@ impl Sender {
             );
         }
         let rec = self.recs.get_mut(idx).expect("record exists");
+        if rec.lost {
+            self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
+        }
         if self.rack_on {
-            if rec.lost {
-                self.rack.lost_bytes = self.rack.lost_bytes.saturating_sub(rec.len as u64);
-            }
             self.rack.on_sent(idx, now);
         }
         rec.len = len;
         rec.tx_count = rec.tx_count.saturating_add(1);
         rec.lost = false;
         rec.counted = false;
-        self.rate.on_send(now, nothing_in_flight, rec);
+        self.rate.on_send(now, idle, rec);
         rec.sent_time = now;
         if seq == self.snd_nxt {
             self.snd_nxt += len as u64;
