@@ -6,8 +6,8 @@
 //! fix the go-back-N pass after that timeout counted the SACKed segments it skipped as
 //! in flight and fell silent with the link idle until a second, backed-off timeout, and
 //! the rate samples spanning the timer wait made BBR's bandwidth estimate collapse
-//! (measured before the fix: idle stretches of 2-4 s with 6.6-7.3 MB still to send,
-//! BtlBw 97 -> 2.4-5.7 Mbit/s, goodput 8.9-46 Mbit/s, mean 20.2).
+//! (measured before the fix: idle stretches of 2-4 s with 6.6-7.3 MB still to send in
+//! seeds 2-4, BtlBw 97 -> 2.4-5.7 Mbit/s, goodput 8.9-46 Mbit/s, mean 20.2).
 
 use tcplab_sim::{parse_scenario_str, simulate, Results};
 
