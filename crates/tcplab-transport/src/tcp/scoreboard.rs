@@ -1,4 +1,8 @@
-//! SACK scoreboard operations of RFC 6675 over the send records.
+//! The SACK scoreboard (RFC 6675 section 3) over the send records: which segments the
+//! receiver holds, which are deemed lost, and the byte counts and pipe derived from them.
+//! Every recovery mode keeps it (the receiver SACKs whatever the sender's recovery, and
+//! go-back-N after a timeout skips SACKed segments); RFC 6675 recovery also uses IsLost,
+//! SetPipe and NextSeg.
 //!
 //! Segment granularity: all segments but the last are full-sized, so "DupThresh
 //! discontiguous SACKed segments above" and "more than (DupThresh − 1)·SMSS SACKed bytes
@@ -12,6 +16,13 @@ use tcplab_core::Time;
 /// RFC 6675 state beyond the per-segment flags.
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
+    /// Bytes of outstanding segments the receiver SACKed.
+    pub sacked_bytes: u64,
+    /// Bytes of outstanding, unSACKed segments marked lost and not resent since.
+    pub lost_bytes: u64,
+    /// RFC 6675 pipe, maintained during SACK recovery (SetPipe on each ACK, plus each
+    /// segment sent since).
+    pub pipe: u64,
     /// End of the highest segment retransmitted in this recovery (HighRxt, exclusive).
     pub high_rxt: u64,
     /// End of the highest byte covered by any SACK block.
@@ -26,7 +37,7 @@ pub struct Scoreboard {
 impl Scoreboard {
     /// Marks segments wholly covered by `blocks` as SACKed; returns bytes newly SACKed.
     /// Newly SACKed segments count as delivered for rate sampling, and each is passed to
-    /// `on_sacked` (index, record, whether it was marked lost).
+    /// `on_sacked` (index, record).
     pub fn update(
         &mut self,
         recs: &mut Records,
@@ -34,7 +45,7 @@ impl Scoreboard {
         mss: u32,
         now: Time,
         rate: &mut RateSampler,
-        mut on_sacked: impl FnMut(u64, &SentRecord, bool),
+        mut on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
         let mut newly = 0;
         let mss = mss as u64;
@@ -76,10 +87,12 @@ impl Scoreboard {
                         break;
                     }
                     if !rec.sacked {
-                        let was_lost = rec.lost;
+                        if rec.lost {
+                            self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
+                        }
                         rec.sacked = true;
                         rec.lost = false;
-                        on_sacked(idx, rec, was_lost);
+                        on_sacked(idx, rec);
                         newly += rec.len as u64;
                         if !rec.counted {
                             rec.counted = true;
@@ -92,18 +105,70 @@ impl Scoreboard {
         }
         self.n_done = blocks.len().min(MAX_SACK_BLOCKS);
         self.done[..self.n_done].copy_from_slice(&blocks[..self.n_done]);
+        self.sacked_bytes += newly;
         newly
     }
 
-    /// Marks lost segments (IsLost), adding the bytes newly marked to `lost_bytes`, and
-    /// returns the pipe estimate in bytes (SetPipe).
-    pub fn mark_lost_and_pipe(
-        &self,
-        recs: &mut Records,
-        dupthresh: u32,
-        mss: u32,
-        lost_bytes: &mut u64,
-    ) -> u64 {
+    /// A cumulatively acknowledged segment leaves the scoreboard.
+    pub fn on_released(&mut self, rec: &SentRecord) {
+        if rec.sacked {
+            self.sacked_bytes = self.sacked_bytes.saturating_sub(rec.len as u64);
+        }
+        if rec.lost {
+            self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
+        }
+    }
+
+    /// Segment `rec` is being (re)sent: it is no longer awaiting retransmission.
+    pub fn on_resent(&mut self, rec: &mut SentRecord) {
+        if rec.lost {
+            self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
+        }
+        rec.lost = false;
+    }
+
+    /// Marks `rec` lost (if it is neither SACKed nor marked already).
+    pub fn mark_lost(&mut self, rec: &mut SentRecord) {
+        if !rec.lost && !rec.sacked {
+            rec.lost = true;
+            self.lost_bytes += rec.len as u64;
+        }
+    }
+
+    /// Presumes every segment not SACKed lost (after a timeout).
+    pub fn mark_all_lost(&mut self, recs: &mut Records) {
+        let mut lost = 0;
+        for (_, r) in recs.iter_mut() {
+            if !r.sacked {
+                r.lost = true;
+                lost += r.len as u64;
+            }
+        }
+        self.lost_bytes = lost;
+    }
+
+    /// Bytes of `flight` (outstanding) neither SACKed nor marked lost.
+    pub fn unsacked_unlost(&self, flight: u64) -> u64 {
+        flight.saturating_sub(self.sacked_bytes + self.lost_bytes)
+    }
+
+    /// The counters match the records (debug builds).
+    #[cfg(debug_assertions)]
+    pub fn check(&self, recs: &mut Records) {
+        let (mut sacked, mut lost) = (0, 0);
+        for (_, r) in recs.iter_mut() {
+            if r.sacked {
+                sacked += r.len as u64;
+            } else if r.lost {
+                lost += r.len as u64;
+            }
+        }
+        debug_assert_eq!(sacked, self.sacked_bytes, "SACKed bytes");
+        debug_assert_eq!(lost, self.lost_bytes, "lost bytes");
+    }
+
+    /// Marks lost segments (IsLost) and returns the pipe estimate in bytes (SetPipe).
+    pub fn mark_lost_and_pipe(&mut self, recs: &mut Records, dupthresh: u32, mss: u32) -> u64 {
         let mut sacked_above = 0u32;
         let mut pipe = 0u64;
         let mss = mss as u64;
@@ -118,7 +183,7 @@ impl Scoreboard {
             let seq = idx * mss;
             if sacked_above >= dupthresh && seq < self.high_sacked && !rec.lost {
                 rec.lost = true;
-                *lost_bytes += rec.len as u64;
+                self.lost_bytes += rec.len as u64;
             }
             if !rec.lost {
                 pipe += rec.len as u64;
@@ -156,5 +221,96 @@ impl Scoreboard {
         } else {
             rule3
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(n: u64) -> Records {
+        let mut recs = Records::with_capacity(n as usize);
+        for i in 0..n {
+            recs.push(
+                i,
+                SentRecord {
+                    len: 1000,
+                    tx_count: 1,
+                    ..SentRecord::default()
+                },
+            );
+        }
+        recs
+    }
+
+    fn blocks(b: &[(u64, u64)]) -> Vec<SackBlock> {
+        b.iter()
+            .map(|&(start, end)| SackBlock { start, end })
+            .collect()
+    }
+
+    /// Only whole segments inside a block are SACKed, each once however often the block
+    /// is repeated or extended, and each counts once as delivered.
+    #[test]
+    fn update_marks_whole_segments_once() {
+        let mut recs = records(10);
+        let mut sb = Scoreboard::default();
+        let mut rate = RateSampler::default();
+        let mut seen = vec![];
+        let n = sb.update(
+            &mut recs,
+            &blocks(&[(1500, 4000)]),
+            1000,
+            Time(1),
+            &mut rate,
+            |i, _| seen.push(i),
+        );
+        assert_eq!((n, sb.sacked_bytes, sb.high_sacked), (2000, 2000, 4000));
+        let n = sb.update(
+            &mut recs,
+            &blocks(&[(1000, 6000)]),
+            1000,
+            Time(2),
+            &mut rate,
+            |i, _| seen.push(i),
+        );
+        assert_eq!(n, 3000, "segment 1 now whole, 4 and 5 new");
+        assert_eq!(seen, vec![2, 3, 1, 4, 5]);
+        assert_eq!(rate.delivered, 5000);
+        sb.on_released(recs.get(1).unwrap());
+        assert_eq!(sb.sacked_bytes, 4000);
+    }
+
+    /// RFC 6675 IsLost: DupThresh SACKed segments above; SetPipe counts segments neither
+    /// SACKed nor lost once and those below HighRxt once more. Lost bytes are counted as
+    /// they are marked and leave the count when the segment is resent or SACKed.
+    #[test]
+    fn islost_setpipe_and_lost_bytes() {
+        let mut recs = records(8);
+        let mut sb = Scoreboard::default();
+        let mut rate = RateSampler::default();
+        // SACKed: 2, 4, 5, 6. Segment 0, 1 have 4 SACKed above, 3 has 3: lost. 7: not.
+        sb.update(
+            &mut recs,
+            &blocks(&[(4000, 7000), (2000, 3000)]),
+            1000,
+            Time(1),
+            &mut rate,
+            |_, _| {},
+        );
+        assert_eq!(sb.mark_lost_and_pipe(&mut recs, 3, 1000), 1000, "only 7");
+        assert_eq!(sb.lost_bytes, 3000);
+        sb.high_rxt = 1000;
+        sb.on_resent(recs.get_mut(0).unwrap());
+        assert_eq!(sb.lost_bytes, 2000);
+        // 0 is IsLost again (marked anew) but counts once as retransmitted below HighRxt.
+        assert_eq!(sb.mark_lost_and_pipe(&mut recs, 3, 1000), 2000);
+        assert_eq!(sb.next_retransmission(&recs, 1000, true), Some(1), "rule 1");
+        assert_eq!(
+            sb.unsacked_unlost(8000),
+            1000,
+            "8000 - 4000 SACKed - 3000 lost"
+        );
+        sb.check(&mut recs);
     }
 }
