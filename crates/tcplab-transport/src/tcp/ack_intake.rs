@@ -70,7 +70,7 @@ impl SendState {
             if !rec.sacked {
                 on_delivered(idx, rec);
             }
-            sb.on_released(rec);
+            sb.on_released(idx, rec);
             if rec.tx_count > 1 {
                 covers_retransmission = true;
             } else if !rec.sacked {

@@ -441,7 +441,8 @@ impl LossRecovery for RackRecovery {
     }
 
     fn on_head_retransmit(&mut self, s: &mut SendState, idx: u64) {
-        s.sb.high_rxt = s.sb.high_rxt.max(s.seg_end(idx));
+        let seq = s.sb.high_rxt().max(s.seg_end(idx));
+        s.sb.set_high_rxt(&s.recs, seq, s.cfg.mss);
     }
 
     fn on_rto(&mut self, s: &mut SendState) {

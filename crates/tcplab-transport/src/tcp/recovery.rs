@@ -84,9 +84,9 @@ pub(super) trait LossRecovery {
     /// under cwnd inflation that the receiver already holds, and halving it would set
     /// ssthresh far above what the path carried.
     fn in_network(&mut self, s: &mut SendState) -> u64 {
-        let (dupthresh, mss) = (s.cfg.dupthresh, s.cfg.mss);
-        s.sb.mark_lost_and_pipe(&mut s.recs, dupthresh, mss)
-            .min(s.flight_size())
+        let flight = s.flight_size();
+        s.sb.mark_lost_and_pipe(&mut s.recs, s.cfg.mss, flight)
+            .min(flight)
     }
 
     /// The recovery's own timer, if any.

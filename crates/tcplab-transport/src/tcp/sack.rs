@@ -44,7 +44,7 @@ impl LossRecovery for SackRecovery {
         if s.snd_una >= s.snd_max {
             return;
         }
-        let (dupthresh, mss) = (s.cfg.dupthresh, s.cfg.mss);
+        let (dupthresh, mss, flight) = (s.cfg.dupthresh, s.cfg.mss, s.flight_size());
         if !s.in_recovery {
             // RFC 6675 section 5.1: after a timeout no new recovery starts before
             // RecoveryPoint is acknowledged (IsLost marks would then only disturb the
@@ -59,21 +59,23 @@ impl LossRecovery for SackRecovery {
                 return;
             }
             let head_lost = {
-                let _ = s.sb.mark_lost_and_pipe(&mut s.recs, dupthresh, mss);
+                let _ = s.sb.mark_lost_and_pipe(&mut s.recs, mss, flight);
                 s.recs.get(s.snd_una / mss as u64).is_some_and(|r| r.lost)
             };
             if !(s.dupacks >= dupthresh || head_lost || a.early) {
                 return;
             }
-            s.sb.high_rxt = s.snd_una;
-            if let Some(r) = s.recs.get_mut(s.snd_una / mss as u64) {
-                s.sb.mark_lost(r);
+            s.sb.set_high_rxt(&s.recs, s.snd_una, mss);
+            let head = s.snd_una / mss as u64;
+            if let Some(r) = s.recs.get_mut(head) {
+                s.sb.mark_lost(head, r);
             }
             s.enter_fast_retransmit(now);
         } else if a.early {
             s.retx_head = true;
         }
-        s.sb.pipe = s.sb.mark_lost_and_pipe(&mut s.recs, dupthresh, mss);
+        let flight = s.flight_size();
+        s.sb.pipe = s.sb.mark_lost_and_pipe(&mut s.recs, mss, flight);
     }
 
     /// NextSeg (RFC 6675 section 4) in recovery: lost segments above HighRxt first (rule
@@ -85,7 +87,8 @@ impl LossRecovery for SackRecovery {
         }
         let new_ok = room(s, s.sb.pipe)?;
         if let Some(idx) = s.sb.next_retransmission(&s.recs, s.cfg.mss, new_ok) {
-            s.sb.high_rxt = s.seg_end(idx);
+            let end = s.seg_end(idx);
+            s.sb.set_high_rxt(&s.recs, end, s.cfg.mss);
             s.sb.pipe += s.seg_len(idx) as u64;
             return Some(idx);
         }
@@ -98,7 +101,8 @@ impl LossRecovery for SackRecovery {
     }
 
     fn on_head_retransmit(&mut self, s: &mut SendState, idx: u64) {
-        s.sb.high_rxt = s.sb.high_rxt.max(s.seg_end(idx));
+        let seq = s.sb.high_rxt().max(s.seg_end(idx));
+        s.sb.set_high_rxt(&s.recs, seq, s.cfg.mss);
         s.sb.pipe += s.seg_len(idx) as u64;
     }
 

@@ -53,6 +53,7 @@ impl SendState {
             cfg.clock_granularity,
         );
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
+        let sb = Scoreboard::new(cfg.dupthresh);
         SendState {
             flow,
             w: Window {
@@ -65,7 +66,7 @@ impl SendState {
             rtt,
             rate: RateSampler::default(),
             recs: Records::with_capacity(1024),
-            sb: Scoreboard::default(),
+            sb,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,

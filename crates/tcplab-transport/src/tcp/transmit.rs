@@ -55,8 +55,9 @@ impl SendState {
                 },
             );
         }
+        let base = self.recs.base();
         let rec = self.recs.get_mut(idx).expect("record exists");
-        self.sb.on_resent(rec);
+        self.sb.on_resent(idx, rec, base);
         rec.len = len;
         rec.tx_count = rec.tx_count.saturating_add(1);
         rec.counted = false;
