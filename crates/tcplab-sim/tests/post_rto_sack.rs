@@ -23,26 +23,32 @@ fn run(seed: u64) -> Results {
     )
     .unwrap();
     let r = simulate(&sc, seed, 0).unwrap();
-    assert!(r.flows.completed[0], "seed {seed} completes");
+    assert!(
+        r.flows.bools("completed").unwrap()[0],
+        "seed {seed} completes"
+    );
     r
 }
 
 /// Timeout instants: the minimum RTO (1 s) holds the RTO at 1 s on this path, so it only
 /// grows when a timeout backs it off.
 fn rto_times(r: &Results) -> Vec<f64> {
-    let s = &r.flow_series;
-    (1..s.t_s.len())
-        .filter(|&i| s.rto_s[i] > s.rto_s[i - 1])
-        .map(|i| s.t_s[i])
+    let t = r.flow_series.floats("t_s").unwrap();
+    let rto = r.flow_series.floats("rto_s").unwrap();
+    (1..t.len())
+        .filter(|&i| rto[i] > rto[i - 1])
+        .map(|i| t[i])
         .collect()
 }
 
 /// (time, cumulative bytes delivered) of the data direction, one row per millisecond.
 fn data_link(r: &Results) -> Vec<(f64, u64)> {
     let s = &r.link_series;
-    (0..s.t_s.len())
-        .filter(|&i| s.direction[i] == "fwd")
-        .map(|i| (s.t_s[i], s.delivered_bytes[i]))
+    let (t, dir) = (s.floats("t_s").unwrap(), s.texts("direction").unwrap());
+    let delivered = s.ints("delivered_bytes").unwrap();
+    (0..t.len())
+        .filter(|&i| dir[i] == "fwd")
+        .map(|i| (t[i], delivered[i]))
         .collect()
 }
 
@@ -54,7 +60,7 @@ fn the_sender_keeps_the_link_busy_after_each_rto() {
         let rtos = rto_times(&r);
         assert_eq!(
             rtos.len() as u64,
-            r.flows.rtos[0],
+            r.flows.ints("rtos").unwrap()[0],
             "seed {seed}: RTOs found"
         );
         assert!(!rtos.is_empty(), "seed {seed}: the case needs a timeout");
@@ -108,7 +114,7 @@ fn the_sender_keeps_the_link_busy_after_each_rto() {
                 "seed {seed}: BtlBw fell from {before} to {low} B/s after the RTO at {t} s"
             );
         }
-        goodputs.push(r.flows.goodput_bps[0] / 1e6);
+        goodputs.push(r.flows.floats("goodput_bps").unwrap()[0] / 1e6);
     }
     eprintln!("goodput (Mbit/s), seeds 1-5: {goodputs:.2?}");
     let mean = goodputs.iter().sum::<f64>() / 5.0;

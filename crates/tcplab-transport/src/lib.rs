@@ -11,20 +11,27 @@
 //! controllers, [`pacing::Pacer`] and [`timer_rounds::TimerRounds`].
 
 pub mod cc;
+pub mod datagram;
+mod endpoint;
 mod error;
 pub mod pacing;
+mod packet;
 mod rate;
 mod records;
 mod rtt;
 pub mod tcp;
 pub mod timer_rounds;
+pub mod transport;
 
+pub use endpoint::{Endpoint, Progress};
 pub use error::Violation;
+pub use packet::{Opaque, Packet};
 pub use rate::{RateSample, RateSampler};
 pub use records::{Records, SentRecord};
 pub use rtt::RttEstimator;
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
-    RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot, SenderStats,
+    RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot, SenderStats, TcpSpec,
     ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
 };
+pub use transport::{AnyEndpoint, FlowContext, FlowEndpoints, TransportSpec};

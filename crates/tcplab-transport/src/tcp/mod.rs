@@ -7,6 +7,7 @@
 
 mod ack_intake;
 mod config;
+mod endpoint;
 mod rack;
 mod receiver;
 mod recovery;
@@ -23,6 +24,7 @@ mod transmit;
 pub use config::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig,
 };
+pub use endpoint::TcpSpec;
 pub use receiver::Receiver;
 pub use segment::{SackBlock, Segment, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS};
 pub use sender::{Sender, SenderSnapshot};

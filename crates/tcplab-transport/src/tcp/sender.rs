@@ -61,6 +61,9 @@ impl Sender {
     pub fn flow(&self) -> u32 {
         self.s.flow
     }
+    pub fn config(&self) -> &SenderConfig {
+        &self.s.cfg
+    }
     pub fn stats(&self) -> &SenderStats {
         &self.s.stats
     }
