@@ -172,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--repeat", type=int, default=3, help="runs per benchmark (default 3)")
     b.add_argument("--json", help="also write the results as JSON to this file")
     b.set_defaults(fn=_cmd_bench)
+
+    from tcplab import net
+    net.add_commands(sub)
     return p
 
 
@@ -182,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.fn(args)
-    except (_tcplab.ScenarioError, _tcplab.InvariantError, _tcplab.SimulationPanic) as e:
+    except (_tcplab.ScenarioError, _tcplab.InvariantError, _tcplab.SimulationPanic,
+            _tcplab.NetworkError) as e:
         kind = type(e).__name__
         print(f"tcplab: {kind}: {e}", file=sys.stderr)
         return 1

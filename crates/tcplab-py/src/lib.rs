@@ -7,6 +7,7 @@
 
 mod coding;
 mod convert;
+mod net;
 mod tables;
 
 use pyo3::create_exception;
@@ -161,5 +162,6 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     // submodules register here
     coding::register(m)?;
+    net::register(m)?;
     Ok(())
 }

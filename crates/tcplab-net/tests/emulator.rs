@@ -1,0 +1,152 @@
+//! The emulator on real packets: a few seconds of UDP probes and a TCP transfer through
+//! an emulated link. Needs root and /dev/net/tun; elsewhere each test says why it skips.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::time::Duration;
+use tcplab_net::emu::{check_privileges, emulation_scenario, EmuConfig, Emulation, PacketEvent};
+use tcplab_net::probe;
+
+fn can_run() -> bool {
+    match check_privileges("the emulator tests") {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+fn config(toml_text: &str) -> EmuConfig {
+    let table: toml::Table = toml_text.parse().unwrap();
+    let sc = emulation_scenario(&table, "test.toml").unwrap();
+    EmuConfig::new(sc, 1).unwrap()
+}
+
+#[test]
+fn udp_probes_see_the_configured_rate_and_delay() {
+    if !can_run() {
+        return;
+    }
+    let cfg = config(
+        r#"
+        sample = "50ms"
+        [link]
+        rate = "10Mbps"
+        delay = "5ms"
+        queue = "1000pkt"
+        "#,
+    );
+    let params = cfg.scenario.links[0].fwd.clone();
+    let emu = Emulation::start(cfg).unwrap();
+    let sink = UdpSocket::bind((emu.host_addr(), 0)).unwrap();
+    let to: SocketAddr = sink.local_addr().unwrap();
+    // 1.5x the link rate for 0.5 s: the queue builds and the link runs flat out.
+    let sender = std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            emu.ns()
+                .run_in(|| {
+                    let sock = UdpSocket::bind("0.0.0.0:0").unwrap();
+                    probe::send_paced(&sock, to, 1172, 15_000_000, 800).unwrap()
+                })
+                .unwrap()
+        });
+        let recv =
+            probe::receive(&sink, Duration::from_millis(500), Duration::from_secs(10)).unwrap();
+        (h.join().unwrap(), recv)
+    });
+    let (sent, recv) = sender;
+    let res = emu.stop().unwrap();
+    assert_eq!(sent.len(), 800);
+    assert_eq!(recv.len(), 800, "unlimited-enough queue: nothing dropped");
+    let rate = probe::delivered_rate_bps(&recv).unwrap();
+    assert!(
+        (rate / 10e6 - 1.0).abs() < 0.02,
+        "delivered {rate:.0} bit/s on a 10 Mbit/s link"
+    );
+    // One-way delay against the model replayed on the send times.
+    let expect = probe::expected_arrivals(&params, &sent);
+    let mut err: Vec<i64> = recv
+        .iter()
+        .map(|r| r.recv_ns as i64 - expect[r.seq as usize].unwrap() as i64)
+        .collect();
+    err.sort();
+    let p50 = err[err.len() / 2];
+    assert!(
+        (0..2_000_000).contains(&p50),
+        "median one-way delay error {p50} ns"
+    );
+    // The link tables count what crossed, the packet log has every packet.
+    let fwd = 0;
+    assert!(res.links.delivered_pkts[fwd] >= 800);
+    assert_eq!(res.links.dropped_queue[fwd], 0);
+    let departs = res
+        .packets
+        .event
+        .iter()
+        .zip(&res.packets.direction)
+        .filter(|(e, d)| **e == PacketEvent::Depart && **d == 0)
+        .count() as u64;
+    assert_eq!(departs, res.links.delivered_pkts[fwd]);
+    assert!(res.link_series.t_s.len() >= 2 * 10, "sampled every 50 ms");
+    let maxq = *res.link_series.queue_pkts.iter().max().unwrap();
+    assert!(maxq > 100, "1.5x overload builds a queue (max {maxq})");
+    eprintln!(
+        "rate {:.3} Mbit/s, delay error p50 {} us, lateness p99 {} us, realtime {}",
+        rate / 1e6,
+        p50 / 1000,
+        res.info.late_p99_ns / 1000,
+        res.info.realtime
+    );
+}
+
+#[test]
+fn tcp_transfer_through_a_lossy_link_arrives_intact() {
+    if !can_run() {
+        return;
+    }
+    let cfg = config(
+        r#"
+        [link]
+        rate = "20Mbps"
+        delay = "2ms"
+        queue = "50pkt"
+        loss = "1%"
+        "#,
+    );
+    let emu = Emulation::start(cfg).unwrap();
+    let listener = TcpListener::bind((emu.host_addr(), 0)).unwrap();
+    let to = listener.local_addr().unwrap();
+    const N: usize = 1 << 20;
+    let got = std::thread::scope(|s| {
+        s.spawn(|| {
+            emu.ns()
+                .run_in(|| {
+                    let mut c = TcpStream::connect(to).unwrap();
+                    let data: Vec<u8> = (0..N).map(|i| (i * 7 % 251) as u8).collect();
+                    c.write_all(&data).unwrap();
+                })
+                .unwrap()
+        });
+        let (mut c, _) = listener.accept().unwrap();
+        let mut v = Vec::new();
+        c.read_to_end(&mut v).unwrap();
+        v
+    });
+    let res = emu.stop().unwrap();
+    assert_eq!(got.len(), N);
+    assert!(got
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b == (i * 7 % 251) as u8));
+    assert!(res.links.dropped_loss[0] > 0, "1 % loss on ~750 packets");
+    let lost = res
+        .packets
+        .event
+        .iter()
+        .filter(|e| **e == PacketEvent::DropLoss)
+        .count() as u64;
+    assert_eq!(lost, res.links.dropped_loss[0] + res.links.dropped_loss[1]);
+    // 1 MiB at 20 Mbit/s takes at least 0.42 s.
+    assert!(res.info.duration_s > 0.42, "{}", res.info.duration_s);
+}
