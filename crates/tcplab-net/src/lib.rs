@@ -9,10 +9,14 @@
 
 pub mod emu;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod ktcp;
 pub mod payload;
 pub mod probe;
 mod rows;
 pub mod sys;
+pub mod udp;
+pub mod wire;
 
 pub use error::NetError;
