@@ -173,8 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", help="also write the results as JSON to this file")
     b.set_defaults(fn=_cmd_bench)
 
-    from tcplab import net
+    from tcplab import compare, net
     net.add_commands(sub)
+    compare.add_commands(sub)
     return p
 
 

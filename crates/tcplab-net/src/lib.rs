@@ -16,6 +16,7 @@ pub mod payload;
 pub mod probe;
 mod rows;
 pub mod sys;
+pub mod transfer;
 pub mod udp;
 pub mod wire;
 

@@ -337,7 +337,83 @@ fn tcp_recv<'py>(py: Python<'py>, listen: &str, timeout_s: f64) -> PyResult<Boun
     Ok(d)
 }
 
+/// One flow of a scenario through the emulated link, carried by the kernel's TCP
+/// (`mode="kernel"`, `TCP_CONGESTION = kernel_cc`) or tcplab's endpoints over UDP
+/// (`mode="udp"`). Returns (info, tables): the sender's flow tables and the link's.
+#[pyfunction]
+#[pyo3(signature = (source, mode, flow=0, seed=1, kernel_cc=None, text=None, dict=None))]
+#[allow(clippy::too_many_arguments)]
+fn emulate_flow<'py>(
+    py: Python<'py>,
+    source: &str,
+    mode: &str,
+    flow: usize,
+    seed: u64,
+    kernel_cc: Option<&str>,
+    text: Option<&str>,
+    dict: Option<&Bound<'py, PyDict>>,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    use tcplab_net::transfer::{through_emulator, Transport};
+    let mut sc = emulation_scenario(source, text, dict)?;
+    let Some(f) = sc.flows.get(flow).cloned() else {
+        return Err(ScenarioError::new_err(format!(
+            "{source}: no [[flow]] number {flow} ({} flows)",
+            sc.flows.len()
+        )));
+    };
+    let sample = match sc.sampling {
+        tcplab_sim::Sampling::Interval(d) => d,
+        _ => Dur::from_millis(10),
+    };
+    sc.sampling = tcplab_sim::Sampling::Interval(sample);
+    let bytes = f.sender.total_bytes;
+    let duration = f.stop.or(sc.duration);
+    let transport = match mode {
+        "kernel" => Transport::Kernel {
+            cc: kernel_cc.unwrap_or("cubic").to_string(),
+        },
+        "udp" => Transport::Udp {
+            flow: Box::new(udp::for_udp(f, source).map_err(|e| to_py_err(SimError::Config(e)))?),
+        },
+        other => {
+            return Err(PyRuntimeError::new_err(format!(
+                "mode must be \"kernel\" or \"udp\", not {other:?}"
+            )))
+        }
+    };
+    let cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
+    let link_name = cfg.scenario.links[0].name.clone();
+    let out = py
+        .detach(|| {
+            guard("emulate_flow", || {
+                through_emulator(cfg, &transport, bytes, duration, sample)
+            })
+        })?
+        .map_err(net_err)?;
+    let i = &out.emu.info;
+    let info = PyDict::new(py);
+    info.set_item("scenario", &i.scenario)?;
+    info.set_item("seed", i.seed)?;
+    info.set_item("replication", 0)?;
+    info.set_item("events", out.emu.packets.len())?;
+    info.set_item("end_time_s", i.duration_s)?;
+    info.set_item("mode", mode)?;
+    info.set_item("realtime", i.realtime)?;
+    info.set_item("late_p99_s", i.late_p99_ns as f64 / 1e9)?;
+    info.set_item("receiver_bytes", out.receiver_bytes)?;
+    info.set_item("receiver_rejected", out.receiver_rejected)?;
+    let packets = packets_batch(&out.emu)?;
+    let mut res = out.emu.to_results(&link_name);
+    res.flows = out.flows;
+    res.flow_series = out.flow_series;
+    res.cc_trace = out.cc_trace;
+    let tables = crate::tables::to_pyarrow(py, res)?;
+    tables.set_item("packets", packets.to_pyarrow(py)?)?;
+    Ok((info, tables))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(emulate_flow, m)?)?;
     m.add("NetworkError", m.py().get_type::<NetworkError>())?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(emulator_available, m)?)?;

@@ -20,8 +20,8 @@ pub use counters::{InputCounters, Paws};
 pub use driver::{LoopStats, Session};
 pub use receiver_session::ReceiverSession;
 pub use report::{
-    flow_spec, receive, receive_on, send, send_from, RecvOptions, RecvOutcome, SendOptions,
-    SendOutcome, UDP_OVERHEAD,
+    flow_spec, for_udp, receive, receive_on, send, send_from, RecvOptions, RecvOutcome,
+    SendOptions, SendOutcome, UDP_OVERHEAD,
 };
 pub use sender_session::{PeerReport, SenderSession, IDLE_TIMEOUT};
 

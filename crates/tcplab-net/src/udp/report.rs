@@ -40,7 +40,13 @@ pub fn flow_spec(flow: &toml::Table, source: &str) -> Result<FlowSpec, ConfigErr
         toml::Value::Array(vec![toml::Value::Table(flow.clone())]),
     );
     let sc = parse_scenario_table(&t, source)?;
-    let mut f = sc.flows.into_iter().next().expect("one flow parsed");
+    let f = sc.flows.into_iter().next().expect("one flow parsed");
+    for_udp(f, source)
+}
+
+/// A simulator flow adapted to the UDP driver: the MSS shrinks by the driver's extra
+/// header bytes so data segments keep their length on the wire.
+pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
     let extra = UDP_OVERHEAD - DATA_HEADER_BYTES;
     if f.sender.mss <= extra {
         return Err(ConfigError {
@@ -107,7 +113,7 @@ fn on_driver_thread<T: Send>(realtime: bool, f: impl FnOnce() -> T + Send) -> T 
     std::thread::scope(|s| {
         s.spawn(move || {
             if realtime {
-                crate::sys::sched::try_realtime(20);
+                crate::sys::sched::try_realtime(10);
             }
             f()
         })
