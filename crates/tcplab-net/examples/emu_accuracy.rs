@@ -50,6 +50,8 @@ fn run(
         let h = s.spawn(|| {
             emu.ns()
                 .run_in(|| {
+                    // The probe sender must outpace the link on a busy machine too.
+                    tcplab_net::sys::sched::try_realtime(5);
                     let sock = UdpSocket::bind("0.0.0.0:0").unwrap();
                     probe::send_paced(&sock, to, payload, (rate as f64 * load) as u64, count)
                         .unwrap()
@@ -86,13 +88,14 @@ fn run(
         _ => 0.0,
     };
     let note = format!(
-        "offered {:.1} Mbit/s, sent {} recv {} late p50/p99/max {}/{}/{} us rt={}",
+        "offered {:.1} Mbit/s, sent {} recv {} late p50/p99/max {}/{}/{} us, loop CPU {:.0} % rt={}",
         sent_rate / 1e6,
         sent.len(),
         recv.len(),
         res.info.late_p50_ns / 1000,
         res.info.late_p99_ns / 1000,
         res.info.late_max_ns / 1000,
+        res.info.cpu_s / res.info.duration_s * 100.0,
         res.info.realtime
     );
     (rate_got, err, note)

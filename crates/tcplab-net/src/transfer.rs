@@ -36,6 +36,16 @@ pub struct EmulatedTransfer {
 /// How long the path must be quiet before the emulator stops after a transfer.
 const QUIET: Duration = Duration::from_millis(200);
 
+/// One flow of a multi-flow run: what carries it, when it starts, how much it sends.
+#[derive(Clone, Debug)]
+pub struct FlowPlan {
+    pub transport: Transport,
+    pub start: Dur,
+    pub bytes: Option<u64>,
+    /// Stop writing this long after the start.
+    pub duration: Option<Dur>,
+}
+
 /// Runs one transfer of `bytes` (or for `duration`) through `cfg`'s link.
 pub fn through_emulator(
     cfg: EmuConfig,
@@ -44,10 +54,121 @@ pub fn through_emulator(
     duration: Option<Dur>,
     sample: Dur,
 ) -> Result<EmulatedTransfer, NetError> {
+    let plan = FlowPlan {
+        transport: transport.clone(),
+        start: Dur::ZERO,
+        bytes,
+        duration,
+    };
+    flows_through_emulator(cfg, &[plan], sample)
+}
+
+/// Runs several flows at once through `cfg`'s link, each starting at its own time (on
+/// its own sender thread in the namespace and receiver thread on the host). Flow `i`'s
+/// rows carry `flow = i`, and its series are on the emulation's clock.
+pub fn flows_through_emulator(
+    cfg: EmuConfig,
+    plans: &[FlowPlan],
+    sample: Dur,
+) -> Result<EmulatedTransfer, NetError> {
     let emu = Emulation::start(cfg)?;
-    let host = emu.host_addr();
+    let t0 = std::time::Instant::now();
+    let runs: Vec<Result<EmulatedTransfer, NetError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = plans
+            .iter()
+            .map(|p| {
+                let emu = &emu;
+                s.spawn(move || {
+                    let wait =
+                        Duration::from_nanos(p.start.as_nanos()).saturating_sub(t0.elapsed());
+                    std::thread::sleep(wait);
+                    one_flow(emu, p, sample, plans.len() == 1)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(NetError::Protocol("a flow thread panicked".into())))
+            })
+            .collect()
+    });
     let mut out = EmulatedTransfer::default();
-    match transport {
+    for (i, (r, p)) in runs.into_iter().zip(plans).enumerate() {
+        let r = r?;
+        let off = p.start.as_secs_f64();
+        let i = i as u32;
+        merge_flow(&mut out, r, i, off);
+    }
+    out.emu = emu.stop_when_idle(QUIET, Duration::from_secs(2))?;
+    Ok(out)
+}
+
+/// Appends flow `i`'s tables to `out`, shifting its times by `off` seconds.
+fn merge_flow(out: &mut EmulatedTransfer, r: EmulatedTransfer, i: u32, off: f64) {
+    let f = r.flows;
+    out.flows.flow.extend(f.flow.iter().map(|_| i));
+    out.flows.name.extend(f.name);
+    out.flows.cc.extend(f.cc);
+    out.flows.recovery.extend(f.recovery);
+    out.flows.bytes_target.extend(f.bytes_target);
+    out.flows.bytes_delivered.extend(f.bytes_delivered);
+    out.flows.start_s.extend(f.start_s.iter().map(|s| s + off));
+    out.flows
+        .completion_s
+        .extend(f.completion_s.iter().map(|c| c.map(|c| c + off)));
+    out.flows.completed.extend(f.completed);
+    out.flows.goodput_bps.extend(f.goodput_bps);
+    out.flows.segments_sent.extend(f.segments_sent);
+    out.flows
+        .retransmitted_segments
+        .extend(f.retransmitted_segments);
+    out.flows
+        .retransmission_ratio
+        .extend(f.retransmission_ratio);
+    out.flows.rtos.extend(f.rtos);
+    out.flows.fast_retransmits.extend(f.fast_retransmits);
+    out.flows.tlp_probes.extend(f.tlp_probes);
+    out.flows.rack_lost.extend(f.rack_lost);
+    out.flows.rtt_min_s.extend(f.rtt_min_s);
+    out.flows.rtt_mean_s.extend(f.rtt_mean_s);
+    out.flows.rtt_max_s.extend(f.rtt_max_s);
+    out.flows.acks_sent.extend(f.acks_sent);
+    let s = r.flow_series;
+    let o = &mut out.flow_series;
+    o.t_s.extend(s.t_s.iter().map(|t| t + off));
+    o.flow.extend(s.flow.iter().map(|_| i));
+    o.cwnd.extend(s.cwnd);
+    o.ssthresh.extend(s.ssthresh);
+    o.srtt_s.extend(s.srtt_s);
+    o.rtt_s.extend(s.rtt_s);
+    o.rto_s.extend(s.rto_s);
+    o.in_flight.extend(s.in_flight);
+    o.delivered.extend(s.delivered);
+    o.pacing_rate_bps.extend(s.pacing_rate_bps);
+    o.state.extend(s.state);
+    let c = r.cc_trace;
+    out.cc_trace.t_s.extend(c.t_s.iter().map(|t| t + off));
+    out.cc_trace.flow.extend(c.flow.iter().map(|_| i));
+    out.cc_trace.key.extend(c.key);
+    out.cc_trace.value.extend(c.value);
+    out.receiver_bytes += r.receiver_bytes;
+    out.receiver_rejected += r.receiver_rejected;
+}
+
+/// One flow: receiver on the host, sender in the namespace.
+/// `alone`: the only flow in the namespace (its TcpExt counters are its own).
+fn one_flow(
+    emu: &Emulation,
+    p: &FlowPlan,
+    sample: Dur,
+    alone: bool,
+) -> Result<EmulatedTransfer, NetError> {
+    let host = emu.host_addr();
+    let (bytes, duration) = (p.bytes, p.duration);
+    let mut out = EmulatedTransfer::default();
+    match &p.transport {
         Transport::Kernel { cc } => {
             let l = TcpListener::bind((host, 0)).map_err(|e| NetError::io("binding", e))?;
             let to = l.local_addr().map_err(|e| NetError::io("binding", e))?;
@@ -62,7 +183,7 @@ pub fn through_emulator(
                         sample: Some(sample),
                         name: format!("linux-{cc}"),
                         key: 0x6b74_6370,
-                        ns_exclusive: true,
+                        ns_exclusive: alone,
                     })
                 });
                 (snd, r.join())
@@ -103,6 +224,5 @@ pub fn through_emulator(
             out.receiver_rejected = rcv.counters.rejected();
         }
     }
-    out.emu = emu.stop_when_idle(QUIET, Duration::from_secs(2))?;
     Ok(out)
 }

@@ -337,56 +337,79 @@ fn tcp_recv<'py>(py: Python<'py>, listen: &str, timeout_s: f64) -> PyResult<Boun
     Ok(d)
 }
 
-/// One flow of a scenario through the emulated link, carried by the kernel's TCP
-/// (`mode="kernel"`, `TCP_CONGESTION = kernel_cc`) or tcplab's endpoints over UDP
-/// (`mode="udp"`). Returns (info, tables): the sender's flow tables and the link's.
+/// The flows of a scenario through the emulated link (flow `flow`, or all of them with
+/// their start and stop times), carried by the kernel's TCP (`mode="kernel"`,
+/// `TCP_CONGESTION = kernel_cc` or each flow's own name) or by tcplab's endpoints over
+/// UDP (`mode="udp"`). Returns (info, tables): the senders' flow tables and the link's.
 #[pyfunction]
-#[pyo3(signature = (source, mode, flow=0, seed=1, kernel_cc=None, text=None, dict=None))]
+#[pyo3(signature = (source, mode, flow=None, seed=1, kernel_cc=None, text=None, dict=None))]
 #[allow(clippy::too_many_arguments)]
 fn emulate_flow<'py>(
     py: Python<'py>,
     source: &str,
     mode: &str,
-    flow: usize,
+    flow: Option<usize>,
     seed: u64,
     kernel_cc: Option<&str>,
     text: Option<&str>,
     dict: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    use tcplab_net::transfer::{through_emulator, Transport};
+    use tcplab_net::transfer::{flows_through_emulator, FlowPlan, Transport};
     let mut sc = emulation_scenario(source, text, dict)?;
-    let Some(f) = sc.flows.get(flow).cloned() else {
-        return Err(ScenarioError::new_err(format!(
-            "{source}: no [[flow]] number {flow} ({} flows)",
-            sc.flows.len()
-        )));
+    let chosen: Vec<tcplab_sim::FlowSpec> = match flow {
+        Some(i) => match sc.flows.get(i) {
+            Some(f) => vec![f.clone()],
+            None => {
+                return Err(ScenarioError::new_err(format!(
+                    "{source}: no [[flow]] number {i} ({} flows)",
+                    sc.flows.len()
+                )))
+            }
+        },
+        None => sc.flows.clone(),
     };
     let sample = match sc.sampling {
         tcplab_sim::Sampling::Interval(d) => d,
         _ => Dur::from_millis(10),
     };
     sc.sampling = tcplab_sim::Sampling::Interval(sample);
-    let bytes = f.sender.total_bytes;
-    let duration = f.stop.or(sc.duration);
-    let transport = match mode {
-        "kernel" => Transport::Kernel {
-            cc: kernel_cc.unwrap_or("cubic").to_string(),
-        },
-        "udp" => Transport::Udp {
-            flow: Box::new(udp::for_udp(f, source).map_err(|e| to_py_err(SimError::Config(e)))?),
-        },
-        other => {
-            return Err(PyRuntimeError::new_err(format!(
-                "mode must be \"kernel\" or \"udp\", not {other:?}"
-            )))
-        }
-    };
+    let mut plans = Vec::new();
+    for f in chosen {
+        let start = if flow.is_some() { Dur::ZERO } else { f.start };
+        let duration = match (f.stop, sc.duration) {
+            (Some(stop), _) => Some(stop.saturating_sub(f.start)),
+            (None, Some(d)) => Some(d.saturating_sub(start)),
+            (None, None) => None,
+        };
+        let bytes = f.sender.total_bytes;
+        let transport = match mode {
+            "kernel" => Transport::Kernel {
+                cc: kernel_cc.unwrap_or(&f.cc).to_string(),
+            },
+            "udp" => Transport::Udp {
+                flow: Box::new(
+                    udp::for_udp(f, source).map_err(|e| to_py_err(SimError::Config(e)))?,
+                ),
+            },
+            other => {
+                return Err(PyRuntimeError::new_err(format!(
+                    "mode must be \"kernel\" or \"udp\", not {other:?}"
+                )))
+            }
+        };
+        plans.push(FlowPlan {
+            transport,
+            start,
+            bytes,
+            duration,
+        });
+    }
     let cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
     let link_name = cfg.scenario.links[0].name.clone();
     let out = py
         .detach(|| {
             guard("emulate_flow", || {
-                through_emulator(cfg, &transport, bytes, duration, sample)
+                flows_through_emulator(cfg, &plans, sample)
             })
         })?
         .map_err(net_err)?;

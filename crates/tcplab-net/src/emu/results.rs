@@ -15,6 +15,8 @@ pub struct EmuInfo {
     pub duration_s: f64,
     /// The loop ran at `SCHED_FIFO` priority.
     pub realtime: bool,
+    /// CPU time the packet loop used (its thread's user + system time).
+    pub cpu_s: f64,
     /// Interface names (host side, namespace side) and their addresses.
     pub host_if: String,
     pub ns_if: String,

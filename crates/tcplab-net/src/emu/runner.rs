@@ -456,6 +456,7 @@ impl Loop {
         }
         let mut info = std::mem::take(&mut self.info);
         info.duration_s = now.as_secs_f64();
+        info.cpu_s = crate::sys::clock::thread_cpu_s();
         for d in 0..2 {
             let c = self.links[d].counters();
             info.in_flight_at_end[d] = c.offered_pkts

@@ -22,6 +22,11 @@ pub fn realtime_ns() -> u64 {
     clock_ns(libc::CLOCK_REALTIME)
 }
 
+/// CPU time the calling thread has used, seconds.
+pub fn thread_cpu_s() -> f64 {
+    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID) as f64 / 1e9
+}
+
 /// A driver's clock: `Time::ZERO` is when it was created.
 #[derive(Clone, Copy, Debug)]
 pub struct Clock {
