@@ -31,17 +31,7 @@ fn run(
     let emu = Emulation::start(cfg).unwrap();
     let sink = UdpSocket::bind((emu.host_addr(), 0)).unwrap();
     // A big receive buffer so the sink never drops at 200+ Mbit/s.
-    let fd = std::os::fd::AsRawFd::as_raw_fd(&sink);
-    let sz: libc::c_int = 64 << 20;
-    unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUFFORCE,
-            (&sz as *const libc::c_int).cast(),
-            4,
-        );
-    }
+    let _ = probe::force_recv_buffer(&sink, 64 << 20);
     let to = sink.local_addr().unwrap();
     let payload = 1472;
     let ip = (payload + 28) as f64 * 8.0;

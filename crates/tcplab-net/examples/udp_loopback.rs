@@ -7,6 +7,7 @@
 
 use std::net::UdpSocket;
 use tcplab_core::Dur;
+use tcplab_net::probe;
 use tcplab_net::udp::{self, RecvOptions, SendOptions};
 
 fn thread_cpu_s() -> f64 {
@@ -30,18 +31,7 @@ fn main() {
     let flow = udp::flow_spec(&text.parse().unwrap(), "arg").unwrap();
     let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
     // A large receive buffer: the receiver thread shares 2 cores with the sender.
-    let fd = std::os::fd::AsRawFd::as_raw_fd(&rsock);
-    let sz: libc::c_int = 8 << 20;
-    // SAFETY: setsockopt with a c_int value.
-    unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUFFORCE,
-            (&sz as *const libc::c_int).cast(),
-            4,
-        );
-    }
+    let _ = probe::force_recv_buffer(&rsock, 8 << 20);
     let to = rsock.local_addr().unwrap();
     let ((r, rcpu), (s, scpu)) = std::thread::scope(|sc| {
         let rh = sc.spawn(|| {

@@ -94,6 +94,26 @@ pub fn send_paced(
     Ok(out)
 }
 
+/// Sets the socket's receive buffer to `bytes`, past `rmem_max` when root
+/// (`SO_RCVBUFFORCE`), so a sink keeps up with bursts at hundreds of Mbit/s.
+pub fn force_recv_buffer(sock: &UdpSocket, bytes: i32) -> io::Result<()> {
+    let v: libc::c_int = bytes;
+    // SAFETY: setsockopt with a c_int option value.
+    cvt(
+        unsafe {
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUFFORCE,
+                (&v as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        },
+        "SO_RCVBUFFORCE",
+    )?;
+    Ok(())
+}
+
 /// Asks the kernel to stamp each datagram's arrival (`SO_TIMESTAMPNS`).
 pub fn enable_rx_timestamps(sock: &UdpSocket) -> io::Result<()> {
     let on: libc::c_int = 1;

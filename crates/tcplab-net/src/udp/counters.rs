@@ -30,6 +30,27 @@ pub struct InputCounters {
 }
 
 impl InputCounters {
+    /// The first two receiving rules (docs/wire-format.md): the datagram must come from
+    /// `peer` (when one is known) and decode. Counts the rejection and returns `None`.
+    pub fn screen<'a>(
+        &mut self,
+        peer: Option<std::net::SocketAddr>,
+        from: std::net::SocketAddr,
+        bytes: &'a [u8],
+    ) -> Option<crate::wire::Message<'a>> {
+        if peer.is_some_and(|p| p != from) {
+            self.wrong_source += 1;
+            return None;
+        }
+        match crate::wire::decode(bytes) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                self.malformed(&e);
+                None
+            }
+        }
+    }
+
     pub fn malformed(&mut self, e: &WireError) {
         match e {
             WireError::Truncated { .. } => self.malformed_truncated += 1,

@@ -95,16 +95,8 @@ impl ReceiverSession {
 
     /// Processes one received datagram. Never panics; every datagram is counted.
     pub fn handle_datagram(&mut self, now: Time, from: SocketAddr, bytes: &[u8]) {
-        if self.peer.is_some_and(|p| p != from) {
-            self.counters.wrong_source += 1;
+        let Some(msg) = self.counters.screen(self.peer, from, bytes) else {
             return;
-        }
-        let msg = match wire::decode(bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                self.counters.malformed(&e);
-                return;
-            }
         };
         let Some(_) = self.peer else {
             // Listening: only a HELLO opens a connection.

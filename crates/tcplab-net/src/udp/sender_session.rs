@@ -114,16 +114,8 @@ impl SenderSession {
 
     /// Processes one received datagram. Never panics; every datagram is counted.
     pub fn handle_datagram(&mut self, now: Time, from: SocketAddr, bytes: &[u8]) {
-        if from != self.peer {
-            self.counters.wrong_source += 1;
+        let Some(msg) = self.counters.screen(Some(self.peer), from, bytes) else {
             return;
-        }
-        let msg = match wire::decode(bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                self.counters.malformed(&e);
-                return;
-            }
         };
         if msg.conn() != self.conn {
             self.counters.unknown_conn += 1;
