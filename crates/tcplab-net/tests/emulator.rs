@@ -150,3 +150,41 @@ fn tcp_transfer_through_a_lossy_link_arrives_intact() {
     // 1 MiB at 20 Mbit/s takes at least 0.42 s.
     assert!(res.info.duration_s > 0.42, "{}", res.info.duration_s);
 }
+
+/// Without root the emulator refuses with one clear sentence. As root, the test re-runs
+/// itself as `nobody` to see that refusal for real.
+#[test]
+fn without_root_the_error_says_so() {
+    use std::os::unix::process::CommandExt;
+    let as_nobody = std::env::var_os("TCPLAB_TEST_AS_NOBODY").is_some();
+    if as_nobody || !tcplab_net::sys::is_root() {
+        let e = Emulation::start(config("[link]\nrate = \"10Mbps\"\n"))
+            .err()
+            .expect("no namespace without root");
+        let msg = e.to_string();
+        assert!(msg.contains("needs root"), "{msg}");
+        assert!(msg.contains("CAP_NET_ADMIN"), "{msg}");
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["--exact", "without_root_the_error_says_so", "--test-threads", "1"])
+        .env("TCPLAB_TEST_AS_NOBODY", "1");
+    // SAFETY: setgid/setuid are async-signal-safe; only they run between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setgid(65534) != 0 || libc::setuid(65534) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
+}
