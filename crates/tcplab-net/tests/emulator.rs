@@ -168,8 +168,13 @@ fn without_root_the_error_says_so() {
     }
     let exe = std::env::current_exe().unwrap();
     let mut cmd = std::process::Command::new(exe);
-    cmd.args(["--exact", "without_root_the_error_says_so", "--test-threads", "1"])
-        .env("TCPLAB_TEST_AS_NOBODY", "1");
+    cmd.args([
+        "--exact",
+        "without_root_the_error_says_so",
+        "--test-threads",
+        "1",
+    ])
+    .env("TCPLAB_TEST_AS_NOBODY", "1");
     // SAFETY: setgid/setuid are async-signal-safe; only they run between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
@@ -187,4 +192,70 @@ fn without_root_the_error_says_so() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
+}
+
+/// A handover (outage, then a slower rate) happens on the wall clock: packets offered
+/// during the outage are dropped as `drop_down`, and afterwards each takes the new
+/// serialisation time.
+#[test]
+fn handover_schedule_runs_on_the_wall_clock() {
+    if !can_run() {
+        return;
+    }
+    let cfg = config(
+        r#"
+        [link]
+        rate = "10Mbps"
+        delay = "1ms"
+        [[link.handover]]
+        at = "300ms"
+        outage = "200ms"
+        to = { rate = "4Mbps" }
+        "#,
+    );
+    let emu = Emulation::start(cfg).unwrap();
+    let sink = UdpSocket::bind((emu.host_addr(), 0)).unwrap();
+    let to = sink.local_addr().unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            emu.ns()
+                .run_in(|| {
+                    let sock = UdpSocket::bind("0.0.0.0:0").unwrap();
+                    // 1250-byte IP packets at 2 Mbit/s for 0.9 s.
+                    probe::send_paced(&sock, to, 1222, 2_000_000, 180).unwrap()
+                })
+                .unwrap()
+        });
+        probe::receive(&sink, Duration::from_millis(300), Duration::from_secs(5)).unwrap()
+    });
+    let res = emu.stop().unwrap();
+    let p = &res.packets;
+    let fwd = |i: usize| p.direction[i] == 0;
+    let downs: Vec<u64> = (0..p.len())
+        .filter(|&i| fwd(i) && p.event[i] == PacketEvent::DropDown)
+        .map(|i| p.t_ns[i])
+        .collect();
+    assert!(
+        downs.len() >= 30,
+        "~40 probes offered during 200 ms of outage: {}",
+        downs.len()
+    );
+    assert!(downs
+        .iter()
+        .all(|&t| (300_000_000..520_000_000).contains(&t)));
+    // Before: 1 ms + 1.0 ms serialisation; after: 1 ms + 2.5 ms.
+    let delays = |lo: u64, hi: u64| -> Vec<u64> {
+        (0..p.len())
+            .filter(|&i| fwd(i) && p.event[i] == PacketEvent::Depart)
+            .filter(|&i| (lo..hi).contains(&p.t_ns[i]))
+            .map(|i| p.delay_ns[i])
+            .collect()
+    };
+    let before = delays(0, 290_000_000);
+    let after = delays(550_000_000, u64::MAX);
+    assert!(!before.is_empty() && !after.is_empty());
+    assert!(before.iter().all(|&d| d >= 2_000_000), "{before:?}");
+    assert!(*before.iter().min().unwrap() < 3_000_000, "{before:?}");
+    assert!(after.iter().all(|&d| d >= 3_500_000), "{after:?}");
+    assert_eq!(res.links.dropped_down[0], downs.len() as u64);
 }
