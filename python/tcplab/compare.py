@@ -155,9 +155,12 @@ def _cmd_compare(a: argparse.Namespace) -> int:
         if not ok:
             print(f"tcplab compare: {why}", file=sys.stderr)
             return 1
+    from tcplab.cli import _emit, _note, _records
+
     res = compare(a.scenario, flow=a.flow, seed=a.seed, kernel_cc=a.kernel_cc, modes=modes)
     with pd.option_context("display.width", 180, "display.max_columns", 20):
-        print(res.table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        text = res.table.to_string(index=False, float_format=lambda x: f"{x:.3f}")
+    written = []
     if a.out:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -167,7 +170,8 @@ def _cmd_compare(a: argparse.Namespace) -> int:
         written.append(res.plot(out / f"{stem}-compare.png"))
         for mode, r in res.results.items():
             written += r.to_parquet(out, prefix=f"{stem}-{mode}-")
-        print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+        _note(a, f"wrote {', '.join(str(p) for p in written)}")
+    _emit(a, {"table": _records(res.table), "files": [str(p) for p in written]}, text)
     return 0
 
 
@@ -186,3 +190,6 @@ def add_commands(sub) -> None:
     c.add_argument("--only", help="comma-separated subset of sim,kernel,udp")
     c.add_argument("--out", help="directory for the table, the figure and the Parquet tables")
     c.set_defaults(fn=_cmd_compare)
+    from tcplab.net import _json_quiet
+
+    _json_quiet(c)

@@ -183,28 +183,38 @@ def _literal(v: str):
     return v
 
 
-def _print_flows(res: Result, out: str | None, prefix: str) -> None:
+def _print_flows(a: argparse.Namespace, res: Result, prefix: str, head: dict) -> None:
+    """The flows table as text (or, with --json, `head` plus the flows as records);
+    --out also writes the Parquet tables and the figure."""
     import pandas as pd
 
+    from tcplab.cli import _emit, _note, _records
+
     with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(res.summary().to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    if out:
+        text = res.summary().to_string(index=False, float_format=lambda x: f"{x:.3f}")
+    files = []
+    if a.out:
         from tcplab.plot import plot_run
 
-        paths = res.to_parquet(out, prefix=prefix)
-        paths.append(plot_run(res, Path(out) / f"{prefix}plot.png"))
-        print(f"wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)
+        files = res.to_parquet(a.out, prefix=prefix)
+        files.append(plot_run(res, Path(a.out) / f"{prefix}plot.png"))
+    _emit(a, {**head, "flows": _records(res.flows), "files": [str(p) for p in files]}, text)
+    if files:
+        _note(a, f"wrote {', '.join(str(p) for p in files)}")
 
 
 def _cmd_send(a: argparse.Namespace) -> int:
     res = send(a.to, _flow_from_args(a), sample=a.sample, realtime=a.realtime,
                source=a.scenario or "<send>")
+    from tcplab.cli import _note
+
     i = res.info
     inp = i["input"]
-    print(f"# tcplab send -> {a.to}: {i['datagrams_sent']} datagrams (MSS {i['mss']}), "
+    _note(a, f"# tcplab send -> {a.to}: {i['datagrams_sent']} datagrams (MSS {i['mss']}), "
           f"{i['wall_s']:.2f} s; input accepted {inp['accepted']}, rejected "
-          f"{sum(inp.values()) - inp['accepted']}", file=sys.stderr)
-    _print_flows(res, a.out, "send-")
+          f"{sum(inp.values()) - inp['accepted']}")
+    head = {k: i[k] for k in ("datagrams_sent", "mss", "wall_s", "input")}
+    _print_flows(a, res, "send-", head)
     return 0
 
 
@@ -213,10 +223,12 @@ def _cmd_recv(a: argparse.Namespace) -> int:
     for kv in a.set or []:
         key, _, value = kv.partition("=")
         flow[key] = _literal(value)
-    print(f"# tcplab recv: listening on {a.listen}", file=sys.stderr)
+    from tcplab.cli import _emit, _note
+
+    _note(a, f"# tcplab recv: listening on {a.listen}")
     r = recv(a.listen, flow or None, timeout=a.timeout, realtime=a.realtime)
     rejected = {k: v for k, v in r["input"].items() if v and k != "accepted"}
-    print(f"received {r['bytes_delivered']} bytes from {r['peer']} in {r['duration_s']:.3f} s: "
+    _emit(a, r, f"received {r['bytes_delivered']} bytes from {r['peer']} in {r['duration_s']:.3f} s: "
           f"{r['goodput_bps'] / 1e6:.2f} Mbit/s; {r['segments_received']} segments "
           f"({r['duplicate_segments']} duplicate, {r['out_of_order_segments']} out of order), "
           f"{r['acks_sent']} ACKs; rejected datagrams: {rejected or 'none'}")
@@ -225,14 +237,16 @@ def _cmd_recv(a: argparse.Namespace) -> int:
 
 def _cmd_tcp_send(a: argparse.Namespace) -> int:
     res = tcp_send(a.to, a.cc, bytes=a.bytes, time=a.time, sample=a.sample)
-    _print_flows(res, a.out, f"tcp-{a.cc}-")
+    _print_flows(a, res, f"tcp-{a.cc}-", {"cc": a.cc})
     return 0
 
 
 def _cmd_tcp_recv(a: argparse.Namespace) -> int:
-    print(f"# tcplab tcp-recv: listening on {a.listen}", file=sys.stderr)
+    from tcplab.cli import _emit, _note
+
+    _note(a, f"# tcplab tcp-recv: listening on {a.listen}")
     r = tcp_recv(a.listen, timeout=a.timeout)
-    print(f"received {r['bytes']} bytes from {r['peer']} ({r['status']}) in "
+    _emit(a, r, f"received {r['bytes']} bytes from {r['peer']} ({r['status']}) in "
           f"{r['duration_s']:.3f} s, {r['acks_sent']} segments sent back")
     return 0 if r["status"] == "ok" else 1
 
@@ -265,18 +279,23 @@ def _cmd_emulate(a: argparse.Namespace) -> int:
         return 1
     res = emulate(a.scenario, command, seed=a.seed, timeout=a.timeout,
                   realtime=not a.no_realtime, packet_log=not a.no_packet_log)
+    from tcplab.cli import _emit, _note, _records
+
     i = res.info
-    print(f"# {i['scenario']} seed={i['seed']}: emulated {i['end_time_s']:.3f} s on "
+    _note(a, f"# {i['scenario']} seed={i['seed']}: emulated {i['end_time_s']:.3f} s on "
           f"{i['ns_addr']} (namespace) <-> {i['host_addr']} (host), command exit "
           f"{res.exit_code}; departures late by p50 {i['late_p50_s'] * 1e6:.0f} us, "
-          f"p99 {i['late_p99_s'] * 1e6:.0f} us (realtime={i['realtime']})", file=sys.stderr)
+          f"p99 {i['late_p99_s'] * 1e6:.0f} us (realtime={i['realtime']})")
     with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(res.summary().to_string(index=False), file=sys.stderr)
+        _note(a, res.summary().to_string(index=False))
+    paths = []
     if a.out:
         out = Path(a.out)
         prefix = f"{i['scenario']}-emu-s{i['seed']}-"
         paths = res.to_parquet(out, prefix=prefix)
-        print(f"wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)
+        _note(a, f"wrote {', '.join(str(p) for p in paths)}")
+    _emit(a, {"exit_code": res.exit_code, "info": i, "links": _records(res.links),
+              "files": [str(p) for p in paths]})
     return res.exit_code
 
 
@@ -334,6 +353,15 @@ def add_commands(sub) -> None:
     tr.add_argument("--timeout", type=float, default=60.0, help="seconds to wait (default 60)")
     tr.set_defaults(fn=_cmd_tcp_recv)
 
+    for sp in (s, r, ts, tr):
+        _json_quiet(sp)
+
+
+def _json_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true",
+                   help="print a machine-readable JSON summary instead of text")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+
 
 def _emulate_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("--seed", type=int, default=1, help="seed of the loss/jitter streams")
@@ -342,6 +370,7 @@ def _emulate_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("--no-realtime", action="store_true",
                    help="do not ask for SCHED_FIFO priority for the packet loop")
     e.add_argument("--no-packet-log", action="store_true", help="skip the per-packet log")
+    _json_quiet(e)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -38,7 +38,15 @@ def test_udp_pair_on_loopback_matches_simulator_tables():
     # Same columns as a simulation's tables.
     sim = tcplab.simulate(tcplab.Scenario({"link": {"rate": "1Gbps"},
                                            "flow": [{"cc": "bbr", "bytes": "1MB"}]}))
-    assert list(res.tables["flows"].schema.names) == list(sim.tables["flows"].schema.names)
+    udp, simulated = res.tables["flows"].schema.names, sim.tables["flows"].schema.names
+    # The simulator's columns, but for the packet counts only its links can see.
+    assert set(simulated) - set(udp) == {"packets_sent", "packets_delivered", "packets_lost",
+                                         "packets_in_flight"}
+    assert set(udp) <= set(simulated)
+    # Every column documented (tcplab/columns.py), emulator packet log included.
+    from tcplab import columns
+    for name, table in res.tables.items():
+        assert set(table.schema.names) <= set(columns.COLUMNS[name]), name
     assert len(res.series("cwnd")) > 0
     assert res.info["input"]["accepted"] > 0
 
@@ -46,6 +54,18 @@ def test_udp_pair_on_loopback_matches_simulator_tables():
 def test_send_bad_flow_key_is_a_scenario_error():
     with pytest.raises(tcplab.ScenarioError, match="cc"):
         tnet.send("127.0.0.1:9", {"cc": "no-such-cc"})
+
+
+def test_net_commands_take_json_and_quiet(capsys):
+    port = _free_port()
+    t = threading.Thread(target=lambda: cli.main(["recv", "--listen", f"127.0.0.1:{port}",
+                                                  "--timeout", "10", "--quiet"]))
+    t.start()
+    assert cli.main(["send", f"127.0.0.1:{port}", "--bytes", "300KB", "--json"]) == 0
+    t.join()
+    import json
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["flows"][0]["bytes_delivered"] == 300_000 and doc["input"]["accepted"] > 0
 
 
 def test_emulate_needs_a_command(capsys):
@@ -79,6 +99,8 @@ def test_emulate_runs_a_command_through_the_link(tmp_path, capsys):
     assert got == [500000], "the kernel delivered what the command wrote before it exited"
     lk = res.links.set_index("direction")
     assert lk.loc["fwd", "delivered_pkts"] > 300
+    from tcplab import columns
+    assert set(res.tables["packets"].schema.names) <= set(columns.COLUMNS["packets"])
     p = res.packets
     assert set(p["event"]) >= {"arrive", "depart"}
     # 500 kB at 20 Mbit/s takes at least 0.2 s; the one-way delay is at least 5 ms.

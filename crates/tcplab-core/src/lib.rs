@@ -4,9 +4,14 @@
 //! keep every component deterministic (integer time, named RNG streams) and every input
 //! readable (units with clear errors).
 
+pub mod detmath;
+pub mod metrics;
 pub mod rng;
+pub mod splitmix;
 pub mod time;
 pub mod units;
 
+pub use metrics::{Metrics, Value};
 pub use rng::{Rng, RngStream};
+pub use splitmix::SplitMix64;
 pub use time::{Dur, Time};

@@ -4,6 +4,9 @@
 //! [`Link::handle_packet`], asks when the next one reaches the far end with
 //! [`Link::poll_timeout`], and collects it with [`Link::poll_transmit`]. Time is always
 //! passed in, so the simulator (virtual clock) and an emulator (wall clock) share the code.
+//!
+//! Every model also implements the [`Medium`] contract (ports, deliveries, drops), which
+//! is how the simulator sees it; [`SharedLink`] is a medium several nodes share.
 
 mod arrivals;
 mod capacity;
@@ -11,7 +14,10 @@ mod counters;
 mod jitter;
 mod link;
 mod loss;
+mod medium;
+mod opportunities;
 mod params;
+mod shared;
 mod trace;
 
 pub use capacity::{Capacity, TraceCursor};
@@ -19,7 +25,10 @@ pub use counters::LinkCounters;
 pub use jitter::Jitter;
 pub use link::{Admit, Link};
 pub use loss::{LossModel, LossProcess};
+pub use medium::{Delivery, Medium, Port};
+pub use opportunities::{realised_opportunities, to_mahimahi, MAX_OPPORTUNITIES};
 pub use params::{LinkParams, QueueLimit};
+pub use shared::SharedLink;
 pub use trace::{example_traces, DeliveryTrace, OPPORTUNITY_BYTES};
 
 /// What a link needs to know about a packet: its size on the wire.

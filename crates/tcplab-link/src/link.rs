@@ -18,7 +18,7 @@ use crate::loss::LossProcess;
 use crate::params::{LinkParams, QueueLimit};
 use crate::Packet;
 use std::collections::VecDeque;
-use tcplab_core::{Dur, Rng, Time};
+use tcplab_core::{Dur, Metrics, Rng, Time};
 
 /// What happened to a packet offered to the link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +70,8 @@ pub struct Link<P> {
     busy_until: Time,
     /// Latest arrival of a pending packet, so without `reorder` none arrives before it.
     last_arrive: Time,
+    /// Packets in flight when the link went down, until the driver collects them.
+    outage_drops: Vec<P>,
     counters: LinkCounters,
 }
 
@@ -106,6 +108,7 @@ impl<P: Packet> Link<P> {
             waiting_bytes: 0,
             busy_until: Time::ZERO,
             last_arrive: Time::ZERO,
+            outage_drops: Vec::new(),
             counters: LinkCounters::default(),
         }
     }
@@ -124,6 +127,7 @@ impl<P: Packet> Link<P> {
         (self.waiting_pkts, self.waiting_bytes)
     }
 
+    #[inline]
     fn advance_service(&mut self, now: Time) {
         self.svc_abs = self.svc_abs.max(self.head_abs);
         while let Some(e) = self.pipe.get((self.svc_abs - self.head_abs) as usize) {
@@ -137,6 +141,7 @@ impl<P: Packet> Link<P> {
     }
 
     /// Offers a packet to the link at `now`.
+    #[inline]
     pub fn handle_packet(&mut self, now: Time, pkt: P) -> Admit {
         self.counters.offered_pkts += 1;
         if !self.params.up {
@@ -176,6 +181,7 @@ impl<P: Packet> Link<P> {
         self.params.reorder || !self.arrivals.is_empty()
     }
 
+    #[inline]
     fn push(&mut self, now: Time, pkt: P, lost: bool) {
         let len = pkt.wire_len();
         let tx_start = now.max(self.busy_until);
@@ -209,6 +215,7 @@ impl<P: Packet> Link<P> {
 
     /// When the next packet reaches the far end (without `reorder`, possibly one the
     /// channel lost: the wake-up then only clears it).
+    #[inline]
     pub fn poll_timeout(&self) -> Option<Time> {
         match self.arrivals.next_arrival() {
             Some(t) => Some(t),
@@ -217,6 +224,7 @@ impl<P: Packet> Link<P> {
     }
 
     /// The next packet that has reached the far end by `now`, if any.
+    #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<P> {
         // Account for packets that started transmitting before any leaves the pipe.
         self.advance_service(now);
@@ -247,6 +255,39 @@ impl<P: Packet> Link<P> {
         None
     }
 
+    /// A packet lost after admission (in flight when the link went down), so the driver
+    /// can account for every packet it offered. Call after `set_params`.
+    #[inline]
+    pub fn poll_dropped(&mut self) -> Option<P> {
+        self.outage_drops.pop()
+    }
+
+    /// Publishes the state of the queue and the cumulative counters (one time-series row).
+    pub fn sample(&mut self, now: Time, out: &mut dyn Metrics) {
+        let (qp, qb) = self.queue_len(now);
+        let c = &self.counters;
+        out.put("queue_pkts", qp.into());
+        out.put("queue_bytes", qb.into());
+        out.put("delivered_bytes", c.delivered_bytes.into());
+        out.put("dropped_queue", c.dropped_queue.into());
+        out.put("dropped_loss", c.dropped_loss.into());
+        out.put("dropped_down", c.dropped_down.into());
+    }
+
+    /// Publishes the final counters (one row of the links table).
+    pub fn summary(&self, out: &mut dyn Metrics) {
+        let c = &self.counters;
+        out.put("offered_pkts", c.offered_pkts.into());
+        out.put("sent_pkts", c.sent_pkts.into());
+        out.put("sent_bytes", c.sent_bytes.into());
+        out.put("delivered_pkts", c.delivered_pkts.into());
+        out.put("dropped_queue", c.dropped_queue.into());
+        out.put("dropped_loss", c.dropped_loss.into());
+        out.put("dropped_down", c.dropped_down.into());
+        out.put("max_queue_pkts", c.max_queue_pkts.into());
+    }
+
+    #[inline]
     fn delivered(&mut self, pkt: P) -> P {
         self.counters.delivered_pkts += 1;
         self.counters.delivered_bytes += pkt.wire_len() as u64;
@@ -314,15 +355,19 @@ impl<P: Packet> Link<P> {
             // FIFO order is arrival order: the lost ones are a suffix.
             let keep = self.pipe.iter().take_while(|e| e.arrive <= now).count();
             for e in self.pipe.drain(keep..) {
-                if e.pkt.is_some() {
+                if let Some(p) = e.pkt {
                     self.counters.dropped_down += 1;
+                    self.outage_drops.push(p);
                 }
             }
         } else {
             // Holes in place; their times are clamped so they stop holding the transmitter.
             for e in self.pipe.iter_mut() {
-                if e.arrive > now && e.pkt.take().is_some() {
-                    self.counters.dropped_down += 1;
+                if e.arrive > now {
+                    if let Some(p) = e.pkt.take() {
+                        self.counters.dropped_down += 1;
+                        self.outage_drops.push(p);
+                    }
                 }
                 if e.pkt.is_none() {
                     e.tx_start = e.tx_start.min(now);

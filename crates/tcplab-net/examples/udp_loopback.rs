@@ -60,18 +60,18 @@ fn main() {
         + ru.ru_stime.tv_sec as f64
         + ru.ru_stime.tv_usec as f64 / 1e6;
     let f = &s.results.flows;
-    let g = f.goodput_bps[0];
-    let wall = f.completion_s[0].unwrap_or(s.wall_s);
-    let bits = f.bytes_delivered[0] as f64 * 8.0;
+    let g = f.floats("goodput_bps").unwrap()[0];
+    let wall = f.opt_floats("completion_s").unwrap()[0].unwrap_or(s.wall_s);
+    let bits = f.ints("bytes_delivered").unwrap()[0] as f64 * 8.0;
     let _ = (rcpu, scpu);
     println!(
         "mss {} | goodput {:.2} Gbit/s | wall {:.2} s | process CPU {:.2} s (both sides) -> {:.2} Gbit/s per core | retx {} | datagrams/sendmmsg {:.1} | datagrams/recvmmsg at receiver {:.1} | rejected {}",
-        flow.sender.mss,
+        flow.tcp().unwrap().sender.mss,
         g / 1e9,
         wall,
         cpu,
         bits / cpu / 1e9,
-        f.retransmitted_segments[0],
+        f.ints("retransmitted_segments").unwrap()[0],
         s.loop_stats.datagrams_out as f64 / s.loop_stats.send_calls.max(1) as f64,
         r.loop_stats.datagrams_in as f64 / r.loop_stats.recv_calls.max(1) as f64,
         r.counters.rejected() + s.counters.rejected(),

@@ -10,7 +10,7 @@ use crate::udp::{self, RecvOptions, SendOptions};
 use std::net::{TcpListener, UdpSocket};
 use std::time::Duration;
 use tcplab_core::Dur;
-use tcplab_sim::{CcTrace, FlowRows, FlowSeries, FlowSpec};
+use tcplab_sim::{FlowSpec, Table, Trace};
 
 /// Which implementation carries the flow.
 #[derive(Clone, Debug)]
@@ -24,9 +24,9 @@ pub enum Transport {
 /// The sender's tables and the link's.
 #[derive(Clone, Debug, Default)]
 pub struct EmulatedTransfer {
-    pub flows: FlowRows,
-    pub flow_series: FlowSeries,
-    pub cc_trace: CcTrace,
+    pub flows: Table,
+    pub flow_series: Table,
+    pub cc_trace: Trace,
     pub emu: EmuResults,
     /// Receiver-side facts: bytes delivered and (UDP) rejected datagrams.
     pub receiver_bytes: u64,
@@ -107,47 +107,8 @@ pub fn flows_through_emulator(
 
 /// Appends flow `i`'s tables to `out`, shifting its times by `off` seconds.
 fn merge_flow(out: &mut EmulatedTransfer, r: EmulatedTransfer, i: u32, off: f64) {
-    let f = r.flows;
-    out.flows.flow.extend(f.flow.iter().map(|_| i));
-    out.flows.name.extend(f.name);
-    out.flows.cc.extend(f.cc);
-    out.flows.recovery.extend(f.recovery);
-    out.flows.bytes_target.extend(f.bytes_target);
-    out.flows.bytes_delivered.extend(f.bytes_delivered);
-    out.flows.start_s.extend(f.start_s.iter().map(|s| s + off));
-    out.flows
-        .completion_s
-        .extend(f.completion_s.iter().map(|c| c.map(|c| c + off)));
-    out.flows.completed.extend(f.completed);
-    out.flows.goodput_bps.extend(f.goodput_bps);
-    out.flows.segments_sent.extend(f.segments_sent);
-    out.flows
-        .retransmitted_segments
-        .extend(f.retransmitted_segments);
-    out.flows
-        .retransmission_ratio
-        .extend(f.retransmission_ratio);
-    out.flows.rtos.extend(f.rtos);
-    out.flows.fast_retransmits.extend(f.fast_retransmits);
-    out.flows.tlp_probes.extend(f.tlp_probes);
-    out.flows.rack_lost.extend(f.rack_lost);
-    out.flows.rtt_min_s.extend(f.rtt_min_s);
-    out.flows.rtt_mean_s.extend(f.rtt_mean_s);
-    out.flows.rtt_max_s.extend(f.rtt_max_s);
-    out.flows.acks_sent.extend(f.acks_sent);
-    let s = r.flow_series;
-    let o = &mut out.flow_series;
-    o.t_s.extend(s.t_s.iter().map(|t| t + off));
-    o.flow.extend(s.flow.iter().map(|_| i));
-    o.cwnd.extend(s.cwnd);
-    o.ssthresh.extend(s.ssthresh);
-    o.srtt_s.extend(s.srtt_s);
-    o.rtt_s.extend(s.rtt_s);
-    o.rto_s.extend(s.rto_s);
-    o.in_flight.extend(s.in_flight);
-    o.delivered.extend(s.delivered);
-    o.pacing_rate_bps.extend(s.pacing_rate_bps);
-    o.state.extend(s.state);
+    crate::rows::append_flow(&mut out.flows, &r.flows, i, off);
+    crate::rows::append_flow(&mut out.flow_series, &r.flow_series, i, off);
     let c = r.cc_trace;
     out.cc_trace.t_s.extend(c.t_s.iter().map(|t| t + off));
     out.cc_trace.flow.extend(c.flow.iter().map(|_| i));
@@ -198,10 +159,14 @@ fn one_flow(
             let sock = UdpSocket::bind((host, 0)).map_err(|e| NetError::io("binding", e))?;
             let to = sock.local_addr().map_err(|e| NetError::io("binding", e))?;
             let mut f = (**flow).clone();
-            f.sender.total_bytes = bytes;
-            f.receiver.total_bytes = bytes;
+            f.bytes = bytes;
+            let tcp = f.tcp_mut().ok_or_else(|| {
+                NetError::Protocol("the UDP driver carries TCP flows only".into())
+            })?;
+            tcp.sender.total_bytes = bytes;
+            tcp.receiver.total_bytes = bytes;
             let ro = RecvOptions {
-                receiver: f.receiver.clone(),
+                receiver: tcp.receiver.clone(),
                 listen_timeout: Some(Dur::from_secs(10)),
                 realtime: true,
                 ..RecvOptions::default()

@@ -78,8 +78,8 @@ fn udp_probes_see_the_configured_rate_and_delay() {
     );
     // The link tables count what crossed, the packet log has every packet.
     let fwd = 0;
-    assert!(res.links.delivered_pkts[fwd] >= 800);
-    assert_eq!(res.links.dropped_queue[fwd], 0);
+    assert!(res.links.ints("delivered_pkts").unwrap()[fwd] >= 800);
+    assert_eq!(res.links.ints("dropped_queue").unwrap()[fwd], 0);
     let departs = res
         .packets
         .event
@@ -87,9 +87,15 @@ fn udp_probes_see_the_configured_rate_and_delay() {
         .zip(&res.packets.direction)
         .filter(|(e, d)| **e == PacketEvent::Depart && **d == 0)
         .count() as u64;
-    assert_eq!(departs, res.links.delivered_pkts[fwd]);
-    assert!(res.link_series.t_s.len() >= 2 * 10, "sampled every 50 ms");
-    let maxq = *res.link_series.queue_pkts.iter().max().unwrap();
+    assert_eq!(departs, res.links.ints("delivered_pkts").unwrap()[fwd]);
+    assert!(res.link_series.rows() >= 2 * 10, "sampled every 50 ms");
+    let maxq = *res
+        .link_series
+        .ints("queue_pkts")
+        .unwrap()
+        .iter()
+        .max()
+        .unwrap();
     assert!(maxq > 100, "1.5x overload builds a queue (max {maxq})");
     eprintln!(
         "rate {:.3} Mbit/s, delay error p50 {} us, lateness p99 {} us, realtime {}",
@@ -139,14 +145,20 @@ fn tcp_transfer_through_a_lossy_link_arrives_intact() {
         .iter()
         .enumerate()
         .all(|(i, &b)| b == (i * 7 % 251) as u8));
-    assert!(res.links.dropped_loss[0] > 0, "1 % loss on ~750 packets");
+    assert!(
+        res.links.ints("dropped_loss").unwrap()[0] > 0,
+        "1 % loss on ~750 packets"
+    );
     let lost = res
         .packets
         .event
         .iter()
         .filter(|e| **e == PacketEvent::DropLoss)
         .count() as u64;
-    assert_eq!(lost, res.links.dropped_loss[0] + res.links.dropped_loss[1]);
+    assert_eq!(
+        lost,
+        res.links.ints("dropped_loss").unwrap()[0] + res.links.ints("dropped_loss").unwrap()[1]
+    );
     // 1 MiB at 20 Mbit/s takes at least 0.42 s.
     assert!(res.info.duration_s > 0.42, "{}", res.info.duration_s);
 }
@@ -257,5 +269,8 @@ fn handover_schedule_runs_on_the_wall_clock() {
     assert!(before.iter().all(|&d| d >= 2_000_000), "{before:?}");
     assert!(*before.iter().min().unwrap() < 3_000_000, "{before:?}");
     assert!(after.iter().all(|&d| d >= 3_500_000), "{after:?}");
-    assert_eq!(res.links.dropped_down[0], downs.len() as u64);
+    assert_eq!(
+        res.links.ints("dropped_down").unwrap()[0],
+        downs.len() as u64
+    );
 }

@@ -55,20 +55,20 @@ fn kernel_cubic_and_bbr_through_the_emulator() {
         assert_eq!(r.status, RecvStatus::Ok);
         assert_eq!(r.bytes, 3_000_000);
         let f = &s.flows;
-        let g = f.goodput_bps[0];
+        let g = f.floats("goodput_bps").unwrap()[0];
         // 3 MB over 20 Mbit/s: goodput below the link rate, above half of it.
         assert!(g < 20e6 && g > 10e6, "{cc}: goodput {g}");
-        let min_rtt = f.rtt_min_s[0].unwrap();
+        let min_rtt = f.opt_floats("rtt_min_s").unwrap()[0].unwrap();
         assert!((0.020..0.026).contains(&min_rtt), "{cc}: min RTT {min_rtt}");
-        assert!(s.flow_series.t_s.len() > 50, "{cc}: sampled every 10 ms");
-        assert!(s.flow_series.cwnd.iter().all(|&c| c > 0));
-        assert_eq!(f.cc[0], format!("linux-{cc}"));
+        assert!(s.flow_series.rows() > 50, "{cc}: sampled every 10 ms");
+        assert!(s.flow_series.ints("cwnd").unwrap().iter().all(|&c| c > 0));
+        assert_eq!(f.texts("cc").unwrap()[0], format!("linux-{cc}"));
         eprintln!(
             "{cc}: {:.2} Mbit/s, retx {}, min RTT {:.1} ms, mean srtt {:.1} ms",
             g / 1e6,
-            f.retransmitted_segments[0],
+            f.ints("retransmitted_segments").unwrap()[0],
             min_rtt * 1e3,
-            f.rtt_mean_s[0].unwrap() * 1e3
+            f.opt_floats("rtt_mean_s").unwrap()[0].unwrap() * 1e3
         );
     }
 }

@@ -99,7 +99,6 @@ fn emulate<'py>(
     let mut cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
     cfg.realtime = realtime;
     cfg.packet_log = packet_log;
-    let link_name = cfg.scenario.links[0].name.clone();
     let timeout = timeout_s.map(Duration::from_secs_f64);
     let out = py.detach(|| guard("emulate", || emu::run_command(cfg, &argv, timeout)))?;
     let (res, status) = out.map_err(net_err)?;
@@ -125,7 +124,7 @@ fn emulate<'py>(
     info.set_item("late_p999_s", i.late_p999_ns as f64 / 1e9)?;
     info.set_item("late_max_s", i.late_max_ns as f64 / 1e9)?;
     let packets = packets_batch(&res)?;
-    let tables = crate::tables::to_pyarrow(py, res.to_results(&link_name))?;
+    let tables = crate::tables::to_pyarrow(py, res.to_results())?;
     tables.set_item("packets", packets.to_pyarrow(py)?)?;
     Ok((info, tables, code))
 }
@@ -211,7 +210,7 @@ fn udp_send<'py>(
     info.set_item("events", out.loop_stats.wakeups)?;
     info.set_item("end_time_s", out.results.info.end_time_s)?;
     info.set_item("wall_s", out.wall_s)?;
-    info.set_item("mss", o.flow.sender.mss)?;
+    info.set_item("mss", o.flow.tcp().map(|t| t.sender.mss))?;
     info.set_item("datagrams_sent", out.datagrams_sent)?;
     info.set_item("input", counters_dict(py, &out.counters)?)?;
     info.set_item("loop", loop_dict(py, &out.loop_stats)?)?;
@@ -238,7 +237,10 @@ fn udp_recv<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut o = RecvOptions::default();
     if let Some(f) = flow {
-        o.receiver = flow_spec(source, f)?.receiver;
+        let spec = flow_spec(source, f)?;
+        if let Some(t) = spec.tcp() {
+            o.receiver = t.receiver.clone();
+        }
     }
     o.listen_timeout = listen_timeout_s.map(Dur::from_secs_f64);
     o.realtime = realtime;
@@ -298,8 +300,14 @@ fn tcp_send<'py>(
     info.set_item("scenario", name)?;
     info.set_item("seed", 0)?;
     info.set_item("replication", 0)?;
-    info.set_item("events", r.flow_series.t_s.len())?;
-    info.set_item("end_time_s", r.flows.completion_s[0].unwrap_or(0.0))?;
+    info.set_item("events", r.flow_series.rows())?;
+    info.set_item(
+        "end_time_s",
+        r.flows
+            .opt_floats("completion_s")
+            .and_then(|c| c.first().copied().flatten())
+            .unwrap_or(0.0),
+    )?;
     info.set_item("bytes_written", r.bytes_written)?;
     info.set_item("snd_mss", r.last_info.snd_mss)?;
     let res = tcplab_sim::Results {
@@ -381,10 +389,18 @@ fn emulate_flow<'py>(
             (None, Some(d)) => Some(d.saturating_sub(start)),
             (None, None) => None,
         };
-        let bytes = f.sender.total_bytes;
+        let bytes = f.bytes;
         let transport = match mode {
             "kernel" => Transport::Kernel {
-                cc: kernel_cc.unwrap_or(&f.cc).to_string(),
+                cc: kernel_cc
+                    .or(f.transport.cc())
+                    .ok_or_else(|| {
+                        PyRuntimeError::new_err(format!(
+                            "flow {:?} is not TCP: name the kernel's controller (kernel_cc)",
+                            f.name
+                        ))
+                    })?
+                    .to_string(),
             },
             "udp" => Transport::Udp {
                 flow: Box::new(
@@ -405,7 +421,6 @@ fn emulate_flow<'py>(
         });
     }
     let cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
-    let link_name = cfg.scenario.links[0].name.clone();
     let out = py
         .detach(|| {
             guard("emulate_flow", || {
@@ -426,7 +441,7 @@ fn emulate_flow<'py>(
     info.set_item("receiver_bytes", out.receiver_bytes)?;
     info.set_item("receiver_rejected", out.receiver_rejected)?;
     let packets = packets_batch(&out.emu)?;
-    let mut res = out.emu.to_results(&link_name);
+    let mut res = out.emu.to_results();
     res.flows = out.flows;
     res.flow_series = out.flow_series;
     res.cc_trace = out.cc_trace;

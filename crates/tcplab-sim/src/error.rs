@@ -44,6 +44,18 @@ pub enum SimError {
         at: String,
         violation: Violation,
     },
+    /// The driver asked the run to stop (Ctrl-C, a time limit).
+    Interrupted {
+        scenario: String,
+        at: String,
+    },
+    /// Simulated time stopped advancing: an endpoint or medium keeps asking to be woken at
+    /// the same instant (e.g. zero-length timers).
+    Stalled {
+        scenario: String,
+        at: String,
+        events: u64,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -58,6 +70,18 @@ impl fmt::Display for SimError {
             } => write!(
                 f,
                 "invariant violated in scenario '{scenario}' (seed {seed}) at t={at}: {violation}"
+            ),
+            SimError::Interrupted { scenario, at } => {
+                write!(f, "scenario '{scenario}' interrupted at t={at}")
+            }
+            SimError::Stalled {
+                scenario,
+                at,
+                events,
+            } => write!(
+                f,
+                "scenario '{scenario}': simulated time stopped advancing at t={at} \
+                 ({events} events at that instant); a timer of zero length is the usual cause"
             ),
         }
     }

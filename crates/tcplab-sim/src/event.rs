@@ -1,75 +1,100 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence).
+//! The event queue: a binary min-heap ordered by (time, insertion sequence).
 //!
 //! The sequence number breaks ties in insertion order, so simultaneous events run in a
-//! deterministic order independent of heap internals.
+//! deterministic order independent of heap internals. Time and sequence are packed into
+//! one 128-bit key (one comparison decides), and a pop sinks the hole to the bottom before
+//! sifting the last element up (Floyd's method, as `std`'s heap): about one comparison
+//! per level instead of two. Written here rather than taken from `std` so that both
+//! operations inline into the simulation loop.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use tcplab_core::Time;
 
 #[derive(Clone, Copy, Debug)]
 struct Entry<T> {
-    time: Time,
-    seq: u64,
+    /// `time << 64 | seq`.
+    key: u128,
     item: T,
-}
-
-impl<T> PartialEq for Entry<T> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl<T> Eq for Entry<T> {}
-impl<T> PartialOrd for Entry<T> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<T> Ord for Entry<T> {
-    /// Reversed so the max-heap pops the earliest (time, seq).
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
 }
 
 /// A min-queue of `(time, item)`, FIFO among equal times.
 #[derive(Debug)]
 pub struct EventQueue<T> {
-    heap: BinaryHeap<Entry<T>>,
+    heap: Vec<Entry<T>>,
     seq: u64,
 }
 
-impl<T> Default for EventQueue<T> {
+impl<T: Copy> Default for EventQueue<T> {
     fn default() -> Self {
         Self::with_capacity(0)
     }
 }
 
-impl<T> EventQueue<T> {
+impl<T: Copy> EventQueue<T> {
     pub fn with_capacity(n: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(n),
+            heap: Vec::with_capacity(n),
             seq: 0,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, item: T) {
-        self.heap.push(Entry {
-            time,
-            seq: self.seq,
+        let e = Entry {
+            key: ((time.as_nanos() as u128) << 64) | self.seq as u128,
             item,
-        });
+        };
         self.seq += 1;
+        self.heap.push(e);
+        let h = &mut self.heap[..];
+        let mut i = h.len() - 1;
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if h[parent].key <= e.key {
+                break;
+            }
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = e;
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, T)> {
-        self.heap.pop().map(|e| (e.time, e.item))
+        let last = self.heap.pop()?;
+        let h = &mut self.heap[..];
+        let n = h.len();
+        if n == 0 {
+            return Some((Time((last.key >> 64) as u64), last.item));
+        }
+        let top = h[0];
+        // Sink the hole at the root to a leaf along the smaller children...
+        let mut hole = 0;
+        let mut child = 1;
+        while child + 1 < n {
+            child += (h[child + 1].key < h[child].key) as usize;
+            h[hole] = h[child];
+            hole = child;
+            child = 2 * hole + 1;
+        }
+        if child + 1 == n {
+            h[hole] = h[child];
+            hole = child;
+        }
+        // ...then sift the last element up from there.
+        while hole > 0 {
+            let parent = (hole - 1) / 2;
+            if h[parent].key <= last.key {
+                break;
+            }
+            h[hole] = h[parent];
+            hole = parent;
+        }
+        h[hole] = last;
+        Some((Time((top.key >> 64) as u64), top.item))
     }
 
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.first().map(|e| Time((e.key >> 64) as u64))
     }
 
     pub fn len(&self) -> usize {

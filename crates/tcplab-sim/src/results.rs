@@ -1,8 +1,14 @@
-//! Tidy, columnar results: one row per flow, per link, per sample.
+//! Tidy, columnar results: one row per flow, per link direction, per sample.
 //!
-//! Columns are plain vectors so the Python layer can hand them to Arrow without copying.
-//! The scenario name, seed and replication are kept once in [`RunInfo`] and broadcast to
-//! every row when tables are built.
+//! Tables are built from what components publish through [`tcplab_core::Metrics`]: a
+//! column appears the first time a component names it, with nulls in the rows of
+//! components that do not have it. The Python layer moves the column vectors into Arrow
+//! arrays without copying. The scenario name, seed and replication are kept once in
+//! [`RunInfo`] and broadcast to every row when tables are exported.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use tcplab_core::{Metrics, Value};
 
 /// Identifies a run; stamped on every row of every table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -12,131 +18,547 @@ pub struct RunInfo {
     pub replication: u32,
     /// Simulated time at the end of the run, seconds.
     pub end_time_s: f64,
+    /// Why the run ended: `"completed"` (every finite flow finished), `"duration"` (the
+    /// scenario's duration elapsed) or `"max_time"` (the safety cap cut the run short:
+    /// some flows did not finish).
+    pub end_reason: &'static str,
     /// Events processed (including stale wake-ups skipped).
     pub events: u64,
     /// Packets delivered across one link direction (a packet crossing 3 links counts 3).
     pub packet_hops: u64,
+    /// 1 when every sample was kept; n when the series budget (`series_rows`) thinned
+    /// the series to every n-th sample (see [`crate::budget`]).
+    pub series_stride: u64,
 }
 
-/// One row per flow.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FlowRows {
-    pub flow: Vec<u32>,
-    pub name: Vec<String>,
-    pub cc: Vec<String>,
-    pub recovery: Vec<String>,
-    pub bytes_target: Vec<Option<u64>>,
-    pub bytes_delivered: Vec<u64>,
-    pub start_s: Vec<f64>,
-    pub completion_s: Vec<Option<f64>>,
-    pub completed: Vec<bool>,
-    /// Delivered bytes over the time from start to completion (or end of run), bit/s.
-    pub goodput_bps: Vec<f64>,
-    pub segments_sent: Vec<u64>,
-    pub retransmitted_segments: Vec<u64>,
-    pub retransmission_ratio: Vec<f64>,
-    pub rtos: Vec<u64>,
-    pub fast_retransmits: Vec<u64>,
-    /// RACK-TLP (loss_detection = "rack"): tail-loss probes sent, segments RACK marked lost.
-    pub tlp_probes: Vec<u64>,
-    pub rack_lost: Vec<u64>,
-    pub rtt_min_s: Vec<Option<f64>>,
-    pub rtt_mean_s: Vec<Option<f64>>,
-    pub rtt_max_s: Vec<Option<f64>>,
-    pub acks_sent: Vec<u64>,
+/// A column's values. Integers are unsigned 64-bit (counts, sizes, indices), floats are
+/// SI quantities, text is dictionary-encoded (labels repeat).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    Int(Vec<u64>),
+    Float(Vec<f64>),
+    Bool(Vec<bool>),
+    Text { codes: Vec<u32>, dict: Labels },
 }
 
-/// Final counters, one row per link direction.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LinkRows {
-    pub link: Vec<String>,
-    pub direction: Vec<&'static str>,
-    pub offered_pkts: Vec<u64>,
-    pub sent_pkts: Vec<u64>,
-    pub sent_bytes: Vec<u64>,
-    pub delivered_pkts: Vec<u64>,
-    pub dropped_queue: Vec<u64>,
-    pub dropped_loss: Vec<u64>,
-    pub dropped_down: Vec<u64>,
-    pub max_queue_pkts: Vec<u64>,
+/// The distinct strings of a text column, each stored once.
+#[derive(Clone, Debug, Default)]
+pub struct Labels {
+    values: Vec<String>,
+    index: HashMap<String, u32>,
 }
 
-/// Per-flow time series (one row per flow per sample).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FlowSeries {
-    pub t_s: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub cwnd: Vec<u64>,
-    /// `None` while ssthresh is still infinite.
-    pub ssthresh: Vec<Option<u64>>,
-    pub srtt_s: Vec<Option<f64>>,
-    /// Latest RTT sample (per-ACK sampling gives every sample).
-    pub rtt_s: Vec<Option<f64>>,
-    pub rto_s: Vec<f64>,
-    pub in_flight: Vec<u64>,
-    pub delivered: Vec<u64>,
-    pub pacing_rate_bps: Vec<Option<f64>>,
-    pub state: Vec<&'static str>,
+impl PartialEq for Labels {
+    fn eq(&self, o: &Self) -> bool {
+        self.values == o.values
+    }
 }
 
-/// Per-link-direction time series.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LinkSeries {
-    pub t_s: Vec<f64>,
-    pub link: Vec<u32>,
-    pub direction: Vec<&'static str>,
-    pub queue_pkts: Vec<u64>,
-    pub queue_bytes: Vec<u64>,
-    pub delivered_bytes: Vec<u64>,
-    pub dropped_queue: Vec<u64>,
-    pub dropped_loss: Vec<u64>,
-    pub dropped_down: Vec<u64>,
+impl Labels {
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+    pub fn get(&self, code: usize) -> Option<&String> {
+        self.values.get(code)
+    }
+    fn code(&mut self, s: &str) -> u32 {
+        if let Some(&c) = self.index.get(s) {
+            return c;
+        }
+        let c = self.values.len() as u32;
+        self.values.push(s.to_string());
+        self.index.insert(s.to_string(), c);
+        c
+    }
 }
 
-/// Controller-specific variables in long form (t, flow, key, value).
+impl Data {
+    fn len(&self) -> usize {
+        match self {
+            Data::Int(v) => v.len(),
+            Data::Float(v) => v.len(),
+            Data::Bool(v) => v.len(),
+            Data::Text { codes, .. } => codes.len(),
+        }
+    }
+
+    fn for_value(v: &Value<'_>) -> Data {
+        match v {
+            Value::Int(_) => Data::Int(Vec::new()),
+            Value::Float(_) => Data::Float(Vec::new()),
+            Value::Bool(_) => Data::Bool(Vec::new()),
+            Value::Text(_) => Data::Text {
+                codes: Vec::new(),
+                dict: Labels::default(),
+            },
+        }
+    }
+
+    /// Keeps the values whose `keep` entry is true (rows beyond `keep` are dropped).
+    fn retain(&mut self, keep: &[bool]) {
+        match self {
+            Data::Int(v) => sieve(v, keep),
+            Data::Float(v) => sieve(v, keep),
+            Data::Bool(v) => sieve(v, keep),
+            Data::Text { codes, .. } => sieve(codes, keep),
+        }
+    }
+
+    /// Appends a placeholder (its row is marked null).
+    fn push_null(&mut self) {
+        match self {
+            Data::Int(v) => v.push(0),
+            Data::Float(v) => v.push(0.0),
+            Data::Bool(v) => v.push(false),
+            Data::Text { codes, .. } => codes.push(u32::MAX),
+        }
+    }
+
+    /// Appends `v`; returns false if it is null or of another type (then a placeholder).
+    fn push(&mut self, v: &Value<'_>) -> bool {
+        match (self, v) {
+            (Data::Int(c), Value::Int(Some(x))) => c.push(*x),
+            (Data::Float(c), Value::Float(Some(x))) => c.push(*x),
+            (Data::Float(c), Value::Int(Some(x))) => c.push(*x as f64),
+            (Data::Bool(c), Value::Bool(x)) => c.push(*x),
+            (Data::Text { codes, dict }, Value::Text(s)) => codes.push(dict.code(s)),
+            (d, _) => {
+                d.push_null();
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// One named column; `nulls[i]` marks row `i` as missing (the vector is empty while no
+/// row is).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    pub name: Cow<'static, str>,
+    pub data: Data,
+    pub nulls: Vec<bool>,
+}
+
+impl Column {
+    pub fn is_null(&self, i: usize) -> bool {
+        self.nulls.get(i).copied().unwrap_or(false)
+    }
+
+    fn mark_null(&mut self, row: usize) {
+        if self.nulls.len() < row + 1 {
+            self.nulls.resize(row + 1, false);
+        }
+        self.nulls[row] = true;
+    }
+
+    /// Canonical digest of the values (see [`Results::column_digests`]).
+    pub fn digest(&self) -> u64 {
+        let mut h = Fnv::new();
+        for i in 0..self.data.len() {
+            if self.is_null(i) {
+                h.write(&[0]);
+                continue;
+            }
+            match &self.data {
+                Data::Int(v) => {
+                    h.write(&[1]);
+                    h.write(&v[i].to_le_bytes());
+                }
+                Data::Float(v) => {
+                    h.write(&[2]);
+                    h.write(&v[i].to_bits().to_le_bytes());
+                }
+                Data::Bool(v) => h.write(&[3, v[i] as u8]),
+                Data::Text { codes, dict } => {
+                    let s = dict.values[codes[i] as usize].as_bytes();
+                    h.write(&[4]);
+                    h.write(&(s.len() as u64).to_le_bytes());
+                    h.write(s);
+                }
+            }
+        }
+        h.0
+    }
+}
+
+/// A table of equally long columns, built row by row.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct CcTrace {
+pub struct Table {
+    rows: usize,
+    columns: Vec<Column>,
+    /// Where the last `put` matched: components publish in the same order every row, so
+    /// the next key is almost always the next column.
+    cursor: usize,
+}
+
+impl Table {
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    pub fn into_columns(self) -> Vec<Column> {
+        self.columns
+    }
+
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    /// Integer column `name` (nulls read as 0); `None` if absent or not integers.
+    pub fn ints(&self, name: &str) -> Option<&[u64]> {
+        match &self.column(name)?.data {
+            Data::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Float column `name` (nulls read as 0.0).
+    pub fn floats(&self, name: &str) -> Option<&[f64]> {
+        match &self.column(name)?.data {
+            Data::Float(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn bools(&self, name: &str) -> Option<&[bool]> {
+        match &self.column(name)?.data {
+            Data::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Float column `name` with its nulls.
+    pub fn opt_floats(&self, name: &str) -> Option<Vec<Option<f64>>> {
+        let c = self.column(name)?;
+        let Data::Float(v) = &c.data else { return None };
+        Some(
+            v.iter()
+                .enumerate()
+                .map(|(i, x)| (!c.is_null(i)).then_some(*x))
+                .collect(),
+        )
+    }
+
+    /// Integer column `name` with its nulls.
+    pub fn opt_ints(&self, name: &str) -> Option<Vec<Option<u64>>> {
+        let c = self.column(name)?;
+        let Data::Int(v) = &c.data else { return None };
+        Some(
+            v.iter()
+                .enumerate()
+                .map(|(i, x)| (!c.is_null(i)).then_some(*x))
+                .collect(),
+        )
+    }
+
+    /// Text column `name` (nulls read as "").
+    pub fn texts(&self, name: &str) -> Option<Vec<&str>> {
+        let c = self.column(name)?;
+        let Data::Text { codes, dict } = &c.data else {
+            return None;
+        };
+        Some(
+            codes
+                .iter()
+                .map(|&k| dict.get(k as usize).map_or("", String::as_str))
+                .collect(),
+        )
+    }
+
+    /// Drops every row but keeps the columns (a schema for a table with no samples).
+    pub(crate) fn clear_rows(&mut self) {
+        for c in &mut self.columns {
+            match &mut c.data {
+                Data::Int(v) => v.clear(),
+                Data::Float(v) => v.clear(),
+                Data::Bool(v) => v.clear(),
+                Data::Text { codes, .. } => codes.clear(),
+            }
+            c.nulls.clear();
+        }
+        self.rows = 0;
+    }
+
+    /// Keeps the rows whose `keep` entry is true, in order (see [`crate::budget`]).
+    pub(crate) fn retain_rows(&mut self, keep: &[bool]) {
+        for c in &mut self.columns {
+            c.data.retain(keep);
+            sieve(&mut c.nulls, keep);
+        }
+        self.rows = keep[..self.rows.min(keep.len())]
+            .iter()
+            .filter(|&&k| k)
+            .count();
+    }
+
+    /// Opens a row; publish into the returned sink, then drop it to close the row.
+    pub fn row(&mut self) -> Row<'_> {
+        Row { t: self }
+    }
+
+    fn find(&mut self, key: &str) -> Option<usize> {
+        let n = self.columns.len();
+        for k in 0..n {
+            let i = (self.cursor + k) % n;
+            if self.columns[i].name == key {
+                self.cursor = (i + 1) % n.max(1);
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    fn put(&mut self, key: Cow<'static, str>, v: &Value<'_>) {
+        let row = self.rows;
+        let i = match self.find(&key) {
+            Some(i) => i,
+            None => {
+                let mut c = Column {
+                    name: key,
+                    data: Data::for_value(v),
+                    nulls: Vec::new(),
+                };
+                for r in 0..row {
+                    c.data.push_null();
+                    c.mark_null(r);
+                }
+                self.columns.push(c);
+                self.cursor = 0;
+                self.columns.len() - 1
+            }
+        };
+        let c = &mut self.columns[i];
+        if c.data.len() > row {
+            return; // published twice in one row: the first value stands
+        }
+        if !c.data.push(v) {
+            c.mark_null(row);
+        }
+    }
+
+    fn close_row(&mut self) {
+        let row = self.rows;
+        for c in &mut self.columns {
+            if c.data.len() <= row {
+                c.data.push_null();
+                c.mark_null(row);
+            }
+        }
+        self.rows += 1;
+    }
+}
+
+/// The sink of one table row (see [`Table::row`]).
+pub struct Row<'a> {
+    t: &'a mut Table,
+}
+
+impl Row<'_> {
+    /// A value under a name known only at run time (e.g. a flow's name).
+    pub fn put_owned(&mut self, key: &'static str, v: Value<'_>) {
+        self.t.put(Cow::Borrowed(key), &v);
+    }
+}
+
+impl Metrics for Row<'_> {
+    #[inline]
+    fn put(&mut self, key: &'static str, v: Value<'_>) {
+        self.t.put(Cow::Borrowed(key), &v);
+    }
+}
+
+impl Drop for Row<'_> {
+    fn drop(&mut self) {
+        self.t.close_row();
+    }
+}
+
+/// Long-form records of variables only some components have: (t, flow, key, value).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
     pub t_s: Vec<f64>,
     pub flow: Vec<u32>,
     pub key: Vec<&'static str>,
     pub value: Vec<f64>,
 }
 
+impl Trace {
+    /// Keeps the records whose `keep` entry is true, in order.
+    pub(crate) fn retain(&mut self, keep: &[bool]) {
+        sieve(&mut self.t_s, keep);
+        sieve(&mut self.flow, keep);
+        sieve(&mut self.key, keep);
+        sieve(&mut self.value, keep);
+    }
+
+    fn as_table(&self) -> Table {
+        let mut key = Data::Text {
+            codes: Vec::with_capacity(self.key.len()),
+            dict: Labels::default(),
+        };
+        for k in &self.key {
+            key.push(&Value::Text(k));
+        }
+        let col = |name: &'static str, data| Column {
+            name: Cow::Borrowed(name),
+            data,
+            nulls: Vec::new(),
+        };
+        Table {
+            rows: self.t_s.len(),
+            columns: vec![
+                col("t_s", Data::Float(self.t_s.clone())),
+                col(
+                    "flow",
+                    Data::Int(self.flow.iter().map(|&f| f as u64).collect()),
+                ),
+                col("key", key),
+                col("value", Data::Float(self.value.clone())),
+            ],
+            cursor: 0,
+        }
+    }
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Results {
     pub info: RunInfo,
-    pub flows: FlowRows,
-    pub links: LinkRows,
-    pub flow_series: FlowSeries,
-    pub link_series: LinkSeries,
-    pub cc_trace: CcTrace,
-    /// Link names by index, for the `link` column of the link series.
-    pub link_names: Vec<String>,
+    /// One row per flow: common columns, then each transport's own.
+    pub flows: Table,
+    /// One row per link direction (or shared medium): final counters.
+    pub links: Table,
+    /// Per-flow samples: `t_s`, `flow`, then what the endpoints publish.
+    pub flow_series: Table,
+    /// Per-link-direction samples: `t_s`, `link`, `direction`, then the medium's values.
+    pub link_series: Table,
+    /// Controller-specific variables in long form.
+    pub cc_trace: Trace,
 }
 
 impl Results {
-    /// A stable 64-bit digest of every table (FNV-1a over a canonical rendering).
-    /// Two runs with the same scenario and seed must give the same digest.
+    /// The tables by name, in export order.
+    pub fn tables(&self) -> Vec<(&'static str, Table)> {
+        vec![
+            ("flows", self.flows.clone()),
+            ("links", self.links.clone()),
+            ("flow_series", self.flow_series.clone()),
+            ("link_series", self.link_series.clone()),
+            ("cc_trace", self.cc_trace.as_table()),
+        ]
+    }
+
+    /// Consumes the results into named tables (no copies of the column vectors).
+    pub fn into_tables(self) -> Vec<(&'static str, Table)> {
+        let trace = self.cc_trace.as_table();
+        vec![
+            ("flows", self.flows),
+            ("links", self.links),
+            ("flow_series", self.flow_series),
+            ("link_series", self.link_series),
+            ("cc_trace", trace),
+        ]
+    }
+
+    /// Digest of every column of every table, by (table, column): FNV-1a over a canonical
+    /// encoding of logical values (integers as 64-bit little-endian, floats by their bits,
+    /// text by its bytes, a tag per null). It depends on values only, not on Rust's
+    /// formatting or the column order, so it is stable across versions and refactors.
+    pub fn column_digests(&self) -> Vec<(&'static str, String, u64)> {
+        let mut out = Vec::new();
+        for (t, table) in self.tables() {
+            for c in table.columns() {
+                out.push((t, c.name.to_string(), c.digest()));
+            }
+        }
+        out
+    }
+
+    /// One 64-bit digest of every table and the run info: same scenario and seed, same
+    /// digest, on every machine.
     pub fn digest(&self) -> u64 {
-        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-        // Debug output of plain vectors and floats is deterministic and lossless for f64.
-        h.write(format!("{:?}", self.flows).as_bytes());
-        h.write(format!("{:?}", self.links).as_bytes());
-        h.write(format!("{:?}", self.flow_series).as_bytes());
-        h.write(format!("{:?}", self.link_series).as_bytes());
-        h.write(format!("{:?}", self.cc_trace).as_bytes());
-        h.write(format!("{:?}", self.info).as_bytes());
+        let mut h = Fnv::new();
+        for (t, c, d) in self.column_digests() {
+            h.write(t.as_bytes());
+            h.write(c.as_bytes());
+            h.write(&d.to_le_bytes());
+        }
+        let i = &self.info;
+        h.write(i.scenario.as_bytes());
+        for x in [i.seed, i.replication as u64, i.events, i.packet_hops] {
+            h.write(&x.to_le_bytes());
+        }
+        h.write(&i.end_time_s.to_bits().to_le_bytes());
+        h.write(i.end_reason.as_bytes());
         h.0
     }
 }
 
+/// Keeps `v[i]` where `keep[i]` is true (entries beyond `keep` are dropped), in order.
+fn sieve<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        keep.get(i - 1).copied().unwrap_or(false)
+    });
+}
+
 struct Fnv(u64);
 impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
     fn write(&mut self, b: &[u8]) {
         for &x in b {
             self.0 ^= x as u64;
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01B3);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_appear_when_first_published_with_nulls_elsewhere() {
+        let mut t = Table::default();
+        {
+            let mut r = t.row();
+            r.put("a", 1u64.into());
+        }
+        {
+            let mut r = t.row();
+            r.put("a", 2u64.into());
+            r.put("b", 0.5.into());
+            r.put("s", "x".into());
+        }
+        {
+            let mut r = t.row();
+            r.put("s", "y".into());
+            r.put("a", Value::Int(None));
+        }
+        assert_eq!(t.rows(), 3);
+        assert_eq!(t.opt_ints("a").unwrap(), vec![Some(1), Some(2), None]);
+        assert_eq!(t.opt_floats("b").unwrap(), vec![None, Some(0.5), None]);
+        assert_eq!(t.texts("s").unwrap(), vec!["", "x", "y"]);
+        assert!(t.column("s").unwrap().is_null(0));
+    }
+
+    #[test]
+    fn digest_depends_on_values_not_on_widths() {
+        let mut a = Table::default();
+        a.row().put("n", 7u32.into());
+        let mut b = Table::default();
+        b.row().put("n", 7u64.into());
+        assert_eq!(a.columns()[0].digest(), b.columns()[0].digest());
+        let mut c = Table::default();
+        c.row().put("n", Value::Int(None));
+        assert_ne!(a.columns()[0].digest(), c.columns()[0].digest());
     }
 }

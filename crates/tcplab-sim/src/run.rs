@@ -1,77 +1,89 @@
-//! The simulation loop: wires endpoints and links on a virtual clock.
+//! The simulation loop: wires endpoints and media on a virtual clock.
 //!
 //! Every component exposes `poll_timeout`; the loop keeps one pending wake-up per
 //! component and pushes a new one only when the component wants to wake earlier. A
 //! wake-up that no longer matches the component's slot is stale and skipped, so timers
 //! that move later (an RTO restarted on every ACK) cost no queue operations.
+//!
+//! The loop knows nothing of any transport: a flow is a source and a sink
+//! ([`tcplab_transport::Endpoint`]), a packet is a [`tcplab_transport::Packet`] with a
+//! position on its route, and results are what components publish.
 
+use crate::budget::{SeriesBudget, FINAL};
+use crate::capture::Tap;
 use crate::error::SimError;
 use crate::event::EventQueue;
-use crate::results::{Results, RunInfo};
+use crate::media::{Pkt, Step, Wiring};
+use crate::results::{Results, RunInfo, Table, Trace};
 use crate::scenario::{Sampling, Scenario};
-use tcplab_core::{Dur, Rng, Time};
-use tcplab_link::{Link, Packet};
-use tcplab_transport::cc::{self, CongestionControl};
-use tcplab_transport::{Receiver, RecoveryMode, Segment, Sender, Violation};
+use tcplab_core::{Metrics, Rng, Time, Value};
+use tcplab_link::Admit;
+use tcplab_transport::{AnyEndpoint, Endpoint, FlowContext, Violation};
 
-/// A segment travelling along a flow's path.
-#[derive(Clone, Copy, Debug)]
-struct Pkt {
-    seg: Segment,
-    hop: u8,
-    /// True for ACKs (receiver → sender).
-    to_sender: bool,
-}
-
-impl Packet for Pkt {
-    #[inline]
-    fn wire_len(&self) -> u32 {
-        self.seg.wire_len()
-    }
-}
-
-/// Link-direction ids along a path (direction id = 2·link + (0 forward | 1 reverse)).
-#[derive(Clone, Copy, Debug)]
-struct Path {
-    hops: [u32; 8],
-    n: u8,
-}
+const SOURCE: usize = 0;
+const SINK: usize = 1;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
-    Link(u32),
-    Sender(u32),
-    Receiver(u32),
+    Medium(u32),
+    /// `2·flow + side`.
+    Endpoint(u32),
     Start(u32),
     Stop(u32),
-    Change { link: u32, idx: u32 },
+    Change {
+        link: u32,
+        idx: u32,
+    },
     Sample,
 }
 
+/// Packets of one direction of a flow, as the network handled them.
+#[derive(Clone, Copy, Debug, Default)]
+struct PacketCount {
+    sent: u64,
+    delivered: u64,
+    dropped: u64,
+}
+
+impl PacketCount {
+    fn in_network(&self) -> u64 {
+        self.sent - self.delivered - self.dropped
+    }
+}
+
 struct Flow {
-    snd: Sender,
-    rcv: Receiver,
-    fwd: Path,
-    rev: Path,
-    snd_wake: Option<Time>,
-    rcv_wake: Option<Time>,
+    /// `[source, sink]`.
+    ends: [AnyEndpoint; 2],
+    wake: [Option<Time>; 2],
+    /// First step of each direction's route in `World::steps` (source → sink, sink → source).
+    route: [u32; 2],
+    hops: u16,
+    count: [PacketCount; 2],
+    reliable: bool,
     started: bool,
     finished: bool,
     finite: bool,
 }
 
-struct World<'s> {
+/// Asked every few thousand events whether to go on (Ctrl-C, time limits).
+pub type Control<'a> = &'a mut dyn FnMut() -> bool;
+
+struct World<'s, 'c> {
     sc: &'s Scenario,
     seed: u64,
     now: Time,
     q: EventQueue<Ev>,
-    links: Vec<Link<Pkt>>,
-    link_wake: Vec<Option<Time>>,
+    wiring: Wiring,
+    medium_wake: Vec<Option<Time>>,
+    steps: Vec<Step>,
     flows: Vec<Flow>,
     unfinished: usize,
     unlimited_active: usize,
     hops: u64,
     res: Results,
+    budget: SeriesBudget,
+    control: Option<Control<'c>>,
+    tap: Option<&'c mut dyn Tap>,
 }
 
 /// The master seed of replication `r` of seed `seed`.
@@ -85,55 +97,67 @@ fn master_seed(seed: u64, replication: u32) -> u64 {
 
 /// Runs `sc` with `seed` (and replication index) and returns its tables.
 pub fn simulate(sc: &Scenario, seed: u64, replication: u32) -> Result<Results, SimError> {
+    simulate_with(sc, seed, replication, None)
+}
+
+/// [`simulate`], asking `control` every 65,536 events whether to continue; a `false`
+/// ends the run with [`SimError::Interrupted`].
+pub fn simulate_with(
+    sc: &Scenario,
+    seed: u64,
+    replication: u32,
+    control: Option<Control<'_>>,
+) -> Result<Results, SimError> {
+    simulate_tapped(sc, seed, replication, control, None)
+}
+
+/// [`simulate_with`], showing every packet a link carries to `tap` (packet capture).
+pub fn simulate_tapped<'c>(
+    sc: &Scenario,
+    seed: u64,
+    replication: u32,
+    control: Option<Control<'c>>,
+    tap: Option<&'c mut dyn Tap>,
+) -> Result<Results, SimError> {
+    crate::budget::check_memory(sc)?;
     let master = master_seed(seed, replication);
-    let mut links = Vec::with_capacity(sc.links.len() * 2);
-    for l in &sc.links {
-        links.push(Link::new(
-            l.fwd.clone(),
-            Rng::named(master, &format!("link.{}.fwd", l.name)),
-        ));
-        links.push(Link::new(
-            l.rev.clone(),
-            Rng::named(master, &format!("link.{}.rev", l.name)),
-        ));
-    }
+    let wiring = Wiring::new(&sc.links, master);
+    let mut steps = Vec::new();
     let mut flows = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
-        let controller = cc::build(&f.cc, &f.cc_params).map_err(|why| {
+        let ctx = FlowContext {
+            flow: i as u32,
+            bytes: f.bytes,
+            source_rng: Rng::named(master, &format!("flow.{}.source", f.name)),
+            sink_rng: Rng::named(master, &format!("flow.{}.sink", f.name)),
+        };
+        let ends = f.transport.build(ctx).map_err(|why| {
             SimError::Config(crate::ConfigError {
                 file: sc.source.clone(),
-                key: format!("flow[{i}].cc"),
-                value: f.cc.clone(),
+                key: format!("flow[{i}].transport"),
+                value: f.transport.name().to_string(),
                 why,
             })
         })?;
-        let mut fwd = Path { hops: [0; 8], n: 0 };
-        let mut rev = Path { hops: [0; 8], n: 0 };
-        if f.path.is_empty() || f.path.len() > 8 {
-            return Err(SimError::Config(crate::ConfigError {
-                file: sc.source.clone(),
-                key: format!("flow[{i}]"),
-                value: String::new(),
-                why: "a path must cross between 1 and 8 links".into(),
-            }));
-        }
-        for (k, &l) in f.path.iter().enumerate() {
-            fwd.hops[k] = 2 * l as u32;
-            rev.hops[f.path.len() - 1 - k] = 2 * l as u32 + 1;
-        }
-        fwd.n = f.path.len() as u8;
-        rev.n = f.path.len() as u8;
-        let finite = f.sender.total_bytes.is_some() || f.stop.is_some();
+        let fwd = steps.len() as u32;
+        steps.extend(f.path.iter().map(|&h| wiring.step(&sc.links, h, false)));
+        let rev = steps.len() as u32;
+        steps.extend(
+            f.path
+                .iter()
+                .rev()
+                .map(|&h| wiring.step(&sc.links, h, true)),
+        );
         flows.push(Flow {
-            snd: Sender::new(i as u32, f.sender.clone(), controller),
-            rcv: Receiver::new(i as u32, f.receiver.clone()),
-            fwd,
-            rev,
-            snd_wake: None,
-            rcv_wake: None,
+            ends: [ends.source, ends.sink],
+            wake: [None; 2],
+            route: [fwd, rev],
+            hops: f.path.len() as u16,
+            count: [PacketCount::default(); 2],
+            reliable: ends.reliable,
             started: false,
             finished: false,
-            finite,
+            finite: f.bytes.is_some() || f.stop.is_some(),
         });
     }
     let unfinished = flows.iter().filter(|f| f.finite).count();
@@ -143,8 +167,9 @@ pub fn simulate(sc: &Scenario, seed: u64, replication: u32) -> Result<Results, S
         seed,
         now: Time::ZERO,
         q: EventQueue::with_capacity(1024),
-        link_wake: vec![None; links.len()],
-        links,
+        medium_wake: vec![None; wiring.media.len()],
+        wiring,
+        steps,
         flows,
         unfinished,
         unlimited_active,
@@ -156,15 +181,42 @@ pub fn simulate(sc: &Scenario, seed: u64, replication: u32) -> Result<Results, S
                 replication,
                 ..RunInfo::default()
             },
-            link_names: sc.links.iter().map(|l| l.name.clone()).collect(),
             ..Results::default()
         },
+        budget: SeriesBudget::new(sc.series_rows),
+        control,
+        tap,
     };
     w.run()?;
     Ok(w.res)
 }
 
-impl World<'_> {
+/// A flow's sample row and the controller trace beside it.
+struct FlowSample<'a> {
+    row: crate::results::Row<'a>,
+    trace: &'a mut Trace,
+    t: f64,
+    flow: u32,
+}
+
+impl Metrics for FlowSample<'_> {
+    #[inline]
+    fn put(&mut self, key: &'static str, v: Value<'_>) {
+        self.row.put(key, v);
+    }
+    fn trace(&mut self, key: &'static str, v: f64) {
+        let tr = &mut *self.trace;
+        tr.t_s.push(self.t);
+        tr.flow.push(self.flow);
+        tr.key.push(key);
+        tr.value.push(v);
+    }
+}
+
+/// Events processed at one instant before the run is declared stalled.
+const STALL_EVENTS: u64 = 20_000_000;
+
+impl World<'_, '_> {
     fn run(&mut self) -> Result<(), SimError> {
         let end = Time::ZERO + self.sc.duration.unwrap_or(self.sc.max_time);
         for (i, f) in self.sc.flows.iter().enumerate() {
@@ -174,9 +226,9 @@ impl World<'_> {
             }
         }
         for (l, spec) in self.sc.links.iter().enumerate() {
-            for (idx, c) in spec.schedule.iter().enumerate() {
+            for idx in 0..spec.schedule.len() {
                 self.q.push(
-                    Time::ZERO + c.at,
+                    Time::ZERO + spec.schedule[idx].at,
                     Ev::Change {
                         link: l as u32,
                         idx: idx as u32,
@@ -188,59 +240,95 @@ impl World<'_> {
             self.q.push(Time::ZERO, Ev::Sample);
         }
         let mut events = 0u64;
+        let mut same_instant = 0u64;
+        let mut reason = "completed";
         while let Some((t, ev)) = self.q.pop() {
             if t > end {
                 self.now = end;
+                reason = if self.sc.duration.is_some() {
+                    "duration"
+                } else {
+                    "max_time"
+                };
                 break;
+            }
+            if t == self.now {
+                same_instant += 1;
+                if same_instant > STALL_EVENTS {
+                    return Err(SimError::Stalled {
+                        scenario: self.sc.name.clone(),
+                        at: t.to_string(),
+                        events: same_instant,
+                    });
+                }
+            } else {
+                same_instant = 0;
             }
             self.now = t;
             events += 1;
+            if events & 0xffff == 0 {
+                if let Some(c) = self.control.as_mut() {
+                    if !c() {
+                        return Err(SimError::Interrupted {
+                            scenario: self.sc.name.clone(),
+                            at: t.to_string(),
+                        });
+                    }
+                }
+            }
             match ev {
-                Ev::Link(d) => {
-                    let d = d as usize;
-                    if self.link_wake[d] != Some(t) {
+                Ev::Medium(m) => {
+                    let m = m as usize;
+                    if self.medium_wake[m] != Some(t) {
                         continue;
                     }
-                    self.link_wake[d] = None;
-                    while let Some(p) = self.links[d].poll_transmit(t) {
+                    self.medium_wake[m] = None;
+                    self.wiring.media[m].handle_timeout(t);
+                    while let Some(d) = self.wiring.media[m].poll_transmit(t) {
                         self.hops += 1;
-                        self.forward(p)?;
+                        if let Some(tap) = self.tap.as_deref_mut() {
+                            crate::capture::offer(tap, t, &self.wiring, m, &d);
+                        }
+                        self.forward(d.pkt)?;
                     }
-                    self.wake_link(d);
+                    if self.wiring.media[m].drops_on_timeout() {
+                        self.collect_drops(m);
+                    }
+                    self.wake_medium(m);
                 }
-                Ev::Sender(f) => {
-                    let fl = &mut self.flows[f as usize];
-                    if fl.snd_wake != Some(t) {
+                Ev::Endpoint(e) => {
+                    let (f, side) = ((e / 2) as usize, (e % 2) as usize);
+                    let fl = &mut self.flows[f];
+                    if fl.wake[side] != Some(t) {
                         continue;
                     }
-                    fl.snd_wake = None;
-                    fl.snd.handle_timeout(t);
-                    self.drain_sender(f as usize);
-                }
-                Ev::Receiver(f) => {
-                    let fl = &mut self.flows[f as usize];
-                    if fl.rcv_wake != Some(t) {
-                        continue;
-                    }
-                    fl.rcv_wake = None;
-                    fl.rcv.handle_timeout(t);
-                    self.drain_receiver(f as usize);
+                    fl.wake[side] = None;
+                    fl.ends[side].handle_timeout(t);
+                    self.drain(f, side);
                 }
                 Ev::Start(f) => {
-                    let fl = &mut self.flows[f as usize];
+                    let f = f as usize;
+                    let fl = &mut self.flows[f];
                     fl.started = true;
-                    fl.snd.start(t);
-                    self.drain_sender(f as usize);
+                    fl.ends[SOURCE].start(t);
+                    fl.ends[SINK].start(t);
+                    self.drain(f, SOURCE);
+                    self.drain(f, SINK);
                 }
                 Ev::Stop(f) => {
-                    self.flows[f as usize].snd.stop();
-                    self.drain_sender(f as usize);
+                    let f = f as usize;
+                    self.flows[f].ends[SOURCE].stop(t);
+                    self.drain(f, SOURCE);
                 }
                 Ev::Change { link, idx } => self.apply_change(link as usize, idx as usize),
                 Ev::Sample => {
-                    self.sample();
-                    if let Sampling::Interval(d) = self.sc.sampling {
-                        self.q.push(t + d, Ev::Sample);
+                    if let Some(k) = self.budget.admit() {
+                        self.sample();
+                        self.budget.record(k, &mut self.res);
+                        if let Sampling::Interval(d) = self.sc.sampling {
+                            let n = self.budget.intervals_after(k);
+                            self.q.push(t + d * n, Ev::Sample);
+                        }
                     }
                 }
             }
@@ -248,12 +336,20 @@ impl World<'_> {
                 break;
             }
         }
-        self.res.info.events = events;
-        self.res.info.packet_hops = self.hops;
-        self.res.info.end_time_s = self.now.as_secs_f64();
+        if reason == "completed" && self.unfinished > 0 {
+            reason = "stalled";
+        }
+        let info = &mut self.res.info;
+        info.events = events;
+        info.packet_hops = self.hops;
+        info.end_time_s = self.now.as_secs_f64();
+        info.end_reason = reason;
         if !matches!(self.sc.sampling, Sampling::Off) {
             self.sample();
+            self.budget.record(FINAL, &mut self.res);
         }
+        self.res.info.series_stride = self.budget.stride;
+        self.declare_series();
         self.check_end()?;
         self.collect();
         Ok(())
@@ -268,138 +364,131 @@ impl World<'_> {
         }
     }
 
-    /// Moves a packet that reached the end of a link to its next hop or endpoint.
+    /// Moves a packet that reached the end of a step to its next step or its endpoint.
     fn forward(&mut self, mut p: Pkt) -> Result<(), SimError> {
-        let f = p.seg.flow as usize;
-        let path = if p.to_sender {
-            self.flows[f].rev
-        } else {
-            self.flows[f].fwd
-        };
+        let f = p.flow as usize;
+        let dir = p.to_source as usize;
+        let fl = &self.flows[f];
         let next = p.hop + 1;
-        if next < path.n {
+        if next < fl.hops {
             p.hop = next;
-            self.enqueue(path.hops[next as usize] as usize, p);
+            let step = self.steps[(fl.route[dir] + next as u32) as usize];
+            self.enqueue(step, p);
             return Ok(());
         }
+        let side = if p.to_source { SOURCE } else { SINK };
         let now = self.now;
-        if p.to_sender {
-            let r = self.flows[f].snd.handle_segment(now, &p.seg);
-            r.map_err(|v| self.violation(v))?;
-            if matches!(self.sc.sampling, Sampling::PerAck) {
+        let fl = &mut self.flows[f];
+        fl.count[dir].delivered += 1;
+        let r = fl.ends[side].handle_packet(now, &p.body);
+        r.map_err(|v| self.violation(v))?;
+        if side == SOURCE && matches!(self.sc.sampling, Sampling::PerAck) {
+            if let Some(k) = self.budget.admit() {
                 self.sample_flow(f);
+                self.budget.record(k, &mut self.res);
             }
-            self.drain_sender(f);
-        } else {
-            let r = self.flows[f].rcv.handle_segment(now, &p.seg);
-            r.map_err(|v| self.violation(v))?;
-            self.drain_receiver(f);
         }
+        self.drain(f, side);
         Ok(())
     }
 
+    /// Offers `p` to the medium of `step`; a packet dropped at admission is counted.
     #[inline]
-    fn enqueue(&mut self, d: usize, p: Pkt) {
-        self.links[d].handle_packet(self.now, p);
-        self.wake_link(d);
+    fn enqueue(&mut self, step: Step, p: Pkt) {
+        let (f, dir) = (p.flow as usize, p.to_source as usize);
+        let m = step.medium as usize;
+        if self.wiring.media[m].handle_packet(self.now, step, p) != Admit::Queued {
+            self.flows[f].count[dir].dropped += 1;
+        }
+        self.wake_medium(m);
+    }
+
+    /// Accounts for packets a medium lost after admission (outages).
+    fn collect_drops(&mut self, m: usize) {
+        while let Some(p) = self.wiring.media[m].poll_dropped() {
+            let f = p.flow as usize;
+            self.flows[f].count[p.to_source as usize].dropped += 1;
+            self.check_finished(f);
+        }
     }
 
     #[inline]
-    fn wake_link(&mut self, d: usize) {
-        if let Some(t) = self.links[d].poll_timeout() {
-            if self.link_wake[d].is_none_or(|w| t < w) {
-                self.link_wake[d] = Some(t);
-                self.q.push(t, Ev::Link(d as u32));
+    fn wake_medium(&mut self, m: usize) {
+        if let Some(t) = self.wiring.media[m].poll_timeout() {
+            if self.medium_wake[m].is_none_or(|w| t < w) {
+                self.medium_wake[m] = Some(t);
+                self.q.push(t, Ev::Medium(m as u32));
             }
         }
     }
 
-    fn drain_sender(&mut self, f: usize) {
+    /// Sends what endpoint `side` of flow `f` has to send, then schedules its wake-up.
+    fn drain(&mut self, f: usize, side: usize) {
         let now = self.now;
-        while let Some(seg) = self.flows[f].snd.poll_transmit(now) {
-            let first = self.flows[f].fwd.hops[0] as usize;
+        let dir = side; // the source sends on route 0, the sink on route 1
+        let first = self.steps[self.flows[f].route[dir] as usize];
+        while let Some(body) = self.flows[f].ends[side].poll_transmit(now) {
+            self.flows[f].count[dir].sent += 1;
             self.enqueue(
                 first,
                 Pkt {
-                    seg,
+                    body,
+                    flow: f as u32,
                     hop: 0,
-                    to_sender: false,
+                    to_source: side == SINK,
                 },
             );
         }
+        self.check_finished(f);
         let fl = &mut self.flows[f];
-        if fl.finite && !fl.finished && fl.snd.is_complete() {
+        if let Some(t) = fl.ends[side].poll_timeout() {
+            let t = t.max(now);
+            if fl.wake[side].is_none_or(|w| t < w) {
+                fl.wake[side] = Some(t);
+                self.q.push(t, Ev::Endpoint((2 * f + side) as u32));
+            }
+        }
+    }
+
+    /// A finite flow is finished when its source is, and (unreliable transports) nothing
+    /// it sent is still in the network.
+    fn check_finished(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        if !fl.finite || fl.finished || fl.ends[SOURCE].progress().finished_at.is_none() {
+            return;
+        }
+        if fl.reliable || fl.count[0].in_network() == 0 {
             fl.finished = true;
             self.unfinished -= 1;
-        }
-        if let Some(t) = fl.snd.poll_timeout() {
-            let t = t.max(now);
-            if fl.snd_wake.is_none_or(|w| t < w) {
-                fl.snd_wake = Some(t);
-                self.q.push(t, Ev::Sender(f as u32));
-            }
-        }
-    }
-
-    fn drain_receiver(&mut self, f: usize) {
-        let now = self.now;
-        while let Some(seg) = self.flows[f].rcv.poll_transmit(now) {
-            let first = self.flows[f].rev.hops[0] as usize;
-            self.enqueue(
-                first,
-                Pkt {
-                    seg,
-                    hop: 0,
-                    to_sender: true,
-                },
-            );
-        }
-        let fl = &mut self.flows[f];
-        if let Some(t) = fl.rcv.poll_timeout() {
-            let t = t.max(now);
-            if fl.rcv_wake.is_none_or(|w| t < w) {
-                fl.rcv_wake = Some(t);
-                self.q.push(t, Ev::Receiver(f as u32));
-            }
         }
     }
 
     fn apply_change(&mut self, link: usize, idx: usize) {
         let c = &self.sc.links[link].schedule[idx];
-        self.links[2 * link].set_params(self.now, c.fwd.clone());
-        self.links[2 * link + 1].set_params(self.now, c.rev.clone());
+        self.wiring.set_link_params(self.now, link, &c.fwd, &c.rev);
         // Re-timed packets may now arrive earlier than the pending wake-up.
-        for d in [2 * link, 2 * link + 1] {
-            self.link_wake[d] = None;
-            self.wake_link(d);
+        let [f, r] = self.wiring.of_link[link];
+        for m in if f == r { vec![f] } else { vec![f, r] } {
+            let m = m as usize;
+            self.collect_drops(m);
+            self.medium_wake[m] = None;
+            self.wake_medium(m);
         }
     }
 
     fn sample_flow(&mut self, f: usize) {
         let t = self.now.as_secs_f64();
         let fl = &self.flows[f];
-        let s = fl.snd.snapshot();
-        let fs = &mut self.res.flow_series;
-        fs.t_s.push(t);
-        fs.flow.push(f as u32);
-        fs.cwnd.push(s.cwnd);
-        fs.ssthresh
-            .push((s.ssthresh < u64::MAX / 8).then_some(s.ssthresh));
-        fs.srtt_s.push(s.srtt.map(Dur::as_secs_f64));
-        fs.rtt_s.push(s.latest_rtt.map(Dur::as_secs_f64));
-        fs.rto_s.push(s.rto.as_secs_f64());
-        fs.in_flight.push(s.in_flight);
-        fs.delivered.push(fl.rcv.rcv_nxt());
-        fs.pacing_rate_bps
-            .push(s.pacing_rate.map(|r| r as f64 * 8.0));
-        fs.state.push(s.state);
-        let tr = &mut self.res.cc_trace;
-        fl.snd.controller().trace(&mut |k, v| {
-            tr.t_s.push(t);
-            tr.flow.push(f as u32);
-            tr.key.push(k);
-            tr.value.push(v);
-        });
+        let mut s = FlowSample {
+            row: self.res.flow_series.row(),
+            trace: &mut self.res.cc_trace,
+            t,
+            flow: f as u32,
+        };
+        s.put("t_s", t.into());
+        s.put("flow", (f as u64).into());
+        fl.ends[SOURCE].sample(&mut s);
+        fl.ends[SINK].sample(&mut s);
     }
 
     fn sample(&mut self) {
@@ -409,43 +498,58 @@ impl World<'_> {
             }
         }
         let t = self.now.as_secs_f64();
-        for d in 0..self.links.len() {
-            let (qp, qb) = self.links[d].queue_len(self.now);
-            let c = *self.links[d].counters();
-            let ls = &mut self.res.link_series;
-            ls.t_s.push(t);
-            ls.link.push((d / 2) as u32);
-            ls.direction.push(if d % 2 == 0 { "fwd" } else { "rev" });
-            ls.queue_pkts.push(qp);
-            ls.queue_bytes.push(qb);
-            ls.delivered_bytes.push(c.delivered_bytes);
-            ls.dropped_queue.push(c.dropped_queue);
-            ls.dropped_loss.push(c.dropped_loss);
-            ls.dropped_down.push(c.dropped_down);
+        for m in 0..self.wiring.media.len() {
+            let (link, dir) = self.wiring.label[m];
+            let mut row = self.res.link_series.row();
+            row.put("t_s", t.into());
+            row.put("link", self.sc.links[link].name.as_str().into());
+            row.put("direction", dir.into());
+            self.wiring.media[m].sample(self.now, &mut row);
         }
     }
 
-    /// No data lost silently: what the receiver delivered must match what was sent.
+    /// Series tables without samples (`sample = "off"`) still get their columns, so the
+    /// schema does not depend on the sampling: publish one sample of everything, drop it.
+    fn declare_series(&mut self) {
+        if self.res.flow_series.rows() == 0 {
+            for f in 0..self.flows.len() {
+                self.sample_flow(f);
+            }
+            self.res.flow_series.clear_rows();
+            self.res.cc_trace = Trace::default();
+        }
+        if self.res.link_series.rows() == 0 {
+            let started: Vec<bool> = self.flows.iter().map(|f| f.started).collect();
+            for f in &mut self.flows {
+                f.started = false;
+            }
+            self.sample();
+            for (f, s) in self.flows.iter_mut().zip(started) {
+                f.started = s;
+            }
+            self.res.link_series.clear_rows();
+        }
+    }
+
+    /// No data lost silently: what the sink delivered must match what the source sent.
     fn check_end(&self) -> Result<(), SimError> {
-        for fl in &self.flows {
-            let delivered = fl.rcv.rcv_nxt();
-            let flow = fl.snd.flow();
-            if delivered > fl.snd.snd_max() {
+        for (i, fl) in self.flows.iter().enumerate() {
+            let src = fl.ends[SOURCE].progress();
+            let delivered = fl.ends[SINK].progress().app_bytes;
+            let flow = i as u32;
+            if delivered > src.sent_bytes {
                 return Err(self.violation(Violation::DeliveredMismatch {
                     flow,
                     delivered,
-                    expected: fl.snd.snd_max(),
+                    expected: src.sent_bytes,
                 }));
             }
-            if fl.snd.is_complete() {
-                let expected = fl.snd.app_bytes().unwrap_or(0);
-                if delivered != expected {
-                    return Err(self.violation(Violation::DeliveredMismatch {
-                        flow,
-                        delivered,
-                        expected,
-                    }));
-                }
+            if fl.reliable && src.finished_at.is_some() && delivered != src.app_bytes {
+                return Err(self.violation(Violation::DeliveredMismatch {
+                    flow,
+                    delivered,
+                    expected: src.app_bytes,
+                }));
             }
         }
         Ok(())
@@ -453,74 +557,68 @@ impl World<'_> {
 
     fn collect(&mut self) {
         let end = self.now;
-        let r = &mut self.res.flows;
-        for (i, (fl, spec)) in self.flows.iter().zip(&self.sc.flows).enumerate() {
-            let s = fl.snd.stats();
-            let rs = fl.rcv.stats();
-            let start = Time::ZERO + spec.start;
-            let done_at = rs.completed_at.or(s.acked_all_at);
-            let completed = fl.snd.is_complete();
-            let until = if completed {
-                done_at.unwrap_or(end)
-            } else {
-                end
-            };
-            let secs = (until - start).as_secs_f64();
-            let delivered = fl.rcv.rcv_nxt();
-            r.flow.push(i as u32);
-            r.name.push(spec.name.clone());
-            r.cc.push(spec.cc.clone());
-            r.recovery.push(
-                match spec.sender.recovery {
-                    RecoveryMode::Reno => "reno",
-                    RecoveryMode::NewReno => "newreno",
-                    RecoveryMode::Sack => "sack",
-                }
-                .to_string(),
-            );
-            r.bytes_target.push(spec.sender.total_bytes);
-            r.bytes_delivered.push(delivered);
-            r.start_s.push(start.as_secs_f64());
-            r.completion_s.push(if completed {
-                done_at.map(Time::as_secs_f64)
-            } else {
-                None
-            });
-            r.completed.push(completed);
-            r.goodput_bps.push(if secs > 0.0 {
-                delivered as f64 * 8.0 / secs
-            } else {
-                0.0
-            });
-            r.segments_sent.push(s.segments_sent);
-            r.retransmitted_segments.push(s.retransmitted_segments);
-            r.retransmission_ratio.push(if s.segments_sent > 0 {
-                s.retransmitted_segments as f64 / s.segments_sent as f64
-            } else {
-                0.0
-            });
-            r.rtos.push(s.rtos);
-            r.fast_retransmits.push(s.fast_retransmits);
-            r.tlp_probes.push(s.tlp_probes);
-            r.rack_lost.push(s.rack_lost);
-            r.rtt_min_s.push(s.rtt_min.map(Dur::as_secs_f64));
-            r.rtt_mean_s.push(s.rtt_mean().map(Dur::as_secs_f64));
-            r.rtt_max_s.push(s.rtt_max.map(Dur::as_secs_f64));
-            r.acks_sent.push(rs.acks_sent);
+        collect_flows(&mut self.res.flows, self.sc, &self.flows, end);
+        for (m, medium) in self.wiring.media.iter().enumerate() {
+            let (link, dir) = self.wiring.label[m];
+            let mut row = self.res.links.row();
+            row.put("link", self.sc.links[link].name.as_str().into());
+            row.put("direction", dir.into());
+            medium.summary(&mut row);
         }
-        let lr = &mut self.res.links;
-        for (d, l) in self.links.iter().enumerate() {
-            let c = l.counters();
-            lr.link.push(self.sc.links[d / 2].name.clone());
-            lr.direction.push(if d % 2 == 0 { "fwd" } else { "rev" });
-            lr.offered_pkts.push(c.offered_pkts);
-            lr.sent_pkts.push(c.sent_pkts);
-            lr.sent_bytes.push(c.sent_bytes);
-            lr.delivered_pkts.push(c.delivered_pkts);
-            lr.dropped_queue.push(c.dropped_queue);
-            lr.dropped_loss.push(c.dropped_loss);
-            lr.dropped_down.push(c.dropped_down);
-            lr.max_queue_pkts.push(c.max_queue_pkts);
+    }
+}
+
+/// One row per flow: what every flow has, then what its endpoints publish.
+fn collect_flows(table: &mut Table, sc: &Scenario, flows: &[Flow], end: Time) {
+    for (i, (fl, spec)) in flows.iter().zip(&sc.flows).enumerate() {
+        let src = fl.ends[SOURCE].progress();
+        let sink = fl.ends[SINK].progress();
+        let start = Time::ZERO + spec.start;
+        let done_at = sink.finished_at.or(src.finished_at);
+        let completed = spec
+            .bytes
+            .is_some_and(|b| sink.app_bytes == b && src.app_bytes == b);
+        let until = if src.finished_at.is_some() {
+            done_at.unwrap_or(end)
+        } else {
+            end
+        };
+        let secs = (until - start).as_secs_f64();
+        let c = fl.count[0];
+        let mut row = table.row();
+        row.put("flow", (i as u64).into());
+        row.put("name", spec.name.as_str().into());
+        row.put("transport", spec.transport.name().into());
+        if let Some(cc) = spec.transport.cc() {
+            row.put("cc", cc.into());
         }
+        row.put("bytes_target", spec.bytes.into());
+        row.put("bytes_written", src.app_bytes.into());
+        row.put("bytes_delivered", sink.app_bytes.into());
+        row.put("start_s", start.as_secs_f64().into());
+        row.put(
+            "completion_s",
+            completed
+                .then(|| done_at.map(Time::as_secs_f64))
+                .flatten()
+                .into(),
+        );
+        row.put("completed", completed.into());
+        row.put(
+            "finished_s",
+            src.finished_at.and(done_at).map(Time::as_secs_f64).into(),
+        );
+        let goodput = if secs > 0.0 {
+            sink.app_bytes as f64 * 8.0 / secs
+        } else {
+            0.0
+        };
+        row.put("goodput_bps", goodput.into());
+        row.put("packets_sent", c.sent.into());
+        row.put("packets_delivered", c.delivered.into());
+        row.put("packets_lost", c.dropped.into());
+        row.put("packets_in_flight", c.in_network().into());
+        fl.ends[SOURCE].summary(&mut row);
+        fl.ends[SINK].summary(&mut row);
     }
 }

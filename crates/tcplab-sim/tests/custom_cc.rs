@@ -2,46 +2,13 @@
 
 use tcplab_core::Time;
 use tcplab_sim::{parse_scenario_str, simulate};
-use tcplab_transport::cc::{self, AckInfo, CcParams, CongestionControl, CongestionEvent, Window};
+use tcplab_transport::cc::{self, AckInfo, CongestionControl, CongestionEvent, Window};
 
-struct Aimd {
-    beta: f64,
-    acked: u64,
-}
-
-impl CongestionControl for Aimd {
-    fn name(&self) -> &'static str {
-        "aimd"
-    }
-    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        if ack.in_recovery {
-            return;
-        }
-        self.acked += ack.bytes_acked;
-        if self.acked >= w.cwnd {
-            self.acked -= w.cwnd;
-            w.cwnd += w.mss as u64;
-        }
-    }
-    fn on_congestion_event(
-        &mut self,
-        w: &mut Window,
-        ev: CongestionEvent,
-        _now: Time,
-        flight: u64,
-    ) {
-        w.ssthresh = ((flight as f64 * self.beta) as u64).max(2 * w.mss as u64);
-        w.cwnd = match ev {
-            CongestionEvent::Rto { .. } => w.mss as u64,
-            _ => w.ssthresh,
-        };
-    }
-}
-
-fn make(p: &mut CcParams) -> Result<Box<dyn CongestionControl + Send>, String> {
-    let beta = p.take("beta", 0.5, |b| b > 0.0 && b < 1.0, "in (0, 1)")?;
-    Ok(Box::new(Aimd { beta, acked: 0 }))
-}
+/// The guide's controller, from the runnable example (so the documented code is tested).
+#[path = "../examples/custom_controller.rs"]
+#[allow(dead_code)]
+mod guide;
+use guide::make;
 
 #[test]
 fn registered_controller_runs_by_name_with_checked_parameters() {
@@ -58,10 +25,15 @@ fn registered_controller_runs_by_name_with_checked_parameters() {
     };
     let gentle = simulate(&parse_scenario_str(&toml("0.9"), "a").unwrap(), 1, 0).unwrap();
     let harsh = simulate(&parse_scenario_str(&toml("0.2"), "a").unwrap(), 1, 0).unwrap();
-    assert!(gentle.flows.completed[0] && harsh.flows.completed[0]);
-    assert_eq!(gentle.flows.cc[0], "aimd");
+    assert!(
+        gentle.flows.bools("completed").unwrap()[0] && harsh.flows.bools("completed").unwrap()[0]
+    );
+    assert_eq!(gentle.flows.texts("cc").unwrap()[0], "aimd");
     // A gentler decrease keeps more data in flight under the same losses.
-    assert!(gentle.flows.goodput_bps[0] > harsh.flows.goodput_bps[0]);
+    assert!(
+        gentle.flows.floats("goodput_bps").unwrap()[0]
+            > harsh.flows.floats("goodput_bps").unwrap()[0]
+    );
     let e = parse_scenario_str(&toml("1.5"), "a.toml")
         .unwrap_err()
         .to_string();
@@ -96,14 +68,15 @@ fn sender_honours_pacing_rate() {
     )
     .unwrap();
     let r = simulate(&sc, 1, 0).unwrap();
-    let g = r.flows.goodput_bps[0];
+    let g = r.flows.floats("goodput_bps").unwrap()[0];
     let expect = 10e6 * 1460.0 / 1500.0;
     assert!(
         (g - expect).abs() < 0.02 * expect,
         "goodput {g} vs paced {expect}"
     );
     assert_eq!(
-        r.links.max_queue_pkts[0], 0,
+        r.links.ints("max_queue_pkts").unwrap()[0],
+        0,
         "paced below the link rate: no queue"
     );
 }

@@ -62,22 +62,32 @@ fn adding_a_flow_does_not_perturb_another() {
     let a = simulate(&parse_scenario_str(one, "one").unwrap(), 5, 0).unwrap();
     let b = simulate(&parse_scenario_str(&two, "two").unwrap(), 5, 0).unwrap();
     assert!(
-        a.flows.retransmitted_segments[0] > 0,
+        a.flows.ints("retransmitted_segments").unwrap()[0] > 0,
         "the access link loses packets"
     );
     for (x, y) in [
-        (&a.flows.segments_sent, &b.flows.segments_sent),
         (
-            &a.flows.retransmitted_segments,
-            &b.flows.retransmitted_segments,
+            &a.flows.ints("segments_sent").unwrap(),
+            &b.flows.ints("segments_sent").unwrap(),
         ),
-        (&a.flows.fast_retransmits, &b.flows.fast_retransmits),
+        (
+            &a.flows.ints("retransmitted_segments").unwrap(),
+            &b.flows.ints("retransmitted_segments").unwrap(),
+        ),
+        (
+            &a.flows.ints("fast_retransmits").unwrap(),
+            &b.flows.ints("fast_retransmits").unwrap(),
+        ),
     ] {
         assert_eq!(x[0], y[0]);
     }
-    assert_eq!(a.flows.completion_s[0], b.flows.completion_s[0]);
     assert_eq!(
-        a.links.dropped_loss[2], b.links.dropped_loss[2],
+        a.flows.opt_floats("completion_s").unwrap()[0],
+        b.flows.opt_floats("completion_s").unwrap()[0]
+    );
+    assert_eq!(
+        a.links.ints("dropped_loss").unwrap()[2],
+        b.links.ints("dropped_loss").unwrap()[2],
         "access0.src forward losses"
     );
 }

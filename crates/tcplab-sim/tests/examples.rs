@@ -18,7 +18,11 @@ fn bundled_examples_parse_and_run() {
         sc.duration = Some(sc.duration.map_or(cap, |d| d.min(cap)));
         let r = simulate(&sc, 1, 0).unwrap_or_else(|e| panic!("{p}: {e}"));
         assert!(
-            r.flows.bytes_delivered.iter().all(|&b| b > 0),
+            r.flows
+                .ints("bytes_delivered")
+                .unwrap()
+                .iter()
+                .all(|&b| b > 0),
             "{p}: every flow delivers data"
         );
         n += 1;

@@ -6,131 +6,14 @@
 use std::collections::BTreeMap;
 use tcplab_sim::{parse_scenario_file, simulate};
 
-mod canon {
-    /// FNV-1a over a canonical encoding of logical values: integers of any width hash
-    /// alike, floats by their bits, strings by their bytes, nulls by a tag.
-    pub struct H(pub u64);
-    impl H {
-        pub fn new() -> H {
-            H(0xcbf2_9ce4_8422_2325)
-        }
-        pub fn bytes(&mut self, b: &[u8]) {
-            for &x in b {
-                self.0 ^= x as u64;
-                self.0 = self.0.wrapping_mul(0x0000_0100_0000_01B3);
-            }
-        }
-        pub fn null(&mut self) {
-            self.bytes(&[0]);
-        }
-        pub fn int(&mut self, v: u64) {
-            self.bytes(&[1]);
-            self.bytes(&v.to_le_bytes());
-        }
-        pub fn float(&mut self, v: f64) {
-            self.bytes(&[2]);
-            self.bytes(&v.to_bits().to_le_bytes());
-        }
-        pub fn boolean(&mut self, v: bool) {
-            self.bytes(&[3, v as u8]);
-        }
-        pub fn text(&mut self, v: &str) {
-            self.bytes(&[4]);
-            self.bytes(&(v.len() as u64).to_le_bytes());
-            self.bytes(v.as_bytes());
-        }
-    }
-}
-
 /// (table, column) -> digest of one run.
 type Digests = BTreeMap<(String, String), u64>;
 
 fn column_digests(r: &tcplab_sim::Results) -> Digests {
-    use canon::H;
-    let mut out = Digests::new();
-    let mut put = |t: &str, c: &str, h: H| {
-        out.insert((t.to_string(), c.to_string()), h.0);
-    };
-    macro_rules! col {
-        ($t:literal, $tab:expr, $name:ident, $enc:ident) => {{
-            let mut h = H::new();
-            for v in &$tab.$name {
-                col!(@one h, v, $enc);
-            }
-            put($t, stringify!($name), h);
-        }};
-        (@one $h:ident, $v:ident, int) => { $h.int(*$v as u64) };
-        (@one $h:ident, $v:ident, float) => { $h.float(*$v) };
-        (@one $h:ident, $v:ident, boolean) => { $h.boolean(*$v) };
-        (@one $h:ident, $v:ident, text) => { $h.text($v) };
-        (@one $h:ident, $v:ident, oint) => { match $v { Some(x) => $h.int(*x as u64), None => $h.null() } };
-        (@one $h:ident, $v:ident, ofloat) => { match $v { Some(x) => $h.float(*x), None => $h.null() } };
-    }
-    let f = &r.flows;
-    col!("flows", f, flow, int);
-    col!("flows", f, name, text);
-    col!("flows", f, cc, text);
-    col!("flows", f, recovery, text);
-    col!("flows", f, bytes_target, oint);
-    col!("flows", f, bytes_delivered, int);
-    col!("flows", f, start_s, float);
-    col!("flows", f, completion_s, ofloat);
-    col!("flows", f, completed, boolean);
-    col!("flows", f, goodput_bps, float);
-    col!("flows", f, segments_sent, int);
-    col!("flows", f, retransmitted_segments, int);
-    col!("flows", f, retransmission_ratio, float);
-    col!("flows", f, rtos, int);
-    col!("flows", f, fast_retransmits, int);
-    col!("flows", f, tlp_probes, int);
-    col!("flows", f, rack_lost, int);
-    col!("flows", f, rtt_min_s, ofloat);
-    col!("flows", f, rtt_mean_s, ofloat);
-    col!("flows", f, rtt_max_s, ofloat);
-    col!("flows", f, acks_sent, int);
-    let l = &r.links;
-    col!("links", l, link, text);
-    col!("links", l, direction, text);
-    col!("links", l, offered_pkts, int);
-    col!("links", l, sent_pkts, int);
-    col!("links", l, sent_bytes, int);
-    col!("links", l, delivered_pkts, int);
-    col!("links", l, dropped_queue, int);
-    col!("links", l, dropped_loss, int);
-    col!("links", l, dropped_down, int);
-    col!("links", l, max_queue_pkts, int);
-    let s = &r.flow_series;
-    col!("flow_series", s, t_s, float);
-    col!("flow_series", s, flow, int);
-    col!("flow_series", s, cwnd, int);
-    col!("flow_series", s, ssthresh, oint);
-    col!("flow_series", s, srtt_s, ofloat);
-    col!("flow_series", s, rtt_s, ofloat);
-    col!("flow_series", s, rto_s, float);
-    col!("flow_series", s, in_flight, int);
-    col!("flow_series", s, delivered, int);
-    col!("flow_series", s, pacing_rate_bps, ofloat);
-    col!("flow_series", s, state, text);
-    let s = &r.link_series;
-    col!("link_series", s, t_s, float);
-    let mut h = H::new();
-    for &i in &s.link {
-        h.text(&r.link_names[i as usize]);
-    }
-    put("link_series", "link", h);
-    col!("link_series", s, direction, text);
-    col!("link_series", s, queue_pkts, int);
-    col!("link_series", s, queue_bytes, int);
-    col!("link_series", s, delivered_bytes, int);
-    col!("link_series", s, dropped_queue, int);
-    col!("link_series", s, dropped_loss, int);
-    col!("link_series", s, dropped_down, int);
-    let s = &r.cc_trace;
-    col!("cc_trace", s, t_s, float);
-    col!("cc_trace", s, flow, int);
-    col!("cc_trace", s, key, text);
-    col!("cc_trace", s, value, float);
-    out
+    r.column_digests()
+        .into_iter()
+        .map(|(t, c, d)| ((t.to_string(), c), d))
+        .collect()
 }
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");

@@ -29,8 +29,11 @@ bytes = "100KB"
     );
     let sc = parse_scenario_str(&text, "recovery_sim.rs").unwrap();
     let r = simulate(&sc, 1, 0).unwrap();
-    assert!(r.flows.completed[0], "{recovery}: transfer must complete");
-    assert_eq!(r.flows.bytes_delivered[0], 100_000);
+    assert!(
+        r.flows.bools("completed").unwrap()[0],
+        "{recovery}: transfer must complete"
+    );
+    assert_eq!(r.flows.ints("bytes_delivered").unwrap()[0], 100_000);
     r
 }
 
@@ -40,29 +43,34 @@ bytes = "100KB"
 fn newreno_recovers_three_losses_without_rto_reno_does_not() {
     let nr = run("newreno");
     assert_eq!(
-        nr.links.dropped_loss[0], 3,
+        nr.links.ints("dropped_loss").unwrap()[0],
+        3,
         "the three listed packets were dropped"
     );
-    assert_eq!(nr.flows.rtos[0], 0, "NewReno: no timeout");
+    assert_eq!(nr.flows.ints("rtos").unwrap()[0], 0, "NewReno: no timeout");
     assert_eq!(
-        nr.flows.fast_retransmits[0], 1,
+        nr.flows.ints("fast_retransmits").unwrap()[0],
+        1,
         "NewReno: one recovery episode"
     );
-    assert_eq!(nr.flows.retransmitted_segments[0], 3);
+    assert_eq!(nr.flows.ints("retransmitted_segments").unwrap()[0], 3);
 
     let reno = run("reno");
-    assert!(reno.flows.rtos[0] >= 1, "Reno: a timeout is needed");
+    assert!(
+        reno.flows.ints("rtos").unwrap()[0] >= 1,
+        "Reno: a timeout is needed"
+    );
     let (t_nr, t_reno) = (
-        nr.flows.completion_s[0].unwrap(),
-        reno.flows.completion_s[0].unwrap(),
+        nr.flows.opt_floats("completion_s").unwrap()[0].unwrap(),
+        reno.flows.opt_floats("completion_s").unwrap()[0].unwrap(),
     );
     // The timeout costs at least the 1 s minimum RTO, far more than NewReno's 3 RTTs.
     assert!(t_reno > t_nr + 0.5, "reno {t_reno} s vs newreno {t_nr} s");
 
     let sack = run("sack");
-    assert_eq!(sack.flows.rtos[0], 0, "SACK: no timeout");
-    assert_eq!(sack.flows.retransmitted_segments[0], 3);
-    assert!(sack.flows.completion_s[0].unwrap() <= t_nr);
+    assert_eq!(sack.flows.ints("rtos").unwrap()[0], 0, "SACK: no timeout");
+    assert_eq!(sack.flows.ints("retransmitted_segments").unwrap()[0], 3);
+    assert!(sack.flows.opt_floats("completion_s").unwrap()[0].unwrap() <= t_nr);
 }
 
 /// RFC 6582 section 4: with many losses in one window, the "Impatient" timer ends NewReno
@@ -86,9 +94,19 @@ fn partial_ack_timer_variants() {
     let impatient = run("impatient");
     let steady = run("slow-but-steady");
     // 30 holes x 40 ms RTT = 1.2 s > the 1 s minimum RTO.
-    assert!(impatient.flows.rtos[0] >= 1, "impatient times out");
-    assert_eq!(steady.flows.rtos[0], 0, "slow-but-steady never times out");
-    assert!(steady.flows.completed[0] && impatient.flows.completed[0]);
+    assert!(
+        impatient.flows.ints("rtos").unwrap()[0] >= 1,
+        "impatient times out"
+    );
+    assert_eq!(
+        steady.flows.ints("rtos").unwrap()[0],
+        0,
+        "slow-but-steady never times out"
+    );
+    assert!(
+        steady.flows.bools("completed").unwrap()[0]
+            && impatient.flows.bools("completed").unwrap()[0]
+    );
     let e = tcplab_sim::parse_scenario_str(
         "[link]\nrate = \"1Mbps\"\n[[flow]]\nbytes = \"1MB\"\npartial_ack_timer = \"eager\"\n",
         "t.toml",

@@ -28,25 +28,51 @@ fn reordering_link_still_delivers_every_byte_but_triggers_spurious_recovery() {
         let reordered = run(&format!("{jitter}\nreorder = true"));
         for (r, what) in [(&kept, "kept"), (&reordered, "reordered")] {
             // Nothing is ever lost: no loss model, unlimited queue.
-            assert!(r.links.dropped_queue.iter().all(|&d| d == 0), "{what}");
-            assert!(r.links.dropped_loss.iter().all(|&d| d == 0), "{what}");
+            assert!(
+                r.links
+                    .ints("dropped_queue")
+                    .unwrap()
+                    .iter()
+                    .all(|&d| d == 0),
+                "{what}"
+            );
+            assert!(
+                r.links
+                    .ints("dropped_loss")
+                    .unwrap()
+                    .iter()
+                    .all(|&d| d == 0),
+                "{what}"
+            );
             // The simulator also checks in-order delivery of exactly these bytes.
-            assert!(r.flows.completed[0], "{jitter} {what}");
-            assert_eq!(r.flows.bytes_delivered[0], 5_000_000, "{jitter} {what}");
+            assert!(r.flows.bools("completed").unwrap()[0], "{jitter} {what}");
+            assert_eq!(
+                r.flows.ints("bytes_delivered").unwrap()[0],
+                5_000_000,
+                "{jitter} {what}"
+            );
         }
-        assert_eq!(kept.flows.retransmitted_segments[0], 0, "{jitter}");
-        assert_eq!(kept.flows.fast_retransmits[0], 0, "{jitter}");
+        assert_eq!(
+            kept.flows.ints("retransmitted_segments").unwrap()[0],
+            0,
+            "{jitter}"
+        );
+        assert_eq!(
+            kept.flows.ints("fast_retransmits").unwrap()[0],
+            0,
+            "{jitter}"
+        );
         // Out-of-order arrivals produce duplicate ACKs and, past dupthresh, fast
         // retransmits of segments that were never lost.
         let (fr, rx) = (
-            reordered.flows.fast_retransmits[0],
-            reordered.flows.retransmitted_segments[0],
+            reordered.flows.ints("fast_retransmits").unwrap()[0],
+            reordered.flows.ints("retransmitted_segments").unwrap()[0],
         );
         eprintln!(
             "{jitter}: kept {:.2} Mbit/s; reordered {:.2} Mbit/s, {fr} fast retransmits, \
              {rx} retransmitted segments",
-            kept.flows.goodput_bps[0] / 1e6,
-            reordered.flows.goodput_bps[0] / 1e6,
+            kept.flows.floats("goodput_bps").unwrap()[0] / 1e6,
+            reordered.flows.floats("goodput_bps").unwrap()[0] / 1e6,
         );
         assert!(
             fr >= 5 && rx >= fr,

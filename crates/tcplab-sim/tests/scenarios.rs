@@ -48,7 +48,10 @@ fn sampling_modes_parse() {
     assert_eq!(sc.sampling, Sampling::PerAck);
     let r = simulate(&sc, 1, 0).unwrap();
     // One sample per ACK processed by the sender (no ACK is lost here).
-    assert_eq!(r.flow_series.t_s.len() as u64, r.flows.acks_sent[0]);
+    assert_eq!(
+        r.flow_series.floats("t_s").unwrap().len() as u64,
+        r.flows.ints("acks_sent").unwrap()[0]
+    );
 }
 
 /// Dumbbell: flows with different access delays share the bottleneck; a flow that starts
@@ -82,24 +85,37 @@ fn dumbbell_with_start_and_stop_times() {
     assert_eq!(sc.links.len(), 5, "bottleneck + 2 access links per pair");
     let r = simulate(&sc, 3, 0).unwrap();
     let f = &r.flows;
-    assert!(!f.completed[0], "flow 0 runs until the end");
-    assert!(f.completed[1], "flow 1 stops writing at 10 s and drains");
-    let done = f.completion_s[1].unwrap();
+    assert!(
+        !f.bools("completed").unwrap()[0],
+        "flow 0 runs until the end"
+    );
+    // Flow 1 stops writing at 10 s and drains: everything written is delivered, but
+    // with no byte count it never "completed" a transfer.
+    assert!(!f.bools("completed").unwrap()[1]);
+    assert_eq!(f.opt_floats("completion_s").unwrap()[1], None);
+    let written = f.ints("bytes_written").unwrap()[1];
+    assert!(written > 0);
+    assert_eq!(f.ints("bytes_delivered").unwrap()[1], written);
+    let done = f.opt_floats("finished_s").unwrap()[1].unwrap();
     assert!(
         (10.0..12.0).contains(&done),
-        "flow 1 completes soon after its stop: {done}"
+        "flow 1 drains soon after its stop: {done}"
     );
     // Longer access delay: larger minimum RTT.
-    assert!(f.rtt_min_s[1].unwrap() > f.rtt_min_s[0].unwrap() + 0.035);
+    assert!(
+        f.opt_floats("rtt_min_s").unwrap()[1].unwrap()
+            > f.opt_floats("rtt_min_s").unwrap()[0].unwrap() + 0.035
+    );
     // The bottleneck is shared: total goodput close to 10 Mbit/s x 1460/1500.
-    let total = f.bytes_delivered.iter().sum::<u64>() as f64 * 8.0 / 20.0;
+    let total = f.ints("bytes_delivered").unwrap().iter().sum::<u64>() as f64 * 8.0 / 20.0;
     assert!(total > 0.9 * 10e6 * 1460.0 / 1500.0, "total {total}");
     // Flow 1's series only covers its active period.
     let ts: Vec<f64> = r
         .flow_series
-        .t_s
+        .floats("t_s")
+        .unwrap()
         .iter()
-        .zip(&r.flow_series.flow)
+        .zip(r.flow_series.ints("flow").unwrap())
         .filter(|(_, &fl)| fl == 1)
         .map(|(t, _)| *t)
         .collect();
@@ -138,17 +154,33 @@ fn scheduled_outage_and_rate_change() {
     let slow = run("10Mbps");
     let fast = run("40Mbps");
     for r in [&slow, &fast] {
-        assert!(r.flows.completed[0]);
-        assert!(r.flows.rtos[0] >= 1, "the outage forces a timeout");
-        assert!(r.links.dropped_down[0] > 0, "packets in flight were lost");
+        assert!(r.flows.bools("completed").unwrap()[0]);
+        assert!(
+            r.flows.ints("rtos").unwrap()[0] >= 1,
+            "the outage forces a timeout"
+        );
+        assert!(
+            r.links.ints("dropped_down").unwrap()[0] > 0,
+            "packets in flight were lost"
+        );
         // Nothing is delivered during the outage.
         let fs = &r.flow_series;
-        let at = |t: f64| fs.delivered[fs.t_s.iter().position(|&x| x >= t).unwrap()];
+        let at = |t: f64| {
+            fs.ints("delivered").unwrap()[fs
+                .floats("t_s")
+                .unwrap()
+                .iter()
+                .position(|&x| x >= t)
+                .unwrap()]
+        };
         assert_eq!(at(1.02), at(1.49), "delivery stalls while the link is down");
     }
     // 8 MB at 10 Mbit/s takes at least 6.4 s of link time.
-    assert!(slow.flows.completion_s[0].unwrap() > 6.4);
-    assert!(fast.flows.completion_s[0].unwrap() < slow.flows.completion_s[0].unwrap() - 1.0);
+    assert!(slow.flows.opt_floats("completion_s").unwrap()[0].unwrap() > 6.4);
+    assert!(
+        fast.flows.opt_floats("completion_s").unwrap()[0].unwrap()
+            < slow.flows.opt_floats("completion_s").unwrap()[0].unwrap() - 1.0
+    );
 }
 
 /// The timer-driven test controller sends exactly `burst` segments every `interval`.
@@ -172,7 +204,7 @@ fn fixed_burst_controller_is_timer_driven() {
     let r = simulate(&sc, 1, 0).unwrap();
     // 100 segments in bursts of 5 every 20 ms: the last burst leaves at 19 x 20 ms = 380 ms,
     // so completion is just after 380 ms + one-way delay, independent of ACK clocking.
-    let done = r.flows.completion_s[0].unwrap();
+    let done = r.flows.opt_floats("completion_s").unwrap()[0].unwrap();
     assert!((0.385..0.40).contains(&done), "completion {done}");
-    assert_eq!(r.flows.segments_sent[0], 100);
+    assert_eq!(r.flows.ints("segments_sent").unwrap()[0], 100);
 }

@@ -10,5 +10,5 @@ fn bundled_example_runs() {
     let r = simulate(&sc, 1, 0).unwrap();
     eprintln!("{:?}", r.info);
     eprintln!("{:#?}", r.flows);
-    assert!(r.flows.completed[0]);
+    assert!(r.flows.bools("completed").unwrap()[0]);
 }

@@ -36,8 +36,8 @@ fn newreno_fills_a_lossless_link() {
             1,
         );
         let link_goodput = 100e6 * 1460.0 / 1500.0;
-        let g = r.flows.goodput_bps[0];
-        assert!(r.flows.completed[0]);
+        let g = r.flows.floats("goodput_bps").unwrap()[0];
+        assert!(r.flows.bools("completed").unwrap()[0]);
         assert!(
             g >= 0.95 * link_goodput,
             "{recovery} {delay} {bytes}: goodput {:.2} Mbit/s < 95 % of {:.2}",
@@ -75,9 +75,9 @@ fn newreno_follows_the_mathis_formula() {
                 7,
             );
             let mss_bits = 1460.0 * 8.0;
-            let rtt = r.flows.rtt_mean_s[0].expect("RTT samples");
+            let rtt = r.flows.opt_floats("rtt_mean_s").unwrap()[0].expect("RTT samples");
             let model = mss_bits / rtt * (3.0 / (2.0 * p)).sqrt();
-            let got = r.flows.goodput_bps[0];
+            let got = r.flows.floats("goodput_bps").unwrap()[0];
             let ratio = got / model;
             worst = worst.max((ratio - 1.0).abs());
             report.push(format!("p={p} rtt={rtt_ms}ms ratio={ratio:.3}"));

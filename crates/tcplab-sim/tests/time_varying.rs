@@ -8,9 +8,14 @@ const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/scen
 /// Forward-direction delivered bytes of link 0 at each sample.
 fn fwd_delivered(r: &Results) -> Vec<(f64, u64)> {
     let ls = &r.link_series;
-    (0..ls.t_s.len())
-        .filter(|&i| ls.link[i] == 0 && ls.direction[i] == "fwd")
-        .map(|i| (ls.t_s[i], ls.delivered_bytes[i]))
+    let (t, d) = (
+        ls.floats("t_s").unwrap(),
+        ls.ints("delivered_bytes").unwrap(),
+    );
+    let (link, dir) = (ls.texts("link").unwrap(), ls.texts("direction").unwrap());
+    (0..t.len())
+        .filter(|&i| link[i] == "link" && dir[i] == "fwd")
+        .map(|i| (t[i], d[i]))
         .collect()
 }
 
@@ -60,7 +65,7 @@ fn handover_is_exactly_the_outage_then_the_new_link() {
     // Nothing crosses during the outage; packets in flight at 1 s are lost.
     assert_eq!(at(&d, 1.0), at(&d, 1.5));
     assert!(at(&d, 1.0) > at(&d, 0.9));
-    assert!(r.links.dropped_down[0] > 0);
+    assert!(r.links.ints("dropped_down").unwrap()[0] > 0);
     // After (once NewReno's backed-off RTO has let it restart): at most 2 Mbit/s, and it
     // does carry data.
     let after = (at(&d, 8.0) - at(&d, 5.0)) as f64 * 8.0 / 3.0;
@@ -120,7 +125,13 @@ fn time_varying_keys_are_checked() {
     assert!(e.contains("overlaps"), "{e}");
     let e = err("[[link.handover]]\nat = \"1s\"\nto = { rate = \"1Mbps\", colour = 3 }");
     assert!(e.contains("colour"), "{e}");
-    let e = err("trace = \"traces/missing.mahi\"");
+    // (`trace` without `rate`: giving both is an error of its own.)
+    let e = parse_scenario_str(
+        "[link]\ntrace = \"traces/missing.mahi\"\n[[flow]]\nbytes = \"1MB\"\n",
+        EXAMPLES,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("cannot read"), "{e}");
     let e = err("jitter = \"fast\"");
     assert!(e.contains("jitter"), "{e}");

@@ -20,28 +20,42 @@ fn trace(r: &Results, flow: u32, key: &str) -> Vec<(f64, f64)> {
 }
 
 /// Samples of `flow`: (t, cwnd in segments, pacing rate bit/s, state, delivered bytes).
-fn series(r: &Results, flow: u32) -> Vec<(f64, f64, f64, &'static str, u64)> {
+fn series(r: &Results, flow: u32) -> Vec<(f64, f64, f64, &str, u64)> {
     let s = &r.flow_series;
-    (0..s.t_s.len())
-        .filter(|&i| s.flow[i] == flow)
+    let (t, f, cwnd) = (
+        s.floats("t_s").unwrap(),
+        s.ints("flow").unwrap(),
+        s.ints("cwnd").unwrap(),
+    );
+    let pace = s.opt_floats("pacing_rate_bps").unwrap();
+    let state = s.texts("state").unwrap();
+    let delivered = s.ints("delivered").unwrap();
+    (0..t.len())
+        .filter(|&i| f[i] == flow as u64)
         .map(|i| {
-            let pace = s.pacing_rate_bps[i].unwrap_or(0.0);
             (
-                s.t_s[i],
-                s.cwnd[i] as f64 / MSS,
-                pace,
-                s.state[i],
-                s.delivered[i],
+                t[i],
+                cwnd[i] as f64 / MSS,
+                pace[i].unwrap_or(0.0),
+                state[i],
+                delivered[i],
             )
         })
         .collect()
 }
 
-fn fwd_queue(r: &Results, link: u32) -> Vec<(f64, u64)> {
+/// Queue samples of the forward direction of link `link`.
+fn fwd_queue(r: &Results, link: &str) -> Vec<(f64, u64)> {
     let s = &r.link_series;
-    (0..s.t_s.len())
-        .filter(|&i| s.link[i] == link && s.direction[i] == "fwd")
-        .map(|i| (s.t_s[i], s.queue_pkts[i]))
+    let (t, l, d) = (
+        s.floats("t_s").unwrap(),
+        s.texts("link").unwrap(),
+        s.texts("direction").unwrap(),
+    );
+    let q = s.ints("queue_pkts").unwrap();
+    (0..t.len())
+        .filter(|&i| l[i] == link && d[i] == "fwd")
+        .map(|i| (t[i], q[i]))
         .collect()
 }
 
@@ -278,7 +292,7 @@ fn bbr_estimates_the_bottleneck_and_keeps_the_queue_small() {
     assert!(worst < 0.1);
 
     let bdp_pkts = BOTTLENECK_BPS / 8.0 * 0.020 / MSS;
-    let q: Vec<u64> = fwd_queue(&r, 0)
+    let q: Vec<u64> = fwd_queue(&r, "link")
         .iter()
         .filter(|x| x.0 > 2.0)
         .map(|x| x.1)
@@ -401,7 +415,7 @@ fn bbr_recovery_window_is_not_inflated() {
             after >= 0.9 * before,
             "{recovery}: cwnd {after} not restored to ~{before}"
         );
-        assert!(r.flows.bytes_delivered[0] > 0);
+        assert!(r.flows.ints("bytes_delivered").unwrap()[0] > 0);
     }
 }
 
@@ -416,13 +430,22 @@ fn bbr_default_recovery_is_sack_when_available() {
         )
     };
     use tcplab_transport::RecoveryMode;
-    assert_eq!(sc("").unwrap().flows[0].sender.recovery, RecoveryMode::Sack);
     assert_eq!(
-        sc("sack = false\n").unwrap().flows[0].sender.recovery,
+        sc("").unwrap().flows[0].tcp().unwrap().sender.recovery,
+        RecoveryMode::Sack
+    );
+    assert_eq!(
+        sc("sack = false\n").unwrap().flows[0]
+            .tcp()
+            .unwrap()
+            .sender
+            .recovery,
         RecoveryMode::NewReno
     );
     assert_eq!(
         sc("recovery = \"reno\"\n").unwrap().flows[0]
+            .tcp()
+            .unwrap()
             .sender
             .recovery,
         RecoveryMode::Reno

@@ -11,9 +11,12 @@ fn run(toml: &str) -> Results {
 /// Mean of the forward queue (packets) of link 0 over samples at t >= `from` seconds.
 fn mean_queue(r: &Results, from: f64) -> f64 {
     let ls = &r.link_series;
-    let v: Vec<f64> = (0..ls.t_s.len())
-        .filter(|&i| ls.link[i] == 0 && ls.direction[i] == "fwd" && ls.t_s[i] >= from)
-        .map(|i| ls.queue_pkts[i] as f64)
+    let (t, q) = (ls.floats("t_s").unwrap(), ls.ints("queue_pkts").unwrap());
+    let (link, dir) = (ls.texts("link").unwrap(), ls.texts("direction").unwrap());
+    let first = link[0];
+    let v: Vec<f64> = (0..t.len())
+        .filter(|&i| link[i] == first && dir[i] == "fwd" && t[i] >= from)
+        .map(|i| q[i] as f64)
         .collect();
     v.iter().sum::<f64>() / v.len() as f64
 }
@@ -72,9 +75,11 @@ fn dumbbell(cc: [&str; 2], duration: &str) -> String {
 /// set by the event, index of the event sample).
 fn loss_events(r: &Results, from: f64, is_event: impl Fn(usize) -> bool) -> Vec<(u64, u64, usize)> {
     let fs = &r.flow_series;
-    (1..fs.t_s.len())
-        .filter(|&i| fs.t_s[i] >= from && is_event(i))
-        .map(|i| (fs.cwnd[i - 1], fs.ssthresh[i].expect("set by a loss"), i))
+    let (t, cwnd) = (fs.floats("t_s").unwrap(), fs.ints("cwnd").unwrap());
+    let ssthresh = fs.opt_ints("ssthresh").unwrap();
+    (1..t.len())
+        .filter(|&i| t[i] >= from && is_event(i))
+        .map(|i| (cwnd[i - 1], ssthresh[i].expect("set by a loss"), i))
         .collect()
 }
 
@@ -87,12 +92,14 @@ const MSS: u64 = 1460;
 fn reno_sawtooth_halves_cwnd_at_each_loss() {
     let r = run(&single("reno", "", "ack", "20pkt"));
     assert_eq!(
-        r.flows.recovery[0], "reno",
+        r.flows.texts("recovery").unwrap()[0],
+        "reno",
         "cc = \"reno\" selects RFC 5681 recovery"
     );
     let fs = &r.flow_series;
+    let state = fs.texts("state").unwrap();
     let events = loss_events(&r, 3.0, |i| {
-        fs.state[i] == "recovery" && fs.state[i - 1] != "recovery"
+        state[i] == "recovery" && state[i - 1] != "recovery"
     });
     assert!(events.len() >= 10, "{} loss events", events.len());
     for &(before, ssthresh, i) in &events {
@@ -100,12 +107,16 @@ fn reno_sawtooth_halves_cwnd_at_each_loss() {
         assert!(
             (0.45..=0.55).contains(&ratio),
             "t {}: {ssthresh} / {before}",
-            fs.t_s[i]
+            fs.floats("t_s").unwrap()[i]
         );
-        let exit = (i..fs.t_s.len())
-            .find(|&j| fs.state[j] != "recovery")
+        let exit = (i..fs.floats("t_s").unwrap().len())
+            .find(|&j| state[j] != "recovery")
             .unwrap();
-        assert_eq!(fs.cwnd[exit], ssthresh, "recovery ends at cwnd = ssthresh");
+        assert_eq!(
+            fs.ints("cwnd").unwrap()[exit],
+            ssthresh,
+            "recovery ends at cwnd = ssthresh"
+        );
     }
 }
 
@@ -115,23 +126,24 @@ fn reno_sawtooth_halves_cwnd_at_each_loss() {
 fn tahoe_restarts_from_one_segment_at_each_loss() {
     let r = run(&single("tahoe", "", "ack", "20pkt"));
     let fs = &r.flow_series;
-    let events = loss_events(&r, 1.0, |i| fs.cwnd[i] == MSS && fs.cwnd[i - 1] > 4 * MSS);
+    let state = fs.texts("state").unwrap();
+    let events = loss_events(&r, 1.0, |i| {
+        fs.ints("cwnd").unwrap()[i] == MSS && fs.ints("cwnd").unwrap()[i - 1] > 4 * MSS
+    });
     assert!(events.len() >= 10, "{} loss events", events.len());
     for &(before, ssthresh, i) in &events {
         let ratio = ssthresh as f64 / before as f64;
         assert!(
             (0.45..=0.55).contains(&ratio),
             "t {}: {ssthresh} / {before}",
-            fs.t_s[i]
+            fs.floats("t_s").unwrap()[i]
         );
-        assert_eq!(fs.state[i], "slow_start");
+        assert_eq!(state[i], "slow_start");
     }
-    assert!(
-        !fs.state.contains(&"recovery"),
-        "Tahoe has no fast recovery"
-    );
+    assert!(!state.contains(&"recovery"), "Tahoe has no fast recovery");
     assert_eq!(
-        r.flows.rtos[0], 0,
+        r.flows.ints("rtos").unwrap()[0],
+        0,
         "go-back-N repairs every loss without a timeout"
     );
 }
@@ -159,16 +171,29 @@ fn reno_and_newreno_names_select_their_recovery() {
         ))
     };
     let nr = drops("newreno", "");
-    assert_eq!(nr.flows.recovery[0], "newreno");
-    assert_eq!((nr.flows.rtos[0], nr.flows.fast_retransmits[0]), (0, 1));
+    assert_eq!(nr.flows.texts("recovery").unwrap()[0], "newreno");
+    assert_eq!(
+        (
+            nr.flows.ints("rtos").unwrap()[0],
+            nr.flows.ints("fast_retransmits").unwrap()[0]
+        ),
+        (0, 1)
+    );
     let reno = drops("reno", "");
-    assert_eq!(reno.flows.recovery[0], "reno");
-    assert!(reno.flows.rtos[0] >= 1, "Reno waits for the timer");
+    assert_eq!(reno.flows.texts("recovery").unwrap()[0], "reno");
+    assert!(
+        reno.flows.ints("rtos").unwrap()[0] >= 1,
+        "Reno waits for the timer"
+    );
     let overridden = drops("reno", "recovery = \"newreno\"");
-    assert_eq!(overridden.flows.recovery[0], "newreno");
-    assert_eq!(overridden.flows.rtos[0], 0);
+    assert_eq!(overridden.flows.texts("recovery").unwrap()[0], "newreno");
+    assert_eq!(overridden.flows.ints("rtos").unwrap()[0], 0);
     for cc in ["tahoe", "vegas", "westwood", "westwoodplus"] {
-        assert_eq!(drops(cc, "").flows.recovery[0], "newreno", "{cc}");
+        assert_eq!(
+            drops(cc, "").flows.texts("recovery").unwrap()[0],
+            "newreno",
+            "{cc}"
+        );
     }
 }
 
@@ -190,9 +215,9 @@ fn vegas_keeps_alpha_to_beta_packets_queued() {
             (alpha - 0.5..=beta + 0.5).contains(&q),
             "alpha {alpha}, beta {beta}: mean queue {q:.2} packets"
         );
-        assert_eq!(r.links.dropped_queue[0], 0);
-        assert_eq!(r.flows.retransmitted_segments[0], 0);
-        assert!(r.flows.goodput_bps[0] > 0.95 * 10e6 * 1460.0 / 1500.0);
+        assert_eq!(r.links.ints("dropped_queue").unwrap()[0], 0);
+        assert_eq!(r.flows.ints("retransmitted_segments").unwrap()[0], 0);
+        assert!(r.flows.floats("goodput_bps").unwrap()[0] > 0.95 * 10e6 * 1460.0 / 1500.0);
     }
 }
 
@@ -202,7 +227,13 @@ fn vegas_keeps_alpha_to_beta_packets_queued() {
 fn same_variant_flows_share_fairly() {
     for cc in ["tahoe", "reno", "newreno", "westwoodplus"] {
         let r = run(&dumbbell([cc, cc], "30s"));
-        let x: Vec<f64> = r.flows.bytes_delivered.iter().map(|&b| b as f64).collect();
+        let x: Vec<f64> = r
+            .flows
+            .ints("bytes_delivered")
+            .unwrap()
+            .iter()
+            .map(|&b| b as f64)
+            .collect();
         let j = jain(&x);
         assert!(j >= 0.9, "{cc}: Jain {j:.3} for {x:?}");
         assert!(x.iter().sum::<f64>() * 8.0 / 30.0 > 0.9 * 10e6 * 1460.0 / 1500.0);
@@ -215,7 +246,10 @@ fn same_variant_flows_share_fairly() {
 #[test]
 fn vegas_gets_less_than_reno() {
     let r = run(&dumbbell(["vegas", "reno"], "30s"));
-    let (v, reno) = (r.flows.bytes_delivered[0], r.flows.bytes_delivered[1]);
+    let (v, reno) = (
+        r.flows.ints("bytes_delivered").unwrap()[0],
+        r.flows.ints("bytes_delivered").unwrap()[1],
+    );
     assert!(v < reno, "vegas {v} B, reno {reno} B");
 }
 
@@ -228,16 +262,18 @@ fn vegas_gets_less_than_reno() {
 fn westwood_sets_ssthresh_to_bandwidth_times_rtt_min() {
     for cc in ["westwoodplus", "westwood"] {
         let r = run(&single(cc, "", "ack", "100pkt"));
-        let bdp = 10e6 * 1460.0 / 1500.0 / 8.0 * r.flows.rtt_min_s[0].unwrap();
+        let bdp =
+            10e6 * 1460.0 / 1500.0 / 8.0 * r.flows.opt_floats("rtt_min_s").unwrap()[0].unwrap();
         let fs = &r.flow_series;
-        let events = loss_events(&r, 5.0, |i| fs.ssthresh[i] != fs.ssthresh[i - 1]);
+        let ssthresh = fs.opt_ints("ssthresh").unwrap();
+        let events = loss_events(&r, 5.0, |i| ssthresh[i] != ssthresh[i - 1]);
         assert!(!events.is_empty(), "{cc}: no loss after 5 s");
         for &(before, ssthresh, i) in &events {
             let err = (ssthresh as f64 - bdp).abs() / bdp;
             assert!(
                 err < 0.10,
                 "{cc} t {}: ssthresh {ssthresh} vs bw·RTTmin {bdp:.0}",
-                fs.t_s[i]
+                fs.floats("t_s").unwrap()[i]
             );
             assert!(
                 ssthresh < before / 3,

@@ -5,9 +5,9 @@ use tcplab_sim::{parse_scenario_str, simulate, Results};
 
 fn delivered_at(r: &Results, t: f64) -> u64 {
     let fs = &r.flow_series;
-    (0..fs.t_s.len())
-        .filter(|&i| fs.flow[i] == 0 && fs.t_s[i] <= t + 1e-9)
-        .map(|i| fs.delivered[i])
+    (0..fs.floats("t_s").unwrap().len())
+        .filter(|&i| fs.ints("flow").unwrap()[i] == 0 && fs.floats("t_s").unwrap()[i] <= t + 1e-9)
+        .map(|i| fs.ints("delivered").unwrap()[i])
         .max()
         .unwrap_or(0)
 }
@@ -43,12 +43,12 @@ fn single_flow_settles_near_link_rate() {
     let wire = rate * 1500.0 / 1460.0;
     println!("goodput {rate:.0} bit/s, wire {wire:.0} bit/s");
     assert!(wire > 0.9 * 6e6 && wire <= 6e6 * 1.001, "wire rate {wire}");
-    assert_eq!(r.flows.rtos[0], 0);
-    assert_eq!(r.links.dropped_queue[0], 0);
+    assert_eq!(r.flows.ints("rtos").unwrap()[0], 0);
+    assert_eq!(r.links.ints("dropped_queue").unwrap()[0], 0);
     // One burst of 10 × 1500 B at 6 Mbit/s lasts 20 ms: ATD ≈ 20 ms; a burst queues
     // behind at most one earlier burst's remainder. Bound: 2·10 ms + 20 ms + 20 ms.
-    let max_rtt = r.flows.rtt_max_s[0].unwrap();
-    let min_rtt = r.flows.rtt_min_s[0].unwrap();
+    let max_rtt = r.flows.opt_floats("rtt_max_s").unwrap()[0].unwrap();
+    let min_rtt = r.flows.opt_floats("rtt_min_s").unwrap()[0].unwrap();
     println!("rtt min {min_rtt} max {max_rtt}");
     assert!(max_rtt <= 0.060 + 1e-6, "max RTT {max_rtt}");
     let atd = trace(&r, "atd_s");

@@ -23,6 +23,8 @@ pub enum Violation {
         delivered: u64,
         expected: u64,
     },
+    /// An endpoint got a packet of another transport (a wiring bug in a driver).
+    ForeignPacket { flow: u32, expected: &'static str },
 }
 
 impl fmt::Display for Violation {
@@ -55,6 +57,10 @@ impl fmt::Display for Violation {
             } => write!(
                 f,
                 "flow {flow}: receiver delivered {delivered} bytes, sender sent {expected}"
+            ),
+            Violation::ForeignPacket { flow, expected } => write!(
+                f,
+                "flow {flow}: an endpoint expecting {expected} packets got another kind"
             ),
         }
     }

@@ -1,8 +1,9 @@
 //! What an emulation produced: the simulator's link tables, the packet log, timing error.
 
 use super::log::{LatenessHistogram, PacketLog};
+use tcplab_core::Metrics;
 use tcplab_link::Link;
-use tcplab_sim::{LinkRows, LinkSeries, Results, RunInfo};
+use tcplab_sim::{Results, RunInfo, Table};
 
 use super::buffer::Buf;
 
@@ -37,45 +38,38 @@ pub struct EmuInfo {
 #[derive(Clone, Debug, Default)]
 pub struct EmuResults {
     pub info: EmuInfo,
-    pub links: LinkRows,
-    pub link_series: LinkSeries,
+    pub links: Table,
+    pub link_series: Table,
     pub packets: PacketLog,
 }
 
 pub(super) const DIRECTIONS: [&str; 2] = ["fwd", "rev"];
 
-/// One row of the link series per direction (the simulator's columns).
-pub(super) fn sample_links(ls: &mut LinkSeries, t_s: f64, links: &mut [Link<Buf>; 2], now: u64) {
+/// One row of the link series per direction (the link publishes the simulator's columns).
+pub(super) fn sample_links(
+    ls: &mut Table,
+    name: &str,
+    t_s: f64,
+    links: &mut [Link<Buf>; 2],
+    now: u64,
+) {
     for (d, l) in links.iter_mut().enumerate() {
-        let (qp, qb) = l.queue_len(tcplab_core::Time(now));
-        let c = *l.counters();
-        ls.t_s.push(t_s);
-        ls.link.push(0);
-        ls.direction.push(DIRECTIONS[d]);
-        ls.queue_pkts.push(qp);
-        ls.queue_bytes.push(qb);
-        ls.delivered_bytes.push(c.delivered_bytes);
-        ls.dropped_queue.push(c.dropped_queue);
-        ls.dropped_loss.push(c.dropped_loss);
-        ls.dropped_down.push(c.dropped_down);
+        let mut row = ls.row();
+        row.put("t_s", t_s.into());
+        row.put("link", name.into());
+        row.put("direction", DIRECTIONS[d].into());
+        l.sample(tcplab_core::Time(now), &mut row);
     }
 }
 
 /// The final counters as the simulator's links table.
-pub(super) fn link_rows(name: &str, links: &[Link<Buf>; 2]) -> LinkRows {
-    let mut lr = LinkRows::default();
+pub(super) fn link_rows(name: &str, links: &[Link<Buf>; 2]) -> Table {
+    let mut lr = Table::default();
     for (d, l) in links.iter().enumerate() {
-        let c = l.counters();
-        lr.link.push(name.to_string());
-        lr.direction.push(DIRECTIONS[d]);
-        lr.offered_pkts.push(c.offered_pkts);
-        lr.sent_pkts.push(c.sent_pkts);
-        lr.sent_bytes.push(c.sent_bytes);
-        lr.delivered_pkts.push(c.delivered_pkts);
-        lr.dropped_queue.push(c.dropped_queue);
-        lr.dropped_loss.push(c.dropped_loss);
-        lr.dropped_down.push(c.dropped_down);
-        lr.max_queue_pkts.push(c.max_queue_pkts);
+        let mut row = lr.row();
+        row.put("link", name.into());
+        row.put("direction", DIRECTIONS[d].into());
+        l.summary(&mut row);
     }
     lr
 }
@@ -92,19 +86,23 @@ pub(super) fn fill_lateness(info: &mut EmuInfo, h: &LatenessHistogram) {
 impl EmuResults {
     /// The link tables as a simulation's [`Results`] (its flow tables stay empty: the
     /// command's traffic is not tcplab's).
-    pub fn to_results(&self, link_name: &str) -> Results {
+    pub fn to_results(&self) -> Results {
         Results {
             info: RunInfo {
                 scenario: self.info.scenario.clone(),
                 seed: self.info.seed,
                 replication: 0,
                 end_time_s: self.info.duration_s,
+                end_reason: "completed",
                 events: self.packets.len() as u64,
-                packet_hops: self.links.delivered_pkts.iter().sum(),
+                packet_hops: self
+                    .links
+                    .ints("delivered_pkts")
+                    .map_or(0, |v| v.iter().sum()),
+                series_stride: 1,
             },
             links: self.links.clone(),
             link_series: self.link_series.clone(),
-            link_names: vec![link_name.to_string()],
             ..Results::default()
         }
     }

@@ -190,7 +190,7 @@ struct Loop {
     last_admit: Time,
     log: PacketLog,
     late: LatenessHistogram,
-    series: tcplab_sim::LinkSeries,
+    series: tcplab_sim::Table,
     info: EmuInfo,
 }
 
@@ -251,7 +251,7 @@ impl Loop {
             last_admit: Time::ZERO,
             log: PacketLog::default(),
             late: LatenessHistogram::default(),
-            series: tcplab_sim::LinkSeries::default(),
+            series: tcplab_sim::Table::default(),
             info,
         })
     }
@@ -418,7 +418,13 @@ impl Loop {
             if t > now {
                 break;
             }
-            sample_links(&mut self.series, t.as_secs_f64(), &mut self.links, t.0);
+            sample_links(
+                &mut self.series,
+                &self.cfg.scenario.links[0].name,
+                t.as_secs_f64(),
+                &mut self.links,
+                t.0,
+            );
             self.next_sample = Some(t + every);
         }
     }
@@ -452,7 +458,13 @@ impl Loop {
     fn results(&mut self) -> EmuResults {
         let now = self.clock.now();
         if matches!(self.cfg.scenario.sampling, Sampling::Interval(_)) {
-            sample_links(&mut self.series, now.as_secs_f64(), &mut self.links, now.0);
+            sample_links(
+                &mut self.series,
+                &self.cfg.scenario.links[0].name,
+                now.as_secs_f64(),
+                &mut self.links,
+                now.0,
+            );
         }
         let mut info = std::mem::take(&mut self.info);
         info.duration_s = now.as_secs_f64();

@@ -13,7 +13,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tcplab_core::Dur;
-use tcplab_sim::{FlowRows, FlowSeries};
+use tcplab_sim::Table;
 
 /// Linux's "no slow-start threshold yet".
 const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -39,8 +39,8 @@ pub struct SendConfig {
 /// The sender's view, in the simulator's table layout.
 #[derive(Clone, Debug, Default)]
 pub struct SendReport {
-    pub flows: FlowRows,
-    pub flow_series: FlowSeries,
+    pub flows: Table,
+    pub flow_series: Table,
     pub bytes_written: u64,
     pub last_info: TcpInfo,
 }
@@ -166,7 +166,7 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
         )));
     }
     let done_s = done_mono.saturating_sub(clock.origin_monotonic_ns()) as f64 / 1e9;
-    let mut flows = FlowRows::default();
+    let mut flows = Table::default();
     let srtts: Vec<f64> = samples.iter().filter_map(|s| s.srtt_s).collect();
     FlowRow {
         flow: 0,
@@ -199,7 +199,7 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
         acks_sent: acks as u64,
     }
     .push_to(&mut flows);
-    let mut series = FlowSeries::default();
+    let mut series = Table::default();
     for s in &samples {
         s.push_to(&mut series);
     }

@@ -8,16 +8,13 @@ use super::sender_session::{PeerReport, SenderSession};
 use super::SessionState;
 use crate::emu::LatenessHistogram;
 use crate::error::NetError;
-use crate::rows::{FlowRow, FlowSample};
 use crate::sys::clock::Clock;
 use crate::wire::{COMMON_HEADER, DATA_HEADER_WITH_TS};
 use std::net::{SocketAddr, UdpSocket};
-use tcplab_core::{Dur, Time};
-use tcplab_sim::{
-    parse_scenario_table, CcTrace, ConfigError, FlowRows, FlowSeries, FlowSpec, Results, RunInfo,
-};
+use tcplab_core::{Dur, Metrics, Time, Value};
+use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
 use tcplab_transport::cc::{self, CongestionControl};
-use tcplab_transport::{ReceiverConfig, ReceiverStats, RecoveryMode, DATA_HEADER_BYTES};
+use tcplab_transport::{Endpoint, ReceiverConfig, ReceiverStats, DATA_HEADER_BYTES};
 
 /// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
 pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
@@ -48,16 +45,26 @@ pub fn flow_spec(flow: &toml::Table, source: &str) -> Result<FlowSpec, ConfigErr
 /// header bytes so data segments keep their length on the wire.
 pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
     let extra = UDP_OVERHEAD - DATA_HEADER_BYTES;
-    if f.sender.mss <= extra {
+    let Some(tcp) = f.tcp_mut() else {
+        return Err(ConfigError {
+            file: source.into(),
+            key: "flow.transport".into(),
+            value: f.transport.name().to_string(),
+            why: "the UDP driver carries TCP flows only (its wire format has no other \
+                  packet kinds yet)"
+                .into(),
+        });
+    };
+    if tcp.sender.mss <= extra {
         return Err(ConfigError {
             file: source.into(),
             key: "flow.mss".into(),
-            value: f.sender.mss.to_string(),
+            value: tcp.sender.mss.to_string(),
             why: format!("the UDP driver needs an MSS above {extra} bytes"),
         });
     }
-    f.sender.mss -= extra;
-    f.receiver.mss = f.sender.mss;
+    tcp.sender.mss -= extra;
+    tcp.receiver.mss = tcp.sender.mss;
     Ok(f)
 }
 
@@ -143,29 +150,32 @@ pub fn send(opts: &SendOptions) -> Result<SendOutcome, NetError> {
 /// Sends one flow from `sock`.
 pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, NetError> {
     let f = &opts.flow;
-    if f.sender.total_bytes.is_none() && opts.duration.is_none() {
+    let tcp = f
+        .tcp()
+        .ok_or_else(|| NetError::Protocol("the UDP driver carries TCP flows only".into()))?;
+    if tcp.sender.total_bytes.is_none() && opts.duration.is_none() {
         return Err(NetError::Protocol(
             "an unlimited flow needs a duration (--time)".into(),
         ));
     }
-    let controller = cc::build(&f.cc, &f.cc_params).map_err(|why| {
+    let controller = cc::build(&tcp.cc, &tcp.cc_params).map_err(|why| {
         NetError::Config(ConfigError {
             file: String::new(),
             key: "flow.cc".into(),
-            value: f.cc.clone(),
+            value: tcp.cc.clone(),
             why,
         })
     })?;
     let clock = Clock::start();
     let conn = opts.conn.unwrap_or_else(random_conn);
-    let mut sess = SenderSession::new(clock.now(), opts.to, conn, f.sender.clone(), controller)
+    let mut sess = SenderSession::new(clock.now(), opts.to, conn, tcp.sender.clone(), controller)
         .with_control_timeout(clock.now(), opts.connect_timeout);
-    let mut series = FlowSeries::default();
-    let mut trace = CcTrace::default();
+    let mut series = Table::default();
+    let mut trace = Trace::default();
     let mut next_sample: Option<Time> = None;
     let mut stopped = false;
     let mut timer = LatenessHistogram::default();
-    let max_dgram = (f.sender.mss as usize + DATA_HEADER_WITH_TS).max(256);
+    let max_dgram = (tcp.sender.mss as usize + DATA_HEADER_WITH_TS).max(256);
     let t0 = std::time::Instant::now();
     let mut tick = |s: &mut SenderSession, now: Time| -> Option<Time> {
         let start = s.started_at()?;
@@ -209,8 +219,8 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
     }
     let peer = sess.report().unwrap_or_default();
     let start = sess.started_at().unwrap_or(Time::ZERO);
-    let mut flows = FlowRows::default();
-    row(&sess, f, &peer, start, clock.now()).push_to(&mut flows);
+    let mut flows = Table::default();
+    row(&mut flows, &sess, f, &peer, start, clock.now());
     Ok(SendOutcome {
         results: Results {
             info: RunInfo {
@@ -218,6 +228,8 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
                 end_time_s: clock.now().saturating_since(start).as_secs_f64(),
                 events: st.wakeups,
                 packet_hops: st.datagrams_out + st.datagrams_in,
+                end_reason: "completed",
+                series_stride: 1,
                 ..RunInfo::default()
             },
             flows,
@@ -234,73 +246,80 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
     })
 }
 
-fn sample(s: &SenderSession, t_s: f64, series: &mut FlowSeries, trace: &mut CcTrace) {
+/// One flow-series sample: what the sender publishes as a simulator endpoint (its
+/// controller's variables go to the trace), then the bytes the receiver acknowledged.
+fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
     let snd = s.sender();
-    let p = snd.snapshot();
-    FlowSample {
+    let mut out = Sample {
+        row: series.row(),
+        trace,
         t_s,
-        flow: 0,
-        cwnd: p.cwnd,
-        ssthresh: (p.ssthresh < u64::MAX / 8).then_some(p.ssthresh),
-        srtt_s: p.srtt.map(Dur::as_secs_f64),
-        rtt_s: p.latest_rtt.map(Dur::as_secs_f64),
-        rto_s: p.rto.as_secs_f64(),
-        in_flight: p.in_flight,
-        // The sender sees cumulative ACKs, not the receiver's reads: acked bytes.
-        delivered: p.acked,
-        pacing_rate_bps: p.pacing_rate.map(|r| r as f64 * 8.0),
-        state: p.state,
-    }
-    .push_to(series);
-    snd.controller().trace(&mut |k, v| {
-        trace.t_s.push(t_s);
-        trace.flow.push(0);
-        trace.key.push(k);
-        trace.value.push(v);
-    });
+    };
+    out.put("t_s", t_s.into());
+    out.put("flow", 0u64.into());
+    snd.sample(&mut out);
+    // The sender sees cumulative ACKs, not the receiver's reads: acked bytes.
+    out.put("delivered", snd.snapshot().acked.into());
 }
 
-fn recovery_name(m: RecoveryMode) -> &'static str {
-    match m {
-        RecoveryMode::Reno => "reno",
-        RecoveryMode::NewReno => "newreno",
-        RecoveryMode::Sack => "sack",
+/// A series row plus the trace its controller writes to.
+struct Sample<'a> {
+    row: tcplab_sim::Row<'a>,
+    trace: &'a mut Trace,
+    t_s: f64,
+}
+
+impl Metrics for Sample<'_> {
+    fn put(&mut self, key: &'static str, v: Value<'_>) {
+        self.row.put(key, v);
+    }
+    fn trace(&mut self, key: &'static str, v: f64) {
+        self.trace.t_s.push(self.t_s);
+        self.trace.flow.push(0);
+        self.trace.key.push(key);
+        self.trace.value.push(v);
     }
 }
 
-fn row(s: &SenderSession, f: &FlowSpec, peer: &PeerReport, start: Time, end: Time) -> FlowRow {
+/// The flows row: the columns every simulated flow has, then what the sender publishes
+/// as an endpoint, then the receiver's ACK count from its report.
+fn row(
+    flows: &mut Table,
+    s: &SenderSession,
+    f: &FlowSpec,
+    peer: &PeerReport,
+    start: Time,
+    end: Time,
+) {
     let snd = s.sender();
     let st = snd.stats();
     let completed = snd.is_complete();
     let done = st.acked_all_at.filter(|_| completed);
     let until = done.unwrap_or(end);
     let secs = until.saturating_since(start).as_secs_f64();
-    FlowRow {
-        flow: 0,
-        name: f.name.clone(),
-        cc: f.cc.clone(),
-        recovery: recovery_name(f.sender.recovery).into(),
-        bytes_target: f.sender.total_bytes,
-        bytes_delivered: peer.delivered,
-        start_s: 0.0,
-        completion_s: done.map(|t| t.saturating_since(start).as_secs_f64()),
-        completed,
-        goodput_bps: if secs > 0.0 {
-            peer.delivered as f64 * 8.0 / secs
-        } else {
-            0.0
-        },
-        segments_sent: st.segments_sent,
-        retransmitted_segments: st.retransmitted_segments,
-        rtos: st.rtos,
-        fast_retransmits: st.fast_retransmits,
-        tlp_probes: st.tlp_probes,
-        rack_lost: st.rack_lost,
-        rtt_min_s: st.rtt_min.map(Dur::as_secs_f64),
-        rtt_mean_s: st.rtt_mean().map(Dur::as_secs_f64),
-        rtt_max_s: st.rtt_max.map(Dur::as_secs_f64),
-        acks_sent: peer.acks_sent,
+    let since = |t: Time| t.saturating_since(start).as_secs_f64();
+    let mut r = flows.row();
+    r.put("flow", 0u64.into());
+    r.put("name", f.name.as_str().into());
+    r.put("transport", f.transport.name().into());
+    if let Some(cc) = f.transport.cc() {
+        r.put("cc", cc.into());
     }
+    r.put("bytes_target", f.bytes.into());
+    r.put("bytes_written", snd.progress().app_bytes.into());
+    r.put("bytes_delivered", peer.delivered.into());
+    r.put("start_s", 0.0.into());
+    r.put("completion_s", done.map(since).into());
+    r.put("completed", completed.into());
+    r.put("finished_s", st.acked_all_at.map(since).into());
+    let goodput = if secs > 0.0 {
+        peer.delivered as f64 * 8.0 / secs
+    } else {
+        0.0
+    };
+    r.put("goodput_bps", goodput.into());
+    snd.summary(&mut r);
+    r.put("acks_sent", peer.acks_sent.into());
 }
 
 /// How to run a receiver.

@@ -1,67 +1,41 @@
-//! Flow tables: transport, congestion control and endpoint settings.
+//! Flow tables: the keys every flow has (name, count, bytes, start, stop, transport),
+//! then the transport's own keys (`tcp.rs`, `datagram.rs`, or a registered transport's
+//! `params` table).
 
-use super::section::MAX_MTU;
+use super::{datagram, tcp};
 use super::{Section, R};
 use crate::scenario::FlowSpec;
-use tcplab_core::Dur;
-use tcplab_transport::cc::{self, CcParams};
-use tcplab_transport::{
-    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig,
-    DATA_HEADER_BYTES,
-};
+use tcplab_core::{Dur, Rng};
+use tcplab_transport::cc::CcParams;
+use tcplab_transport::transport;
+use tcplab_transport::{FlowContext, TransportSpec};
 use toml::Value;
 
-/// Parses one [[flow]] table into `count` flows (ids from `first`).
-pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> R<Vec<FlowSpec>> {
-    for k in extra_keys {
-        // Keys handled by the topology; mark them used here too.
-        f.used.borrow_mut().push(k.to_string());
-    }
-    let cc_name = f.string("cc")?.unwrap_or("newreno").to_string();
-    let mut cc_params = CcParams::new();
-    if let Some(p) = f.table("cc_params")? {
+/// A table of numbers (`cc_params`, `params`) as named parameters.
+pub(super) fn number_params(f: &Section<'_>, key: &str) -> R<CcParams> {
+    let mut out = CcParams::new();
+    if let Some(p) = f.table(key)? {
         for (k, v) in p.table {
             let x = match v {
                 Value::Integer(i) => *i as f64,
                 Value::Float(x) => *x,
                 Value::Boolean(b) => f64::from(u8::from(*b)),
-                v => return Err(p.err(k, Some(v), "controller parameters are numbers")),
+                v => return Err(p.err(k, Some(v), "parameters are numbers")),
             };
-            cc_params.set(k, x);
+            out.set(k, x);
         }
     }
-    // Validate the controller and its parameters now, so the error names this file.
-    cc::build(&cc_name, &cc_params).map_err(|why| {
-        let key = if why.contains("parameter") {
-            "cc_params"
-        } else {
-            "cc"
-        };
-        f.err(key, if key == "cc" { f.table.get("cc") } else { None }, why)
-    })?;
+    Ok(out)
+}
 
-    let mut s = SenderConfig::default();
-    // `cc = "reno"` means RFC 5681 recovery and `"newreno"` RFC 6582, unless `recovery`
-    // says otherwise (see docs/scenarios.md).
-    if let Some(m) = cc::default_recovery(&cc_name) {
-        s.recovery = m;
+/// Parses one [[flow]] table into `count` flows (ids from `first`); the topology fills
+/// in their nodes and route. `extra_keys` are keys the topology reads itself.
+pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> R<Vec<FlowSpec>> {
+    for k in extra_keys {
+        // Keys handled by the topology; mark them used here too.
+        f.used.borrow_mut().push(k.to_string());
     }
-    let mut r = ReceiverConfig::default();
-    let mtu = f.uint("mtu", 68, MAX_MTU as u64)?.unwrap_or(1500) as u32;
-    if let Some(m) = f.uint("mss", 1, u32::MAX as u64)? {
-        s.mss = m as u32;
-    } else {
-        s.mss = mtu - DATA_HEADER_BYTES;
-    }
-    if s.mss + DATA_HEADER_BYTES > mtu {
-        return Err(f.err(
-            "mss",
-            f.table.get("mss"),
-            format!("MSS plus {DATA_HEADER_BYTES} bytes of headers exceeds the MTU of {mtu} bytes"),
-        ));
-    }
-    r.mss = s.mss;
-    match f.get("bytes") {
+    let bytes = match f.get("bytes") {
         None => {
             return Err(f.err(
                 "bytes",
@@ -69,113 +43,42 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
                 "required: a size like \"10MiB\" or \"unlimited\"",
             ));
         }
-        Some(Value::String(v)) if v == "unlimited" => s.total_bytes = None,
+        Some(Value::String(v)) if v == "unlimited" => None,
         Some(_) => {
             let b = f.bytes("bytes")?.expect("present");
             if b == 0 {
                 return Err(f.err("bytes", f.table.get("bytes"), "must be > 0"));
             }
-            s.total_bytes = Some(b);
-        }
-    }
-    r.total_bytes = s.total_bytes;
-    if let Some(v) = f.uint("initial_cwnd", 1, 1 << 20)? {
-        s.initial_cwnd = v as u32;
-    }
-    if let Some(v) = f.uint("dupthresh", 1, 1000)? {
-        s.dupthresh = v as u32;
-    }
-    if let Some(m) = f.string("recovery")? {
-        s.recovery = RecoveryMode::parse(m).ok_or_else(|| {
-            f.err(
-                "recovery",
-                f.table.get("recovery"),
-                "use \"reno\", \"newreno\" or \"sack\"",
-            )
-        })?;
-    }
-    if let Some(d) = f.duration("min_rto")? {
-        s.min_rto = d;
-    }
-    if let Some(d) = f.duration("initial_rto")? {
-        if d == Dur::ZERO {
-            return Err(f.err("initial_rto", f.table.get("initial_rto"), "must be > 0"));
-        }
-        s.initial_rto = d;
-    }
-    if let Some(d) = f.duration("max_rto")? {
-        s.max_rto = d;
-    }
-    if s.max_rto < s.min_rto {
-        return Err(f.err("max_rto", f.table.get("max_rto"), "must be >= min_rto"));
-    }
-    let ack = f.string("ack")?.unwrap_or("delayed");
-    let every = f.uint("ack_every", 1, 1 << 16)?;
-    let delay = f.duration("ack_delay")?;
-    r.ack_policy = match ack {
-        "delayed" => AckPolicy::Delayed {
-            every: every.unwrap_or(2) as u32,
-            max_delay: delay.unwrap_or(Dur::from_millis(200)),
-        },
-        "per-packet" => AckPolicy::PerPacket,
-        other => {
-            return Err(f.err(
-                "ack",
-                Some(&Value::String(other.into())),
-                "use \"delayed\" (with ack_every, ack_delay) or \"per-packet\"",
-            ))
+            Some(b)
         }
     };
-    if let Some(b) = f.boolean("sack")? {
-        r.sack = b;
-    }
-    if let Some(t) = f.string("partial_ack_timer")? {
-        s.partial_ack_timer = PartialAckTimer::parse(t).ok_or_else(|| {
-            f.err(
-                "partial_ack_timer",
-                f.table.get("partial_ack_timer"),
-                "use \"impatient\" or \"slow-but-steady\" (RFC 6582 section 4)",
-            )
-        })?;
-    }
-    if let Some(d) = f.string("loss_detection")? {
-        s.loss_detection = LossDetection::parse(d).ok_or_else(|| {
-            f.err(
-                "loss_detection",
-                f.table.get("loss_detection"),
-                "use \"dupack\" (RFC 6675 IsLost) or \"rack\" (RFC 8985 RACK-TLP)",
-            )
-        })?;
-    }
-    if s.loss_detection == LossDetection::Rack && (s.recovery != RecoveryMode::Sack || !r.sack) {
-        return Err(f.err(
-            "loss_detection",
-            f.table.get("loss_detection"),
-            "\"rack\" needs SACK recovery: recovery = \"sack\" and sack = true",
-        ));
-    }
-    if s.recovery == RecoveryMode::Sack && !r.sack && !f.table.contains_key("recovery") {
-        // The controller's default (BBR: SACK) needs SACK blocks; without them it falls
-        // back to RFC 6582 rather than rejecting a key the user never wrote.
-        s.recovery = RecoveryMode::NewReno;
-    }
-    if s.recovery == RecoveryMode::Sack && !r.sack {
-        return Err(f.err(
-            "recovery",
-            f.table.get("recovery"),
-            "\"sack\" recovery needs sack = true at the receiver",
-        ));
-    }
-    if let Some(b) = f.bytes("rcv_buf")? {
-        if b < s.mss as u64 {
-            return Err(f.err(
-                "rcv_buf",
-                f.table.get("rcv_buf"),
-                "must hold at least one MSS",
-            ));
+    let transport = match f.string("transport")?.unwrap_or("tcp") {
+        "tcp" => TransportSpec::Tcp(tcp::tcp_spec(f, bytes)?),
+        "datagram" => TransportSpec::Datagram(datagram::datagram_spec(f)?),
+        name => {
+            let params = number_params(f, "params")?;
+            let spec = TransportSpec::User {
+                name: name.to_string(),
+                params,
+            };
+            // Build once now so an unknown name or parameter is reported against this file.
+            let ctx = FlowContext {
+                flow: first as u32,
+                bytes,
+                source_rng: Rng::from_seed(0),
+                sink_rng: Rng::from_seed(0),
+            };
+            if let Err(why) = spec.build(ctx) {
+                let key = if transport::names().iter().any(|n| n == name) {
+                    "params"
+                } else {
+                    "transport"
+                };
+                return Err(f.err(key, f.table.get(key), why));
+            }
+            spec
         }
-        r.rcv_buf = b;
-    }
+    };
     let start = f.duration("start")?.unwrap_or(Dur::ZERO);
     let stop = f.duration("stop")?;
     if stop.is_some_and(|st| st <= start) {
@@ -190,12 +93,12 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
                 (Some(n), _) => format!("{n}{i}"),
                 (None, _) => format!("flow{}", first + i),
             },
-            cc: cc_name.clone(),
-            cc_params: cc_params.clone(),
-            sender: s.clone(),
-            receiver: r.clone(),
+            transport: transport.clone(),
+            bytes,
             start,
             stop,
+            src: 0,
+            dst: 0,
             path: vec![],
         })
         .collect())

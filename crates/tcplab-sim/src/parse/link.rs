@@ -3,7 +3,7 @@
 use super::jitter;
 use super::timevar;
 use super::{Section, R};
-use crate::scenario::LinkSpec;
+use crate::scenario::{Duplex, LinkSpec};
 use tcplab_core::units;
 use tcplab_core::Dur;
 use tcplab_link::{LinkParams, LossModel, QueueLimit};
@@ -148,6 +148,17 @@ pub(super) fn link_params(
     s: &Section<'_>,
     base: Option<(&LinkParams, &LinkParams)>,
 ) -> R<(LinkParams, LinkParams)> {
+    for (a, b) in [("rate", "trace"), ("reverse_rate", "reverse_trace")] {
+        if s.table.contains_key(a) && s.table.contains_key(b) {
+            return Err(s.err(
+                a,
+                s.table.get(a),
+                format!(
+                    "give {a} or {b}, not both (a trace sets the capacity; {a} would be ignored)"
+                ),
+            ));
+        }
+    }
     let (mut fwd, mut rev) = match base {
         Some((f, r)) => (f.clone(), r.clone()),
         None => {
@@ -189,6 +200,7 @@ pub(super) fn link_params(
             ));
         }
         rev.rate_bps = r;
+        rev.trace = None; // a constant reverse rate under a forward `trace`
     }
     if let Some(d) = s.duration("delay")? {
         fwd.delay = d;
@@ -208,15 +220,55 @@ pub(super) fn link_params(
         fwd.up = up;
         rev.up = up;
     }
+    if let Some(r) = s.table("reverse")? {
+        // The same keys again, for the reverse direction only.
+        for k in ["reverse", "reverse_rate", "reverse_trace", "ack_loss"] {
+            if r.table.contains_key(k) {
+                return Err(r.err(
+                    k,
+                    r.table.get(k),
+                    "not allowed inside `reverse` (its keys already apply to the reverse direction)",
+                ));
+            }
+        }
+        rev = link_params(&r, Some((&rev, &rev)))?.0;
+        r.finish()?;
+    }
     Ok((fwd, rev))
 }
 
-pub(super) fn parse_link(s: &Section<'_>, name: &str) -> R<LinkSpec> {
+/// Reads a whole link table (parameters, `duplex`, schedule and handovers) for a link
+/// between nodes `a` and `b`; keys the caller reads (`between`, `cost`) must be read first.
+pub(super) fn parse_link(s: &Section<'_>, name: &str, a: usize, b: usize) -> R<LinkSpec> {
+    let duplex = match s.string("duplex")? {
+        None | Some("full") => Duplex::Full,
+        Some("half") => Duplex::Half,
+        Some(other) => return Err(s.err(
+            "duplex",
+            Some(&Value::String(other.into())),
+            "use \"full\" (each direction its own transmitter) or \"half\" (one shared by both)",
+        )),
+    };
+    if duplex == Duplex::Half {
+        for k in ["reverse", "reverse_rate", "reverse_trace", "ack_loss"] {
+            if s.table.contains_key(k) {
+                return Err(s.err(
+                    k,
+                    s.table.get(k),
+                    "a half-duplex link has one transmitter for both directions: per-direction keys do not apply",
+                ));
+            }
+        }
+    }
     let (fwd, rev) = link_params(s, None)?;
     let schedule = timevar::changes(s, &fwd, &rev)?;
     s.finish()?;
     Ok(LinkSpec {
         name: name.to_string(),
+        a,
+        b,
+        duplex,
+        cost: 1,
         fwd,
         rev,
         schedule,

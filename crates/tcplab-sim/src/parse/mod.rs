@@ -8,17 +8,17 @@ use toml::{Table, Value};
 
 type R<T> = Result<T, ConfigError>;
 
+mod datagram;
 mod flow;
+mod graph;
 mod jitter;
 mod link;
 mod section;
+mod tcp;
 mod timevar;
 mod topology;
 
-use flow::parse_flow;
-use link::parse_link;
 use section::Section;
-use topology::{default_access, parse_access_overrides};
 
 /// Parses a scenario file.
 pub fn parse_scenario_file(path: &str) -> R<Scenario> {
@@ -33,19 +33,23 @@ pub fn parse_scenario_file(path: &str) -> R<Scenario> {
 
 /// Parses scenario TOML text; `source` names it in error messages.
 pub fn parse_scenario_str(text: &str, source: &str) -> R<Scenario> {
-    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
+    parse_scenario_table(&parse_toml(text, source)?, source)
+}
+
+/// TOML text as a table (syntax only; [`parse_scenario_table`] checks the scenario).
+pub fn parse_toml(text: &str, source: &str) -> R<Table> {
+    text.parse().map_err(|e: toml::de::Error| ConfigError {
         file: source.to_string(),
         key: String::new(),
         value: String::new(),
         why: format!("TOML syntax error: {}", e.to_string().trim()),
-    })?;
-    parse_scenario_table(&table, source)
+    })
 }
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
 pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
     let root = Section::new(source, String::new(), t);
-    let name = root.string("name")?.map(str::to_string).unwrap_or_else(|| {
+    let name = root.label("name")?.map(str::to_string).unwrap_or_else(|| {
         std::path::Path::new(source)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -55,7 +59,9 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
     if duration == Some(Dur::ZERO) {
         return Err(root.err("duration", root.table.get("duration"), "must be > 0"));
     }
-    let max_time = root.duration("max_time")?.unwrap_or(Dur::from_secs(3600));
+    let max_time = root
+        .positive_duration("max_time")?
+        .unwrap_or(Dur::from_secs(3600));
     let sampling = match root.get("sample") {
         None => Sampling::Interval(Dur::from_millis(10)),
         Some(Value::String(s)) if s == "ack" => Sampling::PerAck,
@@ -82,97 +88,26 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         }
     };
 
-    let topo = root.table("topology")?;
-    let kind = match &topo {
-        Some(s) => {
-            let k = s.string("kind")?.unwrap_or("point-to-point");
-            s.finish()?;
-            k
-        }
-        None => "point-to-point",
-    };
+    // Rows kept per series table before the series are thinned (see budget.rs): about
+    // 0.3 GB of flow series at ~30 columns; a 100-flow run at 10 ms reaches it at 100 s.
+    let series_rows = root
+        .uint("series_rows", 1000, 1 << 32)?
+        .unwrap_or(1_000_000) as usize;
+    let memory_limit = root.bytes("memory_limit")?;
+    if memory_limit == Some(0) {
+        return Err(root.err("memory_limit", root.get("memory_limit"), "must be > 0"));
+    }
     let flow_secs = root.tables("flow")?;
     if flow_secs.is_empty() {
         return Err(root.err("flow", None, "at least one [[flow]] is required"));
     }
-    let mut links = Vec::new();
-    let mut flows = Vec::new();
-    match kind {
-        "point-to-point" => {
-            let Some(l) = root.table("link")? else {
-                return Err(root.err(
-                    "link",
-                    None,
-                    "a point-to-point topology needs a [link] table",
-                ));
-            };
-            links.push(parse_link(&l, "link")?);
-            for f in &flow_secs {
-                for spec in parse_flow(f, flows.len(), &[])? {
-                    let mut spec = spec;
-                    spec.path = vec![0];
-                    flows.push(spec);
-                }
-            }
-        }
-        "dumbbell" => {
-            let Some(b) = root.table("bottleneck")? else {
-                return Err(root.err(
-                    "bottleneck",
-                    None,
-                    "a dumbbell topology needs a [bottleneck] table",
-                ));
-            };
-            links.push(parse_link(&b, "bottleneck")?);
-            let access = root.table("access")?;
-            for f in &flow_secs {
-                let overrides = parse_access_overrides(f)?;
-                for mut spec in parse_flow(f, flows.len(), &["access_delay", "access_rate"])? {
-                    let i = flows.len();
-                    let mut src = match &access {
-                        Some(a) => parse_link(a, &format!("access{i}.src"))?,
-                        None => default_access(format!("access{i}.src")),
-                    };
-                    let mut dst = match &access {
-                        Some(a) => parse_link(a, &format!("access{i}.dst"))?,
-                        None => default_access(format!("access{i}.dst")),
-                    };
-                    if let Some(d) = overrides.0 {
-                        src.fwd.delay = d;
-                        src.rev.delay = d;
-                    }
-                    if let Some(r) = overrides.1 {
-                        for l in [&mut src, &mut dst] {
-                            l.fwd.rate_bps = r;
-                            l.rev.rate_bps = r;
-                        }
-                    }
-                    links.push(src);
-                    links.push(dst);
-                    spec.path = vec![links.len() - 2, 0, links.len() - 1];
-                    flows.push(spec);
-                }
-            }
-            if let Some(a) = access {
-                a.finish()?;
-            }
-        }
-        other => {
-            let t = topo.as_ref().expect("kind came from [topology]");
-            return Err(t.err(
-                "kind",
-                Some(&Value::String(other.to_string())),
-                "unknown topology (use \"point-to-point\" or \"dumbbell\")",
-            ));
-        }
-    }
+    let topo = topology::parse(&root, &flow_secs)?;
     for f in &flow_secs {
         f.finish()?;
     }
     root.finish()?;
-    let has_unlimited = flows
-        .iter()
-        .any(|f| f.sender.total_bytes.is_none() && f.stop.is_none());
+    let flows = topo.flows;
+    let has_unlimited = flows.iter().any(|f| f.bytes.is_none() && f.stop.is_none());
     if has_unlimited && duration.is_none() {
         return Err(root.err(
             "duration",
@@ -180,13 +115,27 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
             "required when a flow has no byte count and no stop time (bytes = \"unlimited\")",
         ));
     }
+    let mut names = std::collections::HashSet::new();
+    for (f, &k) in flows.iter().zip(&topo.origin) {
+        let sec = &flow_secs[k];
+        if !names.insert(f.name.as_str()) {
+            return Err(sec.err(
+                "name",
+                Some(&Value::String(f.name.clone())),
+                "flow names must be unique (they label result rows and name random streams)",
+            ));
+        }
+    }
     Ok(Scenario {
         name,
         source: source.to_string(),
         duration,
         max_time,
         sampling,
-        links,
+        series_rows,
+        memory_limit,
+        nodes: topo.nodes,
+        links: topo.links,
         flows,
     })
 }

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use tcplab_core::Dur;
 use tcplab_link::{DeliveryTrace, LinkParams};
 
-fn load_trace(s: &Section<'_>, k: &str, rel: &str) -> R<Arc<DeliveryTrace>> {
+/// Reads a Mahimahi trace file named by key `k` (relative to the scenario file).
+pub(super) fn load_trace(s: &Section<'_>, k: &str, rel: &str) -> R<Arc<DeliveryTrace>> {
     let v = s.table.get(k);
     let p = Path::new(rel);
     let path = if p.is_relative() {
@@ -25,10 +26,8 @@ fn load_trace(s: &Section<'_>, k: &str, rel: &str) -> R<Arc<DeliveryTrace>> {
     } else {
         p.to_path_buf()
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| s.err(k, v, format!("cannot read {}: {e}", path.display())))?;
     let t =
-        DeliveryTrace::parse(&text).map_err(|e| s.err(k, v, format!("{}: {e}", path.display())))?;
+        DeliveryTrace::read(&path).map_err(|e| s.err(k, v, format!("{}: {e}", path.display())))?;
     Ok(Arc::new(t))
 }
 

@@ -1,21 +1,120 @@
-//! Topology shorthands: the access links of a dumbbell.
+//! Topologies: the point-to-point and dumbbell shorthands, expanded into nodes, links
+//! and routed flows exactly as a `[[node]]`/`[[link]]` graph would be (see `graph.rs`).
+//!
+//! - point-to-point: nodes `src` and `dst`, one link `link` between them;
+//! - dumbbell: routers `left` and `right` joined by `bottleneck`; flow `i` runs from
+//!   `src<i>` over `access<i>.src` to `left`, and from `right` over `access<i>.dst` to
+//!   `dst<i>`.
 
-use super::{Section, R};
-use crate::scenario::LinkSpec;
+use super::flow::parse_flow;
+use super::link::parse_link;
+use super::{graph, Section, R};
+use crate::scenario::{Duplex, FlowSpec, Hop, LinkSpec, NodeSpec};
 use tcplab_core::Dur;
 use tcplab_link::LinkParams;
+use toml::Value;
 
-pub(super) fn default_access(name: String) -> LinkSpec {
+/// A parsed topology with its routed flows; `origin[i]` is the index of the `[[flow]]`
+/// table flow `i` came from.
+pub(super) struct Topology {
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub origin: Vec<usize>,
+}
+
+pub(super) fn parse(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology> {
+    let topo = root.table("topology")?;
+    let explicit = match &topo {
+        Some(s) => {
+            let k = s.string("kind")?;
+            s.finish()?;
+            k
+        }
+        None => None,
+    };
+    let has_nodes = root.table.contains_key("node");
+    let kind = explicit.unwrap_or(if has_nodes { "graph" } else { "point-to-point" });
+    if has_nodes && kind != "graph" {
+        return Err(root.err(
+            "node",
+            None,
+            format!("[[node]] tables describe a graph topology, not a {kind} one"),
+        ));
+    }
+    match kind {
+        "point-to-point" => point_to_point(root, flow_secs),
+        "dumbbell" => dumbbell(root, flow_secs),
+        "graph" => graph::parse(root, flow_secs),
+        other => {
+            let t = topo.as_ref().expect("kind came from [topology]");
+            Err(t.err(
+                "kind",
+                Some(&Value::String(other.to_string())),
+                "unknown topology (use \"point-to-point\", \"dumbbell\" or \"graph\")",
+            ))
+        }
+    }
+}
+
+fn node(name: impl Into<String>) -> NodeSpec {
+    NodeSpec { name: name.into() }
+}
+
+fn point_to_point(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology> {
+    if let Some(Value::Array(_)) = root.table.get("link") {
+        return Err(root.err(
+            "link",
+            None,
+            "[[link]] (a list of links) needs [[node]] tables (a graph topology); \
+             a point-to-point scenario has one [link]",
+        ));
+    }
+    let Some(l) = root.table("link")? else {
+        return Err(root.err(
+            "link",
+            None,
+            "a point-to-point topology needs a [link] table",
+        ));
+    };
+    let links = vec![parse_link(&l, "link", 0, 1)?];
+    let mut flows = Vec::new();
+    let mut origin = Vec::new();
+    for (k, f) in flow_secs.iter().enumerate() {
+        for mut spec in parse_flow(f, flows.len(), &[])? {
+            spec.src = 0;
+            spec.dst = 1;
+            spec.path = vec![Hop {
+                link: 0,
+                forward: true,
+            }];
+            flows.push(spec);
+            origin.push(k);
+        }
+    }
+    Ok(Topology {
+        nodes: vec![node("src"), node("dst")],
+        links,
+        flows,
+        origin,
+    })
+}
+
+fn default_access(name: String, a: usize, b: usize) -> LinkSpec {
     let p = LinkParams::new(10_000_000_000, Dur::ZERO);
     LinkSpec {
         name,
+        a,
+        b,
+        duplex: Duplex::Full,
+        cost: 1,
         fwd: p.clone(),
         rev: p,
         schedule: vec![],
     }
 }
 
-pub(super) fn parse_access_overrides(f: &Section<'_>) -> R<(Option<Dur>, Option<u64>)> {
+fn access_overrides(f: &Section<'_>) -> R<(Option<Dur>, Option<u64>)> {
     let d = f.duration("access_delay")?;
     let r = f.rate("access_rate")?;
     if r == Some(0) {
@@ -26,4 +125,68 @@ pub(super) fn parse_access_overrides(f: &Section<'_>) -> R<(Option<Dur>, Option<
         ));
     }
     Ok((d, r))
+}
+
+fn dumbbell(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology> {
+    let Some(b) = root.table("bottleneck")? else {
+        return Err(root.err(
+            "bottleneck",
+            None,
+            "a dumbbell topology needs a [bottleneck] table",
+        ));
+    };
+    let (left, right) = (0, 1);
+    let mut nodes = vec![node("left"), node("right")];
+    let mut links = vec![parse_link(&b, "bottleneck", left, right)?];
+    let access = root.table("access")?;
+    let mut flows = Vec::new();
+    let mut origin = Vec::new();
+    for (k, f) in flow_secs.iter().enumerate() {
+        let overrides = access_overrides(f)?;
+        for mut spec in parse_flow(f, flows.len(), &["access_delay", "access_rate"])? {
+            let i = flows.len();
+            let (src, dst) = (nodes.len(), nodes.len() + 1);
+            nodes.push(node(format!("src{i}")));
+            nodes.push(node(format!("dst{i}")));
+            let (sname, dname) = (format!("access{i}.src"), format!("access{i}.dst"));
+            let mut sl = match &access {
+                Some(a) => parse_link(a, &sname, src, left)?,
+                None => default_access(sname, src, left),
+            };
+            let mut dl = match &access {
+                Some(a) => parse_link(a, &dname, right, dst)?,
+                None => default_access(dname, right, dst),
+            };
+            if let Some(d) = overrides.0 {
+                sl.fwd.delay = d;
+                sl.rev.delay = d;
+            }
+            if let Some(r) = overrides.1 {
+                for l in [&mut sl, &mut dl] {
+                    l.fwd.rate_bps = r;
+                    l.rev.rate_bps = r;
+                }
+            }
+            links.push(sl);
+            links.push(dl);
+            let hop = |link| Hop {
+                link,
+                forward: true,
+            };
+            spec.src = src;
+            spec.dst = dst;
+            spec.path = vec![hop(links.len() - 2), hop(0), hop(links.len() - 1)];
+            flows.push(spec);
+            origin.push(k);
+        }
+    }
+    if let Some(a) = access {
+        a.finish()?;
+    }
+    Ok(Topology {
+        nodes,
+        links,
+        flows,
+        origin,
+    })
 }

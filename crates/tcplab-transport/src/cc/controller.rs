@@ -99,7 +99,7 @@ pub fn build(name: &str, params: &CcParams) -> Result<Controller, String> {
             }
         }
     };
-    p.finish(name)?;
+    p.finish(&format!("congestion control '{name}'"))?;
     Ok(c)
 }
 

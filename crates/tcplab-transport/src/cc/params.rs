@@ -57,8 +57,9 @@ impl CcParams {
         }
     }
 
-    /// Errors on any parameter the controller did not take.
-    pub fn finish(&self, cc: &str) -> Result<(), String> {
+    /// Errors on any parameter the controller (or transport) did not take; `owner` names
+    /// it in the message, e.g. "congestion control 'cubic'".
+    pub fn finish(&self, owner: &str) -> Result<(), String> {
         for (n, _) in &self.items {
             if !self.taken.iter().any(|t| t == n) {
                 let known = if self.taken.is_empty() {
@@ -67,7 +68,7 @@ impl CcParams {
                     self.taken.join(", ")
                 };
                 return Err(format!(
-                    "unknown parameter '{n}' for congestion control '{cc}' (known: {known})"
+                    "unknown parameter '{n}' for {owner} (known: {known})"
                 ));
             }
         }

@@ -45,6 +45,9 @@ impl Receiver {
         }
     }
 
+    pub fn flow(&self) -> u32 {
+        self.flow
+    }
     pub fn stats(&self) -> &ReceiverStats {
         &self.stats
     }
@@ -80,8 +83,8 @@ impl Receiver {
         }
         if start > self.rcv_nxt {
             self.stats.out_of_order_segments += 1;
-            let s0 = self.insert_ooo(start, end);
-            self.touch_recent(s0);
+            let merged = self.insert_ooo(start, end);
+            self.touch_recent(merged);
             // Out-of-order data: ACK at once so the sender sees a duplicate ACK.
             self.ack_now = true;
             return Ok(());
@@ -121,8 +124,8 @@ impl Receiver {
     }
 
     /// Adds `[start, end)` above rcv_nxt, merging neighbours; counts only new bytes.
-    /// Returns the start of the merged range.
-    fn insert_ooo(&mut self, start: u64, end: u64) -> u64 {
+    /// Returns the merged range.
+    fn insert_ooo(&mut self, start: u64, end: u64) -> SackBlock {
         let i = self.ooo.partition_point(|b| b.end < start);
         let mut new_start = start;
         let mut new_end = end;
@@ -147,16 +150,20 @@ impl Receiver {
         } else {
             self.ooo.insert(i, merged);
         }
-        new_start
+        merged
     }
 
     /// RFC 2018: the block holding the newest segment goes first, then the others by recency.
-    fn touch_recent(&mut self, start: u64) {
-        // Entries of ranges merged into the one holding `start` are dropped.
-        let ooo = &self.ooo;
-        self.recent
-            .retain(|&s| block_containing(ooo, s).is_some_and(|b| b.start != start));
-        self.recent.insert(0, start);
+    fn touch_recent(&mut self, merged: SackBlock) {
+        // Entries of ranges merged into `merged` (their starts lie inside it) are dropped.
+        // Every entry is the start of a held range at some time, and held ranges only
+        // grow, so the others still start held ranges.
+        self.recent.retain(|&s| s < merged.start || s >= merged.end);
+        debug_assert!(self
+            .recent
+            .iter()
+            .all(|&s| block_containing(&self.ooo, s).is_some_and(|b| b.start == s)));
+        self.recent.insert(0, merged.start);
     }
 
     fn absorb_ooo(&mut self) {

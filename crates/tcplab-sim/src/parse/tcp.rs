@@ -1,0 +1,159 @@
+//! TCP flow keys: congestion control, segment sizes, recovery, ACKs, timers, buffers.
+
+use super::flow::number_params;
+use super::section::MAX_MTU;
+use super::{Section, R};
+use tcplab_core::Dur;
+use tcplab_transport::cc;
+use tcplab_transport::{
+    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig, TcpSpec,
+    DATA_HEADER_BYTES,
+};
+use toml::Value;
+
+/// Keys of a flow with `transport = "tcp"` (the default); `bytes` comes from the caller.
+pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
+    let cc_name = f.string("cc")?.unwrap_or("newreno").to_string();
+    let cc_params = number_params(f, "cc_params")?;
+    // Validate the controller and its parameters now, so the error names this file.
+    cc::build(&cc_name, &cc_params).map_err(|why| {
+        let key = if why.contains("parameter") {
+            "cc_params"
+        } else {
+            "cc"
+        };
+        f.err(key, if key == "cc" { f.table.get("cc") } else { None }, why)
+    })?;
+
+    let mut s = SenderConfig::default();
+    // `cc = "reno"` means RFC 5681 recovery and `"newreno"` RFC 6582, unless `recovery`
+    // says otherwise (see docs/scenarios.md).
+    if let Some(m) = cc::default_recovery(&cc_name) {
+        s.recovery = m;
+    }
+    let mut r = ReceiverConfig::default();
+    let mtu = f.uint("mtu", 68, MAX_MTU as u64)?.unwrap_or(1500) as u32;
+    if let Some(m) = f.uint("mss", 1, u32::MAX as u64)? {
+        s.mss = m as u32;
+    } else {
+        s.mss = mtu - DATA_HEADER_BYTES;
+    }
+    if s.mss + DATA_HEADER_BYTES > mtu {
+        return Err(f.err(
+            "mss",
+            f.table.get("mss"),
+            format!("MSS plus {DATA_HEADER_BYTES} bytes of headers exceeds the MTU of {mtu} bytes"),
+        ));
+    }
+    r.mss = s.mss;
+    s.total_bytes = bytes;
+    r.total_bytes = bytes;
+    if let Some(v) = f.uint("initial_cwnd", 1, 1 << 20)? {
+        s.initial_cwnd = v as u32;
+    }
+    if let Some(v) = f.uint("dupthresh", 1, 1000)? {
+        s.dupthresh = v as u32;
+    }
+    if let Some(m) = f.string("recovery")? {
+        s.recovery = RecoveryMode::parse(m).ok_or_else(|| {
+            f.err(
+                "recovery",
+                f.table.get("recovery"),
+                "use \"reno\", \"newreno\" or \"sack\"",
+            )
+        })?;
+    }
+    if let Some(d) = f.duration("min_rto")? {
+        s.min_rto = d;
+    }
+    if let Some(d) = f.duration("initial_rto")? {
+        if d == Dur::ZERO {
+            return Err(f.err("initial_rto", f.table.get("initial_rto"), "must be > 0"));
+        }
+        s.initial_rto = d;
+    }
+    if let Some(d) = f.duration("max_rto")? {
+        if d == Dur::ZERO {
+            // A zero RTO would fire at the same instant forever. (A zero min_rto is fine:
+            // the clock granularity keeps the RTO positive.)
+            return Err(f.err("max_rto", f.table.get("max_rto"), "must be > 0"));
+        }
+        s.max_rto = d;
+    }
+    if s.max_rto < s.min_rto {
+        return Err(f.err("max_rto", f.table.get("max_rto"), "must be >= min_rto"));
+    }
+    let ack = f.string("ack")?.unwrap_or("delayed");
+    let every = f.uint("ack_every", 1, 1 << 16)?;
+    let delay = f.duration("ack_delay")?;
+    r.ack_policy = match ack {
+        "delayed" => AckPolicy::Delayed {
+            every: every.unwrap_or(2) as u32,
+            max_delay: delay.unwrap_or(Dur::from_millis(200)),
+        },
+        "per-packet" => AckPolicy::PerPacket,
+        other => {
+            return Err(f.err(
+                "ack",
+                Some(&Value::String(other.into())),
+                "use \"delayed\" (with ack_every, ack_delay) or \"per-packet\"",
+            ))
+        }
+    };
+    if let Some(b) = f.boolean("sack")? {
+        r.sack = b;
+    }
+    if let Some(t) = f.string("partial_ack_timer")? {
+        s.partial_ack_timer = PartialAckTimer::parse(t).ok_or_else(|| {
+            f.err(
+                "partial_ack_timer",
+                f.table.get("partial_ack_timer"),
+                "use \"impatient\" or \"slow-but-steady\" (RFC 6582 section 4)",
+            )
+        })?;
+    }
+    if let Some(d) = f.string("loss_detection")? {
+        s.loss_detection = LossDetection::parse(d).ok_or_else(|| {
+            f.err(
+                "loss_detection",
+                f.table.get("loss_detection"),
+                "use \"dupack\" (RFC 6675 IsLost) or \"rack\" (RFC 8985 RACK-TLP)",
+            )
+        })?;
+    }
+    if s.loss_detection == LossDetection::Rack && (s.recovery != RecoveryMode::Sack || !r.sack) {
+        return Err(f.err(
+            "loss_detection",
+            f.table.get("loss_detection"),
+            "\"rack\" needs SACK recovery: recovery = \"sack\" and sack = true",
+        ));
+    }
+    if s.recovery == RecoveryMode::Sack && !r.sack && !f.table.contains_key("recovery") {
+        // The controller's default (BBR: SACK) needs SACK blocks; without them it falls
+        // back to RFC 6582 rather than rejecting a key the user never wrote.
+        s.recovery = RecoveryMode::NewReno;
+    }
+    if s.recovery == RecoveryMode::Sack && !r.sack {
+        return Err(f.err(
+            "recovery",
+            f.table.get("recovery"),
+            "\"sack\" recovery needs sack = true at the receiver",
+        ));
+    }
+    if let Some(b) = f.bytes("rcv_buf")? {
+        if b < s.mss as u64 {
+            return Err(f.err(
+                "rcv_buf",
+                f.table.get("rcv_buf"),
+                "must hold at least one MSS",
+            ));
+        }
+        r.rcv_buf = b;
+    }
+    Ok(TcpSpec {
+        cc: cc_name,
+        cc_params,
+        sender: s,
+        receiver: r,
+    })
+}

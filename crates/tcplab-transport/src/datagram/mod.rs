@@ -1,0 +1,48 @@
+//! Unreliable datagrams: the cross-traffic source and sink.
+//!
+//! The first non-TCP endpoints, and what ns-3 users know as `OnOffApplication` +
+//! `PacketSink`: a source that sends at a constant rate, in on/off periods drawn from
+//! exponential or Pareto laws, or at the timestamps of a Mahimahi-style packet trace; and a
+//! sink that counts what arrived and measures one-way delay. Nothing is retransmitted, so
+//! the flows table reports what was sent, delivered and lost.
+
+mod histogram;
+mod pattern;
+mod sink;
+mod source;
+
+pub use histogram::DelayHistogram;
+pub use pattern::{Pattern, Period};
+pub use sink::DatagramSink;
+pub use source::DatagramSource;
+
+use tcplab_core::Time;
+
+/// IPv4 (20 bytes) and UDP (8 bytes) headers.
+pub const UDP_HEADER_BYTES: u32 = 28;
+
+/// One datagram: a sequence number, its send time (for one-way delay) and its payload size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Datagram {
+    /// Numbered from 0 in send order.
+    pub seq: u64,
+    /// When the source sent it (a real driver stamps its clock here).
+    pub sent_at: Time,
+    /// Payload bytes.
+    pub len: u32,
+}
+
+impl Datagram {
+    #[inline]
+    pub fn wire_len(&self) -> u32 {
+        self.len + UDP_HEADER_BYTES
+    }
+}
+
+/// A datagram flow's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatagramSpec {
+    pub pattern: Pattern,
+    /// Payload bytes per datagram (the last one of a finite flow may be shorter).
+    pub payload: u32,
+}

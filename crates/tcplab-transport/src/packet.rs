@@ -1,0 +1,61 @@
+//! What endpoints exchange: one small header enum, one variant per kind of transport.
+//!
+//! Dispatch is static (a `match`, no vtable) and every variant is `Copy`, so packets move
+//! through queues and drivers without allocating. Payload bytes are not carried: in a
+//! simulation what matters is which bytes arrive, when and in what order; a transport that
+//! needs real bytes (a coded transport checking its decoder) keeps them at the endpoints.
+
+use crate::datagram::Datagram;
+use crate::tcp::Segment;
+
+/// Header fields of a transport registered at run time (see [`crate::transport::register`]).
+///
+/// Six 64-bit words and a 16-bit kind are enough for a sequence number, an
+/// acknowledgement, a timestamp and a few flags; the size on the wire is given explicitly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Opaque {
+    /// Free for the transport (e.g. data vs acknowledgement).
+    pub kind: u16,
+    pub words: [u64; 6],
+    /// Bytes this packet occupies on the wire, headers included (must be > 0).
+    pub wire_len: u32,
+}
+
+/// A packet between the two endpoints of a flow.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Packet {
+    /// A TCP segment or acknowledgement.
+    Tcp(Segment),
+    /// An unreliable datagram (cross traffic).
+    Datagram(Datagram),
+    /// A user-registered transport's header.
+    Opaque(Opaque),
+}
+
+impl Packet {
+    /// Bytes on the wire, headers included.
+    #[inline]
+    pub fn wire_len(&self) -> u32 {
+        match self {
+            Packet::Tcp(s) => s.wire_len(),
+            Packet::Datagram(d) => d.wire_len(),
+            Packet::Opaque(o) => o.wire_len,
+        }
+    }
+
+    /// Application payload bytes (for goodput and trace accounting).
+    #[inline]
+    pub fn payload_len(&self) -> u32 {
+        match self {
+            Packet::Tcp(s) => s.len,
+            Packet::Datagram(d) => d.len,
+            Packet::Opaque(_) => 0,
+        }
+    }
+}
+
+impl From<Segment> for Packet {
+    fn from(s: Segment) -> Self {
+        Packet::Tcp(s)
+    }
+}

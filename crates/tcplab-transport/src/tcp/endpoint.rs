@@ -1,0 +1,160 @@
+//! TCP as an [`Endpoint`]: the sender is the flow's source, the receiver its sink.
+
+use super::{ReceiverConfig, RecoveryMode, SenderConfig};
+use crate::cc::{self, CcParams, CongestionControl};
+use crate::endpoint::{Endpoint, Progress};
+use crate::error::Violation;
+use crate::packet::Packet;
+use crate::tcp::{Receiver, Sender};
+use tcplab_core::{Dur, Metrics, Time, Value};
+
+/// A TCP flow's settings: the controller and both endpoints' configurations.
+#[derive(Clone, Debug)]
+pub struct TcpSpec {
+    /// Controller name as written (`"westwood+"`), resolved by [`cc::build`].
+    pub cc: String,
+    pub cc_params: CcParams,
+    pub sender: SenderConfig,
+    pub receiver: ReceiverConfig,
+}
+
+impl TcpSpec {
+    /// Builds the sender and receiver of flow `flow`.
+    pub fn build(&self, flow: u32) -> Result<(Sender, Receiver), String> {
+        let controller = cc::build(&self.cc, &self.cc_params)?;
+        Ok((
+            Sender::new(flow, self.sender.clone(), controller),
+            Receiver::new(flow, self.receiver.clone()),
+        ))
+    }
+}
+
+impl RecoveryMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryMode::Reno => "reno",
+            RecoveryMode::NewReno => "newreno",
+            RecoveryMode::Sack => "sack",
+        }
+    }
+}
+
+fn secs(d: Option<Dur>) -> Value<'static> {
+    d.map(Dur::as_secs_f64).into()
+}
+
+fn segment(flow: u32, pkt: &Packet) -> Result<&crate::Segment, Violation> {
+    match pkt {
+        Packet::Tcp(s) => Ok(s),
+        _ => Err(Violation::ForeignPacket {
+            flow,
+            expected: "TCP",
+        }),
+    }
+}
+
+impl Endpoint for Sender {
+    #[inline]
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
+        let seg = segment(self.flow(), pkt)?;
+        self.handle_segment(now, seg)
+    }
+    #[inline]
+    fn handle_timeout(&mut self, now: Time) {
+        Sender::handle_timeout(self, now)
+    }
+    #[inline]
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        Sender::poll_transmit(self, now).map(Packet::Tcp)
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<Time> {
+        Sender::poll_timeout(self)
+    }
+    fn start(&mut self, now: Time) {
+        Sender::start(self, now)
+    }
+    fn stop(&mut self, _now: Time) {
+        Sender::stop(self)
+    }
+    fn progress(&self) -> Progress {
+        Progress {
+            app_bytes: self.app_bytes().unwrap_or(self.snd_max()),
+            sent_bytes: self.snd_max(),
+            finished_at: self.stats().acked_all_at,
+        }
+    }
+    fn sample(&self, out: &mut dyn Metrics) {
+        let s = self.snapshot();
+        out.put("cwnd", s.cwnd.into());
+        out.put(
+            "ssthresh",
+            (s.ssthresh < u64::MAX / 8).then_some(s.ssthresh).into(),
+        );
+        out.put("srtt_s", secs(s.srtt));
+        out.put("rtt_s", secs(s.latest_rtt));
+        out.put("rto_s", s.rto.as_secs_f64().into());
+        out.put("in_flight", s.in_flight.into());
+        out.put(
+            "pacing_rate_bps",
+            s.pacing_rate.map(|r| r as f64 * 8.0).into(),
+        );
+        out.put("state", s.state.into());
+        let st = self.stats();
+        out.put("rtos", st.rtos.into());
+        out.put("fast_retransmits", st.fast_retransmits.into());
+        self.controller().trace(&mut |k, v| out.trace(k, v));
+    }
+    fn summary(&self, out: &mut dyn Metrics) {
+        let s = self.stats();
+        out.put("recovery", self.config().recovery.name().into());
+        out.put("segments_sent", s.segments_sent.into());
+        out.put("retransmitted_segments", s.retransmitted_segments.into());
+        let ratio = if s.segments_sent > 0 {
+            s.retransmitted_segments as f64 / s.segments_sent as f64
+        } else {
+            0.0
+        };
+        out.put("retransmission_ratio", ratio.into());
+        out.put("rtos", s.rtos.into());
+        out.put("fast_retransmits", s.fast_retransmits.into());
+        out.put("tlp_probes", s.tlp_probes.into());
+        out.put("rack_lost", s.rack_lost.into());
+        out.put("rtt_min_s", secs(s.rtt_min));
+        out.put("rtt_mean_s", secs(s.rtt_mean()));
+        out.put("rtt_max_s", secs(s.rtt_max));
+    }
+}
+
+impl Endpoint for Receiver {
+    #[inline]
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
+        let seg = segment(self.flow(), pkt)?;
+        self.handle_segment(now, seg)
+    }
+    #[inline]
+    fn handle_timeout(&mut self, now: Time) {
+        Receiver::handle_timeout(self, now)
+    }
+    #[inline]
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        Receiver::poll_transmit(self, now).map(Packet::Tcp)
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<Time> {
+        Receiver::poll_timeout(self)
+    }
+    fn progress(&self) -> Progress {
+        Progress {
+            app_bytes: self.rcv_nxt(),
+            sent_bytes: 0,
+            finished_at: self.stats().completed_at,
+        }
+    }
+    fn sample(&self, out: &mut dyn Metrics) {
+        out.put("delivered", self.rcv_nxt().into());
+    }
+    fn summary(&self, out: &mut dyn Metrics) {
+        out.put("acks_sent", self.stats().acks_sent.into());
+    }
+}

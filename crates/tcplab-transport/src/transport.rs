@@ -1,0 +1,227 @@
+//! Transports by name: what a flow runs, built into a pair of endpoints.
+//!
+//! Built-in transports are variants of [`AnyEndpoint`] (static dispatch on the per-packet
+//! path); a transport written elsewhere implements [`Endpoint`] for its two ends and is
+//! registered by name with [`register`], after which scenarios select it with
+//! `transport = "name"` like a built-in.
+
+use crate::cc::CcParams;
+use crate::datagram::{DatagramSink, DatagramSource, DatagramSpec};
+use crate::endpoint::{Endpoint, Progress};
+use crate::error::Violation;
+use crate::packet::Packet;
+use crate::tcp::{Receiver, Sender, TcpSpec};
+use std::sync::RwLock;
+use tcplab_core::{Metrics, Rng, Time};
+
+/// Names that select a built-in transport.
+pub const BUILTIN: &[&str] = &["tcp", "datagram"];
+
+/// What a transport needs to know about the flow it serves.
+#[derive(Clone, Debug)]
+pub struct FlowContext {
+    /// The flow's index (the demultiplexing key of its packets).
+    pub flow: u32,
+    /// Bytes the application writes; `None`: until it stops.
+    pub bytes: Option<u64>,
+    /// The source's and the sink's own random streams (`flow.<name>.source` / `.sink`).
+    pub source_rng: Rng,
+    pub sink_rng: Rng,
+}
+
+/// The two ends of a user-registered transport.
+pub struct UserEndpoints {
+    pub source: Box<dyn Endpoint + Send>,
+    pub sink: Box<dyn Endpoint + Send>,
+    /// Whether the sink must end up with every byte the source wrote (checked at the end
+    /// of every run), or may lose some (then losses are only counted).
+    pub reliable: bool,
+}
+
+/// Builds a registered transport from its parameters (`[flow.params]`; take the ones you
+/// understand, unknown ones are reported) and the flow's context.
+pub type Factory = fn(&mut CcParams, FlowContext) -> Result<UserEndpoints, String>;
+
+static REGISTRY: RwLock<Vec<(String, Factory)>> = RwLock::new(Vec::new());
+
+/// Registers a transport under `name` (usable as `transport = "name"`). Built-in names
+/// cannot be replaced; registering a user name again replaces it.
+pub fn register(name: &str, factory: Factory) -> Result<(), String> {
+    if BUILTIN.contains(&name) {
+        return Err(format!("'{name}' is a built-in transport"));
+    }
+    let mut reg = REGISTRY
+        .write()
+        .map_err(|_| "transport registry poisoned".to_string())?;
+    reg.retain(|(n, _)| n != name);
+    reg.push((name.to_string(), factory));
+    Ok(())
+}
+
+/// Every transport name a scenario may use, built-ins first.
+pub fn names() -> Vec<String> {
+    let mut v: Vec<String> = BUILTIN.iter().map(|s| s.to_string()).collect();
+    if let Ok(reg) = REGISTRY.read() {
+        v.extend(reg.iter().map(|(n, _)| n.clone()));
+    }
+    v
+}
+
+fn lookup(name: &str) -> Result<Factory, String> {
+    let reg = REGISTRY
+        .read()
+        .map_err(|_| "transport registry poisoned".to_string())?;
+    reg.iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, f)| *f)
+        .ok_or_else(|| {
+            format!(
+                "unknown transport '{name}' (available: {})",
+                names().join(", ")
+            )
+        })
+}
+
+/// A flow's transport and its settings.
+#[derive(Clone, Debug)]
+pub enum TransportSpec {
+    Tcp(TcpSpec),
+    Datagram(DatagramSpec),
+    /// A transport registered with [`register`].
+    User {
+        name: String,
+        params: CcParams,
+    },
+}
+
+/// A flow's endpoints, ready to run.
+pub struct FlowEndpoints {
+    pub source: AnyEndpoint,
+    pub sink: AnyEndpoint,
+    pub reliable: bool,
+}
+
+impl TransportSpec {
+    /// The name scenarios use for it.
+    pub fn name(&self) -> &str {
+        match self {
+            TransportSpec::Tcp(_) => "tcp",
+            TransportSpec::Datagram(_) => "datagram",
+            TransportSpec::User { name, .. } => name,
+        }
+    }
+
+    /// The congestion controller, for transports that have one.
+    pub fn cc(&self) -> Option<&str> {
+        match self {
+            TransportSpec::Tcp(t) => Some(&t.cc),
+            _ => None,
+        }
+    }
+
+    /// Builds the endpoints of one run of the flow.
+    pub fn build(&self, ctx: FlowContext) -> Result<FlowEndpoints, String> {
+        Ok(match self {
+            TransportSpec::Tcp(t) => {
+                let (s, r) = t.build(ctx.flow)?;
+                FlowEndpoints {
+                    source: AnyEndpoint::TcpSender(Box::new(s)),
+                    sink: AnyEndpoint::TcpReceiver(r),
+                    reliable: true,
+                }
+            }
+            TransportSpec::Datagram(d) => FlowEndpoints {
+                source: AnyEndpoint::DatagramSource(DatagramSource::new(
+                    ctx.flow,
+                    d.clone(),
+                    ctx.bytes,
+                    ctx.source_rng,
+                )),
+                sink: AnyEndpoint::DatagramSink(DatagramSink::new(ctx.flow, ctx.bytes)),
+                reliable: false,
+            },
+            TransportSpec::User { name, params } => {
+                let factory = lookup(name)?;
+                let mut p = params.clone();
+                let u = factory(&mut p, ctx)?;
+                p.finish(&format!("transport '{name}'"))?;
+                FlowEndpoints {
+                    source: AnyEndpoint::User(u.source),
+                    sink: AnyEndpoint::User(u.sink),
+                    reliable: u.reliable,
+                }
+            }
+        })
+    }
+}
+
+/// An endpoint of any transport: built-ins by variant, registered ones boxed.
+///
+/// The TCP sender is boxed: it is several times larger than every other endpoint, and
+/// keeping it inline would make each of them (a datagram sink, a TCP receiver) as large.
+pub enum AnyEndpoint {
+    TcpSender(Box<Sender>),
+    TcpReceiver(Receiver),
+    DatagramSource(DatagramSource),
+    DatagramSink(DatagramSink),
+    User(Box<dyn Endpoint + Send>),
+}
+
+impl std::fmt::Debug for AnyEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self {
+            AnyEndpoint::TcpSender(_) => "TcpSender",
+            AnyEndpoint::TcpReceiver(_) => "TcpReceiver",
+            AnyEndpoint::DatagramSource(_) => "DatagramSource",
+            AnyEndpoint::DatagramSink(_) => "DatagramSink",
+            AnyEndpoint::User(_) => "User",
+        };
+        write!(f, "AnyEndpoint::{kind}")
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $e:ident => $body:expr) => {
+        match $self {
+            AnyEndpoint::TcpSender($e) => $body,
+            AnyEndpoint::TcpReceiver($e) => $body,
+            AnyEndpoint::DatagramSource($e) => $body,
+            AnyEndpoint::DatagramSink($e) => $body,
+            AnyEndpoint::User($e) => $body,
+        }
+    };
+}
+
+impl Endpoint for AnyEndpoint {
+    #[inline]
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
+        dispatch!(self, e => Endpoint::handle_packet(e, now, pkt))
+    }
+    #[inline]
+    fn handle_timeout(&mut self, now: Time) {
+        dispatch!(self, e => Endpoint::handle_timeout(e, now))
+    }
+    #[inline]
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        dispatch!(self, e => Endpoint::poll_transmit(e, now))
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, e => Endpoint::poll_timeout(e))
+    }
+    fn start(&mut self, now: Time) {
+        dispatch!(self, e => Endpoint::start(e, now))
+    }
+    fn stop(&mut self, now: Time) {
+        dispatch!(self, e => Endpoint::stop(e, now))
+    }
+    fn progress(&self) -> Progress {
+        dispatch!(self, e => Endpoint::progress(e))
+    }
+    fn sample(&self, out: &mut dyn Metrics) {
+        dispatch!(self, e => Endpoint::sample(e, out))
+    }
+    fn summary(&self, out: &mut dyn Metrics) {
+        dispatch!(self, e => Endpoint::summary(e, out))
+    }
+}
