@@ -29,6 +29,7 @@ class CompareResult:
         self.table = summary_table(results, labels)
 
     def plot(self, path: str | Path) -> Path:
+        """The comparison figure (see :func:`plot_compare`) written to `path`."""
         return plot_compare(self.results, self.labels, path)
 
 
@@ -176,6 +177,7 @@ def _cmd_compare(a: argparse.Namespace) -> int:
 
 
 def add_commands(sub) -> None:
+    """Registers ``tcplab compare`` on the CLI's subparsers."""
     c = sub.add_parser(
         "compare",
         help="one flow simulated, on Linux TCP and on tcplab-over-UDP through the emulator",

@@ -35,6 +35,7 @@ RUNS = [("wave (udp)", "udp", "wave"), ("cubic (linux)", "kernel", "cubic"),
 
 
 def path(rate: str, flows: list[dict], duration: int, sample: str) -> Scenario:
+    """The seed's bottleneck path (`rate`, its delay and buffer) carrying `flows`."""
     return Scenario({
         "name": "wave-real", "sample": sample, "duration": f"{duration}s",
         "link": {"rate": rate, "delay": ONE_WAY, "queue": BUFFER},
@@ -43,6 +44,8 @@ def path(rate: str, flows: list[dict], duration: int, sample: str) -> Scenario:
 
 
 def run_one(sc: Scenario, mode: str) -> Result:
+    """`sc` simulated (mode "sim") or through the emulator: "udp" (tcplab over UDP) or
+    "kernel" (Linux TCP with the flows' cc)."""
     from tcplab import _tcplab
     from tcplab.net import _scenario_args
 
@@ -62,6 +65,8 @@ def _rtts(res: Result, flow: int, t0: float, t1: float) -> np.ndarray:
 
 
 def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
+    """Runs the study (needs root: the emulated runs); writes figures and tables to
+    `out` and returns their paths."""
     import matplotlib
 
     matplotlib.use("Agg")

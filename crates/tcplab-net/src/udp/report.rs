@@ -13,7 +13,7 @@ use crate::wire::{COMMON_HEADER, DATA_HEADER_WITH_TS};
 use std::net::{SocketAddr, UdpSocket};
 use tcplab_core::{Dur, Metrics, Time, Value};
 use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
-use tcplab_transport::cc::{self, CongestionControl};
+use tcplab_transport::cc;
 use tcplab_transport::{Endpoint, ReceiverConfig, ReceiverStats, DATA_HEADER_BYTES};
 
 /// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
