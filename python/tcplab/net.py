@@ -229,7 +229,8 @@ def _cmd_recv(a: argparse.Namespace) -> int:
     r = recv(a.listen, flow or None, timeout=a.timeout, realtime=a.realtime)
     rejected = {k: v for k, v in r["input"].items() if v and k != "accepted"}
     _emit(a, r, f"received {r['bytes_delivered']} bytes from {r['peer']} in "
-          f"{r['duration_s']:.3f} s: {r['goodput_bps'] / 1e6:.2f} Mbit/s; {r['segments_received']} segments "
+          f"{r['duration_s']:.3f} s: {r['goodput_bps'] / 1e6:.2f} Mbit/s; "
+          f"{r['segments_received']} segments "
           f"({r['duplicate_segments']} duplicate, {r['out_of_order_segments']} out of order), "
           f"{r['acks_sent']} ACKs; rejected datagrams: {rejected or 'none'}")
     return 0
