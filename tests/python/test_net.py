@@ -56,6 +56,11 @@ def test_send_bad_flow_key_is_a_scenario_error():
         tnet.send("127.0.0.1:9", {"cc": "no-such-cc"})
 
 
+def test_send_refuses_a_transport_without_a_wire_encoding():
+    with pytest.raises(tcplab.ScenarioError, match="flow.transport"):
+        tnet.send("127.0.0.1:9", {"transport": "datagram", "rate": "1Mbps", "bytes": "50KB"})
+
+
 def test_net_commands_take_json_and_quiet(capsys):
     port = _free_port()
     t = threading.Thread(target=lambda: cli.main(["recv", "--listen", f"127.0.0.1:{port}",
