@@ -154,6 +154,8 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "dupthresh", "3", "count", "duplicate ACKs for a fast retransmit", 3),
     Key(_TCP, "loss_detection", "dupack", "\"dupack\" | \"rack\"", "SACK loss detection: "
         "RFC 6675 IsLost or RFC 8985 RACK-TLP", "dupack"),
+    Key(_TCP, "recovery_cwnd", "ssthresh", "\"ssthresh\" | \"prr\"", "cwnd in SACK "
+        "recovery: RFC 6675 cwnd = ssthresh or RFC 6937 PRR", "ssthresh"),
     Key(_TCP, "partial_ack_timer", "impatient", "\"impatient\" | \"slow-but-steady\"",
         "RFC 6582 section 4 timer variant", "impatient"),
     Key(_TCP, "min_rto", "1s", "duration", "RTO floor (RFC 6298)", "1s"),

@@ -31,7 +31,7 @@ pub use records::{Records, SentRecord};
 pub use rtt::RttEstimator;
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
-    RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot, SenderStats, TcpSpec,
-    ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
+    RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot,
+    SenderStats, TcpSpec, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
 };
 pub use transport::{AnyEndpoint, FlowContext, FlowEndpoints, TransportSpec};
