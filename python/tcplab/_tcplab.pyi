@@ -159,3 +159,69 @@ class RlncDecoder:
     def drop_below(self, boundary: int) -> int: ...
     def drop_decoded_prefix(self) -> int: ...
     def recode(self, seed: int) -> bytes: ...
+
+# ---- real networks (crates/tcplab-net, crates/tcplab-py/src/net.rs)
+
+class NetworkError(RuntimeError):
+    """A real-network run failed: permissions, sockets, the peer, or lost data."""
+
+def emulator_available() -> tuple[bool, str | None]:
+    """(True, None) when the TUN emulator can run here, else (False, the reason)."""
+
+def emulate(
+    source: str,
+    argv: Sequence[str],
+    seed: int = 1,
+    text: str | None = None,
+    dict: dict[str, Any] | None = None,
+    timeout_s: float | None = None,
+    realtime: bool = True,
+    packet_log: bool = True,
+) -> tuple[dict[str, Any], dict[str, pa.RecordBatch], int]:
+    """Runs argv in a namespace whose traffic crosses the scenario's link; (info, tables,
+    exit code)."""
+
+def emulate_flow(
+    source: str,
+    mode: str,
+    flow: int | None = None,
+    seed: int = 1,
+    kernel_cc: str | None = None,
+    text: str | None = None,
+    dict: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
+    """The scenario's flows through the emulator, on kernel TCP ("kernel") or tcplab over
+    UDP ("udp"); (info, tables)."""
+
+def udp_send(
+    to: str,
+    flow: dict[str, Any],
+    source: str = "<send>",
+    sample: str | None = None,
+    connect_timeout_s: float = 5.0,
+    realtime: bool = False,
+) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
+    """Sends one [[flow]] with tcplab's endpoints over UDP; (info, tables)."""
+
+def udp_recv(
+    listen: str,
+    flow: dict[str, Any] | None = None,
+    source: str = "<recv>",
+    listen_timeout_s: float | None = None,
+    realtime: bool = False,
+) -> dict[str, Any]:
+    """Receives one udp_send transfer; a summary."""
+
+def tcp_send(
+    to: str,
+    cc: str = "cubic",
+    bytes: str | None = None,
+    duration: str | None = None,
+    sample: str | None = "10ms",
+    name: str = "kernel",
+    ns_exclusive: bool = False,
+) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
+    """Kernel TCP bulk sender (TCP_CONGESTION = cc) with TCP_INFO series; (info, tables)."""
+
+def tcp_recv(listen: str, timeout_s: float = 60.0) -> dict[str, Any]:
+    """Kernel TCP receiver for one tcp_send; a summary."""

@@ -416,6 +416,10 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--json", action="store_true",
                         help="print a machine-readable JSON summary instead of text")
         sp.add_argument("--quiet", action="store_true", help="print nothing but errors")
+
+    from tcplab import compare, net
+    net.add_commands(sub)
+    compare.add_commands(sub)
     return p
 
 
@@ -428,7 +432,8 @@ def main(argv: list[str] | None = None) -> int:
     except _Usage as e:
         print(f"tcplab {args.cmd}: error: {e}", file=sys.stderr)
         return 2
-    except (_tcplab.ScenarioError, _tcplab.InvariantError, _tcplab.SimulationPanic) as e:
+    except (_tcplab.ScenarioError, _tcplab.InvariantError, _tcplab.SimulationPanic,
+            _tcplab.NetworkError) as e:
         kind = type(e).__name__
         print(f"tcplab: {kind}: {e}", file=sys.stderr)
         if getattr(args, "json", None) is True:

@@ -113,6 +113,16 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "dropped_loss": Column("packets", "loss-model drops so far (cumulative)", 0),
         "dropped_down": Column("packets", "outage drops so far (cumulative)", 0),
     },
+    "packets": {
+        "t_s": Column("s", "wall-clock time of the event since the emulation started", 0),
+        "direction": Column("", "`fwd` (namespace → host) or `rev`"),
+        "event": Column("", "`arrive`, `depart`, `drop_queue`, `drop_loss` or `drop_down`"),
+        "bytes": Column("B", "IP packet length", 0),
+        "delay_ns": Column("ns", "departures: time from arrival to departure (queue + "
+                           "serialisation + propagation); else 0", 0),
+        "late_ns": Column("ns", "departures: how late the packet left after the time the "
+                          "link model gave it (the emulator's own error); else 0", 0),
+    },
     "cc_trace": {
         **_RUN,
         "t_s": Column("s", "sample time", 0),

@@ -119,7 +119,8 @@ class Result:
         out["delivered_MB"] = f["bytes_delivered"] / 1e6
         out["goodput_Mbps"] = f["goodput_bps"] / 1e6
         out["fct_s"] = f["completion_s"] - f["start_s"]
-        out["lost_pkts"] = f["packets_lost"]
+        if "packets_lost" in f:  # real-network runs cannot see their packets' fate
+            out["lost_pkts"] = f["packets_lost"]
         # Transport-specific columns, where some flow has them.
         for col, name, scale in (
             ("retransmission_ratio", "retx_ratio_%", 100),

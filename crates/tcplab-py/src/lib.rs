@@ -10,6 +10,7 @@ mod capture;
 mod coding;
 mod convert;
 mod links;
+mod net;
 mod parsed;
 mod tables;
 mod units;
@@ -230,6 +231,7 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(transports, m)?)?;
     // submodules register here
     coding::register(m)?;
+    net::register(m)?;
     units::register(m)?;
     links::register(m)?;
     Ok(())

@@ -13,6 +13,7 @@ STUDIES = {
     "inet-vegas-westwood": "tcplab.reproduce.inet_vegas_westwood",
     "handover": "tcplab.reproduce.handover",
     "wave": "tcplab.reproduce.wave",
+    "wave-real": "tcplab.reproduce.wave_real",
 }
 
 

@@ -1,0 +1,91 @@
+//! What an emulation runs: a scenario's point-to-point link, a seed and driver options.
+
+use crate::error::NetError;
+use tcplab_sim::{parse_scenario_table, ConfigError, Sampling, Scenario};
+use toml::{Table, Value};
+
+/// Emulator settings.
+#[derive(Clone, Debug)]
+pub struct EmuConfig {
+    /// The path's link is `scenario.links[0]`; its forward direction carries packets
+    /// from the namespace to the host, the reverse direction the other way.
+    pub scenario: Scenario,
+    /// Seeds the link's loss and jitter streams exactly as a simulation with this seed.
+    pub seed: u64,
+    /// Run the packet loop at `SCHED_FIFO` priority when permitted.
+    pub realtime: bool,
+    /// Keep the per-packet log (arrival, departure, drop and reason).
+    pub packet_log: bool,
+    /// MTU of both TUN devices.
+    pub mtu: u32,
+}
+
+impl EmuConfig {
+    /// Checks that `scenario` describes one point-to-point link the emulator can run.
+    pub fn new(scenario: Scenario, seed: u64) -> Result<EmuConfig, NetError> {
+        let err = |key: &str, value: String, why: &str| {
+            NetError::Config(ConfigError {
+                file: scenario.source.clone(),
+                key: key.into(),
+                value,
+                why: why.into(),
+            })
+        };
+        if scenario.links.len() != 1 {
+            return Err(err(
+                "topology",
+                format!("{} links", scenario.links.len()),
+                "the emulator runs one point-to-point [link] (the path between the \
+                 namespace and the host); dumbbells are for the simulator",
+            ));
+        }
+        if scenario.sampling == Sampling::PerAck {
+            return Err(err(
+                "sample",
+                "ack".into(),
+                "the emulator sees packets, not ACKs: give a sampling interval like \"10ms\" \
+                 (or \"off\")",
+            ));
+        }
+        Ok(EmuConfig {
+            scenario,
+            seed,
+            realtime: true,
+            packet_log: true,
+            mtu: 1500,
+        })
+    }
+}
+
+/// Parses a scenario table for emulation. The command under emulation is the traffic, so
+/// `[[flow]]` tables are optional here (the simulator requires one; when the file has
+/// none a placeholder is added for the parser and never run).
+pub fn emulation_scenario(table: &Table, source: &str) -> Result<Scenario, ConfigError> {
+    if table.contains_key("flow") {
+        return parse_scenario_table(table, source);
+    }
+    let mut t = table.clone();
+    let mut flow = Table::new();
+    flow.insert("bytes".into(), Value::String("1MiB".into()));
+    t.insert("flow".into(), Value::Array(vec![Value::Table(flow)]));
+    let mut sc = parse_scenario_table(&t, source)?;
+    sc.flows.clear();
+    Ok(sc)
+}
+
+/// Reads and parses a scenario file for emulation.
+pub fn emulation_scenario_file(path: &str) -> Result<Scenario, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: path.into(),
+        key: String::new(),
+        value: String::new(),
+        why: format!("cannot read the file: {e}"),
+    })?;
+    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
+        file: path.into(),
+        key: String::new(),
+        value: String::new(),
+        why: format!("TOML syntax error: {}", e.to_string().trim()),
+    })?;
+    emulation_scenario(&table, path)
+}

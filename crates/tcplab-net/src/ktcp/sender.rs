@@ -1,0 +1,230 @@
+//! The sending end: connect with a chosen congestion controller, write the pattern,
+//! sample `TCP_INFO`, and learn from the receiver what arrived.
+
+use super::info::{set_congestion, NsCounters, TcpInfo};
+use super::{RecvStatus, MAGIC, PREAMBLE, REPLY, UNTIL_CLOSED, VERSION};
+use crate::error::NetError;
+use crate::payload;
+use crate::rows::{FlowRow, FlowSample};
+use crate::sys::clock::Clock;
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tcplab_core::Dur;
+use tcplab_sim::Table;
+
+/// Linux's "no slow-start threshold yet".
+const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+#[derive(Clone, Debug)]
+pub struct SendConfig {
+    pub to: SocketAddr,
+    /// `TCP_CONGESTION` name.
+    pub cc: String,
+    /// Bytes to send; `None` with `duration` sends until then.
+    pub bytes: Option<u64>,
+    pub duration: Option<Dur>,
+    /// `TCP_INFO` sampling interval (`None`: no series).
+    pub sample: Option<Dur>,
+    pub name: String,
+    /// Payload pattern key.
+    pub key: u64,
+    /// The sender is alone in its network namespace, so the namespace's TcpExt counters
+    /// (fast retransmits, timeouts, loss probes) are its own.
+    pub ns_exclusive: bool,
+}
+
+/// The sender's view, in the simulator's table layout.
+#[derive(Clone, Debug, Default)]
+pub struct SendReport {
+    pub flows: Table,
+    pub flow_series: Table,
+    pub bytes_written: u64,
+    pub last_info: TcpInfo,
+}
+
+fn sample(info: &TcpInfo, t_s: f64) -> FlowSample {
+    FlowSample {
+        t_s,
+        flow: 0,
+        cwnd: info.cwnd_bytes(),
+        ssthresh: (info.snd_ssthresh < INFINITE_SSTHRESH)
+            .then(|| info.snd_ssthresh as u64 * info.snd_mss as u64),
+        srtt_s: (info.rtt > 0).then(|| info.rtt as f64 / 1e6),
+        // The kernel exposes only the smoothed RTT.
+        rtt_s: None,
+        rto_s: info.rto as f64 / 1e6,
+        in_flight: info.in_flight_bytes(),
+        delivered: info.bytes_acked,
+        pacing_rate_bps: (info.pacing_rate > 0 && info.pacing_rate < u64::MAX / 8)
+            .then_some(info.pacing_rate as f64 * 8.0),
+        state: info.ca_state_name(),
+    }
+}
+
+/// Runs one transfer to a [`super::receive`]r and reports it.
+pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
+    if cfg.bytes.is_none() && cfg.duration.is_none() {
+        return Err(NetError::Protocol(
+            "give a byte count or a duration for the kernel-TCP sender".into(),
+        ));
+    }
+    let io = |what: &'static str| move |e| NetError::io(what, e);
+    // The controller is chosen before connecting, so the handshake already uses it.
+    // SAFETY: plain socket creation; ownership taken below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(NetError::io("socket", std::io::Error::last_os_error()));
+    }
+    // SAFETY: fresh descriptor.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    set_congestion(owned.as_raw_fd(), &cfg.cc).map_err(io("choosing the congestion control"))?;
+    let sa = match cfg.to {
+        SocketAddr::V4(a) => libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: a.port().to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(*a.ip()).to_be(),
+            },
+            sin_zero: [0; 8],
+        },
+        SocketAddr::V6(_) => {
+            return Err(NetError::Protocol(
+                "the kernel-TCP sender speaks IPv4".into(),
+            ))
+        }
+    };
+    // SAFETY: `sa` is a valid sockaddr_in for the call.
+    let r = unsafe {
+        libc::connect(
+            owned.as_raw_fd(),
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    };
+    if r != 0 {
+        return Err(NetError::io(
+            format!("connecting to {}", cfg.to),
+            std::io::Error::last_os_error(),
+        ));
+    }
+    let mut c = TcpStream::from(owned);
+    let ns_before = NsCounters::read().unwrap_or_default();
+    let clock = Clock::start();
+    let mut pre = [0u8; PREAMBLE];
+    pre[0..4].copy_from_slice(&MAGIC.to_be_bytes());
+    pre[4] = VERSION;
+    pre[8..16].copy_from_slice(&cfg.key.to_be_bytes());
+    pre[16..24].copy_from_slice(&cfg.bytes.unwrap_or(UNTIL_CLOSED).to_be_bytes());
+    c.write_all(&pre).map_err(io("sending the preamble"))?;
+
+    let done = AtomicBool::new(false);
+    let fd = c.as_raw_fd();
+    let (written, samples) = std::thread::scope(|s| {
+        let sampler = s.spawn(|| {
+            let mut out = Vec::new();
+            let Some(every) = cfg.sample else {
+                return out;
+            };
+            while !done.load(Ordering::Relaxed) {
+                if let Ok(info) = TcpInfo::read(fd) {
+                    out.push(sample(&info, clock.now().as_secs_f64()));
+                }
+                std::thread::sleep(Duration::from_nanos(every.as_nanos()));
+            }
+            out
+        });
+        let r = write_pattern(&mut c, cfg, &clock);
+        let _ = c.shutdown(Shutdown::Write);
+        // Keep sampling until the receiver has everything (its reply arrives).
+        let mut reply = [0u8; REPLY];
+        let rr = c
+            .set_read_timeout(Some(Duration::from_secs(120)))
+            .and_then(|_| c.read_exact(&mut reply));
+        done.store(true, Ordering::Relaxed);
+        let samples = sampler.join().unwrap_or_default();
+        (r.and_then(|w| rr.map(|_| (w, reply))), samples)
+    });
+    let (written, reply) = written.map_err(io("sending"))?;
+    let last = TcpInfo::read(fd).map_err(io("TCP_INFO"))?;
+    let ns = NsCounters::read().unwrap_or_default().since(&ns_before);
+    if u32::from_be_bytes(reply[0..4].try_into().expect("4")) != MAGIC {
+        return Err(NetError::Protocol(
+            "the receiver's reply is not tcplab's".into(),
+        ));
+    }
+    let got = u64::from_be_bytes(reply[4..12].try_into().expect("8"));
+    let done_mono = u64::from_be_bytes(reply[12..20].try_into().expect("8"));
+    let acks = u32::from_be_bytes(reply[20..24].try_into().expect("4"));
+    let status = reply[24];
+    if status != RecvStatus::Ok as u8 || got != written {
+        return Err(NetError::Protocol(format!(
+            "the receiver got {got} bytes (status {status}) of {written} sent: data lost or \
+             corrupted"
+        )));
+    }
+    let done_s = done_mono.saturating_sub(clock.origin_monotonic_ns()) as f64 / 1e9;
+    let mut flows = Table::default();
+    let srtts: Vec<f64> = samples.iter().filter_map(|s| s.srtt_s).collect();
+    FlowRow {
+        flow: 0,
+        name: cfg.name.clone(),
+        cc: format!("linux-{}", cfg.cc),
+        recovery: "kernel".into(),
+        bytes_target: cfg.bytes,
+        bytes_delivered: got,
+        start_s: 0.0,
+        completion_s: Some(done_s),
+        completed: true,
+        goodput_bps: if done_s > 0.0 {
+            got as f64 * 8.0 / done_s
+        } else {
+            0.0
+        },
+        segments_sent: last.data_segs_out as u64,
+        retransmitted_segments: last.total_retrans as u64,
+        rtos: if cfg.ns_exclusive {
+            ns.timeouts
+        } else {
+            last.total_rto as u64
+        },
+        fast_retransmits: if cfg.ns_exclusive { ns.fast_retrans } else { 0 },
+        tlp_probes: 0,
+        rack_lost: 0,
+        rtt_min_s: (last.min_rtt > 0).then(|| last.min_rtt as f64 / 1e6),
+        rtt_mean_s: (!srtts.is_empty()).then(|| srtts.iter().sum::<f64>() / srtts.len() as f64),
+        rtt_max_s: srtts.iter().copied().reduce(f64::max),
+        acks_sent: acks as u64,
+    }
+    .push_to(&mut flows);
+    let mut series = Table::default();
+    for s in &samples {
+        s.push_to(&mut series);
+    }
+    Ok(SendReport {
+        flows,
+        flow_series: series,
+        bytes_written: written,
+        last_info: last,
+    })
+}
+
+fn write_pattern(c: &mut TcpStream, cfg: &SendConfig, clock: &Clock) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; 128 * 1024];
+    let mut off = 0u64;
+    let limit = cfg.bytes.unwrap_or(u64::MAX);
+    while off < limit {
+        if let Some(d) = cfg.duration {
+            if clock.elapsed() >= d {
+                break;
+            }
+        }
+        let n = (limit - off).min(buf.len() as u64) as usize;
+        payload::fill(cfg.key, off, &mut buf[..n]);
+        c.write_all(&buf[..n])?;
+        off += n as u64;
+    }
+    Ok(off)
+}

@@ -1,0 +1,126 @@
+//! Every datagram a session receives is counted once: accepted, or rejected for a reason.
+
+use crate::wire::WireError;
+
+/// Per-cause counts of received datagrams (bounded: counters, never buffers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InputCounters {
+    /// Valid, from the peer, for this connection, and used.
+    pub accepted: u64,
+    /// From an address other than the peer's.
+    pub wrong_source: u64,
+    /// Not a decodable wire-format datagram (see the `malformed_*` causes).
+    pub malformed_truncated: u64,
+    pub malformed_magic: u64,
+    pub malformed_version: u64,
+    pub malformed_type: u64,
+    pub malformed_option: u64,
+    pub malformed_field: u64,
+    /// Valid, from the peer's address, but for another connection id.
+    pub unknown_conn: u64,
+    /// Valid, but not a message this side expects now (e.g. DATA at a sender).
+    pub unexpected: u64,
+    /// Sequence or acknowledgement numbers outside what the connection allows
+    /// (beyond the window or the data sent, misaligned, wrong length).
+    pub out_of_window: u64,
+    /// Older than the newest timestamp already accepted (PAWS, RFC 7323): replays.
+    pub replayed: u64,
+    /// Data whose payload bytes are not the transfer's.
+    pub corrupt_payload: u64,
+}
+
+impl InputCounters {
+    /// The first two receiving rules (docs/wire-format.md): the datagram must come from
+    /// `peer` (when one is known) and decode. Counts the rejection and returns `None`.
+    pub fn screen<'a>(
+        &mut self,
+        peer: Option<std::net::SocketAddr>,
+        from: std::net::SocketAddr,
+        bytes: &'a [u8],
+    ) -> Option<crate::wire::Message<'a>> {
+        if peer.is_some_and(|p| p != from) {
+            self.wrong_source += 1;
+            return None;
+        }
+        match crate::wire::decode(bytes) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                self.malformed(&e);
+                None
+            }
+        }
+    }
+
+    pub fn malformed(&mut self, e: &WireError) {
+        match e {
+            WireError::Truncated { .. } => self.malformed_truncated += 1,
+            WireError::BadMagic(_) => self.malformed_magic += 1,
+            WireError::UnsupportedVersion(_) => self.malformed_version += 1,
+            WireError::UnknownType(_) => self.malformed_type += 1,
+            WireError::BadOption { .. } => self.malformed_option += 1,
+            WireError::Invalid(_) | WireError::BufferTooSmall { .. } => self.malformed_field += 1,
+        }
+    }
+
+    pub fn rejected(&self) -> u64 {
+        self.total() - self.accepted
+    }
+
+    pub fn total(&self) -> u64 {
+        self.pairs().iter().map(|(_, v)| v).sum()
+    }
+
+    /// (name, count) for reports.
+    pub fn pairs(&self) -> [(&'static str, u64); 13] {
+        [
+            ("accepted", self.accepted),
+            ("wrong_source", self.wrong_source),
+            ("malformed_truncated", self.malformed_truncated),
+            ("malformed_magic", self.malformed_magic),
+            ("malformed_version", self.malformed_version),
+            ("malformed_type", self.malformed_type),
+            ("malformed_option", self.malformed_option),
+            ("malformed_field", self.malformed_field),
+            ("unknown_conn", self.unknown_conn),
+            ("unexpected", self.unexpected),
+            ("out_of_window", self.out_of_window),
+            ("replayed", self.replayed),
+            ("corrupt_payload", self.corrupt_payload),
+        ]
+    }
+}
+
+/// PAWS (RFC 7323): a timestamp older than the newest accepted one marks a replay or a
+/// stale duplicate. Timestamps are each peer's nanosecond clock, strictly increasing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Paws {
+    recent: Option<u64>,
+}
+
+impl Paws {
+    /// True if `tsval` is acceptable (not older than, nor equal to, the newest seen).
+    pub fn fresh(&self, tsval: u64) -> bool {
+        self.recent.is_none_or(|r| tsval > r)
+    }
+
+    pub fn update(&mut self, tsval: u64) {
+        self.recent = Some(self.recent.map_or(tsval, |r| r.max(tsval)));
+    }
+
+    pub fn recent(&self) -> Option<u64> {
+        self.recent
+    }
+}
+
+/// Strictly increasing timestamps from a clock that may return the same value twice.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TsClock {
+    last: u64,
+}
+
+impl TsClock {
+    pub fn stamp(&mut self, now_ns: u64) -> u64 {
+        self.last = now_ns.max(self.last + 1);
+        self.last
+    }
+}

@@ -1,0 +1,83 @@
+//! The UDP driver: tcplab's sans-IO TCP endpoints on real sockets.
+//!
+//! A [`SenderSession`] and a [`ReceiverSession`] wrap `tcplab_transport::{Sender,
+//! Receiver}` with a handshake, the [`crate::wire`] format and the checks that keep
+//! hostile datagrams from the endpoints; they are sans-IO themselves, so tests and the
+//! fuzz target drive them without sockets. [`driver::run`] is the event loop that moves
+//! their datagrams through one non-blocking socket with batched system calls.
+//! [`send`] and [`receive`] are the iperf-like pair behind `tcplab send` / `tcplab recv`.
+
+mod batch;
+mod counters;
+pub mod driver;
+mod receiver_session;
+mod report;
+mod sender_session;
+#[doc(hidden)]
+pub mod testnet;
+
+pub use counters::{InputCounters, Paws};
+pub use driver::{LoopStats, Session};
+pub use receiver_session::ReceiverSession;
+pub use report::{
+    flow_spec, for_udp, receive, receive_on, send, send_from, RecvOptions, RecvOutcome,
+    SendOptions, SendOutcome, UDP_OVERHEAD,
+};
+pub use sender_session::{PeerReport, SenderSession, IDLE_TIMEOUT};
+
+/// Where a connection is in its life.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionState {
+    /// Sender: HELLO sent, no answer yet. Receiver: listening.
+    Handshake,
+    Open,
+    /// Sender: everything acknowledged, CLOSE sent.
+    Closing,
+    Done,
+    Failed(String),
+}
+
+impl Session for SenderSession {
+    fn handle_datagram(&mut self, now: tcplab_core::Time, from: std::net::SocketAddr, b: &[u8]) {
+        SenderSession::handle_datagram(self, now, from, b)
+    }
+    fn handle_timeout(&mut self, now: tcplab_core::Time) {
+        SenderSession::handle_timeout(self, now)
+    }
+    fn poll_datagram(&mut self, now: tcplab_core::Time, buf: &mut [u8]) -> Option<usize> {
+        SenderSession::poll_datagram(self, now, buf)
+    }
+    fn poll_timeout(&self) -> Option<tcplab_core::Time> {
+        SenderSession::poll_timeout(self)
+    }
+    fn peer(&self) -> Option<std::net::SocketAddr> {
+        Some(self.peer_addr())
+    }
+    fn finished(&self, _now: tcplab_core::Time) -> bool {
+        self.is_finished()
+    }
+}
+
+impl Session for ReceiverSession {
+    fn handle_datagram(&mut self, now: tcplab_core::Time, from: std::net::SocketAddr, b: &[u8]) {
+        ReceiverSession::handle_datagram(self, now, from, b)
+    }
+    fn handle_timeout(&mut self, now: tcplab_core::Time) {
+        ReceiverSession::handle_timeout(self, now)
+    }
+    fn poll_datagram(&mut self, now: tcplab_core::Time, buf: &mut [u8]) -> Option<usize> {
+        ReceiverSession::poll_datagram(self, now, buf)
+    }
+    fn poll_timeout(&self) -> Option<tcplab_core::Time> {
+        ReceiverSession::poll_timeout(self)
+    }
+    fn peer(&self) -> Option<std::net::SocketAddr> {
+        ReceiverSession::peer(self)
+    }
+    fn finished(&self, now: tcplab_core::Time) -> bool {
+        self.is_finished(now)
+    }
+}
+
+#[cfg(test)]
+mod tests;

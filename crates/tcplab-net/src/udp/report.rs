@@ -1,0 +1,407 @@
+//! `send` and `receive`: run a session over a socket and report it in the simulator's
+//! tables.
+
+use super::counters::InputCounters;
+use super::driver::{self, LoopStats};
+use super::receiver_session::ReceiverSession;
+use super::sender_session::{PeerReport, SenderSession};
+use super::SessionState;
+use crate::emu::LatenessHistogram;
+use crate::error::NetError;
+use crate::sys::clock::Clock;
+use crate::wire::{COMMON_HEADER, DATA_HEADER_WITH_TS};
+use std::net::{SocketAddr, UdpSocket};
+use tcplab_core::{Dur, Metrics, Time, Value};
+use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
+use tcplab_transport::cc;
+use tcplab_transport::{Endpoint, ReceiverConfig, ReceiverStats, DATA_HEADER_BYTES};
+
+/// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
+pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
+/// Largest datagram the receive buffers take whole (IPv4's UDP maximum).
+const MAX_DATAGRAM: usize = 65_507;
+const _: () = assert!(COMMON_HEADER < DATA_HEADER_WITH_TS);
+
+/// A flow as the simulator would run it, from one `[[flow]]` table (the same keys,
+/// defaults and errors). Its MSS is reduced by the UDP driver's extra header bytes
+/// (`UDP_OVERHEAD` − 40), so each data segment is as long on the wire as the simulated
+/// TCP segment with the same settings.
+pub fn flow_spec(flow: &toml::Table, source: &str) -> Result<FlowSpec, ConfigError> {
+    let mut t = toml::Table::new();
+    let mut link = toml::Table::new();
+    link.insert("rate".into(), toml::Value::String("1Gbps".into()));
+    t.insert("link".into(), toml::Value::Table(link));
+    t.insert("duration".into(), toml::Value::String("1s".into()));
+    t.insert(
+        "flow".into(),
+        toml::Value::Array(vec![toml::Value::Table(flow.clone())]),
+    );
+    let sc = parse_scenario_table(&t, source)?;
+    let f = sc.flows.into_iter().next().expect("one flow parsed");
+    for_udp(f, source)
+}
+
+/// A simulator flow adapted to the UDP driver: the MSS shrinks by the driver's extra
+/// header bytes so data segments keep their length on the wire.
+pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
+    let extra = UDP_OVERHEAD - DATA_HEADER_BYTES;
+    let Some(tcp) = f.tcp_mut() else {
+        return Err(ConfigError {
+            file: source.into(),
+            key: "flow.transport".into(),
+            value: f.transport.name().to_string(),
+            why: "the UDP driver carries TCP flows only (its wire format has no other \
+                  packet kinds yet)"
+                .into(),
+        });
+    };
+    if tcp.sender.mss <= extra {
+        return Err(ConfigError {
+            file: source.into(),
+            key: "flow.mss".into(),
+            value: tcp.sender.mss.to_string(),
+            why: format!("the UDP driver needs an MSS above {extra} bytes"),
+        });
+    }
+    tcp.sender.mss -= extra;
+    tcp.receiver.mss = tcp.sender.mss;
+    Ok(f)
+}
+
+/// How to run a sender.
+#[derive(Clone, Debug)]
+pub struct SendOptions {
+    pub to: SocketAddr,
+    pub flow: FlowSpec,
+    /// Stop writing after this long (for `bytes = "unlimited"` flows).
+    pub duration: Option<Dur>,
+    /// Flow-series sampling interval (`None`: no series).
+    pub sample: Option<Dur>,
+    /// Connection id; random when `None`.
+    pub conn: Option<u64>,
+    /// How long to wait for the receiver's answer to HELLO (and CLOSE).
+    pub connect_timeout: Dur,
+    /// Run the event loop at `SCHED_FIFO` priority when permitted (precise timers on a
+    /// busy machine; a CPU-bound sender then holds one core).
+    pub realtime: bool,
+}
+
+impl SendOptions {
+    pub fn new(to: SocketAddr, flow: FlowSpec) -> SendOptions {
+        SendOptions {
+            to,
+            flow,
+            duration: None,
+            sample: Some(Dur::from_millis(10)),
+            conn: None,
+            connect_timeout: super::sender_session::CONTROL_TIMEOUT,
+            realtime: false,
+        }
+    }
+}
+
+/// A finished transfer, from the sender's side.
+#[derive(Clone, Debug)]
+pub struct SendOutcome {
+    /// `flows`, `flow_series` and `cc_trace` as a simulation fills them.
+    pub results: Results,
+    pub counters: InputCounters,
+    pub loop_stats: LoopStats,
+    /// Timer wake-up lateness against the armed deadline.
+    pub timer: LatenessHistogram,
+    pub peer: PeerReport,
+    pub wall_s: f64,
+    pub datagrams_sent: u64,
+}
+
+/// Runs the event loop on its own thread, so a real-time policy never sticks to the
+/// caller's thread (e.g. Python's main thread).
+fn on_driver_thread<T: Send>(realtime: bool, f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            if realtime {
+                crate::sys::sched::try_realtime(10);
+            }
+            f()
+        })
+        .join()
+        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+fn random_conn() -> u64 {
+    let mut b = [0u8; 8];
+    // SAFETY: getrandom writes at most 8 bytes into `b`.
+    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), 8, 0) };
+    let v = u64::from_ne_bytes(b);
+    if n == 8 && v != 0 {
+        v
+    } else {
+        crate::sys::clock::realtime_ns() | 1
+    }
+}
+
+/// Sends one flow to a `receive`r at `opts.to` from an ephemeral port.
+pub fn send(opts: &SendOptions) -> Result<SendOutcome, NetError> {
+    let sock = UdpSocket::bind("0.0.0.0:0").map_err(|e| NetError::io("binding a UDP socket", e))?;
+    send_from(sock, opts)
+}
+
+/// Sends one flow from `sock`.
+pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, NetError> {
+    let f = &opts.flow;
+    let tcp = f
+        .tcp()
+        .ok_or_else(|| NetError::Protocol("the UDP driver carries TCP flows only".into()))?;
+    if tcp.sender.total_bytes.is_none() && opts.duration.is_none() {
+        return Err(NetError::Protocol(
+            "an unlimited flow needs a duration (--time)".into(),
+        ));
+    }
+    let controller = cc::build(&tcp.cc, &tcp.cc_params).map_err(|why| {
+        NetError::Config(ConfigError {
+            file: String::new(),
+            key: "flow.cc".into(),
+            value: tcp.cc.clone(),
+            why,
+        })
+    })?;
+    let clock = Clock::start();
+    let conn = opts.conn.unwrap_or_else(random_conn);
+    let mut sess = SenderSession::new(clock.now(), opts.to, conn, tcp.sender.clone(), controller)
+        .with_control_timeout(clock.now(), opts.connect_timeout);
+    let mut series = Table::default();
+    let mut trace = Trace::default();
+    let mut next_sample: Option<Time> = None;
+    let mut stopped = false;
+    let mut timer = LatenessHistogram::default();
+    let max_dgram = (tcp.sender.mss as usize + DATA_HEADER_WITH_TS).max(256);
+    let t0 = std::time::Instant::now();
+    let mut tick = |s: &mut SenderSession, now: Time| -> Option<Time> {
+        let start = s.started_at()?;
+        let mut next = None;
+        if let Some(d) = opts.duration {
+            if !stopped && now >= start + d {
+                s.stop(now);
+                stopped = true;
+            }
+            if !stopped {
+                next = Some(start + d);
+            }
+        }
+        if let Some(every) = opts.sample {
+            let at = next_sample.get_or_insert(start);
+            if now >= *at && !s.sender().is_complete() {
+                sample(
+                    s,
+                    now.saturating_since(start).as_secs_f64(),
+                    &mut series,
+                    &mut trace,
+                );
+                *at = now + every;
+            }
+            next = Some(next.map_or(*at, |n: Time| n.min(*at)));
+        }
+        next
+    };
+    let st = on_driver_thread(opts.realtime, || {
+        driver::run(
+            &sock,
+            &mut sess,
+            &clock,
+            max_dgram.max(4096),
+            &mut tick,
+            &mut timer,
+        )
+    })?;
+    if let SessionState::Failed(why) = sess.state() {
+        return Err(NetError::Protocol(why.clone()));
+    }
+    let peer = sess.report().unwrap_or_default();
+    let start = sess.started_at().unwrap_or(Time::ZERO);
+    let mut flows = Table::default();
+    row(&mut flows, &sess, f, &peer, start, clock.now());
+    Ok(SendOutcome {
+        results: Results {
+            info: RunInfo {
+                scenario: f.name.clone(),
+                end_time_s: clock.now().saturating_since(start).as_secs_f64(),
+                events: st.wakeups,
+                packet_hops: st.datagrams_out + st.datagrams_in,
+                end_reason: "completed",
+                series_stride: 1,
+                ..RunInfo::default()
+            },
+            flows,
+            flow_series: series,
+            cc_trace: trace,
+            ..Results::default()
+        },
+        counters: *sess.counters(),
+        loop_stats: st,
+        timer,
+        peer,
+        wall_s: t0.elapsed().as_secs_f64(),
+        datagrams_sent: sess.datagrams_sent(),
+    })
+}
+
+/// One flow-series sample: what the sender publishes as a simulator endpoint (its
+/// controller's variables go to the trace), then the bytes the receiver acknowledged.
+fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
+    let snd = s.sender();
+    let mut out = Sample {
+        row: series.row(),
+        trace,
+        t_s,
+    };
+    out.put("t_s", t_s.into());
+    out.put("flow", 0u64.into());
+    snd.sample(&mut out);
+    // The sender sees cumulative ACKs, not the receiver's reads: acked bytes.
+    out.put("delivered", snd.snapshot().acked.into());
+}
+
+/// A series row plus the trace its controller writes to.
+struct Sample<'a> {
+    row: tcplab_sim::Row<'a>,
+    trace: &'a mut Trace,
+    t_s: f64,
+}
+
+impl Metrics for Sample<'_> {
+    fn put(&mut self, key: &'static str, v: Value<'_>) {
+        self.row.put(key, v);
+    }
+    fn trace(&mut self, key: &'static str, v: f64) {
+        self.trace.t_s.push(self.t_s);
+        self.trace.flow.push(0);
+        self.trace.key.push(key);
+        self.trace.value.push(v);
+    }
+}
+
+/// The flows row: the columns every simulated flow has, then what the sender publishes
+/// as an endpoint, then the receiver's ACK count from its report.
+fn row(
+    flows: &mut Table,
+    s: &SenderSession,
+    f: &FlowSpec,
+    peer: &PeerReport,
+    start: Time,
+    end: Time,
+) {
+    let snd = s.sender();
+    let st = snd.stats();
+    let completed = snd.is_complete();
+    let done = st.acked_all_at.filter(|_| completed);
+    let until = done.unwrap_or(end);
+    let secs = until.saturating_since(start).as_secs_f64();
+    let since = |t: Time| t.saturating_since(start).as_secs_f64();
+    let mut r = flows.row();
+    r.put("flow", 0u64.into());
+    r.put("name", f.name.as_str().into());
+    r.put("transport", f.transport.name().into());
+    if let Some(cc) = f.transport.cc() {
+        r.put("cc", cc.into());
+    }
+    r.put("bytes_target", f.bytes.into());
+    r.put("bytes_written", snd.progress().app_bytes.into());
+    r.put("bytes_delivered", peer.delivered.into());
+    r.put("start_s", 0.0.into());
+    r.put("completion_s", done.map(since).into());
+    r.put("completed", completed.into());
+    r.put("finished_s", st.acked_all_at.map(since).into());
+    let goodput = if secs > 0.0 {
+        peer.delivered as f64 * 8.0 / secs
+    } else {
+        0.0
+    };
+    r.put("goodput_bps", goodput.into());
+    snd.summary(&mut r);
+    r.put("acks_sent", peer.acks_sent.into());
+}
+
+/// How to run a receiver.
+#[derive(Clone, Debug)]
+pub struct RecvOptions {
+    /// ACK policy, SACK and receive buffer (MSS and size come from the sender).
+    pub receiver: ReceiverConfig,
+    /// Give up if no sender connects within this time (`None`: wait forever).
+    pub listen_timeout: Option<Dur>,
+    /// Give up on a sender silent this long.
+    pub idle_timeout: Dur,
+    /// As [`SendOptions::realtime`].
+    pub realtime: bool,
+}
+
+impl Default for RecvOptions {
+    fn default() -> Self {
+        RecvOptions {
+            receiver: ReceiverConfig::default(),
+            listen_timeout: None,
+            idle_timeout: super::IDLE_TIMEOUT,
+            realtime: false,
+        }
+    }
+}
+
+/// A finished transfer, from the receiver's side.
+#[derive(Clone, Debug)]
+pub struct RecvOutcome {
+    pub peer: SocketAddr,
+    pub conn_mss: u32,
+    pub delivered: u64,
+    pub stats: ReceiverStats,
+    /// From the HELLO to the last byte delivered.
+    pub duration_s: f64,
+    pub goodput_bps: f64,
+    pub counters: InputCounters,
+    pub loop_stats: LoopStats,
+}
+
+/// Binds `listen` and receives one transfer.
+pub fn receive(listen: SocketAddr, opts: &RecvOptions) -> Result<RecvOutcome, NetError> {
+    let sock = UdpSocket::bind(listen).map_err(|e| NetError::io(format!("binding {listen}"), e))?;
+    receive_on(sock, opts)
+}
+
+/// Receives one transfer on `sock`.
+pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, NetError> {
+    let clock = Clock::start();
+    let listen_until = opts.listen_timeout.map(|d| clock.now() + d);
+    let mut sess = ReceiverSession::new(opts.receiver.clone(), listen_until, opts.idle_timeout);
+    let mut timer = LatenessHistogram::default();
+    let st = on_driver_thread(opts.realtime, || {
+        driver::run(
+            &sock,
+            &mut sess,
+            &clock,
+            MAX_DATAGRAM,
+            &mut |_, _| None,
+            &mut timer,
+        )
+    })?;
+    if let SessionState::Failed(why) = sess.state() {
+        return Err(NetError::Protocol(why.clone()));
+    }
+    let rcv = sess.receiver().expect("a finished session had a sender");
+    let stats = *rcv.stats();
+    let start = sess.started_at().unwrap_or(Time::ZERO);
+    let end = stats.completed_at.unwrap_or_else(|| clock.now());
+    let secs = end.saturating_since(start).as_secs_f64();
+    Ok(RecvOutcome {
+        peer: sess.peer().expect("a finished session had a sender"),
+        conn_mss: sess.mss(),
+        delivered: rcv.rcv_nxt(),
+        stats,
+        duration_s: secs,
+        goodput_bps: if secs > 0.0 {
+            rcv.rcv_nxt() as f64 * 8.0 / secs
+        } else {
+            0.0
+        },
+        counters: *sess.counters(),
+        loop_stats: st,
+    })
+}

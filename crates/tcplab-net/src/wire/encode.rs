@@ -1,0 +1,189 @@
+//! Encoding into a caller's buffer (no allocation).
+
+use super::error::WireError;
+use super::message::{Message, Timestamps};
+use super::{
+    COMMON_HEADER, DATA_FIXED, FLAG_FIN, FLAG_RETX, MAGIC, OPTION_HEADER, OPT_SACK, OPT_TIMESTAMP,
+    TIMESTAMP_LEN, VERSION,
+};
+
+struct Writer<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl Writer<'_> {
+    fn put(&mut self, b: &[u8]) {
+        self.buf[self.pos..self.pos + b.len()].copy_from_slice(b);
+        self.pos += b.len();
+    }
+    fn u8(&mut self, v: u8) {
+        self.put(&[v]);
+    }
+    fn u16(&mut self, v: u16) {
+        self.put(&v.to_be_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.put(&v.to_be_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.put(&v.to_be_bytes());
+    }
+}
+
+fn check(buf: &[u8], needed: usize) -> Result<(), WireError> {
+    if buf.len() < needed {
+        return Err(WireError::BufferTooSmall {
+            needed,
+            available: buf.len(),
+        });
+    }
+    Ok(())
+}
+
+fn common(w: &mut Writer<'_>, ty: u8, flags: u8, opt_len: usize, conn: u64) {
+    w.u16(MAGIC);
+    w.u8(VERSION);
+    w.u8(ty);
+    w.u8(flags);
+    w.u8(opt_len as u8);
+    w.u16(0);
+    w.u64(conn);
+}
+
+fn ts_len(ts: &Option<Timestamps>) -> usize {
+    ts.map_or(0, |_| OPTION_HEADER + TIMESTAMP_LEN)
+}
+
+fn put_ts(w: &mut Writer<'_>, ts: &Option<Timestamps>) {
+    if let Some(t) = ts {
+        w.u8(OPT_TIMESTAMP);
+        w.u8(TIMESTAMP_LEN as u8);
+        w.u64(t.val);
+        w.u64(t.ecr);
+    }
+}
+
+/// Writes a DATA header (common header, sequence number, timestamp option) at the start
+/// of `buf` and returns its length; the caller writes the payload right after it.
+pub fn encode_data_header(
+    buf: &mut [u8],
+    conn: u64,
+    seq: u64,
+    fin: bool,
+    retransmission: bool,
+    ts: Option<Timestamps>,
+) -> Result<usize, WireError> {
+    let opt = ts_len(&ts);
+    let n = COMMON_HEADER + DATA_FIXED + opt;
+    check(buf, n)?;
+    let mut w = Writer { buf, pos: 0 };
+    let flags = if fin { FLAG_FIN } else { 0 } | if retransmission { FLAG_RETX } else { 0 };
+    common(&mut w, super::MessageType::Data as u8, flags, opt, conn);
+    w.u64(seq);
+    put_ts(&mut w, &ts);
+    Ok(w.pos)
+}
+
+/// Encodes `msg` into `buf`; returns the datagram's length.
+pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
+    let conn = msg.conn();
+    let ty = msg.kind() as u8;
+    match *msg {
+        Message::Data {
+            seq,
+            fin,
+            retransmission,
+            ts,
+            payload,
+            ..
+        } => {
+            let h = encode_data_header(buf, conn, seq, fin, retransmission, ts)?;
+            check(buf, h + payload.len())?;
+            buf[h..h + payload.len()].copy_from_slice(payload);
+            Ok(h + payload.len())
+        }
+        Message::Ack {
+            ack,
+            wnd,
+            sack,
+            n_sack,
+            ts,
+            ..
+        } => {
+            let n_sack = n_sack as usize;
+            if n_sack > sack.len() {
+                return Err(WireError::Invalid("SACK block count"));
+            }
+            let sack_len = if n_sack > 0 {
+                OPTION_HEADER + 16 * n_sack
+            } else {
+                0
+            };
+            let opt = ts_len(&ts) + sack_len;
+            check(buf, COMMON_HEADER + 16 + opt)?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, opt, conn);
+            w.u64(ack);
+            w.u64(wnd);
+            put_ts(&mut w, &ts);
+            if n_sack > 0 {
+                w.u8(OPT_SACK);
+                w.u8((16 * n_sack) as u8);
+                for b in &sack[..n_sack] {
+                    w.u64(b.start);
+                    w.u64(b.end);
+                }
+            }
+            Ok(w.pos)
+        }
+        Message::Hello { mss, total, .. } => {
+            check(buf, COMMON_HEADER + 16)?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, 0, conn);
+            w.u32(mss);
+            w.u32(0);
+            w.u64(total.unwrap_or(u64::MAX));
+            Ok(w.pos)
+        }
+        Message::HelloAck { mss, rcv_buf, .. } => {
+            check(buf, COMMON_HEADER + 16)?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, 0, conn);
+            w.u32(mss);
+            w.u32(0);
+            w.u64(rcv_buf);
+            Ok(w.pos)
+        }
+        Message::Close { end, .. } => {
+            check(buf, COMMON_HEADER + 8)?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, 0, conn);
+            w.u64(end);
+            Ok(w.pos)
+        }
+        Message::CloseAck {
+            delivered,
+            acks_sent,
+            segments_received,
+            duplicate_segments,
+            ..
+        } => {
+            check(buf, COMMON_HEADER + 32)?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, 0, conn);
+            w.u64(delivered);
+            w.u64(acks_sent);
+            w.u64(segments_received);
+            w.u64(duplicate_segments);
+            Ok(w.pos)
+        }
+        Message::Reset { reason, .. } => {
+            check(buf, COMMON_HEADER + 1)?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, 0, conn);
+            w.u8(reason);
+            Ok(w.pos)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! The UDP driver on loopback: a real transfer between two sockets, with a flood of
+//! foreign datagrams aimed at the receiver during it.
+
+use std::net::UdpSocket;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tcplab_core::Dur;
+use tcplab_net::udp::{self, RecvOptions, SendOptions};
+
+fn flow(text: &str) -> tcplab_sim::FlowSpec {
+    udp::flow_spec(&text.parse().unwrap(), "test.toml").unwrap()
+}
+
+#[test]
+fn loopback_transfer_delivers_every_byte_despite_a_flood() {
+    let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let to = rsock.local_addr().unwrap();
+    let done = AtomicBool::new(false);
+    let (s, r, flooded) = std::thread::scope(|sc| {
+        let rh = sc.spawn(|| {
+            let o = RecvOptions {
+                listen_timeout: Some(Dur::from_secs(10)),
+                ..RecvOptions::default()
+            };
+            udp::receive_on(rsock, &o).unwrap()
+        });
+        let fh = sc.spawn(|| {
+            let f = UdpSocket::bind("127.0.0.1:0").unwrap();
+            let mut n = 0u64;
+            let junk = [
+                0x54u8, 0x4c, 1, 3, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0,
+            ];
+            while !done.load(Ordering::Relaxed) {
+                let _ = f.send_to(&junk[..(n % 20) as usize], to);
+                n += 1;
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            n
+        });
+        let mut o = SendOptions::new(
+            to,
+            flow("cc = \"cubic\"\nbytes = \"20MB\"\nrecovery = \"sack\""),
+        );
+        o.sample = Some(Dur::from_millis(5));
+        let s = udp::send(&o).unwrap();
+        done.store(true, Ordering::Relaxed);
+        (s, rh.join().unwrap(), fh.join().unwrap())
+    });
+    assert_eq!(r.delivered, 20_000_000);
+    assert_eq!(s.peer.delivered, 20_000_000);
+    let f = &s.results.flows;
+    assert!(f.bools("completed").unwrap()[0]);
+    assert_eq!(f.ints("bytes_delivered").unwrap()[0], 20_000_000);
+    assert_eq!(f.texts("cc").unwrap()[0], "cubic");
+    // Speed is measured by the udp_loopback example, not here (a shared debug build).
+    assert!(f.floats("goodput_bps").unwrap()[0] > 0.0);
+    // The sender's own endpoint summary fills the simulator's TCP columns.
+    assert_eq!(f.texts("recovery").unwrap()[0], "sack");
+    assert!(f.ints("segments_sent").unwrap()[0] >= 20_000_000 / 1500);
+    assert!(s.results.flow_series.rows() > 0);
+    // Every foreign datagram that arrived before the receiver finished was counted.
+    assert!(r.counters.wrong_source > 0, "{:?}", r.counters);
+    assert!(r.counters.wrong_source <= flooded);
+    eprintln!(
+        "retx {} rtos {} srtt mean {:?}",
+        f.ints("retransmitted_segments").unwrap()[0],
+        f.ints("rtos").unwrap()[0],
+        f.opt_floats("rtt_mean_s").unwrap()[0]
+    );
+    eprintln!(
+        "goodput {:.0} Mbit/s, {} datagrams out in {} sendmmsg calls, flood {} (counted {}), timer late mean {:.1} us",
+        f.floats("goodput_bps").unwrap()[0] / 1e6,
+        s.loop_stats.datagrams_out,
+        s.loop_stats.send_calls,
+        flooded,
+        r.counters.wrong_source,
+        s.loop_stats.timer_late_sum_ns as f64 / s.loop_stats.timer_fires.max(1) as f64 / 1e3
+    );
+}
+
+#[test]
+fn a_sender_without_receiver_fails_clearly() {
+    // A bound socket that never answers.
+    let quiet = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut o = SendOptions::new(quiet.local_addr().unwrap(), flow("bytes = \"1MB\""));
+    o.connect_timeout = Dur::from_millis(300);
+    let e = udp::send(&o).unwrap_err();
+    assert!(e.to_string().contains("no tcplab receiver answered"), "{e}");
+}

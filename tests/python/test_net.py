@@ -1,0 +1,149 @@
+"""The real-network drivers from Python: the emulator, the UDP pair, kernel TCP and
+`tcplab compare`. Tests that need root and /dev/net/tun skip elsewhere with the reason."""
+
+import socket
+import sys
+import threading
+
+import pytest
+import tcplab
+from tcplab import cli
+from tcplab import net as tnet
+
+OK, WHY = tnet.available()
+needs_root = pytest.mark.skipif(not OK, reason=f"emulator unavailable: {WHY}")
+
+LINK = {"sample": "20ms", "link": {"rate": "20Mbps", "delay": "5ms", "queue": "50pkt"}}
+
+
+def _free_port() -> int:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_udp_pair_on_loopback_matches_simulator_tables():
+    port = _free_port()
+    got = {}
+    t = threading.Thread(target=lambda: got.update(tnet.recv(f"127.0.0.1:{port}", timeout=10)))
+    t.start()
+    res = tnet.send(f"127.0.0.1:{port}", {"cc": "bbr", "bytes": "4MB", "recovery": "sack"},
+                    sample="5ms")
+    t.join()
+    assert got["bytes_delivered"] == 4_000_000
+    f = res.flows.iloc[0]
+    assert f["bytes_delivered"] == 4_000_000 and f["completed"]
+    # Same columns as a simulation's tables.
+    sim = tcplab.simulate(tcplab.Scenario({"link": {"rate": "1Gbps"},
+                                           "flow": [{"cc": "bbr", "bytes": "1MB"}]}))
+    udp, simulated = res.tables["flows"].schema.names, sim.tables["flows"].schema.names
+    # The simulator's columns, but for the packet counts only its links can see.
+    assert set(simulated) - set(udp) == {"packets_sent", "packets_delivered", "packets_lost",
+                                         "packets_in_flight"}
+    assert set(udp) <= set(simulated)
+    # Every column documented (tcplab/columns.py), emulator packet log included.
+    from tcplab import columns
+    for name, table in res.tables.items():
+        assert set(table.schema.names) <= set(columns.COLUMNS[name]), name
+    assert len(res.series("cwnd")) > 0
+    assert res.info["input"]["accepted"] > 0
+
+
+def test_send_bad_flow_key_is_a_scenario_error():
+    with pytest.raises(tcplab.ScenarioError, match="cc"):
+        tnet.send("127.0.0.1:9", {"cc": "no-such-cc"})
+
+
+def test_send_refuses_a_transport_without_a_wire_encoding():
+    with pytest.raises(tcplab.ScenarioError, match="flow.transport"):
+        tnet.send("127.0.0.1:9", {"transport": "datagram", "rate": "1Mbps", "bytes": "50KB"})
+
+
+def test_net_commands_take_json_and_quiet(capsys):
+    port = _free_port()
+    t = threading.Thread(target=lambda: cli.main(["recv", "--listen", f"127.0.0.1:{port}",
+                                                  "--timeout", "10", "--quiet"]))
+    t.start()
+    assert cli.main(["send", f"127.0.0.1:{port}", "--bytes", "300KB", "--json"]) == 0
+    t.join()
+    import json
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["flows"][0]["bytes_delivered"] == 300_000 and doc["input"]["accepted"] > 0
+
+
+def test_emulate_needs_a_command(capsys):
+    assert cli.main(["emulate", "x.toml"]) == 2
+    assert "give a command after --" in capsys.readouterr().err
+
+
+@needs_root
+def test_emulate_runs_a_command_through_the_link(tmp_path, capsys):
+    # The command is a tiny kernel-TCP transfer to a receiver on the host.
+    srv = socket.socket()
+    srv.bind(("0.0.0.0", 0))
+    srv.listen()
+    port = srv.getsockname()[1]
+    got = []
+
+    def serve():
+        c, _ = srv.accept()
+        n = 0
+        while b := c.recv(65536):
+            n += len(b)
+        got.append(n)
+
+    t = threading.Thread(target=serve)
+    t.start()
+    code = ("import os, socket; s = socket.create_connection((os.environ['TCPLAB_EMU_HOST'], "
+            f"{port})); s.sendall(b'x' * 500000); s.close()")
+    res = tnet.emulate(LINK, [sys.executable, "-c", code], timeout=20)
+    t.join(timeout=20)
+    assert res.exit_code == 0
+    assert got == [500000], "the kernel delivered what the command wrote before it exited"
+    lk = res.links.set_index("direction")
+    assert lk.loc["fwd", "delivered_pkts"] > 300
+    from tcplab import columns
+    assert set(res.tables["packets"].schema.names) <= set(columns.COLUMNS["packets"])
+    p = res.packets
+    assert set(p["event"]) >= {"arrive", "depart"}
+    # 500 kB at 20 Mbit/s takes at least 0.2 s; the one-way delay is at least 5 ms.
+    assert res.info["end_time_s"] > 0.2
+    dep = p[p["event"] == "depart"]
+    assert dep["delay_ns"].min() >= 5_000_000
+    # The CLI writes the same tables.
+    rc = cli.main(["emulate", str(_toml(tmp_path)), "--out", str(tmp_path), "--",
+                   sys.executable, "-c", "pass"])
+    assert rc == 0
+    assert (tmp_path / "link-emu-s1-packets.parquet").exists()
+
+
+def _toml(tmp_path):
+    p = tmp_path / "link.toml"
+    p.write_text('[link]\nrate = "10Mbps"\ndelay = "1ms"\n')
+    return p
+
+
+@needs_root
+def test_compare_runs_three_ways(tmp_path):
+    from tcplab.compare import compare
+
+    sc = tcplab.Scenario({**LINK, "flow": [{"cc": "cubic", "bytes": "1MB",
+                                             "recovery": "sack"}]})
+    res = compare(sc)
+    t = res.table.set_index("mode")
+    assert list(t.index) == ["sim", "kernel", "udp"]
+    # 1 MB over 20 Mbit/s: every way below the link rate, none absurdly slow.
+    assert (t["goodput_Mbps"] < 20).all() and (t["goodput_Mbps"] > 5).all(), t
+    assert (t["rtt_min_ms"] >= 10).all(), t
+    assert res.plot(tmp_path / "c.png").exists()
+
+
+def test_emulate_refuses_a_dumbbell():
+    if not OK:
+        pytest.skip(f"emulator unavailable: {WHY}")
+    sc = {"topology": {"kind": "dumbbell"}, "bottleneck": {"rate": "10Mbps"},
+          "flow": [{"bytes": "1MB"}]}
+    with pytest.raises(tcplab.ScenarioError, match="point-to-point"):
+        tnet.emulate(sc, ["true"])
