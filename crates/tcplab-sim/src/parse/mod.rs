@@ -17,6 +17,7 @@ mod section;
 mod tcp;
 mod timevar;
 mod topology;
+mod wlan;
 
 use section::Section;
 
@@ -119,6 +120,7 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         sampling,
         nodes: topo.nodes,
         links: topo.links,
+        wlans: topo.wlans,
         flows,
     })
 }
