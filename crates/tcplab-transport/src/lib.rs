@@ -10,7 +10,9 @@ pub mod cc;
 pub mod datagram;
 mod endpoint;
 mod error;
+mod pacing;
 mod packet;
+mod ranges;
 mod rate;
 mod records;
 mod rtt;
@@ -19,7 +21,9 @@ pub mod transport;
 
 pub use endpoint::{Endpoint, Progress};
 pub use error::Violation;
+pub use pacing::Pacer;
 pub use packet::{Opaque, Packet};
+pub use ranges::Ranges;
 pub use rate::RateSample;
 pub use rtt::RttEstimator;
 pub use tcp::{
