@@ -16,6 +16,7 @@ mod ranges;
 mod rate;
 mod records;
 mod rtt;
+pub mod tack;
 pub mod tcp;
 pub mod transport;
 

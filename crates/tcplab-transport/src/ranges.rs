@@ -11,6 +11,7 @@ pub struct Ranges {
 }
 
 impl Ranges {
+    #[inline]
     pub fn with_capacity(n: usize) -> Ranges {
         Ranges {
             v: Vec::with_capacity(n),
@@ -19,6 +20,7 @@ impl Ranges {
 
     /// Adds `[start, end)`, merging with overlapping or touching ranges. Returns the range
     /// it became part of and how many numbers were new.
+    #[inline]
     pub fn insert(&mut self, start: u64, end: u64) -> ((u64, u64), u64) {
         let i = self.v.partition_point(|r| r.1 < start);
         let (mut lo, mut hi, mut covered) = (start, end, 0);
@@ -40,6 +42,7 @@ impl Ranges {
     }
 
     /// Removes the ranges that start at or below `x`, passing each to `f`.
+    #[inline]
     pub fn pop_starting_at_or_below(&mut self, x: u64, mut f: impl FnMut(u64, u64)) {
         let n = self.v.partition_point(|r| r.0 <= x);
         for &(a, b) in &self.v[..n] {
@@ -49,6 +52,7 @@ impl Ranges {
     }
 
     /// Forgets every number below `x`.
+    #[inline]
     pub fn remove_below(&mut self, x: u64) {
         let n = self.v.partition_point(|r| r.1 <= x);
         self.v.drain(..n);
@@ -58,31 +62,38 @@ impl Ranges {
     }
 
     /// The range containing `x`, if any.
+    #[inline]
     pub fn containing(&self, x: u64) -> Option<(u64, u64)> {
         let i = self.v.partition_point(|r| r.1 <= x);
         self.v.get(i).copied().filter(|r| r.0 <= x)
     }
 
+    #[inline]
     pub fn contains(&self, x: u64) -> bool {
         self.containing(x).is_some()
     }
 
+    #[inline]
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (u64, u64)> + '_ {
         self.v.iter().copied()
     }
 
+    #[inline]
     pub fn first(&self) -> Option<(u64, u64)> {
         self.v.first().copied()
     }
 
+    #[inline]
     pub fn last(&self) -> Option<(u64, u64)> {
         self.v.last().copied()
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.v.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.v.is_empty()
     }

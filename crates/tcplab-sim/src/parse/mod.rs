@@ -14,6 +14,7 @@ mod graph;
 mod jitter;
 mod link;
 mod section;
+mod tack;
 mod tcp;
 mod timevar;
 mod topology;
