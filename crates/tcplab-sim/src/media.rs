@@ -123,6 +123,9 @@ pub(crate) struct Wiring {
     /// Per link: the medium of each direction (one shared medium for half-duplex links and
     /// WLAN associations).
     pub of_link: Vec<[u32; 2]>,
+    /// Per medium: its link and direction (`usize::MAX` for a WLAN cell, which serves
+    /// several links).
+    pub label: Vec<(usize, &'static str)>,
     /// Per link: the ports of its `a` and `b` ends on that medium.
     ports: Vec<[Port; 2]>,
 }
@@ -134,6 +137,7 @@ impl Wiring {
             media: Vec::with_capacity(links.len() * 2),
             rows: Vec::with_capacity(links.len() * 2),
             of_link: Vec::with_capacity(links.len()),
+            label: Vec::with_capacity(links.len() * 2),
             ports: vec![[0, 1]; links.len()],
         };
         let row = |medium: usize, channel: u16, link: &str, dir: &str| Channel {
@@ -142,13 +146,14 @@ impl Wiring {
             link: link.to_string(),
             direction: dir.to_string(),
         };
-        for l in links {
+        for (k, l) in links.iter().enumerate() {
             let id = w.media.len() as u32;
             match l.duplex {
                 Duplex::Full => {
                     for (p, dir) in [(&l.fwd, "fwd"), (&l.rev, "rev")] {
                         let rng = Rng::named(master, &format!("link.{}.{dir}", l.name));
                         w.rows.push(row(w.media.len(), 0, &l.name, dir));
+                        w.label.push((k, dir));
                         w.media.push(AnyMedium::Link(Link::new(p.clone(), rng)));
                     }
                     w.of_link.push([id, id + 1]);
@@ -156,6 +161,7 @@ impl Wiring {
                 Duplex::Half => {
                     let rng = Rng::named(master, &format!("link.{}.shared", l.name));
                     w.rows.push(row(w.media.len(), 0, &l.name, "shared"));
+                    w.label.push((k, "shared"));
                     w.media
                         .push(AnyMedium::Shared(SharedLink::new(l.fwd.clone(), 2, rng)));
                     w.of_link.push([id, id]);
@@ -177,6 +183,7 @@ impl Wiring {
                     .push(row(id, port as u16, &c.name, &sc.nodes[node].name));
             }
             w.media.push(AnyMedium::Wlan(m));
+            w.label.push((usize::MAX, "wlan"));
             cell_medium.push(id as u32);
         }
         for (k, l) in links.iter().enumerate() {

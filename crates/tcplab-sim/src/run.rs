@@ -9,6 +9,8 @@
 //! ([`tcplab_transport::Endpoint`]), a packet is a [`tcplab_transport::Packet`] with a
 //! position on its route, and results are what components publish.
 
+use crate::budget::{SeriesBudget, FINAL};
+use crate::capture::Tap;
 use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::media::{Pkt, Step, Wiring};
@@ -79,7 +81,9 @@ struct World<'s, 'c> {
     unlimited_active: usize,
     hops: u64,
     res: Results,
+    budget: SeriesBudget,
     control: Option<Control<'c>>,
+    tap: Option<&'c mut dyn Tap>,
 }
 
 /// The master seed of replication `r` of seed `seed`.
@@ -104,6 +108,18 @@ pub fn simulate_with(
     replication: u32,
     control: Option<Control<'_>>,
 ) -> Result<Results, SimError> {
+    simulate_tapped(sc, seed, replication, control, None)
+}
+
+/// [`simulate_with`], showing every packet a link carries to `tap` (packet capture).
+pub fn simulate_tapped<'c>(
+    sc: &Scenario,
+    seed: u64,
+    replication: u32,
+    control: Option<Control<'c>>,
+    tap: Option<&'c mut dyn Tap>,
+) -> Result<Results, SimError> {
+    crate::budget::check_memory(sc)?;
     let master = master_seed(seed, replication);
     let wiring = Wiring::new(sc, master);
     let mut steps = Vec::new();
@@ -167,7 +183,9 @@ pub fn simulate_with(
             },
             ..Results::default()
         },
+        budget: SeriesBudget::new(sc.series_rows),
         control,
+        tap,
     };
     w.run()?;
     Ok(w.res)
@@ -268,6 +286,9 @@ impl World<'_, '_> {
                     self.wiring.media[m].handle_timeout(t);
                     while let Some(d) = self.wiring.media[m].poll_transmit(t) {
                         self.hops += 1;
+                        if let Some(tap) = self.tap.as_deref_mut() {
+                            crate::capture::offer(tap, t, &self.wiring, m, &d);
+                        }
                         self.forward(d.pkt)?;
                     }
                     if self.wiring.media[m].drops_on_timeout() {
@@ -301,9 +322,13 @@ impl World<'_, '_> {
                 }
                 Ev::Change { link, idx } => self.apply_change(link as usize, idx as usize),
                 Ev::Sample => {
-                    self.sample();
-                    if let Sampling::Interval(d) = self.sc.sampling {
-                        self.q.push(t + d, Ev::Sample);
+                    if let Some(k) = self.budget.admit() {
+                        self.sample();
+                        self.budget.record(k, &mut self.res);
+                        if let Sampling::Interval(d) = self.sc.sampling {
+                            let n = self.budget.intervals_after(k);
+                            self.q.push(t + d * n, Ev::Sample);
+                        }
                     }
                 }
             }
@@ -321,7 +346,9 @@ impl World<'_, '_> {
         info.end_reason = reason;
         if !matches!(self.sc.sampling, Sampling::Off) {
             self.sample();
+            self.budget.record(FINAL, &mut self.res);
         }
+        self.res.info.series_stride = self.budget.stride;
         self.declare_series();
         self.check_end()?;
         self.collect();
@@ -356,7 +383,10 @@ impl World<'_, '_> {
         let r = fl.ends[side].handle_packet(now, &p.body);
         r.map_err(|v| self.violation(v))?;
         if side == SOURCE && matches!(self.sc.sampling, Sampling::PerAck) {
-            self.sample_flow(f);
+            if let Some(k) = self.budget.admit() {
+                self.sample_flow(f);
+                self.budget.record(k, &mut self.res);
+            }
         }
         self.drain(f, side);
         Ok(())

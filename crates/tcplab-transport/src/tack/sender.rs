@@ -99,7 +99,7 @@ impl TackSender {
             ),
             rtt_min: MinFilter::new(cfg.rtt_window),
             rtt_min_legacy: MinFilter::new(cfg.rtt_window),
-            pacer: Pacer::default(),
+            pacer: Pacer::new((cfg.mss + TACK_DATA_HEADER_BYTES) as u64),
             pacing_wait: false,
             retx_wait: None,
             rto_at: None,
@@ -337,7 +337,6 @@ impl TackSender {
         }
         let rate = self.pacing_rate();
         let quantum = self.cc.send_quantum();
-        let full = self.cfg.mss + TACK_DATA_HEADER_BYTES;
         let wnd = self.w.cwnd.min(self.rwnd).max(self.cfg.mss as u64);
         let gap = self.rtt.srtt().unwrap_or(self.cfg.initial_rto);
         let seg = match self.led.next_retx(now, gap) {
@@ -364,7 +363,8 @@ impl TackSender {
         if !retx && self.led.in_flight + len as u64 > wnd {
             return None;
         }
-        if !self.pacer.ready(now, rate, quantum, full) {
+        self.pacer.begin_attempt();
+        if self.pacer.holds(now, Some(rate), quantum) {
             self.pacing_wait = true;
             return None;
         }
@@ -391,7 +391,7 @@ impl TackSender {
             fin: seq + len as u64 == self.app_end,
             retransmission: retx,
         };
-        self.pacer.on_send(now, d.wire_len(), rate);
+        self.pacer.on_sent(now, d.wire_len() as u64, Some(rate));
         self.cc.on_sent(now, len, self.led.in_flight);
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += len as u64;
@@ -413,12 +413,10 @@ impl TackSender {
         };
         consider(self.retx_wait);
         if self.pacing_wait {
-            let full = self.cfg.mss + TACK_DATA_HEADER_BYTES;
-            consider(Some(self.pacer.wake_at(
-                self.pacing_rate(),
-                self.cc.send_quantum(),
-                full,
-            )));
+            consider(
+                self.pacer
+                    .wakeup(Some(self.pacing_rate()), self.cc.send_quantum()),
+            );
         }
         t
     }
