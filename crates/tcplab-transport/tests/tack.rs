@@ -115,10 +115,16 @@ fn iack_on_gap_and_block_lists() {
                 seen.push(a);
             }
         }
-        let iacks: Vec<&TackAck> = seen.iter().filter(|a| a.kind == AckKind::IackLoss).collect();
+        let iacks: Vec<&TackAck> = seen
+            .iter()
+            .filter(|a| a.kind == AckKind::IackLoss)
+            .collect();
         assert_eq!(iacks.len(), 3, "gaps at 2, 5-6, 9-11");
         // The first: second largest 1, largest 3, the gap {2}.
-        assert_eq!((iacks[0].base, iacks[0].largest, iacks[0].covered), (1, 3, 3));
+        assert_eq!(
+            (iacks[0].base, iacks[0].largest, iacks[0].covered),
+            (1, 3, 3)
+        );
         assert_eq!(iacks[0].gaps(), &[Gap { start: 1, len: 1 }]);
         assert_eq!(iacks[2].gaps(), &[Gap { start: 1, len: 3 }]);
         // Force a TACK: it lists the gaps from the floor up.
@@ -181,7 +187,10 @@ fn retransmits_at_most_once_per_rtt() {
         a
     };
     let gap3 = [Gap { start: 1, len: 1 }];
-    s.handle_ack(t(50), &ack(AckKind::IackLoss, 2, 3, &gap3, 4, 3 * MSS as u64));
+    s.handle_ack(
+        t(50),
+        &ack(AckKind::IackLoss, 2, 3, &gap3, 4, 3 * MSS as u64),
+    );
     let r1 = s.poll_transmit(t(50)).expect("the loss is resent at once");
     assert!(r1.retransmission && r1.seq == 3 * MSS as u64 && r1.pn == 20);
     // A TACK repeating the loss of PN 3 (the old transmission) changes nothing.
@@ -193,7 +202,10 @@ fn retransmits_at_most_once_per_rtt() {
     // go again only one srtt after it left.
     let srtt = s.srtt().unwrap();
     let gap20 = [Gap { start: 0, len: 1 }];
-    s.handle_ack(t(70), &ack(AckKind::Tack, 20, 2, &gap20, 21, 3 * MSS as u64));
+    s.handle_ack(
+        t(70),
+        &ack(AckKind::Tack, 20, 2, &gap20, 21, 3 * MSS as u64),
+    );
     assert!(s.poll_transmit(t(70)).is_none(), "not within an RTT");
     let wake = s.poll_timeout().unwrap();
     assert_eq!(wake, t(50) + srtt);

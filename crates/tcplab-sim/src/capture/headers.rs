@@ -72,7 +72,12 @@ pub fn encode(pkt: &Packet, ends: Endpoints, from_sink: bool) -> Wire {
 /// TACK has no standard wire format: an IPv4 header with the experimental protocol
 /// number and the packet's length; the TACK header itself is not encoded.
 fn tack(w: &mut Wire, wire_len: u32, ends: Endpoints) {
-    ipv4(w, EXPERIMENTAL, wire_len.saturating_sub(IP_HEADER as u32), ends);
+    ipv4(
+        w,
+        EXPERIMENTAL,
+        wire_len.saturating_sub(IP_HEADER as u32),
+        ends,
+    );
     w.prefix_len = IP_HEADER;
 }
 

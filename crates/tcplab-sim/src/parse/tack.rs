@@ -22,7 +22,11 @@ pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
     let cc_name = f.string("cc")?.unwrap_or("bbr").to_string();
     let cc_params = number_params(f, "cc_params")?;
     cc::build(&cc_name, &cc_params).map_err(|why| {
-        let key = if why.contains("parameter") { "cc_params" } else { "cc" };
+        let key = if why.contains("parameter") {
+            "cc_params"
+        } else {
+            "cc"
+        };
         f.err(key, if key == "cc" { f.table.get("cc") } else { None }, why)
     })?;
     let mut c = TackConfig {
@@ -62,7 +66,11 @@ pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
     }
     if let Some(b) = f.bytes("rcv_buf")? {
         if b < 4 * c.mss as u64 {
-            return Err(f.err("rcv_buf", f.table.get("rcv_buf"), "must hold at least 4 MSS"));
+            return Err(f.err(
+                "rcv_buf",
+                f.table.get("rcv_buf"),
+                "must hold at least 4 MSS",
+            ));
         }
         c.rcv_buf = b.min(u32::MAX as u64);
     }
@@ -72,7 +80,10 @@ pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
     match f.get("owd_gain") {
         None => {}
         Some(v @ (Value::Float(_) | Value::Integer(_))) => {
-            let g = v.as_float().or(v.as_integer().map(|i| i as f64)).unwrap_or(0.0);
+            let g = v
+                .as_float()
+                .or(v.as_integer().map(|i| i as f64))
+                .unwrap_or(0.0);
             if !(g > 0.0 && g <= 1.0) {
                 return Err(f.err("owd_gain", Some(v), "an EWMA gain in (0, 1]"));
             }

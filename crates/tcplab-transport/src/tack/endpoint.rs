@@ -134,7 +134,10 @@ impl Endpoint for TackReceiver {
     }
     fn summary(&self, out: &mut dyn Metrics) {
         let s = self.stats();
-        out.put("acks_sent", (s.tacks_sent + s.iacks_loss + s.iacks_window).into());
+        out.put(
+            "acks_sent",
+            (s.tacks_sent + s.iacks_loss + s.iacks_window).into(),
+        );
         out.put("tacks_sent", s.tacks_sent.into());
         out.put("iacks_loss", s.iacks_loss.into());
         out.put("iacks_window", s.iacks_window.into());

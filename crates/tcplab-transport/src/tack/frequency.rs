@@ -97,7 +97,8 @@ impl TackClock {
             .map(|k| self.marks[(self.head + k) % SPANS])
             .find(|m| last - m.0 >= reach);
         if let Some(from) = from.filter(|f| last > f.0 && self.bytes > f.1) {
-            let rate = ((self.bytes - from.1) as u128 * 1_000_000_000 / (last - from.0).0 as u128) as u64;
+            let rate =
+                ((self.bytes - from.1) as u128 * 1_000_000_000 / (last - from.0).0 as u128) as u64;
             let window = rtt_min.map_or(Dur::from_secs(1), |r| r * self.bw_window_rtts as u64);
             self.bw.update(window.0, now.0, rate);
         }

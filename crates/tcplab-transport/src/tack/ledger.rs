@@ -72,7 +72,15 @@ impl Ledger {
     }
 
     /// Records transmission `pn` of segment `seg` (new segments come in order).
-    pub fn on_send(&mut self, pn: u64, seg: u64, len: u32, now: Time, delivered: u64, app_limited: bool) {
+    pub fn on_send(
+        &mut self,
+        pn: u64,
+        seg: u64,
+        len: u32,
+        now: Time,
+        delivered: u64,
+        app_limited: bool,
+    ) {
         debug_assert_eq!(pn, self.pn_base + self.pns.len() as u64);
         if self.pns.is_empty() {
             self.pn_base = pn;
@@ -114,7 +122,10 @@ impl Ledger {
 
     /// Marks segment `seg` delivered; returns its bytes if that is news.
     fn deliver_seg(&mut self, seg: u64) -> u64 {
-        match seg.checked_sub(self.seg_base).and_then(|i| self.segs.get_mut(i as usize)) {
+        match seg
+            .checked_sub(self.seg_base)
+            .and_then(|i| self.segs.get_mut(i as usize))
+        {
             Some(s) if !s.acked => {
                 s.acked = true;
                 s.len as u64
@@ -203,7 +214,10 @@ impl Ledger {
         let mut n = 0;
         for i in 0..self.pns.len() {
             let r = self.pns[i];
-            if r.state == PnState::InFlight && r.sent <= before && self.lose(self.pn_base + i as u64) {
+            if r.state == PnState::InFlight
+                && r.sent <= before
+                && self.lose(self.pn_base + i as u64)
+            {
                 n += 1;
             }
         }

@@ -23,8 +23,8 @@ pub use config::{TackConfig, TackSpec};
 pub use frequency::TackClock;
 pub use owd::{MinFilter, OwdTracker};
 pub use packet::{
-    AckKind, Gap, TackAck, TackData, TackPacket, MAX_GAPS, TACK_ACK_BASE_BYTES,
-    TACK_BYTES_PER_GAP, TACK_DATA_HEADER_BYTES,
+    AckKind, Gap, TackAck, TackData, TackPacket, MAX_GAPS, TACK_ACK_BASE_BYTES, TACK_BYTES_PER_GAP,
+    TACK_DATA_HEADER_BYTES,
 };
 pub use receiver::{TackReceiver, TackReceiverStats};
 pub use sender::{TackSender, TackSenderStats};

@@ -99,8 +99,14 @@ mod tests {
         let mut f = MinFilter::new(Dur::from_secs(10));
         assert_eq!(f.update(t(0), Dur::from_millis(50)), Dur::from_millis(50));
         assert_eq!(f.update(t(100), Dur::from_millis(40)), Dur::from_millis(40));
-        assert_eq!(f.update(t(5000), Dur::from_millis(45)), Dur::from_millis(40));
+        assert_eq!(
+            f.update(t(5000), Dur::from_millis(45)),
+            Dur::from_millis(40)
+        );
         // Ten seconds later the 40 ms sample has expired.
-        assert_eq!(f.update(t(10_200), Dur::from_millis(60)), Dur::from_millis(45));
+        assert_eq!(
+            f.update(t(10_200), Dur::from_millis(60)),
+            Dur::from_millis(45)
+        );
     }
 }

@@ -144,7 +144,10 @@ impl TackSender {
     }
     /// Bytes written by the application so far (all of them for a finite transfer).
     pub fn app_bytes(&self) -> u64 {
-        self.cfg.total_bytes.unwrap_or(self.snd_nxt).min(self.app_end)
+        self.cfg
+            .total_bytes
+            .unwrap_or(self.snd_nxt)
+            .min(self.app_end)
     }
     pub fn snd_max(&self) -> u64 {
         self.snd_nxt
@@ -192,8 +195,16 @@ impl TackSender {
         if let Some(r) = self.cc.pacing_rate() {
             return r.max(1);
         }
-        let srtt = self.rtt.srtt().unwrap_or(Dur::from_millis(1)).max(Dur(1_000));
-        let gain = if self.w.cwnd < self.w.ssthresh { 2.0 } else { 1.2 };
+        let srtt = self
+            .rtt
+            .srtt()
+            .unwrap_or(Dur::from_millis(1))
+            .max(Dur(1_000));
+        let gain = if self.w.cwnd < self.w.ssthresh {
+            2.0
+        } else {
+            1.2
+        };
         ((gain * self.w.cwnd as f64 / srtt.as_secs_f64()) as u64).max(1)
     }
 
@@ -242,7 +253,10 @@ impl TackSender {
         let end = a.base + a.covered as u64; // exclusive
         let mut cur = a.base;
         for g in a.gaps() {
-            let (gs, ge) = (a.base + g.start as u64, a.base + g.start as u64 + g.len as u64);
+            let (gs, ge) = (
+                a.base + g.start as u64,
+                a.base + g.start as u64 + g.len as u64,
+            );
             for pn in cur.max(lo)..gs.min(end) {
                 acked += self.led.ack(pn);
             }
@@ -309,12 +323,16 @@ impl TackSender {
     pub fn handle_timeout(&mut self, now: Time) {
         if self.rto_at.is_some_and(|t| t <= now) {
             self.stats.rtos += 1;
-            let lost = self.led.lose_sent_before(now - self.rtt.srtt().unwrap_or(Dur::ZERO));
+            let lost = self
+                .led
+                .lose_sent_before(now - self.rtt.srtt().unwrap_or(Dur::ZERO));
             self.stats.lost_packets += lost;
             let in_flight = self.led.in_flight;
             self.cc.on_congestion_event(
                 &mut self.w,
-                CongestionEvent::Rto { repeated: self.rtt.backoff_count() > 0 },
+                CongestionEvent::Rto {
+                    repeated: self.rtt.backoff_count() > 0,
+                },
                 now,
                 in_flight,
             );
