@@ -78,6 +78,7 @@ KEYS: tuple[Key, ...] = (
     Key("scenario", "access", "10Gbps, no delay", "table",
         "per-flow access links of a dumbbell"),
     Key("scenario", "node", "none", "array of tables", "graph nodes: [[node]] name = ..."),
+    Key("scenario", "wlan", "none", "array of tables", "802.11 cells: [[wlan]] keys below"),
     Key("scenario", "flow", "required", "array of tables", "[[flow]]: flow keys below"),
     Key("node", "name", "required", "name", "node name, used by links' between and "
         "flows' from/to/path"),
