@@ -1,6 +1,7 @@
 //! The receiving endpoint: reassembly, delayed ACKs and SACK blocks.
 
 use crate::error::Violation;
+use crate::ranges::Ranges;
 use crate::tcp::config::{AckPolicy, ReceiverConfig};
 use crate::tcp::segment::{SackBlock, Segment, MAX_SACK_BLOCKS};
 use crate::tcp::stats::ReceiverStats;
@@ -12,8 +13,8 @@ pub struct Receiver {
     flow: u32,
     cfg: ReceiverConfig,
     rcv_nxt: u64,
-    /// Out-of-order ranges above `rcv_nxt`, sorted and disjoint.
-    ooo: Vec<SackBlock>,
+    /// Out-of-order ranges above `rcv_nxt`.
+    ooo: Ranges,
     /// Starts of all held ranges, most recently changed first (RFC 2018 block order).
     /// Every held range is listed, not just the first MAX_SACK_BLOCKS, so that an ACK can
     /// still fill all its blocks after the cumulative ACK swallows a recent one.
@@ -34,7 +35,7 @@ impl Receiver {
             flow,
             cfg,
             rcv_nxt: 0,
-            ooo: Vec::with_capacity(16),
+            ooo: Ranges::with_capacity(16),
             recent: Vec::with_capacity(16),
             received_unique: 0,
             ooo_bytes: 0,
@@ -126,31 +127,10 @@ impl Receiver {
     /// Adds `[start, end)` above rcv_nxt, merging neighbours; counts only new bytes.
     /// Returns the merged range.
     fn insert_ooo(&mut self, start: u64, end: u64) -> SackBlock {
-        let i = self.ooo.partition_point(|b| b.end < start);
-        let mut new_start = start;
-        let mut new_end = end;
-        let mut covered = 0;
-        let mut j = i;
-        while j < self.ooo.len() && self.ooo[j].start <= end {
-            let b = self.ooo[j];
-            covered += b.end.min(end).saturating_sub(b.start.max(start));
-            new_start = new_start.min(b.start);
-            new_end = new_end.max(b.end);
-            j += 1;
-        }
-        self.received_unique += (end - start) - covered;
-        self.ooo_bytes += (end - start) - covered;
-        let merged = SackBlock {
-            start: new_start,
-            end: new_end,
-        };
-        if j > i {
-            self.ooo[i] = merged;
-            self.ooo.drain(i + 1..j);
-        } else {
-            self.ooo.insert(i, merged);
-        }
-        merged
+        let ((start, end), new) = self.ooo.insert(start, end);
+        self.received_unique += new;
+        self.ooo_bytes += new;
+        SackBlock { start, end }
     }
 
     /// RFC 2018: the block holding the newest segment goes first, then the others by recency.
@@ -162,20 +142,21 @@ impl Receiver {
         debug_assert!(self
             .recent
             .iter()
-            .all(|&s| block_containing(&self.ooo, s).is_some_and(|b| b.start == s)));
+            .all(|&s| self.ooo.containing(s).is_some_and(|b| b.0 == s)));
         self.recent.insert(0, merged.start);
     }
 
     fn absorb_ooo(&mut self) {
-        let mut n = 0;
-        while n < self.ooo.len() && self.ooo[n].start <= self.rcv_nxt {
-            let b = self.ooo[n];
-            self.ooo_bytes -= b.end - b.start;
-            self.rcv_nxt = self.rcv_nxt.max(b.end);
-            n += 1;
-        }
-        if n > 0 {
-            self.ooo.drain(..n);
+        let (mut absorbed, mut nxt) = (false, self.rcv_nxt);
+        let mut held = 0;
+        self.ooo.pop_starting_at_or_below(self.rcv_nxt, |a, b| {
+            held += b - a;
+            nxt = nxt.max(b);
+            absorbed = true;
+        });
+        if absorbed {
+            self.ooo_bytes -= held;
+            self.rcv_nxt = nxt;
             let rcv_nxt = self.rcv_nxt;
             self.recent.retain(|&s| s > rcv_nxt);
         }
@@ -210,7 +191,8 @@ impl Receiver {
                 if n == MAX_SACK_BLOCKS {
                     break;
                 }
-                if let Some(b) = block_containing(&self.ooo, s) {
+                if let Some((start, end)) = self.ooo.containing(s) {
+                    let b = SackBlock { start, end };
                     if b.start > self.rcv_nxt && !seg.sack[..n].contains(&b) {
                         seg.sack[n] = b;
                         n += 1;
@@ -228,10 +210,4 @@ impl Receiver {
         }
         self.ack_at
     }
-}
-
-/// The held range containing byte `seq`, if any (`ooo` is sorted and disjoint).
-fn block_containing(ooo: &[SackBlock], seq: u64) -> Option<SackBlock> {
-    let i = ooo.partition_point(|b| b.end <= seq);
-    ooo.get(i).copied().filter(|b| b.start <= seq)
 }
