@@ -31,6 +31,8 @@ CONTROLLERS = {
 TRANSPORTS = {
     "tcp": "TCP sender and receiver (the [[flow]] keys of transport = \"tcp\")",
     "datagram": "UDP-like cross traffic: constant rate, on/off or a timestamp trace",
+    "tack": "TACK (Li et al., SIGCOMM 2020): tame ACKs at min(bw/(L*MSS), beta/RTT_min), "
+            "IACKs, loss blocks, one-way-delay RTT_min",
 }
 
 
@@ -50,6 +52,8 @@ class Key:
 _LINK = "link ([link], [bottleneck], [access], [[link]], schedule entries, handover `to`)"
 _TCP = "flow, transport = \"tcp\""
 _DGRAM = "flow, transport = \"datagram\""
+_TACK = "flow, transport = \"tack\""
+_WLAN = "wlan"
 
 KEYS: tuple[Key, ...] = (
     Key("scenario", "name", "file stem", "name", "scenario name on every result row and "
@@ -74,6 +78,7 @@ KEYS: tuple[Key, ...] = (
     Key("scenario", "access", "10Gbps, no delay", "table",
         "per-flow access links of a dumbbell"),
     Key("scenario", "node", "none", "array of tables", "graph nodes: [[node]] name = ..."),
+    Key("scenario", "wlan", "none", "array of tables", "802.11 cells: [[wlan]] keys below"),
     Key("scenario", "flow", "required", "array of tables", "[[flow]]: flow keys below"),
     Key("node", "name", "required", "name", "node name, used by links' between and "
         "flows' from/to/path"),
@@ -154,6 +159,8 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "dupthresh", "3", "count", "duplicate ACKs for a fast retransmit", 3),
     Key(_TCP, "loss_detection", "dupack", "\"dupack\" | \"rack\"", "SACK loss detection: "
         "RFC 6675 IsLost or RFC 8985 RACK-TLP", "dupack"),
+    Key(_TCP, "recovery_cwnd", "ssthresh", "\"ssthresh\" | \"prr\"", "cwnd in SACK "
+        "recovery: RFC 6675 cwnd = ssthresh or RFC 6937 PRR", "ssthresh"),
     Key(_TCP, "partial_ack_timer", "impatient", "\"impatient\" | \"slow-but-steady\"",
         "RFC 6582 section 4 timer variant", "impatient"),
     Key(_TCP, "min_rto", "1s", "duration", "RTO floor (RFC 6298)", "1s"),
@@ -177,6 +184,46 @@ KEYS: tuple[Key, ...] = (
     Key(_DGRAM, "pareto_shape", "1.5", "number > 1", "shape of pareto periods"),
     Key(_DGRAM, "trace", "required (trace)", "file", "one datagram at each millisecond "
         "timestamp of a Mahimahi-format file"),
+    Key(_TACK, "cc", "bbr", "controller name", "congestion controller (bbr: TCP-TACK)"),
+    Key(_TACK, "cc_params", "none", "table of numbers", "the controller's parameters"),
+    Key(_TACK, "mtu", "1500", "bytes", "largest IP packet"),
+    Key(_TACK, "mss", "mtu - 52", "bytes", "payload per packet"),
+    Key(_TACK, "beta", "4", "TACKs per RTT_min", "beta of f = min(bw/(L*MSS), beta/RTT_min)"),
+    Key(_TACK, "l", "2", "packets per TACK", "L of the TACK frequency (byte-counting regime)"),
+    Key(_TACK, "feedback", "rich", "\"rich\" | \"poor\"",
+        "loss blocks per ACK: as many as fit, or Q = 1"),
+    Key(_TACK, "rcv_buf", "64MiB", "bytes", "receive buffer"),
+    Key(_TACK, "bw_window_rtts", "10", "RTT_min", "receiver's windowed-max rate filter length"),
+    Key(_TACK, "owd_gain", "0.125", "EWMA gain", "smoothing of the relative one-way delay"),
+    Key(_TACK, "max_interval", "200ms", "duration", "longest TACK interval"),
+    Key(_TACK, "initial_delay", "25ms", "duration", "ACK delay before any rate estimate"),
+    Key(_TACK, "rtt_window", "10s", "duration", "sender's RTT_min filter length"),
+    Key(_TACK, "initial_cwnd", "10", "packets", "initial window"),
+    Key(_TACK, "min_rto", "200ms", "duration", "lower bound of the retransmission timeout"),
+    Key(_TACK, "initial_rto", "1s", "duration", "retransmission timeout before an RTT sample"),
+    Key(_WLAN, "name", "wlan, wlan1, ...", "name", "cell name; its links are <name>:<station>"),
+    Key(_WLAN, "standard", "required", "\"802.11b\" | \"802.11g\" | \"802.11n\" | "
+        "\"802.11ac\"", "PHY/MAC preset (the TACK paper's Figure 7 parameters)"),
+    Key(_WLAN, "ap", "required", "node name", "the access point"),
+    Key(_WLAN, "stations", "required", "node names", "the stations associated to it"),
+    Key(_WLAN, "per", "0", "probability", "frame error rate of every station's frames"),
+    Key(_WLAN, "per_station", "none", "table node -> probability", "per-station frame errors"),
+    Key(_WLAN, "cost", "1", "integer", "routing cost of each association"),
+    Key(_WLAN, "slot", "preset", "duration", "DCF slot time"),
+    Key(_WLAN, "sifs", "preset", "duration", "short interframe space"),
+    Key(_WLAN, "aifsn", "preset", "slots", "DIFS/AIFS = SIFS + aifsn * slot"),
+    Key(_WLAN, "cw_min", "preset", "slots", "smallest contention window"),
+    Key(_WLAN, "cw_max", "preset", "slots", "largest contention window"),
+    Key(_WLAN, "retry_limit", "preset", "attempts", "frame dropped after this many"),
+    Key(_WLAN, "mac_overhead", "preset", "bytes", "MAC header + FCS per frame"),
+    Key(_WLAN, "data_rate", "preset", "rate (bit/s)", "PHY rate of data frames"),
+    Key(_WLAN, "control_rate", "preset", "rate (bit/s)", "PHY rate of MAC ACK / Block ACK"),
+    Key(_WLAN, "preamble", "preset", "duration", "PLCP preamble + header time"),
+    Key(_WLAN, "ampdu", "preset", "bool", "A-MPDU aggregation with Block ACK (n/ac)"),
+    Key(_WLAN, "ampdu_frames", "preset", "frames", "most MPDUs per A-MPDU"),
+    Key(_WLAN, "ampdu_bytes", "preset", "bytes", "largest A-MPDU"),
+    Key(_WLAN, "ampdu_time", "preset", "duration", "longest PPDU"),
+    Key(_WLAN, "queue", "preset", "packets or bytes", "each station's transmit queue"),
 )
 
 

@@ -45,7 +45,14 @@ PROBES = {
         {"link": L, "flow": [{**DGRAM, "pattern": "onoff", "on_time": "1s", "off_time": "1s",
                               "on_dist": "pareto", "zz": 1}]},
         {"link": L, "flow": [{**F, "transport": "datagram", "pattern": "trace",
-                              "trace": "traces/onoff.mahi", "zz": 1}]}],
+                              "trace": "traces/onoff.mahi", "zz": 1}]},
+        {"link": L, "flow": [{**F, "transport": "tack", "zz": 1}]}],
+    "wlan": [{"node": [{"name": "ap"}, {"name": "sta"}],
+              "wlan": [{"standard": "802.11g", "ap": "ap", "stations": ["sta"], "zz": 1}],
+              "flow": [{**F, "from": "ap", "to": "sta"}]},
+             {"node": [{"name": "ap"}, {"name": "sta"}],
+              "wlan": [{"standard": "802.11n", "ap": "ap", "stations": ["sta"], "zz": 1}],
+              "flow": [{**F, "from": "ap", "to": "sta"}]}],
 }
 # Read only for a registered transport (none can be registered from Python).
 UNPROBED = {("flow", "params")}

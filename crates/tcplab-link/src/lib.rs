@@ -6,7 +6,8 @@
 //! passed in, so the simulator (virtual clock) and an emulator (wall clock) share the code.
 //!
 //! Every model also implements the [`Medium`] contract (ports, deliveries, drops), which
-//! is how the simulator sees it; [`SharedLink`] is a medium several nodes share.
+//! is how the simulator sees it; [`SharedLink`] is a medium several nodes share, and
+//! [`Wlan`] an 802.11 cell whose nodes contend for one channel.
 
 mod arrivals;
 mod capacity;
@@ -19,6 +20,7 @@ mod opportunities;
 mod params;
 mod shared;
 mod trace;
+pub mod wlan;
 
 pub use capacity::{Capacity, TraceCursor};
 pub use counters::LinkCounters;
@@ -30,9 +32,15 @@ pub use opportunities::{realised_opportunities, to_mahimahi, MAX_OPPORTUNITIES};
 pub use params::{LinkParams, QueueLimit};
 pub use shared::SharedLink;
 pub use trace::{example_traces, DeliveryTrace, OPPORTUNITY_BYTES};
+pub use wlan::{Wlan, WlanParams};
 
 /// What a link needs to know about a packet: its size on the wire.
 pub trait Packet {
     /// Bytes serialised on the link, headers included.
     fn wire_len(&self) -> u32;
+    /// Application payload bytes; 0 marks a pure acknowledgement (an 802.11 cell reports
+    /// the airtime such packets take). Defaults to the whole packet.
+    fn payload_len(&self) -> u32 {
+        self.wire_len()
+    }
 }

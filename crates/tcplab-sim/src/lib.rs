@@ -23,4 +23,6 @@ pub use event::EventQueue;
 pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml};
 pub use results::{Column, Data, Labels, Results, Row, RunInfo, Table, Trace};
 pub use run::{simulate, simulate_tapped, simulate_with, Control};
-pub use scenario::{Duplex, FlowSpec, Hop, LinkChange, LinkSpec, NodeSpec, Sampling, Scenario};
+pub use scenario::{
+    Duplex, FlowSpec, Hop, LinkChange, LinkSpec, NodeSpec, Sampling, Scenario, WlanSpec,
+};

@@ -2,12 +2,14 @@
 //!
 //! A full-duplex link becomes two [`Link`] media (one per direction, each with its own
 //! random stream `link.<name>.fwd` / `.rev`); a half-duplex link becomes one
-//! [`SharedLink`] whose two ports are the link's ends (stream `link.<name>.shared`). A
-//! flow's route is a list of [`Step`]s: which medium, entered at which port, left at which.
+//! [`SharedLink`] whose two ports are the link's ends (stream `link.<name>.shared`); a
+//! WLAN cell becomes one [`Wlan`] whose ports are its access point and stations (stream
+//! `wlan.<name>`), shared by the links of its associations. A flow's route is a list of
+//! [`Step`]s: which medium, entered at which port, left at which.
 
-use crate::scenario::{Duplex, Hop, LinkSpec};
+use crate::scenario::{Duplex, Hop, LinkSpec, Scenario};
 use tcplab_core::{Metrics, Rng, Time};
-use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink};
+use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink, Wlan};
 
 /// A packet as media carry it: where its header is stored ([`crate::packets`]), its size
 /// on the wire, and where it is on its route.
@@ -18,6 +20,8 @@ pub(crate) struct Pkt {
     /// Index in the simulator's step arena of the step it is on.
     pub step: u32,
     pub wire_len: u32,
+    /// Transport payload bytes (what a WLAN aggregates by).
+    pub payload_len: u32,
     /// True for packets of the sink (towards the source).
     pub to_source: bool,
 }
@@ -26,6 +30,10 @@ impl tcplab_link::Packet for Pkt {
     #[inline]
     fn wire_len(&self) -> u32 {
         self.wire_len
+    }
+    #[inline]
+    fn payload_len(&self) -> u32 {
+        self.payload_len
     }
 }
 
@@ -50,6 +58,7 @@ impl Step {
 pub(crate) enum AnyMedium {
     Link(Link<Pkt>),
     Shared(SharedLink<Pkt>),
+    Wlan(Wlan<Pkt>),
 }
 
 macro_rules! dispatch {
@@ -57,6 +66,7 @@ macro_rules! dispatch {
         match $self {
             AnyMedium::Link($m) => $e,
             AnyMedium::Shared($m) => $e,
+            AnyMedium::Wlan($m) => $e,
         }
     };
 }
@@ -80,6 +90,7 @@ impl AnyMedium {
     pub fn drops_on_timeout(&self) -> bool {
         match self {
             AnyMedium::Link(_) | AnyMedium::Shared(_) => false,
+            AnyMedium::Wlan(_) => true,
         }
     }
 
@@ -90,32 +101,62 @@ impl AnyMedium {
     pub fn poll_timeout(&self) -> Option<Time> {
         dispatch!(self, m => Medium::poll_timeout(m))
     }
+    /// Applies a scheduled change (links only: cells have no schedules).
     pub fn set_params(&mut self, now: Time, p: LinkParams) {
-        dispatch!(self, m => m.set_params(now, p))
+        match self {
+            AnyMedium::Link(m) => m.set_params(now, p),
+            AnyMedium::Shared(m) => m.set_params(now, p),
+            AnyMedium::Wlan(_) => unreachable!("WLAN links have no schedule"),
+        }
     }
-    pub fn sample(&mut self, now: Time, out: &mut dyn Metrics) {
-        dispatch!(self, m => Medium::sample(m, 0, now, out))
+    pub fn sample(&mut self, channel: usize, now: Time, out: &mut dyn Metrics) {
+        dispatch!(self, m => Medium::sample(m, channel, now, out))
     }
-    pub fn summary(&self, out: &mut dyn Metrics) {
-        dispatch!(self, m => Medium::summary(m, 0, out))
+    pub fn summary(&self, channel: usize, out: &mut dyn Metrics) {
+        dispatch!(self, m => Medium::summary(m, channel, out))
     }
 }
 
-/// The media of the scenario's links, and how to find them.
+/// One row of the links tables: a channel of a medium.
+pub(crate) struct Channel {
+    pub medium: u32,
+    pub channel: u16,
+    /// The `link` column (the link's or the cell's name) and the `direction` column
+    /// (`fwd`, `rev`, `shared`, or the node a cell's channel belongs to).
+    pub link: String,
+    pub direction: String,
+}
+
+/// The media of the scenario's links and cells, and how to find them.
 pub(crate) struct Wiring {
     pub media: Vec<AnyMedium>,
-    /// Per medium: its link and the `direction` label of its results rows.
-    pub label: Vec<(usize, &'static str)>,
-    /// Per link: the medium of each direction (both the same for a half-duplex link).
+    /// The links tables' rows, in medium order.
+    pub rows: Vec<Channel>,
+    /// Per link: the medium of each direction (one shared medium for half-duplex links and
+    /// WLAN associations).
     pub of_link: Vec<[u32; 2]>,
+    /// Per medium: its link and direction (`usize::MAX` for a WLAN cell, which serves
+    /// several links).
+    pub label: Vec<(usize, &'static str)>,
+    /// Per link: the ports of its `a` and `b` ends on that medium.
+    ports: Vec<[Port; 2]>,
 }
 
 impl Wiring {
-    pub fn new(links: &[LinkSpec], master: u64) -> Wiring {
+    pub fn new(sc: &Scenario, master: u64) -> Wiring {
+        let links = &sc.links;
         let mut w = Wiring {
             media: Vec::with_capacity(links.len() * 2),
-            label: Vec::with_capacity(links.len() * 2),
+            rows: Vec::with_capacity(links.len() * 2),
             of_link: Vec::with_capacity(links.len()),
+            label: Vec::with_capacity(links.len() * 2),
+            ports: vec![[0, 1]; links.len()],
+        };
+        let row = |medium: usize, channel: u16, link: &str, dir: &str| Channel {
+            medium: medium as u32,
+            channel,
+            link: link.to_string(),
+            direction: dir.to_string(),
         };
         for (k, l) in links.iter().enumerate() {
             let id = w.media.len() as u32;
@@ -123,18 +164,51 @@ impl Wiring {
                 Duplex::Full => {
                     for (p, dir) in [(&l.fwd, "fwd"), (&l.rev, "rev")] {
                         let rng = Rng::named(master, &format!("link.{}.{dir}", l.name));
-                        w.media.push(AnyMedium::Link(Link::new(p.clone(), rng)));
+                        w.rows.push(row(w.media.len(), 0, &l.name, dir));
                         w.label.push((k, dir));
+                        w.media.push(AnyMedium::Link(Link::new(p.clone(), rng)));
                     }
                     w.of_link.push([id, id + 1]);
                 }
                 Duplex::Half => {
                     let rng = Rng::named(master, &format!("link.{}.shared", l.name));
+                    w.rows.push(row(w.media.len(), 0, &l.name, "shared"));
+                    w.label.push((k, "shared"));
                     w.media
                         .push(AnyMedium::Shared(SharedLink::new(l.fwd.clone(), 2, rng)));
-                    w.label.push((k, "shared"));
                     w.of_link.push([id, id]);
                 }
+                // Filled in below, once the cells have media.
+                Duplex::Wlan(_) => w.of_link.push([u32::MAX; 2]),
+            }
+        }
+        let mut cell_medium = Vec::with_capacity(sc.wlans.len());
+        for c in &sc.wlans {
+            let id = w.media.len();
+            let rng = Rng::named(master, &format!("wlan.{}", c.name));
+            let mut m = Wlan::new(c.params.clone(), c.nodes.len(), rng);
+            for (port, &per) in c.per.iter().enumerate() {
+                m.set_per(port as Port, per);
+            }
+            for (port, &node) in c.nodes.iter().enumerate() {
+                w.rows
+                    .push(row(id, port as u16, &c.name, &sc.nodes[node].name));
+            }
+            w.media.push(AnyMedium::Wlan(m));
+            w.label.push((usize::MAX, "wlan"));
+            cell_medium.push(id as u32);
+        }
+        for (k, l) in links.iter().enumerate() {
+            if let Duplex::Wlan(c) = l.duplex {
+                let port = |n: usize| {
+                    sc.wlans[c]
+                        .nodes
+                        .iter()
+                        .position(|&x| x == n)
+                        .expect("a cell node") as Port
+                };
+                w.of_link[k] = [cell_medium[c]; 2];
+                w.ports[k] = [port(l.a), port(l.b)];
             }
         }
         w
@@ -144,16 +218,17 @@ impl Wiring {
     pub fn step(&self, links: &[LinkSpec], hop: Hop, reverse: bool) -> Step {
         let forward = hop.forward != reverse;
         let [f, r] = self.of_link[hop.link];
+        let [pa, pb] = self.ports[hop.link];
         match links[hop.link].duplex {
             Duplex::Full => Step {
                 medium: if forward { f } else { r },
                 from: 0,
                 to: 1,
             },
-            Duplex::Half => Step {
+            Duplex::Half | Duplex::Wlan(_) => Step {
                 medium: f,
-                from: if forward { 0 } else { 1 },
-                to: if forward { 1 } else { 0 },
+                from: if forward { pa } else { pb },
+                to: if forward { pb } else { pa },
             },
         }
     }

@@ -130,7 +130,7 @@ pub fn simulate_tapped<'c>(
 ) -> Result<Results, SimError> {
     crate::budget::check_memory(sc)?;
     let master = master_seed(seed, replication);
-    let wiring = Wiring::new(&sc.links, master);
+    let wiring = Wiring::new(sc, master);
     let mut steps = Vec::new();
     let mut flows = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
@@ -468,12 +468,14 @@ impl World<'_, '_> {
         while let Some(body) = self.flows[f].ends[side].poll_transmit(now) {
             self.flows[f].count[dir].sent += 1;
             let wire_len = body.wire_len();
+            let payload_len = body.payload_len();
             let slot = self.packets.put(body);
             self.enqueue(
                 self.steps[first as usize],
                 Pkt {
                     slot,
                     wire_len,
+                    payload_len,
                     flow: f as u32,
                     step: first,
                     to_source: side == SINK,
@@ -539,13 +541,12 @@ impl World<'_, '_> {
             }
         }
         let t = self.now.as_secs_f64();
-        for m in 0..self.wiring.media.len() {
-            let (link, dir) = self.wiring.label[m];
+        for ch in &self.wiring.rows {
             let mut row = self.res.link_series.row();
             row.put("t_s", t.into());
-            row.put("link", self.sc.links[link].name.as_str().into());
-            row.put("direction", dir.into());
-            self.wiring.media[m].sample(self.now, &mut row);
+            row.put("link", ch.link.as_str().into());
+            row.put("direction", ch.direction.as_str().into());
+            self.wiring.media[ch.medium as usize].sample(ch.channel as usize, self.now, &mut row);
         }
     }
 
@@ -599,12 +600,11 @@ impl World<'_, '_> {
     fn collect(&mut self) {
         let end = self.now;
         collect_flows(&mut self.res.flows, self.sc, &self.flows, end);
-        for (m, medium) in self.wiring.media.iter().enumerate() {
-            let (link, dir) = self.wiring.label[m];
+        for ch in &self.wiring.rows {
             let mut row = self.res.links.row();
-            row.put("link", self.sc.links[link].name.as_str().into());
-            row.put("direction", dir.into());
-            medium.summary(&mut row);
+            row.put("link", ch.link.as_str().into());
+            row.put("direction", ch.direction.as_str().into());
+            self.wiring.media[ch.medium as usize].summary(ch.channel as usize, &mut row);
         }
     }
 }

@@ -5,7 +5,7 @@
 //! route, so the simulator never searches for paths while running.
 
 use tcplab_core::Dur;
-use tcplab_link::LinkParams;
+use tcplab_link::{LinkParams, WlanParams};
 use tcplab_transport::TransportSpec;
 
 /// How often time series are sampled.
@@ -35,6 +35,25 @@ pub enum Duplex {
     /// One transmitter both ends take turns on: a shared medium (see
     /// [`tcplab_link::SharedLink`]); only the forward parameters apply.
     Half,
+    /// One association of WLAN cell `i` ([`Scenario::wlans`]): both directions contend
+    /// with every other node of the cell for its one channel. The link's own parameters
+    /// are unused; the cell's apply.
+    Wlan(usize),
+}
+
+/// An 802.11 cell: an access point and its stations on one channel (infrastructure
+/// mode: each station is joined to the access point by a [`Duplex::Wlan`] link, so routes
+/// between stations pass through the access point).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WlanSpec {
+    pub name: String,
+    /// The preset the parameters started from (`"802.11ac"`, ...).
+    pub standard: String,
+    /// The access point first, then the stations: a node's position is its port.
+    pub nodes: Vec<usize>,
+    pub params: WlanParams,
+    /// Per port: the frame error rate of that node's link with the access point.
+    pub per: Vec<f64>,
 }
 
 /// A network node (a host or a router); links and flows refer to nodes by index.
@@ -117,6 +136,8 @@ pub struct Scenario {
     /// Refuse runs estimated to need more heap than this (default: 80 % of the machine).
     pub memory_limit: Option<u64>,
     pub nodes: Vec<NodeSpec>,
+    /// Links between two nodes, the associations of WLAN cells included.
     pub links: Vec<LinkSpec>,
+    pub wlans: Vec<WlanSpec>,
     pub flows: Vec<FlowSpec>,
 }

@@ -16,22 +16,26 @@ mod endpoint;
 mod error;
 pub mod pacing;
 mod packet;
+mod ranges;
 mod rate;
 mod records;
 mod rtt;
+pub mod tack;
 pub mod tcp;
 pub mod timer_rounds;
 pub mod transport;
 
 pub use endpoint::{Endpoint, Progress};
 pub use error::Violation;
+pub use pacing::Pacer;
 pub use packet::{Opaque, Packet};
+pub use ranges::Ranges;
 pub use rate::{RateSample, RateSampler};
 pub use records::{Records, SentRecord};
 pub use rtt::RttEstimator;
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
-    RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot, SenderStats, TcpSpec,
-    ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
+    RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot,
+    SenderStats, TcpSpec, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
 };
 pub use transport::{AnyEndpoint, FlowContext, FlowEndpoints, TransportSpec};

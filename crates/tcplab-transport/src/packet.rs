@@ -6,6 +6,7 @@
 //! needs real bytes (a coded transport checking its decoder) keeps them at the endpoints.
 
 use crate::datagram::Datagram;
+use crate::tack::TackPacket;
 use crate::tcp::Segment;
 
 /// Header fields of a transport registered at run time (see [`crate::transport::register`]).
@@ -28,6 +29,8 @@ pub enum Packet {
     Tcp(Segment),
     /// An unreliable datagram (cross traffic).
     Datagram(Datagram),
+    /// TACK data or acknowledgement.
+    Tack(TackPacket),
     /// A user-registered transport's header.
     Opaque(Opaque),
 }
@@ -39,6 +42,7 @@ impl Packet {
         match self {
             Packet::Tcp(s) => s.wire_len(),
             Packet::Datagram(d) => d.wire_len(),
+            Packet::Tack(t) => t.wire_len(),
             Packet::Opaque(o) => o.wire_len,
         }
     }
@@ -49,6 +53,7 @@ impl Packet {
         match self {
             Packet::Tcp(s) => s.len,
             Packet::Datagram(d) => d.len,
+            Packet::Tack(t) => t.payload_len(),
             Packet::Opaque(_) => 0,
         }
     }

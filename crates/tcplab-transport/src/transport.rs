@@ -10,12 +10,13 @@ use crate::datagram::{DatagramSink, DatagramSource, DatagramSpec};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
+use crate::tack::{TackReceiver, TackSender, TackSpec};
 use crate::tcp::{Receiver, Sender, TcpSpec};
 use std::sync::RwLock;
 use tcplab_core::{Metrics, Rng, Time};
 
 /// Names that select a built-in transport.
-pub const BUILTIN: &[&str] = &["tcp", "datagram"];
+pub const BUILTIN: &[&str] = &["tcp", "datagram", "tack"];
 
 /// What a transport needs to know about the flow it serves.
 #[derive(Clone, Debug)]
@@ -87,6 +88,7 @@ fn lookup(name: &str) -> Result<Factory, String> {
 pub enum TransportSpec {
     Tcp(TcpSpec),
     Datagram(DatagramSpec),
+    Tack(TackSpec),
     /// A transport registered with [`register`].
     User {
         name: String,
@@ -107,6 +109,7 @@ impl TransportSpec {
         match self {
             TransportSpec::Tcp(_) => "tcp",
             TransportSpec::Datagram(_) => "datagram",
+            TransportSpec::Tack(_) => "tack",
             TransportSpec::User { name, .. } => name,
         }
     }
@@ -115,6 +118,7 @@ impl TransportSpec {
     pub fn cc(&self) -> Option<&str> {
         match self {
             TransportSpec::Tcp(t) => Some(&t.cc),
+            TransportSpec::Tack(t) => Some(&t.cc),
             _ => None,
         }
     }
@@ -127,6 +131,14 @@ impl TransportSpec {
                 FlowEndpoints {
                     source: AnyEndpoint::TcpSender(Box::new(s)),
                     sink: AnyEndpoint::TcpReceiver(r),
+                    reliable: true,
+                }
+            }
+            TransportSpec::Tack(t) => {
+                let (s, r) = t.build(ctx.flow)?;
+                FlowEndpoints {
+                    source: AnyEndpoint::TackSender(Box::new(s)),
+                    sink: AnyEndpoint::TackReceiver(Box::new(r)),
                     reliable: true,
                 }
             }
@@ -164,6 +176,8 @@ pub enum AnyEndpoint {
     TcpReceiver(Receiver),
     DatagramSource(DatagramSource),
     DatagramSink(DatagramSink),
+    TackSender(Box<TackSender>),
+    TackReceiver(Box<TackReceiver>),
     User(Box<dyn Endpoint + Send>),
 }
 
@@ -174,6 +188,8 @@ impl std::fmt::Debug for AnyEndpoint {
             AnyEndpoint::TcpReceiver(_) => "TcpReceiver",
             AnyEndpoint::DatagramSource(_) => "DatagramSource",
             AnyEndpoint::DatagramSink(_) => "DatagramSink",
+            AnyEndpoint::TackSender(_) => "TackSender",
+            AnyEndpoint::TackReceiver(_) => "TackReceiver",
             AnyEndpoint::User(_) => "User",
         };
         write!(f, "AnyEndpoint::{kind}")
@@ -187,6 +203,8 @@ macro_rules! dispatch {
             AnyEndpoint::TcpReceiver($e) => $body,
             AnyEndpoint::DatagramSource($e) => $body,
             AnyEndpoint::DatagramSink($e) => $body,
+            AnyEndpoint::TackSender($e) => $body,
+            AnyEndpoint::TackReceiver($e) => $body,
             AnyEndpoint::User($e) => $body,
         }
     };

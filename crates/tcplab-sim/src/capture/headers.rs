@@ -64,8 +64,21 @@ pub fn encode(pkt: &Packet, ends: Endpoints, from_sink: bool) -> Wire {
         Packet::Tcp(s) => tcp(&mut w, s, ends, from_sink),
         Packet::Datagram(d) => udp(&mut w, d, ends),
         Packet::Opaque(o) => opaque(&mut w, o, ends),
+        Packet::Tack(t) => tack(&mut w, t.wire_len(), ends),
     }
     w
+}
+
+/// TACK has no standard wire format: an IPv4 header with the experimental protocol
+/// number and the packet's length; the TACK header itself is not encoded.
+fn tack(w: &mut Wire, wire_len: u32, ends: Endpoints) {
+    ipv4(
+        w,
+        EXPERIMENTAL,
+        wire_len.saturating_sub(IP_HEADER as u32),
+        ends,
+    );
+    w.prefix_len = IP_HEADER;
 }
 
 /// Writes the IPv4 header for a `payload`-byte (transport header included) packet.

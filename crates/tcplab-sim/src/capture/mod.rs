@@ -54,6 +54,9 @@ pub(crate) fn offer(
     packet: &Packet,
 ) {
     let (link, label) = wiring.label[medium];
+    if link == usize::MAX {
+        return; // a WLAN cell: not capturable (check_target refuses its links)
+    }
     let forward = match label {
         "fwd" => true,
         "rev" => false,

@@ -84,6 +84,12 @@ pub fn check_target(sc: &Scenario, link: &str, snaplen: u32) -> Result<usize, Ca
             "pcap: snaplen = {snaplen}: must be from 1 to {MAX_SNAPLEN} bytes"
         )));
     }
+    if matches!(sc.links[k].duplex, Duplex::Wlan(_)) {
+        return Err(CaptureError::Invalid(format!(
+            "pcap: link '{link}' is an 802.11 cell association; capturing a WLAN cell is not \
+             supported yet (capture a wired link on the path)"
+        )));
+    }
     Ok(k)
 }
 
@@ -123,6 +129,7 @@ impl<W: Write> PcapCapture<W> {
         let duplex = match spec.duplex {
             Duplex::Full => "full duplex",
             Duplex::Half => "half duplex (one shared transmitter)",
+            Duplex::Wlan(_) => unreachable!("check_target rejects WLAN links"),
         };
         let mut iface = [None; 2];
         for (i, dir, from, to) in [(0, "fwd", a, b), (1, "rev", b, a)] {

@@ -9,6 +9,7 @@
 //! between = ["a", "b"]     # forward is a -> b; `name` defaults to "a-b"
 //! rate = "10Mbps"          # every link key; `reverse = { ... }` for the b -> a direction
 //! cost = 1                 # routing cost (default 1: fewest hops)
+//! [[wlan]]                 # an 802.11 cell: see wlan.rs
 //! [[flow]]
 //! from = "a"
 //! to = "b"                 # shortest path by cost, or `path = ["a", ..., "b"]`
@@ -17,7 +18,7 @@
 use super::flow::parse_flow;
 use super::link::parse_link;
 use super::topology::Topology;
-use super::{Section, R};
+use super::{wlan, Section, R};
 use crate::routing;
 use crate::scenario::{Hop, LinkSpec, NodeSpec};
 use std::collections::HashMap;
@@ -106,8 +107,13 @@ pub(super) fn parse(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology
         spec.cost = cost;
         links.push(spec);
     }
+    let wlans = wlan::parse(root, &lookup, &nodes, &mut links)?;
     if links.is_empty() {
-        return Err(root.err("link", None, "a graph topology needs [[link]] tables"));
+        return Err(root.err(
+            "link",
+            None,
+            "a graph topology needs [[link]] (or [[wlan]]) tables",
+        ));
     }
 
     let mut flows = Vec::new();
@@ -172,6 +178,7 @@ pub(super) fn parse(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology
     Ok(Topology {
         nodes,
         links,
+        wlans,
         flows,
         origin,
     })

@@ -14,9 +14,11 @@ mod graph;
 mod jitter;
 mod link;
 mod section;
+mod tack;
 mod tcp;
 mod timevar;
 mod topology;
+mod wlan;
 
 use section::Section;
 
@@ -136,6 +138,7 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         memory_limit,
         nodes: topo.nodes,
         links: topo.links,
+        wlans: topo.wlans,
         flows,
     })
 }

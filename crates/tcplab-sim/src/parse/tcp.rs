@@ -6,8 +6,8 @@ use super::{Section, R};
 use tcplab_core::Dur;
 use tcplab_transport::cc;
 use tcplab_transport::{
-    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig, TcpSpec,
-    DATA_HEADER_BYTES,
+    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
+    SenderConfig, TcpSpec, DATA_HEADER_BYTES,
 };
 use toml::Value;
 
@@ -121,6 +121,15 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
             )
         })?;
     }
+    if let Some(c) = f.string("recovery_cwnd")? {
+        s.recovery_cwnd = RecoveryCwnd::parse(c).ok_or_else(|| {
+            f.err(
+                "recovery_cwnd",
+                f.table.get("recovery_cwnd"),
+                "use \"ssthresh\" (RFC 6675) or \"prr\" (RFC 6937)",
+            )
+        })?;
+    }
     if s.loss_detection == LossDetection::Rack && (s.recovery != RecoveryMode::Sack || !r.sack) {
         return Err(f.err(
             "loss_detection",
@@ -138,6 +147,13 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
             "recovery",
             f.table.get("recovery"),
             "\"sack\" recovery needs sack = true at the receiver",
+        ));
+    }
+    if s.recovery_cwnd == RecoveryCwnd::Prr && s.recovery != RecoveryMode::Sack {
+        return Err(f.err(
+            "recovery_cwnd",
+            f.table.get("recovery_cwnd"),
+            "\"prr\" applies to SACK recovery: set recovery = \"sack\" (and sack = true)",
         ));
     }
     if let Some(b) = f.bytes("rcv_buf")? {

@@ -9,7 +9,7 @@
 use super::flow::parse_flow;
 use super::link::parse_link;
 use super::{graph, Section, R};
-use crate::scenario::{Duplex, FlowSpec, Hop, LinkSpec, NodeSpec};
+use crate::scenario::{Duplex, FlowSpec, Hop, LinkSpec, NodeSpec, WlanSpec};
 use tcplab_core::Dur;
 use tcplab_link::LinkParams;
 use toml::Value;
@@ -19,6 +19,7 @@ use toml::Value;
 pub(super) struct Topology {
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
+    pub wlans: Vec<WlanSpec>,
     pub flows: Vec<FlowSpec>,
     pub origin: Vec<usize>,
 }
@@ -35,6 +36,13 @@ pub(super) fn parse(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology
     };
     let has_nodes = root.table.contains_key("node");
     let kind = explicit.unwrap_or(if has_nodes { "graph" } else { "point-to-point" });
+    if kind != "graph" && root.table.contains_key("wlan") {
+        return Err(root.err(
+            "wlan",
+            None,
+            "[[wlan]] cells join named nodes: they need [[node]] tables (a graph topology)",
+        ));
+    }
     if has_nodes && kind != "graph" {
         return Err(root.err(
             "node",
@@ -95,6 +103,7 @@ fn point_to_point(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology> 
     Ok(Topology {
         nodes: vec![node("src"), node("dst")],
         links,
+        wlans: vec![],
         flows,
         origin,
     })
@@ -186,6 +195,7 @@ fn dumbbell(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology> {
     Ok(Topology {
         nodes,
         links,
+        wlans: vec![],
         flows,
         origin,
     })

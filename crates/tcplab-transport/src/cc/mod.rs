@@ -37,6 +37,7 @@ pub use vegas::Vegas;
 pub use wave::Wave;
 pub use westwood::Westwood;
 pub use westwood_plus::WestwoodPlus;
+pub use windowed_max::WindowedMax;
 
 use crate::rate::RateSample;
 use params::default_from_params;

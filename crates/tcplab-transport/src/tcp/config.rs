@@ -67,6 +67,26 @@ impl LossDetection {
     }
 }
 
+/// How cwnd evolves during SACK recovery (RFC 6675 and RACK-TLP recovery).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryCwnd {
+    /// RFC 6675 section 5: cwnd = ssthresh on entry (the controller's reduction), sending
+    /// whenever cwnd − pipe ≥ 1 SMSS.
+    Ssthresh,
+    /// RFC 6937 Proportional Rate Reduction with slow-start reduction bound (Linux, ns-3).
+    Prr,
+}
+
+impl RecoveryCwnd {
+    pub fn parse(s: &str) -> Option<RecoveryCwnd> {
+        match s {
+            "ssthresh" => Some(RecoveryCwnd::Ssthresh),
+            "prr" => Some(RecoveryCwnd::Prr),
+            _ => None,
+        }
+    }
+}
+
 /// Sender settings.
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -81,6 +101,8 @@ pub struct SenderConfig {
     pub partial_ack_timer: PartialAckTimer,
     /// Loss detection of SACK recovery (ignored by the other recovery modes).
     pub loss_detection: LossDetection,
+    /// cwnd during SACK recovery (ignored by Reno and NewReno recovery).
+    pub recovery_cwnd: RecoveryCwnd,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupthresh: u32,
     /// RFC 6298: initial RTO 1 s, minimum 1 s, maximum 60 s, clock granularity G.
@@ -99,6 +121,7 @@ impl Default for SenderConfig {
             recovery: RecoveryMode::NewReno,
             partial_ack_timer: PartialAckTimer::Impatient,
             loss_detection: LossDetection::DupAck,
+            recovery_cwnd: RecoveryCwnd::Ssthresh,
             dupthresh: 3,
             initial_rto: Dur::from_secs(1),
             min_rto: Dur::from_secs(1),

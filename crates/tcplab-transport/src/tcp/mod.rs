@@ -8,6 +8,7 @@
 mod ack_intake;
 mod config;
 mod endpoint;
+mod prr;
 mod rack;
 mod receiver;
 mod recovery;
@@ -22,7 +23,8 @@ mod stats;
 mod transmit;
 
 pub use config::{
-    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig,
+    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
+    SenderConfig,
 };
 pub use endpoint::TcpSpec;
 pub use receiver::Receiver;

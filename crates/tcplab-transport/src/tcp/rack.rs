@@ -396,6 +396,8 @@ impl LossRecovery for RackRecovery {
         if s.snd_una < s.snd_max {
             self.detect(s, now, a.early);
         }
+        let pipe = s.presumed_in_flight();
+        s.prr_on_ack(a.prior_una, a.prior_sacked, pipe);
         self.tlp_on_ack(s, now, a);
     }
 

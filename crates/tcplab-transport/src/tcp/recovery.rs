@@ -24,6 +24,8 @@ pub(super) struct AckSummary {
     pub ack: u64,
     /// snd_una before the ACK.
     pub prior_una: u64,
+    /// SACKed bytes above snd_una before the ACK (for RFC 6937 DeliveredData).
+    pub prior_sacked: u64,
     /// The ACK carried no SACK blocks.
     pub no_sack: bool,
     /// The controller declared the head segment lost on this duplicate ACK.

@@ -15,7 +15,13 @@ pub(super) struct SackRecovery;
 /// RFC 6675 (5): recovery ends when RecoveryPoint is cumulatively acknowledged.
 pub(super) fn exit_at_recovery_point(s: &mut SendState, now: Time, ack: u64) {
     if s.in_recovery && ack >= s.recover.unwrap_or(0) {
-        s.exit_recovery(now, s.w.cwnd);
+        // RFC 6937: recovery ends with cwnd = ssthresh.
+        let cwnd = if s.prr_active() {
+            s.w.ssthresh
+        } else {
+            s.w.cwnd
+        };
+        s.exit_recovery(now, cwnd);
     }
 }
 
@@ -76,6 +82,7 @@ impl LossRecovery for SackRecovery {
         }
         let flight = s.flight_size();
         s.sb.pipe = s.sb.mark_lost_and_pipe(&mut s.recs, mss, flight);
+        s.prr_on_ack(a.prior_una, a.prior_sacked, s.sb.pipe);
     }
 
     /// NextSeg (RFC 6675 section 4) in recovery: lost segments above HighRxt first (rule
@@ -163,6 +170,7 @@ mod tests {
         let a = AckSummary {
             ack: 0,
             prior_una: 0,
+            prior_sacked: 0,
             no_sack: false,
             early: false,
         };

@@ -7,7 +7,8 @@ use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSeg
 use crate::rate::{RateSample, RateSampler};
 use crate::records::Records;
 use crate::rtt::RttEstimator;
-use crate::tcp::config::SenderConfig;
+use crate::tcp::config::{RecoveryCwnd, SenderConfig};
+use crate::tcp::prr::Prr;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
 use tcplab_core::{Dur, Time};
@@ -41,6 +42,8 @@ pub(super) struct SendState {
     pub go_back_n: bool,
     /// The retransmission timer (RFC 6298), see `rto.rs`.
     pub rto_at: Option<Time>,
+    /// RFC 6937 state of the current SACK recovery episode (`recovery_cwnd = "prr"`).
+    pub prr: Prr,
     pub stats: SenderStats,
 }
 
@@ -79,6 +82,7 @@ impl SendState {
             retx_head: false,
             go_back_n: false,
             rto_at: None,
+            prr: Prr::default(),
             stats: SenderStats::default(),
         }
     }
@@ -131,6 +135,7 @@ impl SendState {
             .on_congestion_event(&mut self.w, CongestionEvent::FastRetransmit, now, flight);
         self.recover = Some(self.snd_max);
         self.retx_head = true;
+        self.prr.start(flight);
         if self.cc.fast_recovery() {
             self.in_recovery = true;
             // Recovery's own accounting takes over (Reno: a new loss in go-back-N).
@@ -148,6 +153,26 @@ impl SendState {
         self.in_recovery = false;
         self.w.cwnd = cwnd;
         self.cc.on_recovery_exit(&mut self.w, now);
+    }
+
+    /// PRR governs cwnd: configured, in recovery, and the controller leaves the recovery
+    /// window to the sender (not BBR).
+    pub fn prr_active(&self) -> bool {
+        self.cfg.recovery_cwnd == RecoveryCwnd::Prr
+            && self.in_recovery
+            && self.cc.recovery_inflation()
+    }
+
+    /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt, where DeliveredData is
+    /// the change in snd_una plus the change in SACKed bytes.
+    pub fn prr_on_ack(&mut self, prior_una: u64, prior_sacked: u64, pipe: u64) {
+        if !self.prr_active() {
+            return;
+        }
+        let delivered =
+            (self.snd_una - prior_una + self.sb.sacked_bytes).saturating_sub(prior_sacked);
+        let mss = self.cfg.mss as u64;
+        self.w.cwnd = self.prr.on_ack(delivered, pipe, self.w.ssthresh, mss);
     }
 
     /// Asks the controller whether to resend the segment at snd_una now (early loss

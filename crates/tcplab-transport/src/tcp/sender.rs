@@ -157,6 +157,7 @@ impl Sender {
         }
         self.s.rwnd = seg.wnd;
         let prior_una = self.s.snd_una;
+        let prior_sacked = self.s.sb.sacked_bytes;
         let min_rtt = self.s.rtt.min_rtt();
         let recovery = &mut self.recovery;
         let newly_sacked = self.s.take_sack(now, seg, |idx, rec| {
@@ -181,6 +182,7 @@ impl Sender {
         let summary = AckSummary {
             ack: seg.ack,
             prior_una,
+            prior_sacked,
             no_sack: seg.n_sack == 0,
             early,
         };

@@ -92,6 +92,9 @@ impl Sender {
     pub(super) fn send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
         let s = &mut self.s;
         let seg = s.record_send(now, idx, idle);
+        if s.in_recovery {
+            s.prr.on_sent(seg.len as u64);
+        }
         self.pacer
             .on_sent(now, seg.wire_len() as u64, s.cc.pacing_rate());
         s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);

@@ -1,0 +1,428 @@
+//! The cell as a medium: DCF contention, collisions, retries, aggregation, frame errors.
+//!
+//! **Slots.** The channel alternates between busy periods (a frame exchange, or a
+//! collision and its ACK timeout) and idle periods. An idle period's *slot origin* is the
+//! end of the previous busy period plus AIFS (DIFS); slot `k` starts `k` slots later. A
+//! node with a frame transmits in slot `max(backoff, from_slot)`: its backoff counter, or
+//! the first slot boundary after its frame arrived. Every node's counter counts down in
+//! idle slots whether or not it has a frame (post-backoff), and a busy period takes one
+//! more off every deferring counter: the EDCA rule that lets a counter decrement at the
+//! slot boundary where AIFS ends, which is also what Bianchi's model assumes (a busy
+//! "virtual slot" advances every counter). A node transmits when its slot comes; two or
+//! more in the same slot collide.
+//!
+//! **Outcomes are decided when the PPDU starts**, so each access costs two wake-ups:
+//! the start (contention resolved, counters and queues updated, the next idle period's
+//! origin known) and the delivery of its MPDUs at the end of the PPDU. A success frees
+//! its MPDUs (each may still be lost to the link's PER; a Block ACK reports which) and
+//! resets CW; a collision, or an access whose every MPDU was in error, doubles CW. An MPDU
+//! that used its `retry_limit` attempts is dropped and reported by `poll_dropped`. After
+//! every access the node draws a new backoff from [0, CW].
+
+use super::params::WlanParams;
+use super::station::{Frame, Station, StationCounters};
+use crate::link::Admit;
+use crate::medium::{Delivery, Medium, Port};
+use crate::Packet;
+use std::collections::VecDeque;
+use tcplab_core::{Dur, Metrics, Rng, Time};
+
+/// A-MPDU subframe delimiter.
+const DELIMITER: u64 = 4;
+
+/// An 802.11 cell (see the module docs). Port 0 is the access point by convention; the
+/// model itself treats every node alike.
+#[derive(Debug)]
+pub struct Wlan<P> {
+    p: WlanParams,
+    difs: Dur,
+    /// SIFS + the ACK / Block ACK airtime (also the ACK timeout after a failure).
+    response: Dur,
+    sta: Vec<Station<P>>,
+    /// Frame error rate of each node's link with the access point.
+    per: Vec<f64>,
+    origin: Time,
+    next_tx: Option<Time>,
+    deliveries: VecDeque<(Time, Delivery<P>)>,
+    dropped: Vec<P>,
+    /// Scratch space, reused on every access.
+    winners: Vec<usize>,
+    batch: Vec<Frame<P>>,
+    keep: Vec<Frame<P>>,
+    rng: Rng,
+    /// Channel time in busy periods, and the part lost to collisions.
+    busy: Dur,
+    collision_time: Dur,
+}
+
+impl<P: Packet> Wlan<P> {
+    /// A cell of `ports` nodes with parameters `p` (validated with
+    /// [`WlanParams::validate`]); `rng` draws backoffs and frame errors.
+    pub fn new(p: WlanParams, ports: usize, rng: Rng) -> Self {
+        assert!(
+            ports >= 2,
+            "a cell has an access point and at least one station"
+        );
+        debug_assert!(p.validate().is_ok(), "{:?}", p.validate());
+        Wlan {
+            difs: p.difs(),
+            response: p.sifs + p.response_airtime(),
+            sta: (0..ports).map(|_| Station::new(ports, p.cw_min)).collect(),
+            per: vec![p.per; ports],
+            origin: Time::ZERO,
+            next_tx: None,
+            deliveries: VecDeque::new(),
+            dropped: Vec::new(),
+            winners: Vec::with_capacity(ports),
+            batch: Vec::new(),
+            keep: Vec::new(),
+            rng,
+            busy: Dur::ZERO,
+            collision_time: Dur::ZERO,
+            p,
+        }
+    }
+
+    pub fn params(&self) -> &WlanParams {
+        &self.p
+    }
+
+    /// Sets the frame error rate of `port`'s link with the access point.
+    pub fn set_per(&mut self, port: Port, per: f64) {
+        self.per[port as usize] = per;
+    }
+
+    pub fn counters(&self, port: Port) -> &StationCounters {
+        &self.sta[port as usize].c
+    }
+
+    /// Channel time spent in frame exchanges and collisions so far.
+    pub fn busy_time(&self) -> Dur {
+        self.busy
+    }
+
+    pub fn collision_time(&self) -> Dur {
+        self.collision_time
+    }
+
+    /// Packets waiting at `port`.
+    pub fn queued(&self, port: Port) -> u32 {
+        self.sta[port as usize].queued
+    }
+
+    fn per_between(&self, a: usize, b: usize) -> f64 {
+        match (a, b) {
+            (0, x) | (x, 0) => self.per[x],
+            (x, y) => 1.0 - (1.0 - self.per[x]) * (1.0 - self.per[y]),
+        }
+    }
+
+    fn mpdu_bytes(&self, pkt: &P) -> u64 {
+        (pkt.wire_len() + self.p.mac_overhead) as u64
+    }
+
+    /// How many frames of `s`'s queue for `d` the next PPDU carries, its PSDU bytes and
+    /// the bytes of transport ACKs among them.
+    fn aggregate(&self, s: usize, d: usize) -> (usize, u64, u64) {
+        let q = &self.sta[s].queues[d];
+        let first = self.mpdu_bytes(&q[0].pkt);
+        let ack_bytes = |f: &Frame<P>, b: u64| if f.pkt.payload_len() == 0 { b } else { 0 };
+        let Some(a) = self.p.ampdu else {
+            return (1, first, ack_bytes(&q[0], first));
+        };
+        let (mut n, mut bytes, mut acks) = (0usize, 0u64, 0u64);
+        for f in q.iter() {
+            if n as u32 == a.max_frames {
+                break;
+            }
+            let sub = (self.mpdu_bytes(&f.pkt) + DELIMITER).next_multiple_of(4);
+            if n > 0
+                && (bytes + sub > a.max_bytes || self.p.data_phy.duration(bytes + sub) > a.max_time)
+            {
+                break;
+            }
+            n += 1;
+            bytes += sub;
+            acks += ack_bytes(f, sub);
+        }
+        (n, bytes, acks)
+    }
+
+    fn recompute_next(&mut self) {
+        let slot = self.p.slot.0;
+        self.next_tx = self
+            .sta
+            .iter()
+            .filter(|s| s.queued > 0)
+            .map(|s| s.tx_slot())
+            .min()
+            .map(|k| self.origin + Dur(k.saturating_mul(slot)));
+    }
+
+    /// Counts a failed attempt on the first `n` frames of `s`'s queue for `d`; frames out
+    /// of attempts are dropped.
+    fn fail_frames(&mut self, s: usize, d: usize, n: usize) {
+        self.settle(s, d, n, None);
+    }
+
+    /// Takes the first `n` frames of `s`'s queue for `d` off the air: with `arrive`, each
+    /// is delivered then unless a frame error (the link's PER) hits it; without, all
+    /// failed. Failed frames spend an attempt and go back to the head of the queue, or
+    /// are dropped at the retry limit. Returns whether any was delivered.
+    fn settle(&mut self, s: usize, d: usize, n: usize, arrive: Option<Time>) -> bool {
+        let per = if arrive.is_some() {
+            self.per_between(s, d)
+        } else {
+            0.0
+        };
+        let limit = self.p.retry_limit;
+        let Wlan {
+            sta,
+            batch,
+            keep,
+            rng,
+            dropped,
+            deliveries,
+            ..
+        } = self;
+        let st = &mut sta[s];
+        batch.extend(st.queues[d].drain(..n));
+        let mut any = false;
+        for mut f in batch.drain(..) {
+            match arrive {
+                Some(at) if per == 0.0 || !rng.chance(per) => {
+                    any = true;
+                    st.queued -= 1;
+                    st.c.delivered_pkts += 1;
+                    st.c.delivered_bytes += f.pkt.wire_len() as u64;
+                    deliveries.push_back((
+                        at,
+                        Delivery {
+                            to: d as Port,
+                            pkt: f.pkt,
+                        },
+                    ));
+                }
+                _ => {
+                    if arrive.is_some() {
+                        st.c.mpdu_errors += 1;
+                    }
+                    f.attempts += 1;
+                    if f.attempts >= limit {
+                        st.c.dropped_retry += 1;
+                        st.queued -= 1;
+                        dropped.push(f.pkt);
+                    } else {
+                        keep.push(f);
+                    }
+                }
+            }
+        }
+        for f in keep.drain(..).rev() {
+            st.queues[d].push_front(f);
+        }
+        if any {
+            st.rr = (d + 1) % st.queues.len();
+        }
+        any
+    }
+
+    /// A node's CW after an access: reset on success, doubled (up to CWmax) on failure;
+    /// then a fresh backoff.
+    fn after_access(&mut self, s: usize, success: bool) {
+        let st = &mut self.sta[s];
+        st.cw = if success {
+            self.p.cw_min
+        } else {
+            (2 * st.cw + 1).min(self.p.cw_max)
+        };
+        st.draw_backoff(&mut self.rng);
+    }
+
+    /// Resolves the contention of the slot starting at `t`.
+    fn transmit(&mut self, t: Time) {
+        let k = (t - self.origin).0 / self.p.slot.0;
+        self.winners.clear();
+        for (i, s) in self.sta.iter().enumerate() {
+            if s.queued > 0 && s.tx_slot() == k {
+                self.winners.push(i);
+            }
+        }
+        for (i, s) in self.sta.iter_mut().enumerate() {
+            if self.winners.contains(&i) {
+                continue;
+            }
+            if s.queued > 0 && s.backoff <= k {
+                // Its frame arrived mid-period and the channel turned busy before its
+                // slot: it found the medium busy, so it backs off.
+                s.draw_backoff(&mut self.rng);
+            } else {
+                // k idle slots, and the busy period's boundary decrement.
+                s.backoff = s.backoff.saturating_sub(k + 1);
+            }
+            s.from_slot = 0;
+        }
+        let mut exchange = Dur::ZERO;
+        let collided = self.winners.len() > 1;
+        for w in 0..self.winners.len() {
+            let s = self.winners[w];
+            let d = self.sta[s]
+                .next_destination()
+                .expect("a winner has a frame");
+            let (n, bytes, ack_bytes) = self.aggregate(s, d);
+            let data = self.p.data_phy.duration(bytes);
+            let own = data + self.response;
+            exchange = exchange.max(own);
+            let st = &mut self.sta[s];
+            let retries = st.queues[d]
+                .iter()
+                .take(n)
+                .filter(|f| f.attempts > 0)
+                .count();
+            let c = &mut st.c;
+            c.accesses += 1;
+            c.mpdus_sent += n as u64;
+            c.retries += retries as u64;
+            c.airtime += own;
+            c.ack_airtime += Dur((own.0 as u128 * ack_bytes as u128 / bytes as u128) as u64);
+            if collided {
+                c.collisions += 1;
+                self.fail_frames(s, d, n);
+                self.after_access(s, false);
+            } else {
+                self.sta[s].c.ampdu_frames += n as u64;
+                let ok = self.settle(s, d, n, Some(t + data));
+                self.after_access(s, ok);
+            }
+        }
+        self.busy += exchange;
+        if collided {
+            self.collision_time += exchange;
+        }
+        self.origin = t + exchange + self.difs;
+        self.recompute_next();
+    }
+}
+
+impl<P: Packet> Medium<P> for Wlan<P> {
+    fn ports(&self) -> usize {
+        self.sta.len()
+    }
+
+    fn handle_packet(&mut self, now: Time, from: Port, to: Port, pkt: P) -> Admit {
+        let (from, to) = (from as usize, to as usize);
+        debug_assert!(from != to && to < self.sta.len(), "bad addressing");
+        let limit = self.p.queue as usize;
+        let st = &mut self.sta[from];
+        st.c.offered_pkts += 1;
+        if st.queues[to].len() >= limit {
+            st.c.dropped_queue += 1;
+            return Admit::DroppedQueue;
+        }
+        st.queues[to].push_back(Frame { pkt, attempts: 0 });
+        st.queued += 1;
+        st.c.max_queue_pkts = st.c.max_queue_pkts.max(st.queued as u64);
+        if st.queued == 1 {
+            if now < self.origin {
+                // Busy, or not yet idle for AIFS: the station defers and backs off.
+                if st.backoff == 0 {
+                    st.draw_backoff(&mut self.rng);
+                }
+                st.from_slot = 0;
+            } else {
+                st.from_slot = (now - self.origin).0.div_ceil(self.p.slot.0);
+            }
+            let t = self.origin + Dur(st.tx_slot().saturating_mul(self.p.slot.0));
+            if self.next_tx.is_none_or(|n| t < n) {
+                self.next_tx = Some(t);
+            }
+        }
+        Admit::Queued
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        if let Some(t) = self.next_tx {
+            if t <= now {
+                self.transmit(t);
+            }
+        }
+    }
+
+    #[inline]
+    fn poll_transmit(&mut self, now: Time) -> Option<Delivery<P>> {
+        match self.deliveries.front() {
+            Some(&(t, _)) if t <= now => self.deliveries.pop_front().map(|(_, d)| d),
+            _ => None,
+        }
+    }
+
+    fn poll_dropped(&mut self) -> Option<P> {
+        self.dropped.pop()
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        match (self.deliveries.front(), self.next_tx) {
+            (Some(&(a, _)), Some(b)) => Some(a.min(b)),
+            (Some(&(a, _)), None) => Some(a),
+            (None, b) => b,
+        }
+    }
+
+    fn channels(&self) -> usize {
+        self.sta.len()
+    }
+
+    fn channel_label(&self, i: usize) -> &'static str {
+        if i == 0 {
+            "ap"
+        } else {
+            "station"
+        }
+    }
+
+    fn sample(&mut self, i: usize, _now: Time, out: &mut dyn Metrics) {
+        let s = &self.sta[i];
+        out.put("queue_pkts", (s.queued as u64).into());
+        out.put("delivered_bytes", s.c.delivered_bytes.into());
+        out.put("dropped_queue", s.c.dropped_queue.into());
+        out.put("dropped_retry", s.c.dropped_retry.into());
+        out.put("collisions", s.c.collisions.into());
+        out.put("airtime_s", s.c.airtime.as_secs_f64().into());
+    }
+
+    fn summary(&self, i: usize, out: &mut dyn Metrics) {
+        let c = &self.sta[i].c;
+        let busy = self.busy.as_secs_f64();
+        let share = |d: Dur| {
+            if busy > 0.0 {
+                d.as_secs_f64() / busy
+            } else {
+                0.0
+            }
+        };
+        out.put("offered_pkts", c.offered_pkts.into());
+        out.put("delivered_pkts", c.delivered_pkts.into());
+        out.put("delivered_bytes", c.delivered_bytes.into());
+        out.put("dropped_queue", c.dropped_queue.into());
+        out.put("dropped_retry", c.dropped_retry.into());
+        out.put("max_queue_pkts", c.max_queue_pkts.into());
+        out.put("tx_attempts", c.accesses.into());
+        out.put("collisions", c.collisions.into());
+        out.put("mpdus_sent", c.mpdus_sent.into());
+        out.put("retries", c.retries.into());
+        out.put("mpdu_errors", c.mpdu_errors.into());
+        let successes = c.accesses - c.collisions;
+        out.put(
+            "ampdu_mean",
+            (successes > 0)
+                .then(|| c.ampdu_frames as f64 / successes as f64)
+                .into(),
+        );
+        out.put("airtime_s", c.airtime.as_secs_f64().into());
+        out.put("ack_airtime_s", c.ack_airtime.as_secs_f64().into());
+        out.put("airtime_share", share(c.airtime).into());
+        out.put("ack_airtime_share", share(c.ack_airtime).into());
+        out.put("busy_s", busy.into());
+        out.put("collision_s", self.collision_time.as_secs_f64().into());
+    }
+}

@@ -1,0 +1,24 @@
+//! An 802.11 cell: one shared half-duplex channel, stations contending for it by DCF.
+//!
+//! [`Wlan`] is a [`crate::Medium`] with one port per node (the access point and its
+//! stations). Each node queues what it sends, one FIFO per destination; when the channel
+//! is idle, nodes count down their backoff and the one whose counter expires first sends
+//! a PPDU — one MPDU and an ACK, or an A-MPDU and a Block ACK — whose airtime the PHY
+//! ([`Phy`]) gives. Nodes whose counters expire in the same slot collide. Timing is
+//! decided at `handle_timeout` (contention), not at admission, so the medium costs the
+//! driver two wake-ups per channel access (start of transmission, delivery), however many
+//! MPDUs the access carries. See docs/wlan.md for the model and its calibration.
+
+pub mod bianchi;
+mod medium;
+mod params;
+mod phy;
+mod station;
+
+pub use medium::Wlan;
+pub use params::{
+    Ampdu, WlanParams, CALIBRATED_AMPDU_TIME, HT_MAX_AMPDU_BYTES, PPDU_MAX_TIME, PRESETS,
+    VHT_MAX_AMPDU_BYTES,
+};
+pub use phy::Phy;
+pub use station::StationCounters;

@@ -1,0 +1,201 @@
+//! The parameters of an 802.11 cell and the presets for 802.11b/g/n/ac.
+//!
+//! Every constant is a named field; a preset only fills them in. The presets follow the
+//! TACK paper's Figure 7 (PHY rate 11 / 54 / 300 / 866.7 Mbit/s) with the standard's
+//! timing (IEEE 802.11-2020 Tables 16-4 and 17-21 via ns-3's `wifi-constants`), and are
+//! calibrated so that one saturating UDP flow reaches the paper's UDP baselines
+//! (7 / 26 / 210 / 590 Mbit/s); docs/wlan.md derives each number.
+
+use super::phy::Phy;
+use tcplab_core::Dur;
+
+/// A-MPDU aggregation limits (802.11n/ac): one PPDU carries up to `max_frames` MPDUs
+/// (the Block Ack window), `max_bytes` of A-MPDU and `max_time` of airtime.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ampdu {
+    pub max_frames: u32,
+    pub max_bytes: u64,
+    pub max_time: Dur,
+}
+
+/// Everything the DCF and the PHY of one cell need (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WlanParams {
+    /// The PHY data frames use.
+    pub data_phy: Phy,
+    /// The PHY of control responses (ACK, Block ACK): a basic rate.
+    pub control_phy: Phy,
+    pub slot: Dur,
+    pub sifs: Dur,
+    /// DIFS / AIFS = SIFS + `aifsn` slots (2: DCF's DIFS; 3: EDCA best effort).
+    pub aifsn: u32,
+    /// Contention window bounds in slots: backoff is uniform in [0, CW], CW doubles
+    /// (2·CW + 1) after each failed attempt up to `cw_max`, back to `cw_min` on success.
+    pub cw_min: u32,
+    pub cw_max: u32,
+    /// Transmission attempts per MPDU before it is dropped (dot11ShortRetryLimit: 7).
+    pub retry_limit: u32,
+    /// Bytes added to each IP packet to make an MPDU: MAC header, LLC/SNAP and FCS.
+    pub mac_overhead: u32,
+    /// ACK frame (14) and compressed Block ACK frame (32) sizes in bytes.
+    pub ack_bytes: u32,
+    pub block_ack_bytes: u32,
+    /// A-MPDU aggregation with Block ACK; `None`: one MPDU per access, a normal ACK.
+    pub ampdu: Option<Ampdu>,
+    /// Packets each transmit queue holds (one queue per destination at each node).
+    pub queue: u32,
+    /// Probability that an MPDU is received in error (per station link, both directions).
+    pub per: f64,
+}
+
+/// The names [`WlanParams::preset`] understands.
+pub const PRESETS: &[&str] = &["802.11b", "802.11g", "802.11n", "802.11ac"];
+
+/// 2^(13+7) − 1: the largest VHT A-MPDU (Maximum A-MPDU Length Exponent 7).
+pub const VHT_MAX_AMPDU_BYTES: u64 = 1_048_575;
+/// 2^16 − 1: the largest HT A-MPDU.
+pub const HT_MAX_AMPDU_BYTES: u64 = 65_535;
+/// aPPDUMaxTime of HT/VHT: 5.484 ms.
+pub const PPDU_MAX_TIME: Dur = Dur(5_484_000);
+/// The calibrated A-MPDU airtime cap of the n and ac presets (see docs/wlan.md).
+pub const CALIBRATED_AMPDU_TIME: Dur = Dur(550_000);
+
+impl WlanParams {
+    /// The DIFS (AIFS): SIFS + `aifsn` slots.
+    pub fn difs(&self) -> Dur {
+        self.sifs + Dur(self.slot.0 * self.aifsn as u64)
+    }
+
+    /// A preset by name (see [`PRESETS`]).
+    pub fn preset(name: &str) -> Option<WlanParams> {
+        let us = Dur::from_micros;
+        let common = WlanParams {
+            data_phy: Phy::legacy_ofdm(54, Dur::ZERO),
+            control_phy: Phy::legacy_ofdm(24, Dur::ZERO),
+            slot: us(9),
+            sifs: us(16),
+            aifsn: 2,
+            cw_min: 15,
+            cw_max: 1023,
+            retry_limit: 7,
+            mac_overhead: 24 + 8 + 4,
+            ack_bytes: 14,
+            block_ack_bytes: 32,
+            ampdu: None,
+            queue: 1000,
+            per: 0.0,
+        };
+        Some(match name {
+            // DSSS/CCK 11 Mbit/s with the short PLCP (72 + 24 µs); ACKs at 2 Mbit/s (the
+            // highest basic rate of the usual {1, 2} basic set); slot 20, SIFS 10, CWmin 31.
+            "802.11b" => WlanParams {
+                data_phy: Phy::Dsss {
+                    rate_bps: 11_000_000,
+                    plcp: us(96),
+                },
+                control_phy: Phy::Dsss {
+                    rate_bps: 2_000_000,
+                    plcp: us(96),
+                },
+                slot: us(20),
+                sifs: us(10),
+                cw_min: 31,
+                ..common
+            },
+            // ERP-OFDM 54 Mbit/s, 6 µs signal extension, short slot, SIFS 10; ACKs at 24
+            // Mbit/s; CWmin 31 (ERP's aCWmin in a BSS open to 802.11b clients, as Linux
+            // mac80211 configures outside pure-G mode): the calibrated choice.
+            "802.11g" => WlanParams {
+                data_phy: Phy::legacy_ofdm(54, us(6)),
+                control_phy: Phy::legacy_ofdm(24, us(6)),
+                sifs: us(10),
+                cw_min: 31,
+                ..common
+            },
+            // HT MCS15: 2 streams, 64-QAM 5/6, 40 MHz, 400 ns GI = 300 Mbit/s; HT-mixed
+            // preamble 16 + 4 + 8 + 4·(1 + 2) = 40 µs; 5 GHz timing; QoS data frames (26-byte
+            // header); EDCA best effort (AIFSN 3); A-MPDU up to 64 frames and 65,535 bytes.
+            "802.11n" => WlanParams {
+                data_phy: Phy::Ofdm {
+                    preamble: us(40),
+                    symbol: Dur(3_600),
+                    bits_per_symbol: 1080,
+                    encoders: 1,
+                    signal_ext: Dur::ZERO,
+                },
+                aifsn: 3,
+                mac_overhead: 26 + 8 + 4,
+                ampdu: Some(Ampdu {
+                    max_frames: 64,
+                    max_bytes: HT_MAX_AMPDU_BYTES,
+                    max_time: CALIBRATED_AMPDU_TIME,
+                }),
+                ..common
+            },
+            // VHT MCS9: 2 streams, 256-QAM 5/6, 80 MHz, 400 ns GI = 866.7 Mbit/s (two BCC
+            // encoders); VHT-SU preamble 16 + 4 + 8 + 4 + 4·2 = 40 µs; A-MPDU up to 64 frames
+            // and 1,048,575 bytes.
+            "802.11ac" => WlanParams {
+                data_phy: Phy::Ofdm {
+                    preamble: us(40),
+                    symbol: Dur(3_600),
+                    bits_per_symbol: 3120,
+                    encoders: 2,
+                    signal_ext: Dur::ZERO,
+                },
+                aifsn: 3,
+                mac_overhead: 26 + 8 + 4,
+                ampdu: Some(Ampdu {
+                    max_frames: 64,
+                    max_bytes: VHT_MAX_AMPDU_BYTES,
+                    max_time: CALIBRATED_AMPDU_TIME,
+                }),
+                ..common
+            },
+            _ => return None,
+        })
+    }
+
+    /// Checks the parameters for consistency; the message names the offending field.
+    pub fn validate(&self) -> Result<(), String> {
+        self.data_phy.validate("data_phy")?;
+        self.control_phy.validate("control_phy")?;
+        if self.slot == Dur::ZERO {
+            return Err("slot: must be > 0".into());
+        }
+        if self.cw_min == 0 || self.cw_max < self.cw_min {
+            return Err("cw_min / cw_max: need 0 < cw_min <= cw_max".into());
+        }
+        if self.retry_limit == 0 {
+            return Err("retry_limit: at least one attempt".into());
+        }
+        if self.queue == 0 {
+            return Err("queue: must hold at least one packet".into());
+        }
+        if !(0.0..1.0).contains(&self.per) {
+            return Err("per: a probability in [0, 1)".into());
+        }
+        if let Some(a) = self.ampdu {
+            if a.max_frames == 0 || a.max_bytes == 0 || a.max_time == Dur::ZERO {
+                return Err("ampdu limits must be > 0".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Airtime of a single-MPDU data PPDU carrying an IP packet of `ip_bytes`.
+    pub fn frame_airtime(&self, ip_bytes: u32) -> Dur {
+        self.data_phy
+            .duration((ip_bytes + self.mac_overhead) as u64)
+    }
+
+    /// The control response to a data PPDU: a Block ACK when aggregating, else an ACK.
+    pub fn response_airtime(&self) -> Dur {
+        let bytes = if self.ampdu.is_some() {
+            self.block_ack_bytes
+        } else {
+            self.ack_bytes
+        };
+        self.control_phy.duration(bytes as u64)
+    }
+}

@@ -1,0 +1,117 @@
+//! TACK flow keys (`transport = "tack"`): controller, β, L, feedback richness, buffers,
+//! the receiver's filters and the sender's timers.
+
+use super::flow::number_params;
+use super::section::MAX_MTU;
+use super::{Section, R};
+use tcplab_core::Dur;
+use tcplab_transport::cc;
+use tcplab_transport::tack::{TackConfig, TackSpec, TACK_DATA_HEADER_BYTES};
+use toml::Value;
+
+fn positive(f: &Section<'_>, k: &str) -> R<Option<Dur>> {
+    let d = f.duration(k)?;
+    if d == Some(Dur::ZERO) {
+        return Err(f.err(k, f.table.get(k), "must be > 0"));
+    }
+    Ok(d)
+}
+
+/// Keys of a flow with `transport = "tack"`; `bytes` comes from the caller.
+pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
+    let cc_name = f.string("cc")?.unwrap_or("bbr").to_string();
+    let cc_params = number_params(f, "cc_params")?;
+    cc::build(&cc_name, &cc_params).map_err(|why| {
+        let key = if why.contains("parameter") {
+            "cc_params"
+        } else {
+            "cc"
+        };
+        f.err(key, if key == "cc" { f.table.get("cc") } else { None }, why)
+    })?;
+    let mut c = TackConfig {
+        total_bytes: bytes,
+        ..TackConfig::default()
+    };
+    let mtu = f.uint("mtu", 68, MAX_MTU as u64)?.unwrap_or(1500) as u32;
+    c.mss = match f.uint("mss", 1, u32::MAX as u64)? {
+        Some(m) => m as u32,
+        None => mtu - TACK_DATA_HEADER_BYTES,
+    };
+    if c.mss + TACK_DATA_HEADER_BYTES > mtu {
+        return Err(f.err(
+            "mss",
+            f.table.get("mss"),
+            format!(
+                "MSS plus {TACK_DATA_HEADER_BYTES} bytes of headers exceeds the MTU of {mtu} bytes"
+            ),
+        ));
+    }
+    if let Some(b) = f.uint("beta", 2, 1000)? {
+        c.beta = b as u32;
+    }
+    if let Some(l) = f.uint("l", 1, 1 << 16)? {
+        c.l = l as u32;
+    }
+    match f.string("feedback")? {
+        None | Some("rich") => c.rich = true,
+        Some("poor") => c.rich = false,
+        Some(other) => {
+            return Err(f.err(
+                "feedback",
+                Some(&Value::String(other.into())),
+                "use \"rich\" (as many loss blocks as fit) or \"poor\" (Q = 1: the first only)",
+            ))
+        }
+    }
+    if let Some(b) = f.bytes("rcv_buf")? {
+        if b < 4 * c.mss as u64 {
+            return Err(f.err(
+                "rcv_buf",
+                f.table.get("rcv_buf"),
+                "must hold at least 4 MSS",
+            ));
+        }
+        c.rcv_buf = b.min(u32::MAX as u64);
+    }
+    if let Some(n) = f.uint("bw_window_rtts", 1, 1000)? {
+        c.bw_window_rtts = n as u32;
+    }
+    match f.get("owd_gain") {
+        None => {}
+        Some(v @ (Value::Float(_) | Value::Integer(_))) => {
+            let g = v
+                .as_float()
+                .or(v.as_integer().map(|i| i as f64))
+                .unwrap_or(0.0);
+            if !(g > 0.0 && g <= 1.0) {
+                return Err(f.err("owd_gain", Some(v), "an EWMA gain in (0, 1]"));
+            }
+            c.owd_gain = g;
+        }
+        Some(v) => return Err(f.err("owd_gain", Some(v), "expected a number in (0, 1]")),
+    }
+    if let Some(d) = positive(f, "max_interval")? {
+        c.max_interval = d;
+    }
+    if let Some(d) = positive(f, "initial_delay")? {
+        c.initial_delay = d;
+    }
+    if let Some(d) = positive(f, "rtt_window")? {
+        c.rtt_window = d;
+    }
+    if let Some(v) = f.uint("initial_cwnd", 1, 1 << 20)? {
+        c.initial_cwnd = v as u32;
+    }
+    if let Some(d) = f.duration("min_rto")? {
+        c.min_rto = d;
+    }
+    if let Some(d) = positive(f, "initial_rto")? {
+        c.initial_rto = d;
+    }
+    Ok(TackSpec {
+        cc: cc_name,
+        cc_params,
+        cfg: c,
+    })
+}

@@ -1,0 +1,294 @@
+//! `[[wlan]]` tables: an 802.11 cell joining an access point and its stations.
+//!
+//! ```toml
+//! [[wlan]]
+//! name = "wlan"                # default "wlan" (then "wlan1", ...)
+//! standard = "802.11ac"        # a preset: 802.11b, 802.11g, 802.11n, 802.11ac
+//! ap = "ap"
+//! stations = ["sta1", "sta2"]
+//! per = "1%"                   # frame error rate of every station's link
+//! per_station = { sta2 = "5%" }
+//! # any constant of the preset: slot, sifs, aifsn, cw_min, cw_max, retry_limit,
+//! # data_rate, preamble, control_rate, mac_overhead, ampdu, ampdu_frames,
+//! # ampdu_bytes, ampdu_time, queue, cost
+//! ```
+//!
+//! Each station becomes a link `<name>:<station>` between the access point and it
+//! ([`Duplex::Wlan`]), so routing and explicit paths treat the cell like any link.
+
+use super::link::parse_queue;
+use super::{Section, R};
+use crate::scenario::{Duplex, LinkSpec, NodeSpec, WlanSpec};
+use tcplab_core::Dur;
+use tcplab_link::wlan::{Ampdu, Phy, PPDU_MAX_TIME, PRESETS};
+use tcplab_link::{LinkParams, QueueLimit, WlanParams};
+use toml::Value;
+
+type Lookup<'a> = dyn Fn(&Section<'_>, &str, &Value, &str) -> R<usize> + 'a;
+
+/// Parses every `[[wlan]]` table; appends one link per association to `links`.
+pub(super) fn parse(
+    root: &Section<'_>,
+    lookup: &Lookup<'_>,
+    nodes: &[NodeSpec],
+    links: &mut Vec<LinkSpec>,
+) -> R<Vec<WlanSpec>> {
+    let mut cells: Vec<WlanSpec> = Vec::new();
+    for (i, w) in root.tables("wlan")?.iter().enumerate() {
+        let name = match w.string("name")? {
+            Some(n) if n.is_empty() || n.contains(':') => {
+                return Err(w.err(
+                    "name",
+                    w.table.get("name"),
+                    "must be non-empty, without ':'",
+                ))
+            }
+            Some(n) => n.to_string(),
+            None if i == 0 => "wlan".to_string(),
+            None => format!("wlan{i}"),
+        };
+        if cells.iter().any(|c| c.name == name) || links.iter().any(|l| l.name == name) {
+            return Err(w.err(
+                "name",
+                w.table.get("name"),
+                "another link or cell has this name",
+            ));
+        }
+        let standard = w.string("standard")?.ok_or_else(|| {
+            w.err(
+                "standard",
+                None,
+                format!("required: one of {}", PRESETS.join(", ")),
+            )
+        })?;
+        let mut params = WlanParams::preset(standard).ok_or_else(|| {
+            w.err(
+                "standard",
+                w.table.get("standard"),
+                format!("unknown standard (use {})", PRESETS.join(", ")),
+            )
+        })?;
+        let ap = match w.get("ap") {
+            Some(v @ Value::String(s)) => lookup(w, "ap", v, s)?,
+            v => return Err(w.err("ap", v, "required: the access point's node name")),
+        };
+        let mut ports = vec![ap];
+        match w.get("stations") {
+            Some(v @ Value::Array(items)) if !items.is_empty() => {
+                for x in items {
+                    let Value::String(s) = x else {
+                        return Err(w.err("stations", Some(v), "node names are strings"));
+                    };
+                    let n = lookup(w, "stations", x, s)?;
+                    if ports.contains(&n) {
+                        let why = if n == ap {
+                            "the access point cannot also be a station"
+                        } else {
+                            "lists a station twice"
+                        };
+                        return Err(w.err("stations", Some(v), why));
+                    }
+                    ports.push(n);
+                }
+            }
+            v => {
+                return Err(w.err(
+                    "stations",
+                    v,
+                    "required: a non-empty list of station node names",
+                ))
+            }
+        }
+        if ports.len() > u16::MAX as usize {
+            return Err(w.err("stations", w.table.get("stations"), "too many stations"));
+        }
+        overrides(w, &mut params)?;
+        params
+            .validate()
+            .map_err(|why| w.err("standard", w.table.get("standard"), why))?;
+        let mut per = vec![params.per; ports.len()];
+        if let Some(t) = w.table("per_station")? {
+            for (k, v) in t.table {
+                let n = lookup(&t, k, v, k)?;
+                let Some(port) = ports.iter().position(|&p| p == n).filter(|&p| p > 0) else {
+                    return Err(t.err(k, Some(v), "not a station of this cell"));
+                };
+                per[port] = t.probability(k)?.expect("present");
+                if per[port] >= 1.0 {
+                    return Err(t.err(k, Some(v), "a frame error rate below 100 %"));
+                }
+            }
+        }
+        let cost = w.uint("cost", 1, u32::MAX as u64)?.unwrap_or(1);
+        w.finish()?;
+        let cell = cells.len();
+        for &sta in &ports[1..] {
+            let p = LinkParams::new(1, Dur::ZERO).with_queue(QueueLimit::Packets(0));
+            let edge = format!("{name}:{}", nodes[sta].name);
+            if links.iter().any(|l| l.name == edge) {
+                return Err(w.err(
+                    "name",
+                    w.table.get("name"),
+                    format!(
+                        "a [[link]] is already called '{edge}', this cell's link to {}",
+                        nodes[sta].name
+                    ),
+                ));
+            }
+            links.push(LinkSpec {
+                name: edge,
+                a: ap,
+                b: sta,
+                duplex: Duplex::Wlan(cell),
+                cost,
+                fwd: p.clone(),
+                rev: p,
+                schedule: vec![],
+            });
+        }
+        cells.push(WlanSpec {
+            name,
+            standard: standard.to_string(),
+            nodes: ports,
+            params,
+            per,
+        });
+    }
+    Ok(cells)
+}
+
+fn micros(w: &Section<'_>, k: &str) -> R<Option<Dur>> {
+    let d = w.duration(k)?;
+    if d == Some(Dur::ZERO) && k == "slot" {
+        return Err(w.err(k, w.table.get(k), "must be > 0"));
+    }
+    Ok(d)
+}
+
+fn small(w: &Section<'_>, k: &str, min: u64, max: u64) -> R<Option<u32>> {
+    Ok(w.uint(k, min, max)?.map(|v| v as u32))
+}
+
+/// A PHY at another rate: DSSS at the rate itself, OFDM with the bits per symbol the rate
+/// gives (rounded to a whole number).
+fn at_rate(w: &Section<'_>, k: &str, phy: Phy, rate: u64) -> R<Phy> {
+    if rate == 0 {
+        return Err(w.err(k, w.table.get(k), "a rate must be > 0"));
+    }
+    Ok(match phy {
+        Phy::Dsss { plcp, .. } => Phy::Dsss {
+            rate_bps: rate,
+            plcp,
+        },
+        Phy::Ofdm {
+            preamble,
+            symbol,
+            encoders,
+            signal_ext,
+            ..
+        } => Phy::Ofdm {
+            preamble,
+            symbol,
+            bits_per_symbol: ((rate as f64 * symbol.as_secs_f64()).round() as u32).max(1),
+            encoders,
+            signal_ext,
+        },
+    })
+}
+
+/// Applies the constants a `[[wlan]]` table overrides.
+fn overrides(w: &Section<'_>, p: &mut WlanParams) -> R<()> {
+    if let Some(d) = micros(w, "slot")? {
+        p.slot = d;
+    }
+    if let Some(d) = micros(w, "sifs")? {
+        p.sifs = d;
+    }
+    if let Some(v) = small(w, "aifsn", 1, 15)? {
+        p.aifsn = v;
+    }
+    if let Some(v) = small(w, "cw_min", 1, 32767)? {
+        p.cw_min = v;
+    }
+    if let Some(v) = small(w, "cw_max", 1, 32767)? {
+        p.cw_max = v;
+    }
+    if p.cw_max < p.cw_min {
+        return Err(w.err("cw_max", w.table.get("cw_max"), "must be >= cw_min"));
+    }
+    if let Some(v) = small(w, "retry_limit", 1, 255)? {
+        p.retry_limit = v;
+    }
+    if let Some(v) = small(w, "mac_overhead", 0, 1000)? {
+        p.mac_overhead = v;
+    }
+    if let Some(r) = w.rate("data_rate")? {
+        p.data_phy = at_rate(w, "data_rate", p.data_phy, r)?;
+    }
+    if let Some(r) = w.rate("control_rate")? {
+        p.control_phy = at_rate(w, "control_rate", p.control_phy, r)?;
+    }
+    if let Some(d) = w.duration("preamble")? {
+        match &mut p.data_phy {
+            Phy::Dsss { plcp, .. } => *plcp = d,
+            Phy::Ofdm { preamble, .. } => *preamble = d,
+        }
+    }
+    match w.boolean("ampdu")? {
+        Some(false) => p.ampdu = None,
+        Some(true) if p.ampdu.is_none() => {
+            return Err(w.err(
+                "ampdu",
+                w.table.get("ampdu"),
+                "this standard has no A-MPDU aggregation (802.11n and 802.11ac do)",
+            ))
+        }
+        _ => {}
+    }
+    let keys = ["ampdu_frames", "ampdu_bytes", "ampdu_time"];
+    if p.ampdu.is_none() {
+        if let Some(k) = keys.iter().find(|k| w.table.contains_key(**k)) {
+            return Err(w.err(k, w.table.get(*k), "no A-MPDU aggregation in this cell"));
+        }
+    }
+    if let Some(a) = p.ampdu.as_mut() {
+        if let Some(v) = small(w, "ampdu_frames", 1, 256)? {
+            a.max_frames = v;
+        }
+        if let Some(b) = w.bytes("ampdu_bytes")? {
+            if b == 0 {
+                return Err(w.err("ampdu_bytes", w.table.get("ampdu_bytes"), "must be > 0"));
+            }
+            a.max_bytes = b;
+        }
+        if let Some(d) = w.duration("ampdu_time")? {
+            if d == Dur::ZERO || d > PPDU_MAX_TIME {
+                return Err(w.err(
+                    "ampdu_time",
+                    w.table.get("ampdu_time"),
+                    "must be > 0 and at most aPPDUMaxTime (5.484ms)",
+                ));
+            }
+            *a = Ampdu { max_time: d, ..*a };
+        }
+    }
+    if let Some(q) = parse_queue(w, "queue")? {
+        p.queue = match q {
+            QueueLimit::Packets(n) if n > 0 => n,
+            _ => {
+                return Err(w.err(
+                    "queue",
+                    w.table.get("queue"),
+                    "a cell's queues are counted in packets, e.g. \"1000pkt\" (at least 1)",
+                ))
+            }
+        };
+    }
+    if let Some(x) = w.probability("per")? {
+        if x >= 1.0 {
+            return Err(w.err("per", w.table.get("per"), "a frame error rate below 100 %"));
+        }
+        p.per = x;
+    }
+    Ok(())
+}

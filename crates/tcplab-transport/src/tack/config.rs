@@ -1,0 +1,65 @@
+//! TACK settings, with the paper's defaults.
+
+use crate::cc::CcParams;
+use tcplab_core::Dur;
+
+/// Both ends' settings (each reads what concerns it).
+#[derive(Clone, Debug)]
+pub struct TackConfig {
+    /// Payload bytes per packet (default 1448: a 1500-byte MTU less 52 bytes of headers).
+    pub mss: u32,
+    /// Bytes to transfer; `None`: until the writer stops.
+    pub total_bytes: Option<u64>,
+    /// TACKs per RTT_min (β, default 4, at least 2) and full-sized packets per TACK
+    /// (L, default 2).
+    pub beta: u32,
+    pub l: u32,
+    /// TACK-rich (report up to [`super::MAX_GAPS`] gaps) or TACK-poor (Q = 1).
+    pub rich: bool,
+    /// Receive buffer (the window when nothing waits out of order).
+    pub rcv_buf: u64,
+    /// Bandwidth filter length in RTT_min (the paper: 5–10).
+    pub bw_window_rtts: u32,
+    /// EWMA gain of the smoothed one-way delay.
+    pub owd_gain: f64,
+    /// Longest TACK interval in the byte-counting regime.
+    pub max_interval: Dur,
+    /// Before any rate estimate, a lone packet is acknowledged after this.
+    pub initial_delay: Dur,
+    /// The sender's RTT_min filter length (τ ≤ 10 s).
+    pub rtt_window: Dur,
+    pub initial_cwnd: u32,
+    /// Retransmission timeout bounds (the timeout is the last resort: TACKs repeat losses).
+    pub min_rto: Dur,
+    pub initial_rto: Dur,
+}
+
+impl Default for TackConfig {
+    fn default() -> Self {
+        TackConfig {
+            mss: 1500 - super::TACK_DATA_HEADER_BYTES,
+            total_bytes: None,
+            beta: 4,
+            l: 2,
+            rich: true,
+            rcv_buf: 64 * 1024 * 1024,
+            bw_window_rtts: 10,
+            owd_gain: 1.0 / 8.0,
+            max_interval: Dur::from_millis(200),
+            initial_delay: Dur::from_millis(25),
+            rtt_window: Dur::from_secs(10),
+            initial_cwnd: 10,
+            min_rto: Dur::from_millis(200),
+            initial_rto: Dur::from_secs(1),
+        }
+    }
+}
+
+/// A TACK flow: its congestion controller and settings.
+#[derive(Clone, Debug)]
+pub struct TackSpec {
+    /// Controller name (default "bbr": TCP-TACK), resolved by [`crate::cc::build`].
+    pub cc: String,
+    pub cc_params: CcParams,
+    pub cfg: TackConfig,
+}

@@ -1,0 +1,145 @@
+//! TACK as an [`Endpoint`]: the sender is the flow's source, the receiver its sink.
+
+use super::config::TackSpec;
+use super::packet::TackPacket;
+use super::receiver::TackReceiver;
+use super::sender::TackSender;
+use crate::cc::{self, CongestionControl};
+use crate::endpoint::{Endpoint, Progress};
+use crate::error::Violation;
+use crate::packet::Packet;
+use tcplab_core::{Dur, Metrics, Time, Value};
+
+impl TackSpec {
+    /// Builds the sender and receiver of flow `flow`.
+    pub fn build(&self, flow: u32) -> Result<(TackSender, TackReceiver), String> {
+        let controller = cc::build(&self.cc, &self.cc_params)?;
+        Ok((
+            TackSender::new(flow, self.cfg.clone(), controller),
+            TackReceiver::new(flow, self.cfg.clone()),
+        ))
+    }
+}
+
+fn secs(d: Option<Dur>) -> Value<'static> {
+    d.map(Dur::as_secs_f64).into()
+}
+
+fn foreign(flow: u32) -> Violation {
+    Violation::ForeignPacket {
+        flow,
+        expected: "TACK",
+    }
+}
+
+impl Endpoint for TackSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
+        match pkt {
+            Packet::Tack(TackPacket::Ack(a)) => {
+                self.handle_ack(now, a);
+                Ok(())
+            }
+            _ => Err(foreign(self.flow())),
+        }
+    }
+    fn handle_timeout(&mut self, now: Time) {
+        TackSender::handle_timeout(self, now)
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        TackSender::poll_transmit(self, now).map(|d| Packet::Tack(TackPacket::Data(d)))
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        TackSender::poll_timeout(self)
+    }
+    fn start(&mut self, now: Time) {
+        TackSender::start(self, now)
+    }
+    fn stop(&mut self, now: Time) {
+        TackSender::stop(self, now)
+    }
+    fn progress(&self) -> Progress {
+        Progress {
+            app_bytes: self.app_bytes(),
+            sent_bytes: self.snd_max(),
+            finished_at: self.stats().acked_all_at,
+        }
+    }
+    fn sample(&self, out: &mut dyn Metrics) {
+        let w = self.window();
+        out.put("cwnd", w.cwnd.into());
+        out.put("srtt_s", secs(self.srtt()));
+        out.put("rtt_s", secs(self.latest_rtt()));
+        out.put("rtt_min_s", secs(self.rtt_min()));
+        out.put("rtt_min_legacy_s", secs(self.rtt_min_legacy()));
+        out.put("rto_s", self.rto().as_secs_f64().into());
+        out.put("in_flight", self.in_flight().into());
+        out.put(
+            "pacing_rate_bps",
+            Some(self.pacing_rate() as f64 * 8.0).into(),
+        );
+        out.put("state", self.controller().metrics(w).state.into());
+        out.put("rtos", self.stats().rtos.into());
+        self.controller().trace(&mut |k, v| out.trace(k, v));
+    }
+    fn summary(&self, out: &mut dyn Metrics) {
+        let s = self.stats();
+        out.put("segments_sent", s.packets_sent.into());
+        out.put("retransmitted_segments", s.retransmissions.into());
+        let ratio = if s.packets_sent > 0 {
+            s.retransmissions as f64 / s.packets_sent as f64
+        } else {
+            0.0
+        };
+        out.put("retransmission_ratio", ratio.into());
+        out.put("rtos", s.rtos.into());
+        out.put("loss_events", s.loss_events.into());
+        out.put("tacks_received", s.tacks_received.into());
+        out.put("iacks_received", s.iacks_received.into());
+        out.put("ack_path_loss", self.ack_path_loss().into());
+        out.put("rtt_min_s", secs(self.rtt_min()));
+        out.put("rtt_min_legacy_s", secs(self.rtt_min_legacy()));
+    }
+}
+
+impl Endpoint for TackReceiver {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
+        match pkt {
+            Packet::Tack(TackPacket::Data(d)) => self.handle_data(now, d),
+            _ => Err(foreign(self.flow())),
+        }
+    }
+    fn handle_timeout(&mut self, now: Time) {
+        TackReceiver::handle_timeout(self, now)
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        TackReceiver::poll_transmit(self, now).map(|a| Packet::Tack(TackPacket::Ack(a)))
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        TackReceiver::poll_timeout(self)
+    }
+    fn progress(&self) -> Progress {
+        Progress {
+            app_bytes: self.rcv_nxt(),
+            sent_bytes: 0,
+            finished_at: self.stats().completed_at,
+        }
+    }
+    fn sample(&self, out: &mut dyn Metrics) {
+        out.put("delivered", self.rcv_nxt().into());
+        out.put("tack_bw_bps", (self.bw() as f64 * 8.0).into());
+        out.put(
+            "tack_hz",
+            self.tack_interval().map(|d| 1.0 / d.as_secs_f64()).into(),
+        );
+    }
+    fn summary(&self, out: &mut dyn Metrics) {
+        let s = self.stats();
+        out.put(
+            "acks_sent",
+            (s.tacks_sent + s.iacks_loss + s.iacks_window).into(),
+        );
+        out.put("tacks_sent", s.tacks_sent.into());
+        out.put("iacks_loss", s.iacks_loss.into());
+        out.put("iacks_window", s.iacks_window.into());
+    }
+}

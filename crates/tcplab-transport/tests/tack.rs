@@ -1,0 +1,215 @@
+//! TACK's receiver and sender, driven directly (sans-IO): the TACK frequency in both
+//! regimes, IACKs on gaps, block lists, and retransmission at most once per RTT.
+
+use tcplab_core::{Dur, Time};
+use tcplab_transport::cc;
+use tcplab_transport::tack::{
+    AckKind, Gap, TackAck, TackConfig, TackData, TackReceiver, TackSender,
+};
+
+const MSS: u32 = 1448;
+
+fn data(pn: u64, seq: u64, sent: Time, rtt_min: Dur) -> TackData {
+    TackData {
+        flow: 0,
+        len: MSS,
+        seq,
+        pn,
+        pn_floor: 0,
+        sent_at: sent,
+        rtt_min_ns: rtt_min.0,
+        fin: false,
+        retransmission: false,
+    }
+}
+
+/// Feeds `secs` of an even stream at `rate_bps` (one-way delay 1 ms) and counts TACKs.
+fn tack_rate(rate_bps: u64, rtt: Dur, beta: u32, l: u32, secs: u64) -> f64 {
+    let cfg = TackConfig {
+        mss: MSS,
+        beta,
+        l,
+        ..TackConfig::default()
+    };
+    let mut r = TackReceiver::new(0, cfg);
+    let gap = Dur::transmission(MSS as u64, rate_bps);
+    let end = Time::ZERO + Dur::from_secs(secs);
+    let (mut t, mut pn) = (Time::ZERO, 0u64);
+    let mut tacks_in_second_half = 0;
+    while t < end {
+        // Timers due before the next arrival.
+        while let Some(w) = r.poll_timeout() {
+            if w > t {
+                break;
+            }
+            r.handle_timeout(w);
+            while let Some(a) = r.poll_transmit(w) {
+                assert_eq!(a.kind, AckKind::Tack);
+                if w.0 * 2 >= end.0 {
+                    tacks_in_second_half += 1;
+                }
+            }
+        }
+        r.handle_data(t, &data(pn, pn * MSS as u64, t - Dur::from_millis(1), rtt))
+            .unwrap();
+        while let Some(a) = r.poll_transmit(t) {
+            assert_eq!(a.kind, AckKind::Tack);
+            if t.0 * 2 >= end.0 {
+                tacks_in_second_half += 1;
+            }
+        }
+        pn += 1;
+        t += gap;
+    }
+    tacks_in_second_half as f64 / (secs as f64 / 2.0)
+}
+
+/// f_tack = min(bw / (L·MSS), β / RTT_min): byte-counting below bdp = β·L·MSS, periodic
+/// above, the two equal at the pivot. With β = 4, L = 2 and RTT_min = 20 ms the pivot is
+/// at bw = β·L·MSS / RTT_min = 4.63 Mbit/s.
+#[test]
+fn frequency_switches_regime_at_the_pivot_bdp() {
+    let rtt = Dur::from_millis(20);
+    let pivot_bps = 4 * 2 * MSS as u64 * 8 * 1000 / 20;
+    for factor in [0.25, 0.5, 1.0, 2.0, 4.0, 16.0] {
+        let rate = (pivot_bps as f64 * factor) as u64;
+        let got = tack_rate(rate, rtt, 4, 2, 4);
+        let bytes_hz = rate as f64 / 8.0 / (2.0 * MSS as f64);
+        let want = bytes_hz.min(4.0 / 0.020);
+        let err = (got - want).abs() / want;
+        assert!(
+            err < 0.03,
+            "{factor}x pivot: {got:.1} Hz, formula {want:.1} Hz"
+        );
+        if factor < 1.0 {
+            assert!(got < 195.0, "byte-counting below the pivot");
+        } else {
+            assert!((got - 200.0).abs() < 6.0, "periodic at or above the pivot");
+        }
+    }
+    // L scales the byte-counting regime only.
+    let low = pivot_bps / 4;
+    let l8 = tack_rate(low, rtt, 4, 8, 4);
+    let want = low as f64 / 8.0 / (8.0 * MSS as f64);
+    assert!((l8 - want).abs() / want < 0.05, "L = 8: {l8} vs {want}");
+}
+
+/// A gap in packet numbers brings an IACK at once, with the second-largest and largest
+/// PNs around the gap; the next TACK lists the gap, TACK-poor only the first.
+#[test]
+fn iack_on_gap_and_block_lists() {
+    for rich in [true, false] {
+        let cfg = TackConfig {
+            mss: MSS,
+            rich,
+            ..TackConfig::default()
+        };
+        let mut r = TackReceiver::new(0, cfg);
+        let rtt = Dur::from_millis(40);
+        let t = |ms| Time::ZERO + Dur::from_millis(ms);
+        let mut seen = vec![];
+        for (i, pn) in [0u64, 1, 3, 4, 7, 8, 12].into_iter().enumerate() {
+            r.handle_data(t(i as u64), &data(pn, pn * MSS as u64, t(0), rtt))
+                .unwrap();
+            while let Some(a) = r.poll_transmit(t(i as u64)) {
+                seen.push(a);
+            }
+        }
+        let iacks: Vec<&TackAck> = seen
+            .iter()
+            .filter(|a| a.kind == AckKind::IackLoss)
+            .collect();
+        assert_eq!(iacks.len(), 3, "gaps at 2, 5-6, 9-11");
+        // The first: second largest 1, largest 3, the gap {2}.
+        assert_eq!(
+            (iacks[0].base, iacks[0].largest, iacks[0].covered),
+            (1, 3, 3)
+        );
+        assert_eq!(iacks[0].gaps(), &[Gap { start: 1, len: 1 }]);
+        assert_eq!(iacks[2].gaps(), &[Gap { start: 1, len: 3 }]);
+        // Force a TACK: it lists the gaps from the floor up.
+        r.handle_timeout(t(1000));
+        let a = r.poll_transmit(t(1000)).unwrap();
+        assert_eq!(a.kind, AckKind::Tack);
+        assert_eq!((a.base, a.largest), (0, 12));
+        if rich {
+            assert_eq!(
+                a.gaps(),
+                &[
+                    Gap { start: 2, len: 1 },
+                    Gap { start: 5, len: 2 },
+                    Gap { start: 9, len: 3 }
+                ]
+            );
+            assert_eq!(a.covered, 13);
+        } else {
+            assert_eq!(a.gaps(), &[Gap { start: 2, len: 1 }]);
+            assert_eq!(a.covered, 5, "covers 0..=4 only: the rest is unknown");
+        }
+        assert_eq!(a.wire_len(), 64 + 16 * a.n_gaps as u32);
+    }
+}
+
+/// The sender retransmits a reported loss once, ignores repeated reports about the old
+/// transmission, and resends a lost retransmission only one smoothed RTT after it.
+#[test]
+fn retransmits_at_most_once_per_rtt() {
+    let cfg = TackConfig {
+        mss: MSS,
+        total_bytes: Some(20 * MSS as u64),
+        initial_cwnd: 20,
+        ..TackConfig::default()
+    };
+    let mut s = TackSender::new(0, cfg, cc::build("cubic", &Default::default()).unwrap());
+    let t = |ms| Time::ZERO + Dur::from_millis(ms);
+    s.start(t(0));
+    let mut sent = vec![];
+    let mut now = t(0);
+    while sent.len() < 20 {
+        match s.poll_transmit(now) {
+            Some(d) => sent.push(d),
+            None => now = s.poll_timeout().unwrap().max(now),
+        }
+    }
+    // Everything but PN 3 arrived; the receiver's IACK came back 50 ms after sending.
+    let ack = |kind, base, covered, gaps: &[Gap], largest, rcv_nxt| {
+        let mut a = TackAck {
+            kind,
+            base,
+            covered,
+            largest,
+            rcv_nxt,
+            wnd: u32::MAX,
+            ..TackAck::default()
+        };
+        a.gaps[..gaps.len()].copy_from_slice(gaps);
+        a.n_gaps = gaps.len() as u8;
+        a
+    };
+    let gap3 = [Gap { start: 1, len: 1 }];
+    s.handle_ack(
+        t(50),
+        &ack(AckKind::IackLoss, 2, 3, &gap3, 4, 3 * MSS as u64),
+    );
+    let r1 = s.poll_transmit(t(50)).expect("the loss is resent at once");
+    assert!(r1.retransmission && r1.seq == 3 * MSS as u64 && r1.pn == 20);
+    // A TACK repeating the loss of PN 3 (the old transmission) changes nothing.
+    let all = [Gap { start: 3, len: 1 }];
+    s.handle_ack(t(60), &ack(AckKind::Tack, 0, 20, &all, 19, 3 * MSS as u64));
+    assert!(s.poll_transmit(t(60)).is_none());
+    assert_eq!(s.stats().retransmissions, 1);
+    // The retransmission (PN 20) is reported lost right away (by a later probe): it may
+    // go again only one srtt after it left.
+    let srtt = s.srtt().unwrap();
+    let gap20 = [Gap { start: 0, len: 1 }];
+    s.handle_ack(
+        t(70),
+        &ack(AckKind::Tack, 20, 2, &gap20, 21, 3 * MSS as u64),
+    );
+    assert!(s.poll_transmit(t(70)).is_none(), "not within an RTT");
+    let wake = s.poll_timeout().unwrap();
+    assert_eq!(wake, t(50) + srtt);
+    let r2 = s.poll_transmit(wake).expect("resent one srtt later");
+    assert_eq!((r2.seq, r2.pn), (3 * MSS as u64, 21));
+    assert_eq!(s.stats().retransmissions, 2);
+}
