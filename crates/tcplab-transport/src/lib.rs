@@ -7,6 +7,7 @@
 //! same code. Congestion control is pluggable through [`cc::CongestionControl`].
 
 pub mod cc;
+pub mod coded;
 pub mod datagram;
 mod endpoint;
 mod error;

@@ -5,6 +5,7 @@
 //! simulation what matters is which bytes arrive, when and in what order; a transport that
 //! needs real bytes (a coded transport checking its decoder) keeps them at the endpoints.
 
+use crate::coded::CodedPacket;
 use crate::datagram::Datagram;
 use crate::tcp::Segment;
 
@@ -28,6 +29,8 @@ pub enum Packet {
     Tcp(Segment),
     /// An unreliable datagram (cross traffic).
     Datagram(Datagram),
+    /// A coded symbol or a coded transport's acknowledgement (TCP/NC's ACKs are TCP ACKs).
+    Coded(CodedPacket),
     /// A user-registered transport's header.
     Opaque(Opaque),
 }
@@ -39,6 +42,7 @@ impl Packet {
         match self {
             Packet::Tcp(s) => s.wire_len(),
             Packet::Datagram(d) => d.wire_len(),
+            Packet::Coded(c) => c.wire_len(),
             Packet::Opaque(o) => o.wire_len,
         }
     }
@@ -49,6 +53,7 @@ impl Packet {
         match self {
             Packet::Tcp(s) => s.len,
             Packet::Datagram(d) => d.len,
+            Packet::Coded(c) => c.payload_len(),
             Packet::Opaque(_) => 0,
         }
     }

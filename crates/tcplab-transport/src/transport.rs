@@ -6,6 +6,7 @@
 //! `transport = "name"` like a built-in.
 
 use crate::cc::CcParams;
+use crate::coded::{ForwardSink, ForwardSource, ForwardSpec, NcSink, NcSource, NcSpec};
 use crate::datagram::{DatagramSink, DatagramSource, DatagramSpec};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
@@ -15,7 +16,7 @@ use std::sync::RwLock;
 use tcplab_core::{Metrics, Rng, Time};
 
 /// Names that select a built-in transport.
-pub const BUILTIN: &[&str] = &["tcp", "datagram"];
+pub const BUILTIN: &[&str] = &["tcp", "datagram", "tcp-nc", "tcp-forward"];
 
 /// What a transport needs to know about the flow it serves.
 #[derive(Clone, Debug)]
@@ -87,6 +88,10 @@ fn lookup(name: &str) -> Result<Factory, String> {
 pub enum TransportSpec {
     Tcp(TcpSpec),
     Datagram(DatagramSpec),
+    /// TCP/NC: TCP over a random-linear-network-coding layer.
+    TcpNc(Box<NcSpec>),
+    /// TCP-Forward: LT codes under Vegas.
+    Forward(Box<ForwardSpec>),
     /// A transport registered with [`register`].
     User {
         name: String,
@@ -107,6 +112,8 @@ impl TransportSpec {
         match self {
             TransportSpec::Tcp(_) => "tcp",
             TransportSpec::Datagram(_) => "datagram",
+            TransportSpec::TcpNc(_) => "tcp-nc",
+            TransportSpec::Forward(_) => "tcp-forward",
             TransportSpec::User { name, .. } => name,
         }
     }
@@ -115,6 +122,8 @@ impl TransportSpec {
     pub fn cc(&self) -> Option<&str> {
         match self {
             TransportSpec::Tcp(t) => Some(&t.cc),
+            TransportSpec::TcpNc(t) => Some(&t.tcp.cc),
+            TransportSpec::Forward(t) => Some(&t.cc),
             _ => None,
         }
     }
@@ -140,6 +149,22 @@ impl TransportSpec {
                 sink: AnyEndpoint::DatagramSink(DatagramSink::new(ctx.flow, ctx.bytes)),
                 reliable: false,
             },
+            TransportSpec::TcpNc(t) => {
+                let (s, r) = t.build(ctx)?;
+                FlowEndpoints {
+                    source: AnyEndpoint::NcSource(Box::new(s)),
+                    sink: AnyEndpoint::NcSink(Box::new(r)),
+                    reliable: true,
+                }
+            }
+            TransportSpec::Forward(t) => {
+                let (s, r) = t.build(ctx)?;
+                FlowEndpoints {
+                    source: AnyEndpoint::ForwardSource(Box::new(s)),
+                    sink: AnyEndpoint::ForwardSink(Box::new(r)),
+                    reliable: true,
+                }
+            }
             TransportSpec::User { name, params } => {
                 let factory = lookup(name)?;
                 let mut p = params.clone();
@@ -164,6 +189,10 @@ pub enum AnyEndpoint {
     TcpReceiver(Receiver),
     DatagramSource(DatagramSource),
     DatagramSink(DatagramSink),
+    NcSource(Box<NcSource>),
+    NcSink(Box<NcSink>),
+    ForwardSource(Box<ForwardSource>),
+    ForwardSink(Box<ForwardSink>),
     User(Box<dyn Endpoint + Send>),
 }
 
@@ -174,6 +203,10 @@ impl std::fmt::Debug for AnyEndpoint {
             AnyEndpoint::TcpReceiver(_) => "TcpReceiver",
             AnyEndpoint::DatagramSource(_) => "DatagramSource",
             AnyEndpoint::DatagramSink(_) => "DatagramSink",
+            AnyEndpoint::NcSource(_) => "NcSource",
+            AnyEndpoint::NcSink(_) => "NcSink",
+            AnyEndpoint::ForwardSource(_) => "ForwardSource",
+            AnyEndpoint::ForwardSink(_) => "ForwardSink",
             AnyEndpoint::User(_) => "User",
         };
         write!(f, "AnyEndpoint::{kind}")
@@ -187,6 +220,10 @@ macro_rules! dispatch {
             AnyEndpoint::TcpReceiver($e) => $body,
             AnyEndpoint::DatagramSource($e) => $body,
             AnyEndpoint::DatagramSink($e) => $body,
+            AnyEndpoint::NcSource($e) => $body,
+            AnyEndpoint::NcSink($e) => $body,
+            AnyEndpoint::ForwardSource($e) => $body,
+            AnyEndpoint::ForwardSink($e) => $body,
             AnyEndpoint::User($e) => $body,
         }
     };
