@@ -10,6 +10,7 @@ Quick use::
 """
 
 from tcplab._tcplab import InvariantError, ScenarioError, SimulationPanic, __version__
+from tcplab.catalog import congestion_controls, scenario_keys, studies, transports
 from tcplab.result import Result
 from tcplab.scenario import Scenario, simulate
 
@@ -21,8 +22,12 @@ __all__ = [
     "SimulationPanic",
     "SweepResult",
     "__version__",
+    "congestion_controls",
+    "scenario_keys",
     "simulate",
+    "studies",
     "sweep",
+    "transports",
 ]
 
 

@@ -45,7 +45,7 @@ text = open(sys.argv[1]).read()
 if sys.argv[2] == "run":
     print(json.dumps(_tcplab.bench_run(sys.argv[1], text, 1)))
 else:
-    _tcplab.check_scenario(sys.argv[1], text=text)
+    _tcplab.parse_scenario(sys.argv[1], text=text)
     print("{}")
 """
 
@@ -69,6 +69,7 @@ def _measure(path: str, repeat: int) -> tuple[float, list]:
 
 
 def run_bench(name: str, repeat: int) -> dict:
+    """Runs benchmark `name` `repeat` times in fresh processes; returns its statistics."""
     if BENCHES[name] is None:
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, f"{name.lower()}.toml")
@@ -99,6 +100,7 @@ def run_bench(name: str, repeat: int) -> dict:
 
 
 def main(args) -> int:
+    """``tcplab bench``: runs the selected benchmarks and prints (or writes) the table."""
     names = [n.strip().upper() for n in args.only.split(",")] if args.only else list(BENCHES)
     unknown = [n for n in names if n not in BENCHES]
     if unknown:
@@ -109,17 +111,23 @@ def main(args) -> int:
         print("tcplab bench: --repeat must be >= 1", file=sys.stderr)
         return 2
     results = []
+    to_stdout = getattr(args, "json", None) == "-"
+    text = not (to_stdout or getattr(args, "quiet", False))
     hdr = (f"{'bench':<5} {'wall min':>10} {'median':>10} {'events':>11} {'events/s':>11} "
            f"{'hops/s':>11} {'peak RSS':>9} {'sim part':>9}")
-    print(hdr)
+    if text:
+        print(hdr)
     for n in names:
         r = run_bench(n, args.repeat)
         results.append(r)
-        print(f"{n:<5} {r['wall_s_min'] * 1e3:>8.2f}ms {r['wall_s_median'] * 1e3:>8.2f}ms "
-              f"{r['events']:>11,} {r['events_per_s'] / 1e6:>9.2f}M/s "
-              f"{r['packet_hops_per_s'] / 1e6:>9.2f}M/s {r['peak_rss_mb']:>7.1f}MB "
-              f"{r['sim_peak_mb']:>7.1f}MB")
-    if args.json:
+        if text:
+            print(f"{n:<5} {r['wall_s_min'] * 1e3:>8.2f}ms {r['wall_s_median'] * 1e3:>8.2f}ms "
+                  f"{r['events']:>11,} {r['events_per_s'] / 1e6:>9.2f}M/s "
+                  f"{r['packet_hops_per_s'] / 1e6:>9.2f}M/s {r['peak_rss_mb']:>7.1f}MB "
+                  f"{r['sim_peak_mb']:>7.1f}MB")
+    if to_stdout:
+        print(json.dumps(results, indent=2))
+    elif args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
     return 0

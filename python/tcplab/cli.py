@@ -3,79 +3,192 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from tcplab import _tcplab
+from tcplab.scenario import MAX_SEED
+
+
+class _Usage(Exception):
+    """A bad command-line value found after parsing (e.g. an --out that cannot be written)."""
+
+
+def _out_dir(a: argparse.Namespace) -> Path | None:
+    """The --out directory, created and proven writable before anything runs."""
+    from tcplab.files import check_out_dir
+
+    if not a.out:
+        return None
+    try:
+        return check_out_dir(a.out)
+    except ValueError as e:
+        raise _Usage(f"argument --out: {e}") from None
+
+
+def _records(df) -> list[dict]:
+    """A DataFrame as JSON-ready records (NaN → null, categories → strings)."""
+    return json.loads(df.to_json(orient="records"))
+
+
+def _emit(a: argparse.Namespace, doc: dict, text: str | None = None) -> None:
+    """Prints `doc` as JSON (--json), else `text` unless --quiet."""
+    if a.json:
+        print(json.dumps(doc, indent=2, default=str))
+    elif text is not None and not a.quiet:
+        print(text)
+
+
+def _note(a: argparse.Namespace, msg: str) -> None:
+    """An informational line on stderr (silenced by --quiet and --json)."""
+    if not (a.quiet or a.json):
+        print(msg, file=sys.stderr)
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
     import pandas as pd
 
+    from tcplab.files import read_text
+    from tcplab.manifest import write_manifest
     from tcplab.plot import plot_run
     from tcplab.scenario import Scenario, simulate
 
     sc = Scenario.from_toml(a.scenario)
-    out = Path(a.out) if a.out else None
-    rows = []
+    out = _out_dir(a)
+    runs = []
+    incomplete = 0
+    written_all: list[Path] = []
+    # Each replication is printed and written as it finishes; nothing is held back.
     for rep in range(a.replications):
         res = simulate(sc, seed=a.seed, replication=rep)
-        rows.append(res.summary().assign(replication=rep))
+        written: list[Path] = []
         if out:
             prefix = f"{sc.name}-s{a.seed}-r{rep}-"
-            paths = res.to_parquet(out, prefix=prefix)
-            written = [str(p) for p in paths]
+            written = res.to_parquet(out, prefix=prefix)
             if not a.no_plot:
-                written.append(str(plot_run(res, out / f"{prefix}plot.png")))
-            print(f"wrote {', '.join(written)}", file=sys.stderr)
+                written.append(out / f"{prefix}plot.png")
+                plot_run(res, written[-1])
+            written_all += written
+            _note(a, f"wrote {', '.join(map(str, written))}")
         i = res.info
-        print(
-            f"# {i['scenario']} seed={i['seed']} replication={rep}: simulated "
-            f"{i['end_time_s']:.3f} s, {i['events']} events, digest {i['digest']}"
-        )
-    table = pd.concat(rows, ignore_index=True)
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    return 0
+        if i.get("series_stride", 1) > 1 and not (a.json or a.quiet):
+            print(f"tcplab run: note: the series were thinned to every "
+                  f"{i['series_stride']}th sample to stay within series_rows",
+                  file=sys.stderr)
+        warning = incomplete_warning(res)
+        if warning:
+            incomplete += 1
+            if not a.json:
+                print(f"tcplab run: warning: {warning}", file=sys.stderr)
+        runs.append({**i, "flows": _records(res.flows), "files": written,
+                     "warning": warning})
+        if not (a.json or a.quiet):
+            table = res.summary().assign(replication=rep)
+            with pd.option_context("display.width", 160, "display.max_columns", 20):
+                print(f"# {i['scenario']} seed={i['seed']} replication={rep}: simulated "
+                      f"{i['end_time_s']:.3f} s, {i['events']} events, digest {i['digest']}\n"
+                      + table.to_string(index=False, float_format=lambda x: f"{x:.3f}"),
+                      flush=True)
+    _emit(a, {"runs": runs})
+    if out:
+        write_manifest(out, "run", f"{sc.name}-s{a.seed}", written_all, argv=a.argv,
+                       scenario_file=a.scenario,
+                       scenario_text=read_text(a.scenario), seeds=[a.seed],
+                       replications=a.replications)
+    return 1 if (a.strict and incomplete) else 0
+
+
+def incomplete_warning(res) -> str | None:
+    """Says which flows with a byte count did not complete, and why the run ended; None
+    when every such flow completed."""
+    f = res.flows
+    bad = f[f["bytes_target"].notna() & ~f["completed"].astype(bool)]
+    if not len(bad):
+        return None
+    i = res.info
+    first = bad.iloc[0]
+    return (f"scenario '{i['scenario']}' (seed {i['seed']}, replication {i['replication']}) "
+            f"ended by {i['end_reason']} at {i['end_time_s']:.3f} s with {len(bad)} of "
+            f"{int(f['bytes_target'].notna().sum())} finite flow(s) incomplete (flow "
+            f"'{first['name']}': {int(first['bytes_delivered']):,} of "
+            f"{int(first['bytes_target']):,} B delivered)")
 
 
 def _cmd_check(a: argparse.Namespace) -> int:
     from tcplab.scenario import Scenario
 
     sc = Scenario.from_toml(a.scenario)
-    print(f"ok: {sc!r}")
+    _emit(a, {"ok": True, "source": sc.source, **sc._summary}, f"ok: {sc!r}")
     return 0
 
 
-def run_plan(plan, out: Path | None, workers: int | None, executor: str):
-    """Runs a sweep plan; writes tables and plots under `out`; returns (result, summaries)."""
+def run_plan(plan, out: Path | None, workers: int | None, executor: str, *,
+             plan_file: str = "plan", argv: list[str] | None = None,
+             progress: bool | None = None, **limits):
+    """Checks a sweep plan, runs it, writes tables and plots under `out` (finished runs go
+    to ``<name>-runs.parts/`` as they complete until the table is written); returns
+    (result, summaries, the files written). `limits`: time_limit, memory_limit, client
+    (see `sweep`)."""
+    import shutil
+
     import pandas as pd
 
+    from tcplab.files import inside, read_text
+    from tcplab.manifest import write_manifest
+    from tcplab.plan import check_plan
     from tcplab.plot import plot_summary
-    from tcplab.scenario import Scenario
     from tcplab.sweeps import sweep
 
-    sc = Scenario.from_toml(plan.scenario)
+    sc = check_plan(plan, plan_file)
+    parts = inside(out, f"{plan.name}-runs.parts") if out else None
     res = sweep(sc, plan.grid, seeds=plan.seeds, replications=plan.replications,
-                workers=workers, executor=executor)
+                workers=workers, executor=executor, stream_to=parts, progress=progress,
+                **limits)
+    files: list[Path] = []
     summaries = {}
     for m in plan.metrics:
         if len(res.runs):
             summaries[m] = res.summary(m, level=plan.level)
     if out:
-        res.to_parquet(out, prefix=f"{plan.name}-")
+        files += res.to_parquet(out, prefix=f"{plan.name}-")
+        shutil.rmtree(parts, ignore_errors=True)
         if summaries:
-            pd.concat(summaries.values(), ignore_index=True).to_parquet(
-                out / f"{plan.name}-summary.parquet", index=False)
+            files.append(inside(out, f"{plan.name}-summary.parquet"))
+            pd.concat(summaries.values(), ignore_index=True).to_parquet(files[-1], index=False)
         for i, p in enumerate(plan.plots):
             if len(res.runs) == 0:
                 break
             by = [p.x] + ([p.series] if p.series else [])
             s = res.summary(p.y, level=plan.level, by=by)
             name = f"{plan.name}-{i}-{p.y}-vs-{p.x}".replace("*", "all").replace(".", "_")
-            plot_summary(s, p.x, p.series, out / f"{name}.png", ylabel=p.ylabel,
-                         xlabel=p.xlabel, title=p.title, scale=p.scale)
-    return res, summaries
+            files.append(inside(out, f"{name}.png"))
+            plot_summary(s, p.x, p.series, files[-1], ylabel=p.ylabel, xlabel=p.xlabel,
+                         title=p.title, scale=p.scale)
+        write_manifest(out, "sweep", plan.name, files, argv=argv, plan_file=plan_file,
+                       plan_text=read_text(plan_file) if Path(plan_file).is_file() else None,
+                       scenario_file=str(plan.scenario),
+                       scenario_text=read_text(plan.scenario), seeds=plan.seeds,
+                       replications=plan.replications, executor=executor,
+                       runs=len(res.runs), failures=len(res.failures))
+    return res, summaries, files
+
+
+def readable_summary(s):
+    """A summary table in display units (goodput in Mbit/s, ratios in %), with the unit in
+    the column names and deterministic points shown without an interval."""
+    from tcplab.columns import display
+
+    metric = str(s["metric"].iloc[0])
+    scale, unit = display(metric)
+    t = s.drop(columns=["metric", "level", "half_width", "identical"], errors="ignore").copy()
+    suffix = f" [{unit}]" if unit else ""
+    for c in ("mean", "ci_low", "ci_high"):
+        t[c] = t[c] * scale
+    same = s["identical"].to_numpy(dtype=bool) if "identical" in s else None
+    if same is not None:
+        t.loc[same, ["ci_low", "ci_high"]] = float("nan")
+    return t.rename(columns={c: f"{c}{suffix}" for c in ("mean", "ci_low", "ci_high")})
 
 
 def _cmd_sweep(a: argparse.Namespace) -> int:
@@ -84,17 +197,31 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     from tcplab.plan import load_plan
 
     plan = load_plan(a.plan)
-    out = Path(a.out) if a.out else None
-    res, summaries = run_plan(plan, out, a.workers, a.executor)
+    out = _out_dir(a)
+    limits = {"time_limit": a.time_limit, "memory_limit": a.memory_limit}
+    executor = a.executor
+    if a.dask:
+        executor, limits["client"] = "dask", a.dask
+    res, summaries, files = run_plan(plan, out, a.workers, executor, plan_file=a.plan,
+                                     argv=a.argv,
+                                     progress=False if (a.quiet or a.json) else None,
+                                     **limits)
+    parts = []
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         for m, s in summaries.items():
-            print(f"# {m} (mean, {plan.level:.0%} confidence interval)")
-            print(s.drop(columns=["metric", "level"]).to_string(index=False))
-    if len(res.failures):
+            parts.append(f"# {m} (mean, {plan.level:.0%} confidence interval; an empty "
+                         "interval: every run gave the same value)")
+            parts.append(readable_summary(s).to_string(
+                index=False, na_rep="", float_format=lambda x: f"{x:.4g}"))
+    doc = {"plan": plan.name, "runs": len(res.runs), "failures": _records(res.failures),
+           "summaries": {m: _records(s) for m, s in summaries.items()},
+           "files": [str(p) for p in files]}
+    _emit(a, doc, "\n".join(parts))
+    if len(res.failures) and not a.json:
         print(f"# {len(res.failures)} failed run(s):", file=sys.stderr)
         print(res.failures.to_string(index=False), file=sys.stderr)
     if out:
-        print(f"wrote tables and plots to {out}", file=sys.stderr)
+        _note(a, f"wrote {len(files)} files to {out}")
     return 0 if len(res.runs) else 1
 
 
@@ -104,26 +231,45 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     from tcplab import reproduce
 
     if a.list or not a.study:
-        for name in reproduce.STUDIES:
-            print(f"{name:24} {reproduce.get(name).DESCRIPTION}")
+        studies = {name: reproduce.get(name).DESCRIPTION for name in reproduce.STUDIES}
+        _emit(a, {"studies": studies},
+              "\n".join(f"{n:24} {d}" for n, d in studies.items()))
         return 0
     try:
         study = reproduce.get(a.study)
     except KeyError as e:
         print(f"tcplab reproduce: {e.args[0]}", file=sys.stderr)
         return 2
-    if a.seeds < 1:
-        print("tcplab reproduce: --seeds must be >= 1", file=sys.stderr)
-        return 2
-    out = Path(a.out) / a.study
+    a.out = str(Path(a.out) / a.study)
+    out = _out_dir(a)
     t0 = time.perf_counter()
     paths = study.run(out, seeds=a.seeds, workers=a.workers)
-    print(f"{a.study}: done in {time.perf_counter() - t0:.1f} s; wrote:")
-    for p in paths:
-        print(f"  {p}")
+    secs = time.perf_counter() - t0
+    from tcplab.manifest import write_manifest
+
+    write_manifest(out, "reproduce", a.study, paths, argv=a.argv, study=a.study,
+                   description=study.DESCRIPTION, seeds=list(range(1, a.seeds + 1)),
+                   scenario=getattr(study, "BASE", None))
     tables = out / "tables.md"
-    if tables.exists():
-        print(tables.read_text())
+    text = "\n".join([f"{a.study}: done in {secs:.1f} s; wrote:", *(f"  {p}" for p in paths),
+                      tables.read_text() if tables.exists() else ""])
+    _emit(a, {"study": a.study, "seeds": a.seeds, "seconds": secs,
+              "files": [str(p) for p in paths]}, text)
+    return 0
+
+
+def _cmd_list(a: argparse.Namespace) -> int:
+    from tcplab.catalog import describe, listing
+
+    _emit(a, listing(a.what), describe(a.what))
+    return 0
+
+
+def _cmd_report(a: argparse.Namespace) -> int:
+    from tcplab.report import write_report
+
+    path = write_report(Path(a.dir), Path(a.output) if a.output else None)
+    _emit(a, {"report": str(path)}, f"wrote {path}")
     return 0
 
 
@@ -133,8 +279,50 @@ def _cmd_bench(a: argparse.Namespace) -> int:
     return bench_main(a)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, without the usage block argparse prints first."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _whole(lo: int, hi: int | None = None):
+    """An argparse type: a whole number in [lo, hi]."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if v < lo or (hi is not None and v > hi):
+            span = f"from {lo} to {hi}" if hi is not None else f">= {lo}"
+            raise argparse.ArgumentTypeError(f"must be a whole number {span}, got {text}")
+        return v
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return v
+
+
+def _size(text: str) -> int:
+    try:
+        v = _tcplab.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if v < 1 << 20:
+        raise argparse.ArgumentTypeError(f"must be at least 1MiB, got {text!r}")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    """The argument parser of every subcommand."""
+    p = _Parser(
         prog="tcplab", description="Simulate and compare TCP-style transport protocols."
     )
     p.add_argument("--version", action="version", version=f"tcplab {_tcplab.__version__}")
@@ -142,10 +330,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a scenario file, print per-flow results, write tables")
     r.add_argument("scenario", help="scenario TOML file")
-    r.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
-    r.add_argument("--replications", type=int, default=1, help="runs with this seed")
+    r.add_argument("--seed", type=_whole(0, MAX_SEED), default=1,
+                   help="master seed (default 1)")
+    r.add_argument("--replications", type=_whole(1), default=1, help="runs with this seed")
     r.add_argument("--out", help="directory for Parquet tables and the PNG figure")
     r.add_argument("--no-plot", action="store_true", help="skip the figure")
+    r.add_argument("--strict", action="store_true",
+                   help="exit with status 1 when a flow with a byte count did not complete")
     r.set_defaults(fn=_cmd_run)
 
     c = sub.add_parser("check", help="validate a scenario file")
@@ -155,37 +346,72 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("sweep", help="run a sweep plan (grid x seeds), write tables and plots")
     w.add_argument("plan", help="sweep plan TOML file")
     w.add_argument("--out", help="directory for Parquet tables and PNG plots")
-    w.add_argument("--workers", type=int, help="parallel runs (default: CPU count)")
-    w.add_argument("--executor", choices=["process", "thread", "serial"], default="process")
+    w.add_argument("--workers", type=_whole(1), help="parallel runs (default: CPU count)")
+    w.add_argument("--executor", choices=["process", "thread", "serial", "dask"],
+                   default="process")
+    w.add_argument("--dask", metavar="ADDRESS",
+                   help="run on the Dask scheduler at ADDRESS (pip install 'tcplab[dask]')")
+    w.add_argument("--time-limit", type=_seconds, default=3600.0, metavar="S",
+                   help="wall-clock seconds one run may take (default 3600)")
+    w.add_argument("--memory-limit", type=_size, metavar="SIZE",
+                   help="memory one run may allocate, e.g. 4GiB (default: an equal share "
+                        "of the machine's memory per worker)")
     w.set_defaults(fn=_cmd_sweep)
 
     rp = sub.add_parser("reproduce", help="re-run a published study (data, figures, tables)")
     rp.add_argument("study", nargs="?", help="study name (see --list)")
     rp.add_argument("--list", action="store_true", help="list the studies")
     rp.add_argument("--out", default="results", help="output directory (default results/)")
-    rp.add_argument("--seeds", type=int, default=5, help="runs per point (default 5)")
-    rp.add_argument("--workers", type=int, help="parallel runs (default: CPU count)")
+    rp.add_argument("--seeds", type=_whole(1), default=5, help="runs per point (default 5)")
+    rp.add_argument("--workers", type=_whole(1), help="parallel runs (default: CPU count)")
     rp.set_defaults(fn=_cmd_reproduce)
+
+    ls = sub.add_parser("list", help="controllers, transports, studies and scenario keys")
+    ls.add_argument("what", nargs="?", default="all",
+                    choices=["all", "controllers", "transports", "studies", "keys"])
+    ls.set_defaults(fn=_cmd_list)
+
+    rr = sub.add_parser("report", help="one self-contained HTML page from an output directory")
+    rr.add_argument("dir", help="output directory of tcplab run, sweep or reproduce")
+    rr.add_argument("-o", "--output", help="HTML file to write (default DIR/report.html)")
+    rr.set_defaults(fn=_cmd_report)
 
     b = sub.add_parser("bench", help="time the reference benchmarks B1 and B2")
     b.add_argument("--only", help="comma-separated subset, e.g. B1")
-    b.add_argument("--repeat", type=int, default=3, help="runs per benchmark (default 3)")
-    b.add_argument("--json", help="also write the results as JSON to this file")
+    b.add_argument("--repeat", type=_whole(1), default=3,
+                   help="runs per benchmark (default 3)")
+    b.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                   help="print the results as JSON (or write them to FILE)")
+    b.add_argument("--quiet", action="store_true", help="print nothing but errors")
     b.set_defaults(fn=_cmd_bench)
+    for sp in (r, c, w, rp, ls, rr):
+        sp.add_argument("--json", action="store_true",
+                        help="print a machine-readable JSON summary instead of text")
+        sp.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs the command line; returns the exit status (errors are messages, not tracebacks)."""
     args = build_parser().parse_args(argv)
-    if getattr(args, "replications", 1) < 1:
-        print("tcplab: error: --replications must be >= 1", file=sys.stderr)
-        return 2
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the manifests
     try:
         return args.fn(args)
+    except _Usage as e:
+        print(f"tcplab {args.cmd}: error: {e}", file=sys.stderr)
+        return 2
     except (_tcplab.ScenarioError, _tcplab.InvariantError, _tcplab.SimulationPanic) as e:
         kind = type(e).__name__
         print(f"tcplab: {kind}: {e}", file=sys.stderr)
+        if getattr(args, "json", None) is True:
+            print(json.dumps({"error": kind, "message": str(e)}))
         return 1
+    except (ValueError, OSError, ImportError) as e:  # one line, not a traceback
+        print(f"tcplab {args.cmd}: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"tcplab {args.cmd}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab import _tcplab
+from tcplab.files import inside, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -64,9 +65,7 @@ def load_plan(path: str | Path) -> Plan:
     path = Path(path)
     f = str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise _tcplab.ScenarioError(f"{f}: cannot read the file: {e}") from None
+        data = tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as e:
         raise _tcplab.ScenarioError(f"{f}: TOML syntax error: {e}") from None
     for k in data:
@@ -106,10 +105,62 @@ def load_plan(path: str | Path) -> Plan:
         for k in ("x", "y"):
             if k not in p:
                 raise _err(f, f"plot[{i}].{k}", None, "required")
+        for k in ("x", "y", "series", "title", "xlabel", "ylabel"):
+            if k in p and not isinstance(p[k], str):
+                raise _err(f, f"plot[{i}].{k}", p[k], "must be a string")
+        if "scale" in p and (isinstance(p["scale"], bool)
+                             or not isinstance(p["scale"], (int, float))):
+            raise _err(f, f"plot[{i}].scale", p["scale"], "must be a number (e.g. 1e-6)")
         if p["x"] not in grid:
             raise _err(f, f"plot[{i}].x", p["x"], "must be one of the grid keys")
         if p.get("series") is not None and p["series"] not in grid:
             raise _err(f, f"plot[{i}].series", p["series"], "must be one of the grid keys")
         plots.append(PlotSpec(**p))
-    return Plan(name=data.get("name", path.stem), scenario=scen, grid=grid, seeds=seed_list,
+    name = data.get("name", path.stem)
+    if not isinstance(name, str):
+        raise _err(f, "name", name, "must be a string")
+    try:
+        inside(path.parent, f"{name}-runs.parquet")
+    except ValueError:
+        raise _err(f, "name", name, "prefixes output file names: no '/', '\\' or NUL") from None
+    return Plan(name=name, scenario=scen, grid=grid, seeds=seed_list,
                 replications=reps, level=float(level), metrics=metrics, plots=plots)
+
+
+def check_plan(plan: Plan, file: str = "plan") -> Any:
+    """Checks a plan against its scenario before anything runs; returns the Scenario.
+
+    Every grid value is applied alone to the scenario (a bad unit or key is reported with
+    its grid key), and metrics and plot axes must be numeric columns of the flows table
+    (found from a 1 ms run of the first grid point).
+    """
+    import pandas as pd
+
+    from tcplab.scenario import Scenario, simulate
+
+    sc = Scenario.from_toml(plan.scenario)
+    for k, values in plan.grid.items():
+        for v in values:
+            try:
+                sc.with_values(**{k: v})
+            except _tcplab.ScenarioError as e:
+                raise _err(file, f'grid."{k}"', v, str(e)) from None
+    first = {k: v[0] for k, v in plan.grid.items()}
+    try:
+        probe = simulate(sc.with_values(**{**first, "duration": "1ms", "sample": "off"}),
+                         seed=plan.seeds[0], time_limit=60)
+    except _tcplab.ScenarioError as e:  # a combination the values alone did not show
+        raise _err(file, "grid", first, str(e)) from None
+    flows = probe.flows
+    numeric = sorted(["events", *(c for c in flows.columns
+                                  if c not in ("seed", "replication", "flow")
+                                  and pd.api.types.is_numeric_dtype(flows[c]))])
+    why = f"not a numeric column of the flows table (numeric: {', '.join(numeric)})"
+    for m in plan.metrics:
+        if m not in numeric:
+            raise _err(file, "metrics", m, why)
+    for i, p in enumerate(plan.plots):
+        if p.y not in numeric:
+            raise _err(file, f"plot[{i}].y", p.y, why)
+    return sc
+

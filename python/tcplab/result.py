@@ -1,12 +1,20 @@
-"""Results of one run: Arrow tables with pandas views."""
+"""Results of one run: Arrow tables with pandas and polars views."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from tcplab.columns import with_metadata
+from tcplab.files import inside
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tcplab.scenario import Scenario
 
 #: Columns that identify a row rather than measure something.
 _STAMP = ("scenario", "seed", "replication")
@@ -22,15 +30,20 @@ _ALIASES = {
 
 
 class Result:
-    """Tables of a run. ``tables`` holds pyarrow tables; properties give pandas views.
+    """Tables of a run. ``tables`` holds pyarrow tables (each field carries its unit and
+    description as metadata, see docs/results.md); properties give pandas views and
+    :meth:`to_polars` polars ones.
 
-    Every row carries ``scenario``, ``seed`` and ``replication``.
+    Every row carries ``scenario``, ``seed`` and ``replication``; ``scenario`` (the
+    attribute) is the :class:`tcplab.Scenario` that was run, when known.
     """
 
-    def __init__(self, info: dict[str, Any], batches: dict[str, pa.RecordBatch]):
+    def __init__(self, info: dict[str, Any], batches: dict[str, pa.RecordBatch],
+                 scenario: Scenario | None = None):
         self.info = dict(info)
+        self.scenario = scenario
         self.tables: dict[str, pa.Table] = {
-            k: pa.Table.from_batches([b]) for k, b in batches.items()
+            k: with_metadata(k, pa.Table.from_batches([b])) for k, b in batches.items()
         }
 
     @property
@@ -43,32 +56,49 @@ class Result:
         """One row per link direction: packets sent, delivered and dropped (by cause)."""
         return self.tables["links"].to_pandas()
 
-    def series(self, name: str):
+    def to_polars(self, table: str = "flows"):
+        """A table as a polars DataFrame (needs ``pip install polars``)."""
+        import polars as pl
+
+        if table not in self.tables:
+            raise KeyError(f"unknown table '{table}' (tables: {', '.join(self.tables)})")
+        return pl.from_arrow(self.tables[table])
+
+    def series_table(self, name: str) -> pa.Table:
+        """A time series as a pyarrow table (see :meth:`series`)."""
+        col = _ALIASES.get(name, name)
+        known = []
+        for table, keys in (("flow_series", _FLOW_KEYS), ("link_series", _LINK_KEYS)):
+            t = self.tables[table]
+            if col in t.column_names and col not in keys and col not in _STAMP:
+                return t.select([*_STAMP, *keys, col])
+            known += [c for c in t.column_names if c not in keys and c not in _STAMP]
+        trace = self.tables["cc_trace"]
+        keys = pc.cast(trace["key"], pa.string())
+        if len(trace) and pc.any(pc.equal(keys, col)).as_py():
+            sel = trace.filter(pc.equal(keys, col)).drop_columns(["key"])
+            return sel.rename_columns([col if c == "value" else c for c in sel.column_names])
+        known += sorted(set(keys.to_pylist()))
+        raise KeyError(f"unknown series '{name}' (known: {', '.join(known)})")
+
+    def series(self, name: str, frame: str = "pandas"):
         """A time series as a DataFrame (``t_s``, ``flow`` or ``link``/``direction``, value).
 
         Any column the endpoints or links published: for TCP flows cwnd, ssthresh, srtt,
         rtt, rto, in_flight, delivered, pacing_rate, state, rtos, fast_retransmits; for
         datagram flows sent and delivered; for links queue (packets), queue_bytes,
         delivered_bytes, dropped_queue, dropped_loss, dropped_down. Controller traces
-        (e.g. a Wave ``txtime``) by their key.
+        (e.g. a Wave ``txtime_s``) by their key. ``frame="polars"`` gives a polars
+        DataFrame.
         """
-        col = _ALIASES.get(name, name)
-        for table, keys in (("flow_series", _FLOW_KEYS), ("link_series", _LINK_KEYS)):
-            t = self.tables[table]
-            if col in t.column_names and col not in keys and col not in _STAMP:
-                return t.select([*_STAMP, *keys, col]).to_pandas()
-        trace = self.tables["cc_trace"].to_pandas()
-        keys = set(trace["key"].astype(str).unique()) if len(trace) else set()
-        if col in keys:
-            sel = trace[trace["key"].astype(str) == col]
-            return sel.rename(columns={"value": col}).drop(columns=["key"]).reset_index(drop=True)
-        known = [
-            c
-            for table, ks in (("flow_series", _FLOW_KEYS), ("link_series", _LINK_KEYS))
-            for c in self.tables[table].column_names
-            if c not in ks and c not in _STAMP
-        ]
-        raise KeyError(f"unknown series '{name}' (known: {', '.join([*known, *sorted(keys)])})")
+        t = self.series_table(name)
+        if frame == "polars":
+            import polars as pl
+
+            return pl.from_arrow(t)
+        if frame != "pandas":
+            raise ValueError(f"frame must be 'pandas' or 'polars', not {frame!r}")
+        return t.to_pandas()
 
     def to_parquet(self, out_dir: str | Path, prefix: str = "") -> list[Path]:
         """Writes every table as ``<prefix><table>.parquet``; returns the paths."""
@@ -76,7 +106,7 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         paths = []
         for name, table in self.tables.items():
-            p = out / f"{prefix}{name}.parquet"
+            p = inside(out, f"{prefix}{name}.parquet")
             pq.write_table(table, p)
             paths.append(p)
         return paths
@@ -104,9 +134,35 @@ class Result:
                 out[name] = f[col] * scale
         return out
 
+    def plot(self, **kwargs):
+        """The run figure (see :func:`tcplab.plot.plot_run`); returns the Figure."""
+        from tcplab.plot import plot_run
+
+        return plot_run(self, **kwargs)
+
+    def write_mahimahi(self, link: str, path: str | Path, direction: str = "fwd") -> Path:
+        """Writes the delivery opportunities link `link` offered during this run as a
+        Mahimahi trace (see :func:`tcplab.mahimahi.write_trace`)."""
+        from tcplab.mahimahi import write_trace
+
+        if self.scenario is None:
+            raise ValueError("this result does not know its scenario; use "
+                             "tcplab.mahimahi.write_trace(scenario, ...)")
+        return write_trace(self.scenario, link, path, direction=direction,
+                           until_s=self.info["end_time_s"])
+
     def __repr__(self) -> str:
         i = self.info
         return (
             f"Result({i['scenario']!r}, seed={i['seed']}, replication={i['replication']}, "
             f"flows={self.tables['flows'].num_rows}, events={i['events']})"
         )
+
+    def _repr_html_(self) -> str:
+        i = self.info
+        head = (f"<b>{html.escape(str(i['scenario']))}</b> seed {i['seed']}, replication "
+                f"{i['replication']}: {i['end_time_s']:.3f} s simulated ({i['end_reason']}), "
+                f"{i['events']:,} events, digest <code>{i.get('digest', '')}</code>")
+        table = self.summary().to_html(index=False, float_format=lambda x: f"{x:.3f}",
+                                       na_rep="—", border=0)
+        return f"<div>{head}{table}</div>"

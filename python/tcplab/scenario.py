@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import copy
-import sys
+import html
 from pathlib import Path
 from typing import Any
 
 from tcplab import _tcplab
+from tcplab.files import read_text
 from tcplab.result import Result
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 class Scenario:
@@ -23,30 +19,47 @@ class Scenario:
     reason of any problem as :class:`tcplab.ScenarioError`.
     """
 
-    def __init__(self, data: dict[str, Any], source: str = "<dict>"):
+    def __init__(self, data: dict[str, Any], source: str = "<dict>", *,
+                 _parsed: Any = None):
+        # Parsed and validated once, in Rust; runs, figures and traces reuse the result.
+        # Parsing first also refuses cycles and deep nesting deepcopy would recurse into.
+        if _parsed is None:
+            _parsed, _ = _tcplab.parse_scenario(source, dict=data)
+        self._parsed = _parsed
+        self._summary = _parsed.summary()
         self._data = copy.deepcopy(data)
+        #: Where the scenario came from (a file path or a label), named in error messages.
         self.source = source
-        self._summary = _tcplab.check_scenario(source, dict=self._data)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The parsed form lives in Rust; a copy in another process parses the dict again.
+        return {"data": self._data, "source": self.source}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["data"], state["source"])
 
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
         """Reads a scenario file."""
-        path = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as e:
-            raise _tcplab.ScenarioError(f"{path}: cannot read the file: {e}") from None
-        return cls.from_toml_str(text, source=path)
+        return cls.from_toml_str(read_text(path), source=str(path))
 
     @classmethod
     def from_toml_str(cls, text: str, source: str = "<string>") -> Scenario:
         """Parses scenario TOML text; syntax errors name `source`."""
-        _tcplab.check_scenario(source, text=text)  # precise errors, including syntax
-        return cls(tomllib.loads(text), source=source)
+        text = text.removeprefix("\ufeff")  # a byte order mark
+        parsed, data = _tcplab.parse_scenario(source, text=text)
+        return cls(data, source=source, _parsed=parsed)
 
     @property
     def name(self) -> str:
+        """The scenario's name (its `name` key, or the file stem)."""
         return self._summary["name"]
+
+    @property
+    def links(self) -> list[dict[str, Any]]:
+        """Each link's parameters and scheduled changes, as the simulator resolved them
+        (rates in bit/s, delays in s; see ``tcplab._tcplab.link_timeline``)."""
+        return _tcplab.link_timeline(self._parsed)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -68,6 +81,29 @@ class Scenario:
         s = self._summary
         return f"Scenario({s['name']!r}, flows={s['flows']}, links={s['links']})"
 
+    def _repr_html_(self) -> str:
+        s = self._summary
+        esc = html.escape
+        dur = f", duration {s['duration_s']:g} s" if s.get("duration_s") else ""
+        rows = []
+        for ln in self.links:
+            f = ln["fwd"]
+            rate = (f"{f['rate_bps'] / 1e6:g} Mbit/s" if f["rate_bps"] is not None
+                    else f"trace (mean {f['trace_mean_rate_bps'] / 1e6:.3g} Mbit/s)")
+            rows.append(f"<tr><td>link</td><td>{esc(ln['name'])}</td><td>{rate}, "
+                        f"{f['delay_s'] * 1e3:g} ms, {ln['duplex']} duplex, "
+                        f"{len(ln['changes'])} scheduled change(s)</td></tr>")
+        for i, fl in enumerate(self._data.get("flow", [])):
+            what = fl.get("transport", "tcp")
+            if what == "tcp":
+                what = f"tcp/{fl.get('cc', 'newreno')}"
+            detail = ", ".join(f"{k} = {v}" for k, v in fl.items()
+                               if k not in ("name", "cc", "transport"))
+            rows.append(f"<tr><td>flow</td><td>{esc(str(fl.get('name', f'flow{i}')))}</td>"
+                        f"<td>{esc(what)}: {esc(detail)}</td></tr>")
+        return (f"<div><b>{esc(s['name'])}</b> ({esc(self.source)}{dur})"
+                f"<table>{''.join(rows)}</table></div>")
+
 
 def _set_path(node: Any, parts: list[str], value: Any, full: str) -> None:
     head, rest = parts[0], parts[1:]
@@ -79,6 +115,8 @@ def _set_path(node: Any, parts: list[str], value: Any, full: str) -> None:
                 _set_path(item, rest, value, full)
             return
         try:
+            if not (head.isascii() and head.isdigit()):  # no "-1", "+0", " 0"
+                raise ValueError(head)
             i = int(head)
             target = node[i]
         except (ValueError, IndexError):
@@ -100,14 +138,31 @@ def _set_path(node: Any, parts: list[str], value: Any, full: str) -> None:
     _set_path(node[head], rest, value, full)
 
 
-def simulate(scenario: Scenario | str | Path, seed: int = 1, replication: int = 0) -> Result:
+#: Seeds are unsigned 64-bit, replications unsigned 32-bit (as in the Rust core).
+MAX_SEED, MAX_REPLICATION = 2**64 - 1, 2**32 - 1
+
+
+def check_whole(value: Any, what: str, top: int) -> int:
+    """`value` as an int in [0, top]: TypeError for other types, ValueError out of range."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be a whole number from 0 to {top}, "
+                        f"not {type(value).__name__} {value!r}")
+    if not 0 <= value <= top:
+        raise ValueError(f"{what} must be a whole number from 0 to {top}, got {value}")
+    return value
+
+
+def simulate(scenario: Scenario | str | Path, seed: int = 1, replication: int = 0,
+             time_limit: float | None = None) -> Result:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) with a seed.
 
-    The same scenario, seed and replication always give identical results.
+    The same scenario, seed and replication always give identical results. With
+    `time_limit` (seconds of wall-clock time) a run that takes longer stops with
+    ``TimeoutError``.
     """
+    check_whole(seed, "seed", MAX_SEED)
+    check_whole(replication, "replication", MAX_REPLICATION)
     if not isinstance(scenario, Scenario):
         scenario = Scenario.from_toml(scenario)
-    if seed < 0 or replication < 0:
-        raise ValueError("seed and replication must be >= 0")
-    info, tables = _tcplab.run(scenario.source, seed, replication, dict=scenario._data)
-    return Result(info, tables)
+    info, tables = _tcplab.run(scenario._parsed, seed, replication, time_limit_s=time_limit)
+    return Result(info, tables, scenario=scenario)

@@ -1,4 +1,5 @@
-"""Small statistics helpers: Student-t confidence intervals and Jain's fairness index.
+"""Small statistics helpers: Student-t and bootstrap confidence intervals that respect a
+metric's valid range, and Jain's fairness index.
 
 Implemented here (regularised incomplete beta by continued fraction, then bisection) so
 tcplab needs no SciPy for a 90 % or 95 % interval over five runs.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -96,3 +98,70 @@ def jain_index(xs: Sequence[float]) -> float:
         raise ValueError("no values")
     sq = sum(x * x for x in xs)
     return (sum(xs) ** 2) / (len(xs) * sq) if sq > 0 else 1.0
+
+
+def bootstrap_ci(values: Sequence[float], level: float = 0.95, resamples: int = 10_000,
+                 seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean. Its ends are means of resamples, so they
+    lie within the observed values and hence within any range the values respect. The
+    resampling uses a fixed seed: the same values give the same interval."""
+    import numpy as np
+
+    xs = np.asarray([float(v) for v in values if v == v], dtype=float)
+    if len(xs) == 0:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    means = xs[rng.integers(0, len(xs), size=(resamples, len(xs)))].mean(axis=1)
+    a = (1.0 - level) / 2.0
+    lo, hi = np.quantile(means, [a, 1.0 - a])
+    return float(lo), float(hi)
+
+
+class Interval(NamedTuple):
+    """A mean and its confidence interval; `method` says how it was computed."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    #: "t" (Student-t), "bootstrap" (the t interval left the valid range), "identical"
+    #: (every value the same: no spread), "single" (one value) or "none" (no values).
+    method: str
+
+
+def interval(values: Sequence[float], level: float = 0.95,
+             bounds: tuple[float, float] = (-math.inf, math.inf)) -> Interval:
+    """Mean and a confidence interval that stays inside `bounds` (a metric's valid range).
+
+    The Student-t interval is used when it lies inside the range; otherwise (e.g. a
+    retransmission ratio near zero) the percentile bootstrap, whose ends are means of
+    resamples and so stay inside it. Identical values get a zero-width interval marked
+    "identical": the seeds did not change the result.
+    """
+    xs = [float(v) for v in values if v == v]
+    n = len(xs)
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, 0, "none")
+    mean, half, _ = mean_ci(xs, level)
+    if n == 1:
+        return Interval(mean, math.nan, math.nan, 1, "single")
+    if max(xs) == min(xs):
+        return Interval(mean, mean, mean, n, "identical")
+    lo, hi = mean - half, mean + half
+    if lo >= bounds[0] and hi <= bounds[1]:
+        return Interval(mean, lo, hi, n, "t")
+    lo, hi = bootstrap_ci(xs, level)
+    return Interval(mean, lo, hi, n, "bootstrap")
+
+
+def format_interval(iv: Interval, scale: float = 1.0, digits: int = 2) -> str:
+    """"m ± h" for a symmetric interval, "m [lo, hi]" for a bootstrap one, "m" alone when
+    the values were identical or single, "—" without values."""
+    if iv.n == 0:
+        return "—"
+    m = f"{iv.mean * scale:.{digits}f}"
+    if iv.method in ("identical", "single"):
+        return m
+    if iv.method == "bootstrap":
+        return f"{m} [{iv.low * scale:.{digits}f}, {iv.high * scale:.{digits}f}]"
+    return f"{m} ± {(iv.high - iv.mean) * scale:.{digits}f}"

@@ -111,16 +111,21 @@ def test_reproduce_lists_and_runs_a_study(tmp_path, capsys, monkeypatch):
     paths = study.run(tmp_path, seeds=2, workers=1, variants=["reno", "newreno", "vegas"])
     names = {p.name for p in paths}
     assert {"fig1-throughput-vs-delay.png", "runs.parquet", "tables.md"} <= names
+    # Every file the study wrote is listed, and every listed file exists.
+    assert names == {p.name for p in tmp_path.iterdir()}
     text = (tmp_path / "tables.md").read_text()
     assert "Throughput [Mbit/s] vs PER" in text and "| 10ms |" in text
     # Figs. 2-3 add Vegas with INET's fine-timeout timing (from the first transmission),
     # which resends retransmitted segments again: a higher retransmission ratio.
-    fig3 = pd.read_csv(tmp_path / "fig3-retransmission-ratio-vs-per.csv")
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    fig3 = summary[summary["figure"] == "fig3-retransmission-ratio-vs-per"]
     ratio = fig3[fig3["link.loss"] == "2%"].set_index("flow.0.cc")["mean"]
     assert set(ratio.index) == {"reno", "newreno", "vegas", "vegas-inet"}
     assert ratio["vegas-inet"] > 1.3 * ratio["vegas"]
-    fig1 = pd.read_csv(tmp_path / "fig1-throughput-vs-delay.csv")
+    fig1 = summary[summary["figure"] == "fig1-throughput-vs-delay"]
     assert "vegas-inet" not in set(fig1["flow.0.cc"])
+    # Retransmission-ratio intervals never leave [0, 1].
+    assert (fig3["ci_low"].dropna() >= 0).all() and (fig3["ci_high"].dropna() <= 1).all()
 
 
 def test_recovery_time_definition():

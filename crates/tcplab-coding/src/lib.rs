@@ -16,7 +16,8 @@ pub mod lt;
 pub mod rlnc;
 
 mod detmath;
-pub mod rng;
+/// The generator behind degrees, neighbours and coefficients: tcplab-core's SplitMix64.
+pub use tcplab_core::splitmix as rng;
 mod wire;
 
 pub use error::{CodingError, Result};

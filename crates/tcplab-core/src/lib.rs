@@ -7,9 +7,11 @@
 pub mod detmath;
 pub mod metrics;
 pub mod rng;
+pub mod splitmix;
 pub mod time;
 pub mod units;
 
 pub use metrics::{Metrics, Value};
 pub use rng::{Rng, RngStream};
+pub use splitmix::SplitMix64;
 pub use time::{Dur, Time};

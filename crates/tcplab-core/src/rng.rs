@@ -19,12 +19,10 @@ pub struct Rng {
 }
 
 /// SplitMix64 step: advances `x` and returns a well-mixed 64-bit value (also a cheap hash).
+#[inline]
 pub fn splitmix64(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    *x = x.wrapping_add(crate::splitmix::GAMMA);
+    crate::splitmix::mix64(*x)
 }
 
 /// FNV-1a over the name: stable across platforms and Rust versions (unlike `DefaultHasher`).

@@ -41,28 +41,59 @@ fn non_negative(v: f64, what: &str) -> Result<f64, String> {
     }
 }
 
-/// A data rate in bit/s. Units: bps, kbps, Mbps, Gbps, Tbps (decimal), also `bit/s` forms.
+/// A data rate in bit/s. Units: bps, kbps, Mbps, Gbps, Tbps (decimal), also `bit/s` forms;
+/// the prefix and `bps` may be written in any case ("mbps").
+///
+/// Byte rates are refused, not converted: an uppercase `B` ("MBps", "MB/s") or "byte"
+/// names bytes per second, and reading it as bits (as case-folding did) silently ran links
+/// 8x slower than asked. The message gives the bit rate to write instead.
 pub fn parse_rate(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s)?;
     let v = non_negative(v, "a rate")?;
-    let mult = match unit.to_ascii_lowercase().as_str() {
-        "bps" | "bit/s" | "b/s" => 1.0,
-        "kbps" | "kbit/s" | "kb/s" => 1e3,
-        "mbps" | "mbit/s" | "mb/s" => 1e6,
-        "gbps" | "gbit/s" | "gb/s" => 1e9,
-        "tbps" | "tbit/s" | "tb/s" => 1e12,
-        "" => return Err("a rate needs a unit, e.g. \"100Mbps\"".into()),
-        u => {
-            return Err(format!(
-                "unknown rate unit '{u}' (use bps, kbps, Mbps, Gbps)"
-            ))
+    let lower = unit.to_ascii_lowercase();
+    let mult = |base: &str| -> Option<f64> {
+        let prefix = lower.strip_suffix(base)?;
+        match prefix {
+            "" => Some(1.0),
+            "k" => Some(1e3),
+            "m" => Some(1e6),
+            "g" => Some(1e9),
+            "t" => Some(1e12),
+            _ => None,
         }
+    };
+    let bytes = ["bps", "b/s", "byte/s", "bytes/s"]
+        .iter()
+        .find_map(|b| mult(b).filter(|_| unit.contains('B') || lower.contains("byte")));
+    if let Some(m) = bytes {
+        return Err(format!(
+            "'{unit}' is bytes per second, but rates are bits per second (a lowercase b): \
+             write \"{}\" for {v} {unit}",
+            format_bits(v * m * 8.0)
+        ));
+    }
+    let Some(mult) = ["bps", "bit/s", "b/s"].iter().find_map(|b| mult(b)) else {
+        return Err(if unit.is_empty() {
+            "a rate needs a unit, e.g. \"100Mbps\"".into()
+        } else {
+            format!("unknown rate unit '{unit}' (use bps, kbps, Mbps, Gbps)")
+        });
     };
     let bits = (v * mult).round();
     if bits > u64::MAX as f64 {
         return Err("rate is too large".into());
     }
     Ok(bits as u64)
+}
+
+/// A bit rate in the largest unit that keeps it readable ("800Mbps", "100kbps").
+fn format_bits(bps: f64) -> String {
+    for (m, u) in [(1e12, "Tbps"), (1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps")] {
+        if bps >= m {
+            return format!("{}{u}", (bps / m * 1e6).round() / 1e6);
+        }
+    }
+    format!("{bps}bps")
 }
 
 /// A duration. Units: ns, us (or µs), ms, s, min, h.
@@ -156,6 +187,28 @@ mod tests {
             .unwrap_err()
             .contains("unknown rate unit"));
         assert!(parse_rate("-1Mbps").unwrap_err().contains("negative"));
+        assert_eq!(parse_rate("100mbps").unwrap(), 100_000_000);
+        assert_eq!(parse_rate("2 Tbit/s").unwrap(), 2_000_000_000_000);
+    }
+
+    #[test]
+    fn byte_rates_are_refused_with_the_bit_rate_to_write() {
+        // Case-folding once read "100MBps" as 100 Mbit/s: an 8x error.
+        for (s, want) in [
+            ("100MBps", "\"800Mbps\""),
+            ("100MB/s", "\"800Mbps\""),
+            ("100MBPS", "\"800Mbps\""),
+            ("12.5kBps", "\"100kbps\""),
+            ("1GB/s", "\"8Gbps\""),
+            ("8Bps", "\"64bps\""),
+            ("3 Mbyte/s", "\"24Mbps\""),
+        ] {
+            let e = parse_rate(s).unwrap_err();
+            assert!(
+                e.contains("bits per second") && e.contains(want),
+                "{s}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -8,6 +8,14 @@ use tcplab_core::Dur;
 /// at most one 1500-byte MTU, so 1500 makes one opportunity carry one full packet.
 pub const OPPORTUNITY_BYTES: u32 = 1500;
 
+/// Largest timestamp accepted, in ms (2^42 ms, about 139 years): its nanoseconds, plus
+/// a period and a start time of the same size, still fit the simulator's u64 clock.
+pub const MAX_TIMESTAMP_MS: u64 = 1 << 42;
+
+/// Largest trace file read, in bytes. A trace repeats, so a long one is rarely needed;
+/// the cap keeps `trace = "/dev/zero"` or a wrong file from exhausting memory.
+pub const MAX_TRACE_FILE_BYTES: u64 = 64 << 20;
+
 /// A delivery trace: non-decreasing millisecond timestamps, the last one > 0.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeliveryTrace {
@@ -25,6 +33,13 @@ impl DeliveryTrace {
                 "line {}: timestamps must not decrease ({} after {})",
                 i + 2,
                 ms[i + 1],
+                ms[i]
+            ));
+        }
+        if let Some(i) = ms.iter().position(|&m| m > MAX_TIMESTAMP_MS) {
+            return Err(format!(
+                "line {}: timestamp {} ms is too large (at most {MAX_TIMESTAMP_MS} ms, about 139 years)",
+                i + 1,
                 ms[i]
             ));
         }
@@ -48,6 +63,34 @@ impl DeliveryTrace {
             ms.push(v);
         }
         DeliveryTrace::new(ms)
+    }
+
+    /// Reads a trace file: a regular file of at most [`MAX_TRACE_FILE_BYTES`] in UTF-8.
+    pub fn read(path: &std::path::Path) -> Result<DeliveryTrace, String> {
+        use std::io::Read;
+        let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+        let meta = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
+        if !meta.is_file() {
+            return Err("not a regular file".into());
+        }
+        let mut bytes = Vec::new();
+        f.take(MAX_TRACE_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read: {e}"))?;
+        if bytes.len() as u64 > MAX_TRACE_FILE_BYTES {
+            return Err(format!(
+                "larger than {} MiB (a trace repeats: a shorter period does the same)",
+                MAX_TRACE_FILE_BYTES >> 20
+            ));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "not UTF-8 text (byte 0x{:02x} at offset {})",
+                e.as_bytes()[e.utf8_error().valid_up_to()],
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        DeliveryTrace::parse(&text)
     }
 
     /// Mahimahi text: one timestamp per line.
@@ -159,5 +202,34 @@ mod tests {
             .contains("line 2"));
         assert!(DeliveryTrace::parse("1\n\n2\n").is_err());
         assert!(DeliveryTrace::parse("1\nx\n").is_err());
+    }
+
+    #[test]
+    fn huge_timestamps_are_refused_not_wrapped() {
+        // 2^58 ms overflowed the ms -> ns conversion to a zero period (a divide by zero in
+        // the run); 2^58 + 1 wrapped to a 1 ms trace.
+        for big in [1u64 << 58, (1 << 58) + 1, u64::MAX, MAX_TIMESTAMP_MS + 1] {
+            let e = DeliveryTrace::parse(&format!("1\n{big}\n")).unwrap_err();
+            assert!(e.contains("line 2") && e.contains("too large"), "{e}");
+        }
+        let t = DeliveryTrace::parse(&format!("{MAX_TIMESTAMP_MS}\n")).unwrap();
+        assert_eq!(t.period(), Dur::from_millis(MAX_TIMESTAMP_MS));
+    }
+
+    #[test]
+    fn reading_refuses_devices_and_oversized_files() {
+        let e = DeliveryTrace::read(std::path::Path::new("/dev/zero")).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+        let dir = std::env::temp_dir().join(format!("tcplab-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.mahi");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_TRACE_FILE_BYTES + 1).unwrap(); // sparse
+        let e = DeliveryTrace::read(&big).unwrap_err();
+        assert!(e.contains("larger than 64 MiB"), "{e}");
+        std::fs::write(&big, b"1\n\xe92\n").unwrap();
+        let e = DeliveryTrace::read(&big).unwrap_err();
+        assert!(e.contains("not UTF-8 text (byte 0xe9 at offset 2)"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -2,7 +2,7 @@
 //! decoders, bytes in and bytes out. Every `CodingError` becomes a Python
 //! `ValueError` carrying the error's message.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use tcplab_coding::lt::{DegreeSpec, LtDecoder, LtEncoder, LtParams};
@@ -11,6 +11,36 @@ use tcplab_coding::CodingError;
 
 fn err(e: CodingError) -> PyErr {
     PyValueError::new_err(e.to_string())
+}
+
+/// An unsigned integer argument. Out of range (negative, too large) is a `ValueError`, as
+/// the module documents, rather than pyo3's `OverflowError`.
+struct Whole<T>(T);
+
+macro_rules! whole {
+    ($($t:ty),*) => {$(
+        impl<'a, 'py> FromPyObject<'a, 'py> for Whole<$t> {
+            type Error = PyErr;
+            fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+                match obj.extract::<$t>() {
+                    Ok(v) => Ok(Whole(v)),
+                    Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+                        Err(PyValueError::new_err(format!(
+                            "expected a whole number from 0 to {}, got {}",
+                            <$t>::MAX,
+                            obj.as_any()
+                        )))
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    )*};
+}
+whole!(u8, u32, u64, usize);
+
+fn opt<T>(v: Option<Whole<T>>) -> Option<T> {
+    v.map(|w| w.0)
 }
 
 /// LT parameters from the Python keyword arguments. `window=None` means one
@@ -62,9 +92,9 @@ impl PyLtEncoder {
     #[allow(clippy::too_many_arguments)]
     fn new(
         data: &[u8],
-        symbol_size: usize,
-        window: Option<u32>,
-        stride: Option<u32>,
+        symbol_size: Whole<usize>,
+        window: Option<Whole<u32>>,
+        stride: Option<Whole<u32>>,
         distribution: &str,
         c: f64,
         delta: f64,
@@ -72,9 +102,9 @@ impl PyLtEncoder {
     ) -> PyResult<Self> {
         let params = lt_params(
             data.len() as u64,
-            symbol_size,
-            window,
-            stride,
+            symbol_size.0,
+            opt(window),
+            opt(stride),
             distribution,
             c,
             delta,
@@ -96,26 +126,26 @@ impl PyLtEncoder {
     }
 
     /// (start, end) absolute source indices of a generation.
-    fn generation_range(&self, generation: u32) -> PyResult<(u32, u32)> {
-        let r = self.inner.generation_range(generation).map_err(err)?;
+    fn generation_range(&self, generation: Whole<u32>) -> PyResult<(u32, u32)> {
+        let r = self.inner.generation_range(generation.0).map_err(err)?;
         Ok((r.start, r.end))
     }
 
     /// Absolute source indices XORed into symbol (generation, seed).
-    fn neighbours(&mut self, generation: u32, seed: u32) -> PyResult<Vec<u32>> {
-        self.inner.neighbours(generation, seed).map_err(err)
+    fn neighbours(&mut self, generation: Whole<u32>, seed: Whole<u32>) -> PyResult<Vec<u32>> {
+        self.inner.neighbours(generation.0, seed.0).map_err(err)
     }
 
     /// Wire bytes of symbol (generation, seed).
     fn encode<'py>(
         &mut self,
         py: Python<'py>,
-        generation: u32,
-        seed: u32,
+        generation: Whole<u32>,
+        seed: Whole<u32>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let mut out = Vec::new();
         self.inner
-            .encode_into(generation, seed, &mut out)
+            .encode_into(generation.0, seed.0, &mut out)
             .map_err(err)?;
         Ok(PyBytes::new(py, &out))
     }
@@ -133,27 +163,27 @@ impl PyLtDecoder {
     #[pyo3(signature = (data_len, symbol_size, window=None, stride=None, distribution="robust", c=0.1, delta=0.5, weights=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        data_len: u64,
-        symbol_size: usize,
-        window: Option<u32>,
-        stride: Option<u32>,
+        data_len: Whole<u64>,
+        symbol_size: Whole<usize>,
+        window: Option<Whole<u32>>,
+        stride: Option<Whole<u32>>,
         distribution: &str,
         c: f64,
         delta: f64,
         weights: Option<Vec<f64>>,
     ) -> PyResult<Self> {
         let params = lt_params(
-            data_len,
-            symbol_size,
-            window,
-            stride,
+            data_len.0,
+            symbol_size.0,
+            opt(window),
+            opt(stride),
             distribution,
             c,
             delta,
             weights,
         )?;
         Ok(Self {
-            inner: LtDecoder::new(params, data_len).map_err(err)?,
+            inner: LtDecoder::new(params, data_len.0).map_err(err)?,
         })
     }
 
@@ -163,8 +193,8 @@ impl PyLtDecoder {
     }
 
     /// Source symbol `index` (true length) if recovered, else None.
-    fn source<'py>(&self, py: Python<'py>, index: u32) -> Option<Bound<'py, PyBytes>> {
-        self.inner.source(index).map(|s| PyBytes::new(py, s))
+    fn source<'py>(&self, py: Python<'py>, index: Whole<u32>) -> Option<Bound<'py, PyBytes>> {
+        self.inner.source(index.0).map(|s| PyBytes::new(py, s))
     }
 
     /// The whole object once complete, else None.
@@ -172,8 +202,8 @@ impl PyLtDecoder {
         self.inner.data().map(|s| PyBytes::new(py, s))
     }
 
-    fn is_recovered(&self, index: u32) -> bool {
-        self.inner.is_recovered(index)
+    fn is_recovered(&self, index: Whole<u32>) -> bool {
+        self.inner.is_recovered(index.0)
     }
 
     #[getter]
@@ -216,9 +246,9 @@ struct PyRlncEncoder {
 #[pymethods]
 impl PyRlncEncoder {
     #[new]
-    fn new(packet_size: usize, capacity: usize) -> PyResult<Self> {
+    fn new(packet_size: Whole<usize>, capacity: Whole<usize>) -> PyResult<Self> {
         Ok(Self {
-            inner: RlncEncoder::new(packet_size, capacity).map_err(err)?,
+            inner: RlncEncoder::new(packet_size.0, capacity.0).map_err(err)?,
         })
     }
 
@@ -228,8 +258,8 @@ impl PyRlncEncoder {
     }
 
     /// Drop packets below `start`.
-    fn slide_to(&mut self, start: u32) -> PyResult<()> {
-        self.inner.slide_to(start).map_err(err)
+    fn slide_to(&mut self, start: Whole<u32>) -> PyResult<()> {
+        self.inner.slide_to(start.0).map_err(err)
     }
 
     /// (start, end) of the coding window.
@@ -240,9 +270,9 @@ impl PyRlncEncoder {
     }
 
     /// Wire bytes of a symbol with coefficients drawn from `seed`.
-    fn encode<'py>(&mut self, py: Python<'py>, seed: u32) -> PyResult<Bound<'py, PyBytes>> {
+    fn encode<'py>(&mut self, py: Python<'py>, seed: Whole<u32>) -> PyResult<Bound<'py, PyBytes>> {
         let mut out = Vec::new();
-        self.inner.encode_into(seed, &mut out).map_err(err)?;
+        self.inner.encode_into(seed.0, &mut out).map_err(err)?;
         Ok(PyBytes::new(py, &out))
     }
 
@@ -250,8 +280,9 @@ impl PyRlncEncoder {
     fn encode_with_coefficients<'py>(
         &mut self,
         py: Python<'py>,
-        coefficients: Vec<u8>,
+        coefficients: Vec<Whole<u8>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let coefficients: Vec<u8> = coefficients.into_iter().map(|c| c.0).collect();
         let mut out = Vec::new();
         self.inner
             .encode_with_coefficients_into(&coefficients, &mut out)
@@ -269,9 +300,9 @@ struct PyRlncDecoder {
 #[pymethods]
 impl PyRlncDecoder {
     #[new]
-    fn new(packet_size: usize, capacity: usize) -> PyResult<Self> {
+    fn new(packet_size: Whole<usize>, capacity: Whole<usize>) -> PyResult<Self> {
         Ok(Self {
-            inner: RlncDecoder::new(packet_size, capacity).map_err(err)?,
+            inner: RlncDecoder::new(packet_size.0, capacity.0).map_err(err)?,
         })
     }
 
@@ -294,16 +325,16 @@ impl PyRlncDecoder {
     }
 
     /// Packet `index` (original length) once decoded, else None.
-    fn packet<'py>(&self, py: Python<'py>, index: u32) -> Option<Bound<'py, PyBytes>> {
-        self.inner.packet(index).map(|p| PyBytes::new(py, p))
+    fn packet<'py>(&self, py: Python<'py>, index: Whole<u32>) -> Option<Bound<'py, PyBytes>> {
+        self.inner.packet(index.0).map(|p| PyBytes::new(py, p))
     }
 
-    fn is_seen(&self, index: u32) -> bool {
-        self.inner.is_seen(index)
+    fn is_seen(&self, index: Whole<u32>) -> bool {
+        self.inner.is_seen(index.0)
     }
 
-    fn is_decoded(&self, index: u32) -> bool {
-        self.inner.is_decoded(index)
+    fn is_decoded(&self, index: Whole<u32>) -> bool {
+        self.inner.is_decoded(index.0)
     }
 
     fn first_unseen(&self) -> u32 {
@@ -331,8 +362,8 @@ impl PyRlncDecoder {
 
     /// Forget packets below `boundary`; returns how many undecoded rows
     /// were discarded.
-    fn drop_below(&mut self, boundary: u32) -> usize {
-        self.inner.drop_below(boundary)
+    fn drop_below(&mut self, boundary: Whole<u32>) -> usize {
+        self.inner.drop_below(boundary.0)
     }
 
     /// Drop the decoded prefix; returns the new boundary.
@@ -341,9 +372,9 @@ impl PyRlncDecoder {
     }
 
     /// A recoded symbol (random combination of what is held).
-    fn recode<'py>(&mut self, py: Python<'py>, seed: u32) -> PyResult<Bound<'py, PyBytes>> {
+    fn recode<'py>(&mut self, py: Python<'py>, seed: Whole<u32>) -> PyResult<Bound<'py, PyBytes>> {
         let mut out = Vec::new();
-        self.inner.recode_into(seed, &mut out).map_err(err)?;
+        self.inner.recode_into(seed.0, &mut out).map_err(err)?;
         Ok(PyBytes::new(py, &out))
     }
 }

@@ -1,23 +1,26 @@
 //! `tcplab._tcplab`: the Rust core as seen from Python.
 //!
-//! Scenarios arrive as TOML text or as plain Python dicts, results leave as pyarrow
+//! Scenarios arrive as TOML text or as plain Python dicts and are parsed once into a
+//! `ParsedScenario` that runs, figures and traces share; results leave as pyarrow
 //! record batches (zero-copy through the Arrow C data interface). Errors become Python
 //! exceptions with the file, key, value and reason; a Rust panic becomes
 //! `tcplab.SimulationPanic` instead of aborting the interpreter.
 
 mod coding;
 mod convert;
+mod links;
+mod parsed;
 mod tables;
+mod units;
 
+use parsed::ParsedScenario;
 use pyo3::create_exception;
 use pyo3::exceptions::PyKeyboardInterrupt;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tcplab_sim::{
-    parse_scenario_str, parse_scenario_table, simulate, simulate_with, Scenario, SimError,
-};
+use tcplab_sim::{parse_scenario_str, simulate, simulate_with, Scenario, SimError};
 
 create_exception!(
     _tcplab,
@@ -49,21 +52,36 @@ fn to_py_err(e: SimError) -> PyErr {
 
 /// Simulates with the GIL released, checking for Python signals (Ctrl-C) while it runs:
 /// a pending `KeyboardInterrupt` (or an exception from another signal handler) stops the
-/// run within a few milliseconds and is raised here.
+/// run within a few milliseconds and is raised here. Past `time_limit_s` of wall-clock
+/// time the run stops with `TimeoutError` (sweeps use it so one point cannot hang them).
 fn simulate_interruptible(
     py: Python<'_>,
     sc: &Scenario,
     seed: u64,
     replication: u32,
+    time_limit_s: Option<f64>,
 ) -> PyResult<tcplab_sim::Results> {
+    let start = std::time::Instant::now();
     let mut pending: Option<PyErr> = None;
     let res = py.detach(|| {
         guard("simulate", || {
-            let mut control = || match Python::attach(|py| py.check_signals()) {
-                Ok(()) => true,
-                Err(e) => {
-                    pending = Some(e);
-                    false
+            let mut control = || {
+                if let Some(limit) = time_limit_s {
+                    if start.elapsed().as_secs_f64() > limit {
+                        pending = Some(PyTimeoutError::new_err(format!(
+                            "scenario '{}' (seed {seed}, replication {replication}) exceeded \
+                             its time limit of {limit} s",
+                            sc.name
+                        )));
+                        return false;
+                    }
+                }
+                match Python::attach(|py| py.check_signals()) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        pending = Some(e);
+                        false
+                    }
                 }
             };
             simulate_with(sc, seed, replication, Some(&mut control))
@@ -87,61 +105,20 @@ fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
     })
 }
 
-fn scenario_from(
-    text: Option<&str>,
-    dict: Option<&Bound<'_, PyDict>>,
-    source: &str,
-) -> PyResult<Scenario> {
-    let parsed = match (text, dict) {
-        (Some(t), None) => guard("parse", || parse_scenario_str(t, source))?,
-        (None, Some(d)) => {
-            let table = convert::dict_to_table(d, source)?;
-            guard("parse", || parse_scenario_table(&table, source))?
-        }
-        _ => return Err(PyValueError::new_err("give exactly one of text or dict")),
-    };
-    parsed.map_err(|e| to_py_err(SimError::Config(e)))
-}
-
-/// Validates a scenario (TOML text or dict) and returns a short summary dict.
+/// Simulates a parsed scenario; returns (info dict, {table name: pyarrow.RecordBatch}).
+/// `time_limit_s` bounds the wall-clock time of the simulation (`TimeoutError`).
 #[pyfunction]
-#[pyo3(signature = (source, text=None, dict=None))]
-fn check_scenario<'py>(
-    py: Python<'py>,
-    source: &str,
-    text: Option<&str>,
-    dict: Option<&Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let sc = scenario_from(text, dict, source)?;
-    let d = PyDict::new(py);
-    d.set_item("name", &sc.name)?;
-    d.set_item("flows", sc.flows.len())?;
-    d.set_item(
-        "nodes",
-        sc.nodes.iter().map(|n| n.name.clone()).collect::<Vec<_>>(),
-    )?;
-    d.set_item(
-        "links",
-        sc.links.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
-    )?;
-    d.set_item("duration_s", sc.duration.map(|x| x.as_secs_f64()))?;
-    Ok(d)
-}
-
-/// Simulates a scenario; returns (info dict, {table name: pyarrow.RecordBatch}).
-#[pyfunction]
-#[pyo3(signature = (source, seed, replication=0, text=None, dict=None))]
+#[pyo3(signature = (scenario, seed, replication=0, time_limit_s=None))]
 fn run<'py>(
     py: Python<'py>,
-    source: &str,
+    scenario: &ParsedScenario,
     seed: u64,
     replication: u32,
-    text: Option<&str>,
-    dict: Option<&Bound<'py, PyDict>>,
+    time_limit_s: Option<f64>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let sc = scenario_from(text, dict, source)?;
+    let sc = scenario.sc.clone();
     // The GIL is released: sweeps may run simulations on several threads.
-    let res = simulate_interruptible(py, &sc, seed, replication)?;
+    let res = simulate_interruptible(py, &sc, seed, replication, time_limit_s)?;
     let info = PyDict::new(py);
     info.set_item("scenario", &res.info.scenario)?;
     info.set_item("seed", res.info.seed)?;
@@ -150,6 +127,7 @@ fn run<'py>(
     info.set_item("packet_hops", res.info.packet_hops)?;
     info.set_item("end_time_s", res.info.end_time_s)?;
     info.set_item("end_reason", res.info.end_reason)?;
+    info.set_item("series_stride", res.info.series_stride)?;
     info.set_item("digest", format!("{:016x}", res.digest()))?;
     let tables = tables::to_pyarrow(py, res)?;
     Ok((info, tables))
@@ -163,7 +141,8 @@ fn bench_run<'py>(
     text: &str,
     seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let sc = scenario_from(Some(text), None, source)?;
+    let sc = guard("parse", || parse_scenario_str(text, source))?
+        .map_err(|e| to_py_err(SimError::Config(e)))?;
     let (res, wall) = py.detach(|| {
         guard("simulate", || {
             let t0 = std::time::Instant::now();
@@ -180,6 +159,18 @@ fn bench_run<'py>(
     Ok(d)
 }
 
+/// The names `cc = "..."` accepts: the built-in controllers (aliases included).
+#[pyfunction]
+fn congestion_controls() -> Vec<&'static str> {
+    tcplab_transport::cc::BUILTIN.to_vec()
+}
+
+/// The names `transport = "..."` accepts: built-ins first, then registered ones.
+#[pyfunction]
+fn transports() -> Vec<String> {
+    tcplab_transport::transport::names()
+}
+
 /// Deliberately panics inside Rust: lets tests prove panics surface as exceptions.
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -192,11 +183,16 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("SimulationPanic", m.py().get_type::<SimulationPanic>())?;
-    m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_class::<ParsedScenario>()?;
+    m.add_function(wrap_pyfunction!(parsed::parse_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(transports, m)?)?;
     // submodules register here
     coding::register(m)?;
+    units::register(m)?;
+    links::register(m)?;
     Ok(())
 }

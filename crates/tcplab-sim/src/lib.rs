@@ -5,6 +5,7 @@
 //! sequence) and every random draw comes from a named stream of one master seed, so the
 //! same scenario and seed give identical results on every machine.
 
+mod budget;
 mod error;
 mod event;
 mod media;
@@ -14,9 +15,10 @@ mod routing;
 mod run;
 mod scenario;
 
+pub use budget::estimate_memory;
 pub use error::{ConfigError, SimError};
 pub use event::EventQueue;
-pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table};
+pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml};
 pub use results::{Column, Data, Labels, Results, Row, RunInfo, Table, Trace};
 pub use run::{simulate, simulate_with, Control};
 pub use scenario::{Duplex, FlowSpec, Hop, LinkChange, LinkSpec, NodeSpec, Sampling, Scenario};

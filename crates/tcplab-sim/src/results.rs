@@ -26,6 +26,9 @@ pub struct RunInfo {
     pub events: u64,
     /// Packets delivered across one link direction (a packet crossing 3 links counts 3).
     pub packet_hops: u64,
+    /// 1 when every sample was kept; n when the series budget (`series_rows`) thinned
+    /// the series to every n-th sample (see [`crate::budget`]).
+    pub series_stride: u64,
 }
 
 /// A column's values. Integers are unsigned 64-bit (counts, sizes, indices), floats are
@@ -88,6 +91,16 @@ impl Data {
                 codes: Vec::new(),
                 dict: Labels::default(),
             },
+        }
+    }
+
+    /// Keeps the values whose `keep` entry is true (rows beyond `keep` are dropped).
+    fn retain(&mut self, keep: &[bool]) {
+        match self {
+            Data::Int(v) => sieve(v, keep),
+            Data::Float(v) => sieve(v, keep),
+            Data::Bool(v) => sieve(v, keep),
+            Data::Text { codes, .. } => sieve(codes, keep),
         }
     }
 
@@ -271,6 +284,18 @@ impl Table {
         self.rows = 0;
     }
 
+    /// Keeps the rows whose `keep` entry is true, in order (see [`crate::budget`]).
+    pub(crate) fn retain_rows(&mut self, keep: &[bool]) {
+        for c in &mut self.columns {
+            c.data.retain(keep);
+            sieve(&mut c.nulls, keep);
+        }
+        self.rows = keep[..self.rows.min(keep.len())]
+            .iter()
+            .filter(|&&k| k)
+            .count();
+    }
+
     /// Opens a row; publish into the returned sink, then drop it to close the row.
     pub fn row(&mut self) -> Row<'_> {
         Row { t: self }
@@ -363,6 +388,14 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// Keeps the records whose `keep` entry is true, in order.
+    pub(crate) fn retain(&mut self, keep: &[bool]) {
+        sieve(&mut self.t_s, keep);
+        sieve(&mut self.flow, keep);
+        sieve(&mut self.key, keep);
+        sieve(&mut self.value, keep);
+    }
+
     fn as_table(&self) -> Table {
         let mut key = Data::Text {
             codes: Vec::with_capacity(self.key.len()),
@@ -464,6 +497,15 @@ impl Results {
         h.write(i.end_reason.as_bytes());
         h.0
     }
+}
+
+/// Keeps `v[i]` where `keep[i]` is true (entries beyond `keep` are dropped), in order.
+fn sieve<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        keep.get(i - 1).copied().unwrap_or(false)
+    });
 }
 
 struct Fnv(u64);

@@ -9,6 +9,7 @@
 //! ([`tcplab_transport::Endpoint`]), a packet is a [`tcplab_transport::Packet`] with a
 //! position on its route, and results are what components publish.
 
+use crate::budget::{SeriesBudget, FINAL};
 use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::media::{Pkt, Step, Wiring};
@@ -79,6 +80,7 @@ struct World<'s, 'c> {
     unlimited_active: usize,
     hops: u64,
     res: Results,
+    budget: SeriesBudget,
     control: Option<Control<'c>>,
 }
 
@@ -104,6 +106,7 @@ pub fn simulate_with(
     replication: u32,
     control: Option<Control<'_>>,
 ) -> Result<Results, SimError> {
+    crate::budget::check_memory(sc)?;
     let master = master_seed(seed, replication);
     let wiring = Wiring::new(&sc.links, master);
     let mut steps = Vec::new();
@@ -167,6 +170,7 @@ pub fn simulate_with(
             },
             ..Results::default()
         },
+        budget: SeriesBudget::new(sc.series_rows),
         control,
     };
     w.run()?;
@@ -301,9 +305,13 @@ impl World<'_, '_> {
                 }
                 Ev::Change { link, idx } => self.apply_change(link as usize, idx as usize),
                 Ev::Sample => {
-                    self.sample();
-                    if let Sampling::Interval(d) = self.sc.sampling {
-                        self.q.push(t + d, Ev::Sample);
+                    if let Some(k) = self.budget.admit() {
+                        self.sample();
+                        self.budget.record(k, &mut self.res);
+                        if let Sampling::Interval(d) = self.sc.sampling {
+                            let n = self.budget.intervals_after(k);
+                            self.q.push(t + d * n, Ev::Sample);
+                        }
                     }
                 }
             }
@@ -321,7 +329,9 @@ impl World<'_, '_> {
         info.end_reason = reason;
         if !matches!(self.sc.sampling, Sampling::Off) {
             self.sample();
+            self.budget.record(FINAL, &mut self.res);
         }
+        self.res.info.series_stride = self.budget.stride;
         self.declare_series();
         self.check_end()?;
         self.collect();
@@ -356,7 +366,10 @@ impl World<'_, '_> {
         let r = fl.ends[side].handle_packet(now, &p.body);
         r.map_err(|v| self.violation(v))?;
         if side == SOURCE && matches!(self.sc.sampling, Sampling::PerAck) {
-            self.sample_flow(f);
+            if let Some(k) = self.budget.admit() {
+                self.sample_flow(f);
+                self.budget.record(k, &mut self.res);
+            }
         }
         self.drain(f, side);
         Ok(())

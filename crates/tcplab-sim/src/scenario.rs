@@ -112,6 +112,10 @@ pub struct Scenario {
     /// Safety cap when no duration is given.
     pub max_time: Dur,
     pub sampling: Sampling,
+    /// Rows each series table may hold before every other sample is dropped.
+    pub series_rows: usize,
+    /// Refuse runs estimated to need more heap than this (default: 80 % of the machine).
+    pub memory_limit: Option<u64>,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,

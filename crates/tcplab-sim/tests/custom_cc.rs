@@ -2,46 +2,13 @@
 
 use tcplab_core::Time;
 use tcplab_sim::{parse_scenario_str, simulate};
-use tcplab_transport::cc::{self, AckInfo, CcParams, CongestionControl, CongestionEvent, Window};
+use tcplab_transport::cc::{self, AckInfo, CongestionControl, CongestionEvent, Window};
 
-struct Aimd {
-    beta: f64,
-    acked: u64,
-}
-
-impl CongestionControl for Aimd {
-    fn name(&self) -> &'static str {
-        "aimd"
-    }
-    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        if ack.in_recovery {
-            return;
-        }
-        self.acked += ack.bytes_acked;
-        if self.acked >= w.cwnd {
-            self.acked -= w.cwnd;
-            w.cwnd += w.mss as u64;
-        }
-    }
-    fn on_congestion_event(
-        &mut self,
-        w: &mut Window,
-        ev: CongestionEvent,
-        _now: Time,
-        flight: u64,
-    ) {
-        w.ssthresh = ((flight as f64 * self.beta) as u64).max(2 * w.mss as u64);
-        w.cwnd = match ev {
-            CongestionEvent::Rto { .. } => w.mss as u64,
-            _ => w.ssthresh,
-        };
-    }
-}
-
-fn make(p: &mut CcParams) -> Result<Box<dyn CongestionControl + Send>, String> {
-    let beta = p.take("beta", 0.5, |b| b > 0.0 && b < 1.0, "in (0, 1)")?;
-    Ok(Box::new(Aimd { beta, acked: 0 }))
-}
+/// The guide's controller, from the runnable example (so the documented code is tested).
+#[path = "../examples/custom_controller.rs"]
+#[allow(dead_code)]
+mod guide;
+use guide::make;
 
 #[test]
 fn registered_controller_runs_by_name_with_checked_parameters() {

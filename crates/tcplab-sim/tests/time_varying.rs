@@ -125,7 +125,13 @@ fn time_varying_keys_are_checked() {
     assert!(e.contains("overlaps"), "{e}");
     let e = err("[[link.handover]]\nat = \"1s\"\nto = { rate = \"1Mbps\", colour = 3 }");
     assert!(e.contains("colour"), "{e}");
-    let e = err("trace = \"traces/missing.mahi\"");
+    // (`trace` without `rate`: giving both is an error of its own.)
+    let e = parse_scenario_str(
+        "[link]\ntrace = \"traces/missing.mahi\"\n[[flow]]\nbytes = \"1MB\"\n",
+        EXAMPLES,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("cannot read"), "{e}");
     let e = err("jitter = \"fast\"");
     assert!(e.contains("jitter"), "{e}");

@@ -1,4 +1,11 @@
-"""Shared steps of the reproductions: sweep, summarise, plot, write tables."""
+"""Shared steps of the reproductions: sweep, summarise, plot, write tables.
+
+Every study writes the same kinds of file into its directory and returns all of them:
+``runs.parquet`` (every run, one row per flow or measurement), ``summary.csv`` (the
+numbers behind the tables and figures: mean, interval, n, whether the seeds changed it),
+``tables.md`` (the tables people read), the figures (``fig*.png``) and, for sweeps,
+``failures.parquet`` (runs that failed, with their parameters).
+"""
 
 from __future__ import annotations
 
@@ -10,24 +17,53 @@ from tcplab.plot import plot_summary
 from tcplab.scenario import Scenario
 from tcplab.sweeps import SweepResult, sweep
 
+#: The mark of a table cell whose value every seed reproduced exactly.
+SAME = "†"
+
+
+def same_note(seeds: int) -> str:
+    """The footnote explaining :data:`SAME`."""
+    return (f"{SAME} identical in all {seeds} seeds: the seeds do not change this result "
+            "(nothing random affects it), so it has no confidence interval.")
+
 
 def run_figure(base: Scenario, grid: dict, x: str, series: str, metric: str, *,
                seeds: int, level: float, workers: int | None, out: Path, name: str,
                ylabel: str, xlabel: str, title: str, scale: float = 1.0,
                result: SweepResult | None = None) -> tuple[SweepResult, pd.DataFrame, Path]:
-    """Sweeps `grid` (unless `result` is given), writes `<name>.png` and summary tables."""
+    """Sweeps `grid` (unless `result` is given) and writes `<name>.png`; returns the
+    result, the summary (with a ``figure`` column) and the figure's path."""
     res = result or sweep(base, grid, seeds=seeds, workers=workers)
     summ = res.summary(metric, level=level, by=[x, series])
-    png = plot_summary(summ, x, series, out / f"{name}.png", ylabel=ylabel, xlabel=xlabel,
-                       title=title, scale=scale)
-    summ.to_csv(out / f"{name}.csv", index=False)
-    return res, summ, png
+    png = out / f"{name}.png"
+    plot_summary(summ, x, series, png, ylabel=ylabel, xlabel=xlabel, title=title,
+                 scale=scale)
+    return res, summ.assign(figure=name), png
 
 
-def pivot_means(summ: pd.DataFrame, x: str, series: str, scale: float = 1.0) -> pd.DataFrame:
-    """A readable table: rows = x values (in sweep order), columns = series, cells = mean."""
-    t = summ.pivot_table(index=x, columns=series, values="mean", sort=False) * scale
-    return t
+def write_outputs(out: Path, runs: pd.DataFrame, summary: pd.DataFrame, tables: str,
+                  figures: list[Path], failures: pd.DataFrame | None = None) -> list[Path]:
+    """Writes the files every study writes (see the module docs); returns every file the
+    study wrote, figures included."""
+    paths = [*figures, out / "runs.parquet", out / "summary.csv", out / "tables.md"]
+    runs.to_parquet(paths[-3], index=False)
+    summary.to_csv(paths[-2], index=False)
+    paths[-1].write_text(tables)
+    if failures is not None:
+        paths.append(out / "failures.parquet")
+        failures.to_parquet(paths[-1], index=False)
+    return paths
+
+
+def pivot_means(summ: pd.DataFrame, x: str, series: str, scale: float = 1.0,
+                digits: int = 2) -> pd.DataFrame:
+    """A readable table: rows = x values (in sweep order), columns = series, cells = the
+    mean as text, marked :data:`SAME` when every seed gave that value."""
+    cell = summ.assign(cell=[
+        f"{m * scale:.{digits}f}" + (SAME if same else "")
+        for m, same in zip(summ["mean"], summ.get("identical", [False] * len(summ)))])
+    return cell.pivot(index=x, columns=series, values="cell").reindex(
+        index=list(dict.fromkeys(summ[x])), columns=list(dict.fromkeys(summ[series])))
 
 
 def to_markdown(df: pd.DataFrame, digits: int = 2) -> str:

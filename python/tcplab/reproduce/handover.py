@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from tcplab.reproduce.common import to_markdown
+from tcplab.reproduce.common import SAME, same_note, to_markdown, write_outputs
 from tcplab.reproduce.recovery import recovery_time
 from tcplab.scenario import Scenario, simulate
-from tcplab.stats import mean_ci
+from tcplab.stats import format_interval, interval
 
 NAME = "handover"
 DESCRIPTION = "Seed 002: recovery time after terrestrial <-> GEO handovers (Table 1)"
@@ -40,6 +40,7 @@ CAPACITY_BPS = 10e6 * 1460 / 1500
 
 
 def scenario(cc: str, direction: str, ht: float, timer: str = "impatient") -> Scenario:
+    """The handover scenario of one table cell (variant, direction, outage HT, timer)."""
     a, b = (L1, L2) if direction == "L1->L2" else (L2, L1)
     t0 = WARMUP[direction]
     data = {
@@ -60,6 +61,7 @@ def scenario(cc: str, direction: str, ht: float, timer: str = "impatient") -> Sc
 
 
 def one(job):
+    """Runs one (cc, direction, HT, timer, seed) job; returns its row of runs.parquet."""
     cc, direction, ht, timer, seed = job
     sc = scenario(cc, direction, ht, timer)
     res = simulate(sc, seed=seed)
@@ -74,6 +76,7 @@ def one(job):
 
 def run(out: Path, seeds: int = 5, workers: int | None = None,
         variants: list[str] | None = None) -> list[Path]:
+    """Runs every variant × direction × HT × timer with seeds 1..`seeds`; returns the files."""
     from tcplab.reproduce.inet_vegas_westwood import available
 
     out.mkdir(parents=True, exist_ok=True)
@@ -83,25 +86,29 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
     with ProcessPoolExecutor(max_workers=workers) as pool:
         rows = list(pool.map(one, jobs))
     runs = pd.DataFrame(rows)
-    runs.to_csv(out / "runs.csv", index=False)
-    md = out / "tables.md"
-    parts = []
+    parts, summary = [], []
     for tm, runs_t in runs.groupby("timer", sort=False):
         table = {}
         for (cc, d, ht), g in runs_t.groupby(["cc", "direction", "ht_s"], sort=False):
-            m, h, n = mean_ci(g["recovery_s"].tolist(), 0.95)
+            iv = interval(g["recovery_s"].tolist(), 0.95, (0.0, float("inf")))
             never = int(g["recovery_s"].isna().sum())
-            cell = f"{m:.1f} ± {h:.1f}" if n > 1 else (f"{m:.1f}" if n else f"> {AFTER:.0f}")
+            cell = format_interval(iv, digits=1) if iv.n else f"> {AFTER:.0f}"
+            if iv.method == "identical" and not never:
+                cell += SAME
             if never:
                 cell += f" ({never}/{len(g)} never)"
             rtos = g["rtos"].mean()
             table.setdefault(cc, {})[f"HT={ht:g}s {d}"] = f"{cell} [{rtos:.0f} RTO]"
+            summary.append({"timer": tm, "cc": cc, "direction": d, "ht_s": ht,
+                            "mean": iv.mean, "ci_low": iv.low, "ci_high": iv.high, "n": iv.n,
+                            "interval": iv.method, "identical": iv.method == "identical",
+                            "never": never, "rtos_mean": rtos})
         t = pd.DataFrame(table).T
         t.index.name = "variant"
         parts.append(f"### NewReno timer: {tm}\n\n{to_markdown(t)}\n")
-    md.write_text(
-        f"Recovery time [s] (mean ± 95 % CI over {seeds} seeds; 'never' = not within "
-        f"{AFTER:.0f} s; [n RTO] = mean timeouts in the run)\n\n" + "\n".join(parts))
-    return [out / "runs.csv", md]
-
-
+    summary = pd.DataFrame(summary)
+    note = same_note(seeds) + "\n\n" if summary["identical"].any() else ""
+    text = (f"Recovery time [s] (mean ± 95 % CI over {seeds} seeds, or [bootstrap interval]; "
+            f"'never' = not within {AFTER:.0f} s; [n RTO] = mean timeouts in the run)\n\n"
+            + note + "\n".join(parts))
+    return write_outputs(out, runs, summary, text, [])

@@ -22,7 +22,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from tcplab.reproduce.common import pivot_means, run_figure, to_markdown
+from tcplab.reproduce.common import (
+    pivot_means,
+    run_figure,
+    same_note,
+    to_markdown,
+    write_outputs,
+)
 from tcplab.scenario import Scenario
 from tcplab.sweeps import SweepResult, sweep
 
@@ -52,7 +58,7 @@ def available(variants: list[str]) -> list[str]:
     ok = []
     for v in variants:
         try:
-            _tcplab.check_scenario("probe", dict={**BASE, "flow": [{**BASE["flow"][0], "cc": v}]})
+            _tcplab.parse_scenario("probe", dict={**BASE, "flow": [{**BASE["flow"][0], "cc": v}]})
             ok.append(v)
         except _tcplab.ScenarioError:
             pass
@@ -61,6 +67,7 @@ def available(variants: list[str]) -> list[str]:
 
 def run(out: Path, seeds: int = 5, workers: int | None = None,
         variants: list[str] | None = None) -> list[Path]:
+    """Runs Figs. 1-3 with seeds 1..`seeds` per point; returns every file written."""
     out.mkdir(parents=True, exist_ok=True)
     vs = available(variants or VARIANTS)
     base = Scenario(BASE, source=f"{NAME} (tcplab.reproduce)")
@@ -85,18 +92,18 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
         title="Retransmission ratio vs PER (delay 1 ms)")
     runs = pd.concat([r1.runs.assign(figure="delay"), r2.runs.assign(figure="per")],
                      ignore_index=True)
-    runs.to_parquet(out / "runs.parquet", index=False)
     fails = pd.concat([r1.failures, r2.failures], ignore_index=True)
-    fails.to_csv(out / "failures.csv", index=False)
-    with open(out / "tables.md", "w") as f:
-        f.write(f"Variants: {', '.join(vs)}; {seeds} seeds per point; {LEVEL:.0%} CI.\n\n")
-        for title, s, x, scale in [("Throughput [Mbit/s] vs one-way delay (PER 0.5 %)", s1,
-                                    "link.delay", 1e-6),
-                                   ("Throughput [Mbit/s] vs PER (1 ms)", s2, "link.loss", 1e-6),
-                                   ("Retransmission ratio [%] vs PER (1 ms)", s3, "link.loss",
-                                    100)]:
-            f.write(f"### {title}\n\n{to_markdown(pivot_means(s, x, cc, scale))}\n\n")
-    return [p1, p2, p3, out / "runs.parquet", out / "tables.md"]
+    lines = [f"Variants: {', '.join(vs)}; {seeds} seeds per point; {LEVEL:.0%} CI.\n"]
+    for title, s, x, scale in [("Throughput [Mbit/s] vs one-way delay (PER 0.5 %)", s1,
+                                "link.delay", 1e-6),
+                               ("Throughput [Mbit/s] vs PER (1 ms)", s2, "link.loss", 1e-6),
+                               ("Retransmission ratio [%] vs PER (1 ms)", s3, "link.loss",
+                                100)]:
+        lines.append(f"### {title}\n\n{to_markdown(pivot_means(s, x, cc, scale))}\n")
+    summary = pd.concat([s1, s2, s3], ignore_index=True)
+    if summary["identical"].any():
+        lines.append(same_note(seeds) + "\n")
+    return write_outputs(out, runs, summary, "\n".join(lines), [p1, p2, p3], fails)
 
 
 def with_inet_vegas(base: Scenario, res: SweepResult, vs: list[str], seeds: int,

@@ -148,6 +148,17 @@ pub(super) fn link_params(
     s: &Section<'_>,
     base: Option<(&LinkParams, &LinkParams)>,
 ) -> R<(LinkParams, LinkParams)> {
+    for (a, b) in [("rate", "trace"), ("reverse_rate", "reverse_trace")] {
+        if s.table.contains_key(a) && s.table.contains_key(b) {
+            return Err(s.err(
+                a,
+                s.table.get(a),
+                format!(
+                    "give {a} or {b}, not both (a trace sets the capacity; {a} would be ignored)"
+                ),
+            ));
+        }
+    }
     let (mut fwd, mut rev) = match base {
         Some((f, r)) => (f.clone(), r.clone()),
         None => {
@@ -189,6 +200,7 @@ pub(super) fn link_params(
             ));
         }
         rev.rate_bps = r;
+        rev.trace = None; // a constant reverse rate under a forward `trace`
     }
     if let Some(d) = s.duration("delay")? {
         fwd.delay = d;

@@ -34,19 +34,23 @@ pub fn parse_scenario_file(path: &str) -> R<Scenario> {
 
 /// Parses scenario TOML text; `source` names it in error messages.
 pub fn parse_scenario_str(text: &str, source: &str) -> R<Scenario> {
-    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
+    parse_scenario_table(&parse_toml(text, source)?, source)
+}
+
+/// TOML text as a table (syntax only; [`parse_scenario_table`] checks the scenario).
+pub fn parse_toml(text: &str, source: &str) -> R<Table> {
+    text.parse().map_err(|e: toml::de::Error| ConfigError {
         file: source.to_string(),
         key: String::new(),
         value: String::new(),
         why: format!("TOML syntax error: {}", e.to_string().trim()),
-    })?;
-    parse_scenario_table(&table, source)
+    })
 }
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
 pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
     let root = Section::new(source, String::new(), t);
-    let name = root.string("name")?.map(str::to_string).unwrap_or_else(|| {
+    let name = root.label("name")?.map(str::to_string).unwrap_or_else(|| {
         std::path::Path::new(source)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -56,7 +60,9 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
     if duration == Some(Dur::ZERO) {
         return Err(root.err("duration", root.table.get("duration"), "must be > 0"));
     }
-    let max_time = root.duration("max_time")?.unwrap_or(Dur::from_secs(3600));
+    let max_time = root
+        .positive_duration("max_time")?
+        .unwrap_or(Dur::from_secs(3600));
     let sampling = match root.get("sample") {
         None => Sampling::Interval(Dur::from_millis(10)),
         Some(Value::String(s)) if s == "ack" => Sampling::PerAck,
@@ -83,6 +89,15 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         }
     };
 
+    // Rows kept per series table before the series are thinned (see budget.rs): about
+    // 0.3 GB of flow series at ~30 columns; a 100-flow run at 10 ms reaches it at 100 s.
+    let series_rows = root
+        .uint("series_rows", 1000, 1 << 32)?
+        .unwrap_or(1_000_000) as usize;
+    let memory_limit = root.bytes("memory_limit")?;
+    if memory_limit == Some(0) {
+        return Err(root.err("memory_limit", root.get("memory_limit"), "must be > 0"));
+    }
     let flow_secs = root.tables("flow")?;
     if flow_secs.is_empty() {
         return Err(root.err("flow", None, "at least one [[flow]] is required"));
@@ -118,6 +133,8 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         duration,
         max_time,
         sampling,
+        series_rows,
+        memory_limit,
         nodes: topo.nodes,
         links: topo.links,
         flows,

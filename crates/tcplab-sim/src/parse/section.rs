@@ -20,7 +20,17 @@ pub(super) struct Section<'a> {
 
 pub(super) fn show(v: &Value) -> String {
     match v {
-        Value::String(s) => format!("\"{s}\""),
+        // Control characters escaped, so an error stays one printable line.
+        Value::String(s) => format!(
+            "\"{}\"",
+            s.chars()
+                .map(|c| if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                })
+                .collect::<String>()
+        ),
         other => other.to_string(),
     }
 }
@@ -73,6 +83,14 @@ impl<'a> Section<'a> {
         self.unit(k, units::parse_duration)
     }
 
+    /// A duration that must be > 0 (a zero one would stop or stall the run).
+    pub(super) fn positive_duration(&self, k: &str) -> R<Option<Dur>> {
+        match self.duration(k)? {
+            Some(Dur::ZERO) => Err(self.err(k, self.table.get(k), "must be > 0")),
+            d => Ok(d),
+        }
+    }
+
     pub(super) fn rate(&self, k: &str) -> R<Option<u64>> {
         self.unit(k, units::parse_rate)
     }
@@ -106,6 +124,33 @@ impl<'a> Section<'a> {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
             Some(v) => Err(self.err(k, Some(v), "expected a string")),
+        }
+    }
+
+    /// A name that prefixes output file names: no path separators, no control characters,
+    /// not "." or "..", at most 200 bytes.
+    pub(super) fn label(&self, k: &str) -> R<Option<&'a str>> {
+        let Some(n) = self.string(k)? else {
+            return Ok(None);
+        };
+        let why = if n.is_empty() || n == "." || n == ".." {
+            Some("must be a name, not empty, \".\" or \"..\"")
+        } else if n.contains(['/', '\\']) {
+            Some("must not contain '/' or '\\'")
+        } else if n.chars().any(char::is_control) {
+            Some("must not contain control characters (NUL, tab, newline, ...)")
+        } else if n.len() > 200 {
+            Some("must be at most 200 bytes long")
+        } else {
+            None
+        };
+        match why {
+            Some(why) => Err(self.err(
+                k,
+                self.table.get(k),
+                format!("{why}: it prefixes output file names"),
+            )),
+            None => Ok(Some(n)),
         }
     }
 

@@ -73,6 +73,11 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
         s.initial_rto = d;
     }
     if let Some(d) = f.duration("max_rto")? {
+        if d == Dur::ZERO {
+            // A zero RTO would fire at the same instant forever. (A zero min_rto is fine:
+            // the clock granularity keeps the RTO positive.)
+            return Err(f.err("max_rto", f.table.get("max_rto"), "must be > 0"));
+        }
         s.max_rto = d;
     }
     if s.max_rto < s.min_rto {

@@ -26,10 +26,8 @@ pub(super) fn load_trace(s: &Section<'_>, k: &str, rel: &str) -> R<Arc<DeliveryT
     } else {
         p.to_path_buf()
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| s.err(k, v, format!("cannot read {}: {e}", path.display())))?;
     let t =
-        DeliveryTrace::parse(&text).map_err(|e| s.err(k, v, format!("{}: {e}", path.display())))?;
+        DeliveryTrace::read(&path).map_err(|e| s.err(k, v, format!("{}: {e}", path.display())))?;
     Ok(Arc::new(t))
 }
 

@@ -22,7 +22,8 @@ impl FixedBurst {
             |v| v >= 1.0 && v.fract() == 0.0,
             "a whole number >= 1",
         )?;
-        let ms = p.take("interval_ms", 10.0, |v| v > 0.0, "> 0")?;
+        // At least 1 ns: a shorter interval rounds to a zero-length timer.
+        let ms = p.take("interval_ms", 10.0, |v| v >= 1e-6, ">= 1e-6 (1 ns)")?;
         Ok(FixedBurst {
             burst: burst as u32,
             interval: Dur::from_secs_f64(ms / 1e3),

@@ -26,7 +26,7 @@ mod westwood_plus;
 mod windowed_max;
 
 pub use bbr::Bbr;
-pub use controller::{build, register, Controller, Factory};
+pub use controller::{build, register, Controller, Factory, BUILTIN};
 pub use cubic::Cubic;
 pub use fixed_burst::FixedBurst;
 pub use newreno::NewReno;

@@ -67,7 +67,8 @@ impl Wave {
         let whole = |v: f64| (1.0..=65535.0).contains(&v) && v.fract() == 0.0;
         let burst = p.take("init_burst", 10.0, whole, "a whole number in 1..=65535")?;
         let min_burst = p.take("min_burst", 3.0, whole, "a whole number in 1..=65535")?;
-        let timer = p.take("init_timer_ms", 500.0, |v| v > 0.0, "> 0")?;
+        // At least 1 ns: a shorter TxTime rounds to a zero-length timer.
+        let timer = p.take("init_timer_ms", 500.0, |v| v >= 1e-6, ">= 1e-6 (1 ns)")?;
         let beta = p.take("beta_ms", 150.0, |v| v >= 0.0, ">= 0")?;
         if min_burst > burst {
             return Err(format!(

@@ -1,14 +1,15 @@
-//! A value-stable pseudo-random generator.
+//! SplitMix64: the one implementation of this generator in tcplab.
 //!
-//! Receivers regenerate degrees, neighbours and coefficients from a seed in
-//! the symbol header, so the generator must produce the same values on every
-//! platform and in every future build. SplitMix64 (Steele, Lea & Flood,
+//! It seeds the simulator's xoshiro256++ streams ([`crate::rng`]) and is the coding
+//! crate's generator: receivers regenerate degrees, neighbours and coefficients from a
+//! seed in the symbol header, so it must produce the same values on every platform and
+//! in every future build (`tcplab-coding`'s `wire_stability` test pins them). SplitMix64 (Steele, Lea & Flood,
 //! OOPSLA 2014) is defined by 64-bit integer arithmetic alone, is fast to
 //! seed (one word of state) and passes BigCrush, which is plenty for choosing
 //! neighbours.
 
 /// The SplitMix64 increment (2^64 / golden ratio, odd).
-const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+pub const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// SplitMix64's output function: a strong 64-bit avalanche mix.
 #[inline]
@@ -18,7 +19,7 @@ pub const fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// SplitMix64 generator. Its output sequence is part of the wire format.
+/// SplitMix64 generator. Its output sequence is part of the coding wire format.
 #[derive(Debug, Clone)]
 pub struct SplitMix64 {
     state: u64,

@@ -1,0 +1,135 @@
+//! Inputs a careless or hostile user tried (issue 10): each one a clear error naming the
+//! file, key and value, never a run with a silently different meaning.
+
+use tcplab_sim::{parse_scenario_file, parse_scenario_str, simulate};
+
+const LINK: &str = "[link]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n";
+const FLOW: &str = "[[flow]]\nbytes = \"100KB\"\n";
+
+fn err(toml: &str) -> String {
+    parse_scenario_str(toml, "bad.toml")
+        .unwrap_err()
+        .to_string()
+}
+
+fn assert_err(toml: &str, needles: &[&str]) {
+    let e = err(toml);
+    for n in needles {
+        assert!(e.contains(n), "error {e:?} should mention {n:?}");
+    }
+}
+
+#[test]
+fn names_cannot_leave_the_output_directory() {
+    // Defect 4: the scenario name prefixes output files; "../../x" wrote outside `--out`.
+    for (name, why) in [
+        ("../../escaped", "'/'"),
+        ("a\\\\b", "'/'"),
+        ("..", "not empty"),
+        ("", "not empty"),
+        ("a\\u0000b", "control characters"),
+        ("a\\nb", "control characters"),
+    ] {
+        let e = err(&format!("name = \"{name}\"\n{LINK}{FLOW}"));
+        assert!(
+            e.starts_with("bad.toml: name = ") && e.contains(why) && e.contains("output file"),
+            "{name}: {e}"
+        );
+        assert!(
+            !e.contains('\0') && !e.contains('\n'),
+            "one printable line: {e:?}"
+        );
+    }
+    let long = "x".repeat(201);
+    assert_err(
+        &format!("name = \"{long}\"\n{LINK}{FLOW}"),
+        &["at most 200"],
+    );
+    let sc = parse_scenario_str(&format!("name = \"a b-1.2_é\"\n{LINK}{FLOW}"), "ok").unwrap();
+    assert_eq!(sc.name, "a b-1.2_é");
+}
+
+#[test]
+fn byte_rates_are_refused() {
+    // Defect 5: "100MBps" ran at 100 Mbit/s.
+    assert_err(
+        &format!("[link]\nrate = \"100MBps\"\n{FLOW}"),
+        &["link.rate = \"100MBps\"", "bits per second", "\"800Mbps\""],
+    );
+    assert_err(
+        &format!("{LINK}reverse_rate = \"1MB/s\"\n{FLOW}"),
+        &["link.reverse_rate", "\"8Mbps\""],
+    );
+}
+
+#[test]
+fn zero_timers_are_refused() {
+    // Defect 8: min_rto = max_rto = "0s" fired the RTO at one instant forever.
+    assert_err(
+        &format!("{LINK}{FLOW}min_rto = \"0s\"\nmax_rto = \"0s\"\n"),
+        &["flow[0].max_rto = \"0s\"", "> 0"],
+    );
+    assert_err(
+        &format!("max_time = \"0s\"\n{LINK}{FLOW}"),
+        &["max_time = \"0s\"", "> 0"],
+    );
+    // Controller timers that round to 0 ns: fixed_burst then looped inside one event,
+    // where neither the stall guard nor Ctrl-C is checked.
+    for (cc, param) in [("fixed_burst", "interval_ms"), ("wave", "init_timer_ms")] {
+        assert_err(
+            &format!("{LINK}{FLOW}cc = \"{cc}\"\ncc_params = {{ {param} = 1e-9 }}\n"),
+            &["flow[0].cc_params", param, "1 ns"],
+        );
+    }
+    // A zero RTO floor is harmless: the 1 ms clock granularity keeps the RTO positive.
+    let sc = parse_scenario_str(
+        &format!(
+            "sample = \"off\"\n[link]\nrate = \"10Mbps\"\nloss = \"5%\"\n{FLOW}min_rto = \"0s\"\n"
+        ),
+        "ok",
+    )
+    .unwrap();
+    let res = simulate(&sc, 1, 0).unwrap();
+    assert!(res.flows.bools("completed").unwrap()[0]);
+}
+
+#[test]
+fn rate_and_trace_together_are_refused() {
+    // Defect 11: `trace` with `rate` silently ignored the rate.
+    let dir = std::env::temp_dir().join(format!("tcplab-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.mahi"), "1\n2\n").unwrap();
+    let parse = |body: &str| {
+        let p = dir.join("s.toml");
+        std::fs::write(&p, format!("{body}{FLOW}")).unwrap();
+        parse_scenario_file(p.to_str().unwrap())
+    };
+    let e = parse("[link]\nrate = \"1Gbps\"\ntrace = \"t.mahi\"\n").unwrap_err();
+    assert!(
+        e.to_string().contains("link.rate") && e.why.contains("not both"),
+        "{e}"
+    );
+    let e =
+        parse("[link]\nrate = \"1Gbps\"\nreverse_rate = \"1Mbps\"\nreverse_trace = \"t.mahi\"\n")
+            .unwrap_err();
+    assert!(
+        e.to_string().contains("link.reverse_rate") && e.why.contains("not both"),
+        "{e}"
+    );
+    let e = parse("[link]\nrate = \"1Gbps\"\n[[link.schedule]]\nat = \"1s\"\nrate = \"1Mbps\"\ntrace = \"t.mahi\"\n")
+        .unwrap_err();
+    assert!(e.to_string().contains("link.schedule[0].rate"), "{e}");
+    // `trace` with `reverse_rate`: the reverse direction runs at that constant rate.
+    let sc = parse("[link]\ntrace = \"t.mahi\"\nreverse_rate = \"3Mbps\"\n").unwrap();
+    assert!(sc.links[0].fwd.trace.is_some());
+    assert!(sc.links[0].rev.trace.is_none());
+    assert_eq!(sc.links[0].rev.rate_bps, 3_000_000);
+    // Defect 9 through the parser: the trace error names the key and the file.
+    std::fs::write(dir.join("t.mahi"), "1\n288230376151711745\n").unwrap();
+    let e = parse("[link]\ntrace = \"t.mahi\"\n").unwrap_err();
+    assert!(
+        e.key == "link.trace" && e.why.contains("t.mahi: line 2") && e.why.contains("too large"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

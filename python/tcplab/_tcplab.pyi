@@ -1,0 +1,156 @@
+"""Type stubs of the Rust extension ``tcplab._tcplab`` (crates/tcplab-py).
+
+A test checks that every name and parameter here matches the compiled module.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be run as written (file, key, value, why)."""
+
+class InvariantError(RuntimeError):
+    """A run broke a transport invariant (e.g. data lost or duplicated)."""
+
+class SimulationPanic(RuntimeError):
+    """An internal error (a Rust panic) in the simulator; please report it."""
+
+class ParsedScenario:
+    """A validated scenario, parsed once; runs, figures and traces share it."""
+
+    source: str
+
+    def summary(self) -> dict[str, Any]:
+        """{name, flows, nodes, links, duration_s}."""
+
+def parse_scenario(
+    source: str, text: str | None = None, dict: dict[str, Any] | None = None
+) -> tuple[ParsedScenario, dict[str, Any] | None]:
+    """Parses and validates TOML text or a dict (exactly one); for text, also returns the
+    document as a dict."""
+
+def run(
+    scenario: ParsedScenario,
+    seed: int,
+    replication: int = 0,
+    time_limit_s: float | None = None,
+) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
+    """Simulates a scenario; returns (info, {table name: record batch}). Past
+    `time_limit_s` of wall-clock time the run stops with TimeoutError."""
+
+def congestion_controls() -> list[str]:
+    """The names ``cc = "..."`` accepts: the built-in controllers (aliases included)."""
+
+def transports() -> list[str]:
+    """The names ``transport = "..."`` accepts: built-ins first, then registered ones."""
+
+def bench_run(source: str, text: str, seed: int) -> dict[str, Any]:
+    """Times one simulation (wall_s, events, packet_hops, end_time_s)."""
+
+def _panic_for_test() -> None: ...
+
+# Units (tcplab_core::units)
+def parse_duration(text: str) -> float:
+    """A duration in seconds."""
+
+def parse_rate(text: str) -> int:
+    """A rate in bit/s."""
+
+def parse_size(text: str) -> int:
+    """A size in bytes."""
+
+def parse_probability(text: str) -> float:
+    """A probability as a fraction."""
+
+def parse_quantity(text: str) -> tuple[str, float]:
+    """(kind, value in base units); kind: number, duration, rate, size, probability."""
+
+# Links over time
+def link_timeline(scenario: ParsedScenario) -> list[dict[str, Any]]:
+    """Each link's parameters and scheduled changes."""
+
+def link_opportunities(
+    scenario: ParsedScenario, link: str, direction: str, until_s: float
+) -> list[int]:
+    """Times (ns) of a link direction's delivery opportunities in [0, until_s)."""
+
+def mahimahi_trace(
+    scenario: ParsedScenario, link: str, direction: str, until_s: float
+) -> str:
+    """The same opportunities as Mahimahi trace text."""
+
+# Erasure codes (tcplab-coding)
+class LtEncoder:
+    """LT encoder over one object (optionally TCP-Forward's sliding generations)."""
+
+    num_source_symbols: int
+    num_generations: int
+    def __new__(
+        cls,
+        data: bytes,
+        symbol_size: int,
+        window: int | None = None,
+        stride: int | None = None,
+        distribution: str = "robust",
+        c: float = 0.1,
+        delta: float = 0.5,
+        weights: Sequence[float] | None = None,
+    ) -> LtEncoder: ...
+    def generation_range(self, generation: int) -> tuple[int, int]: ...
+    def neighbours(self, generation: int, seed: int) -> list[int]: ...
+    def encode(self, generation: int, seed: int) -> bytes: ...
+
+class LtDecoder:
+    """Online peeling LT decoder."""
+
+    is_complete: bool
+    recovered_count: int
+    num_source_symbols: int
+    def __new__(
+        cls,
+        data_len: int,
+        symbol_size: int,
+        window: int | None = None,
+        stride: int | None = None,
+        distribution: str = "robust",
+        c: float = 0.1,
+        delta: float = 0.5,
+        weights: Sequence[float] | None = None,
+    ) -> LtDecoder: ...
+    def receive(self, symbol: bytes) -> list[int]: ...
+    def source(self, index: int) -> bytes | None: ...
+    def data(self) -> bytes | None: ...
+    def is_recovered(self, index: int) -> bool: ...
+    def symbols_needed_estimate(self) -> int: ...
+    def stats(self) -> dict[str, Any]: ...
+
+class RlncEncoder:
+    """RLNC encoder over GF(2^8) with a sliding coding window."""
+
+    window: tuple[int, int]
+    def __new__(cls, packet_size: int, capacity: int) -> RlncEncoder: ...
+    def push(self, packet: bytes) -> int: ...
+    def slide_to(self, start: int) -> None: ...
+    def encode(self, seed: int) -> bytes: ...
+    def encode_with_coefficients(self, coefficients: Sequence[int]) -> bytes: ...
+
+class RlncDecoder:
+    """Gauss-Jordan RLNC decoder reporting TCP/NC's seen packets."""
+
+    rank: int
+    base: int
+    horizon: int
+    def __new__(cls, packet_size: int, capacity: int) -> RlncDecoder: ...
+    def receive(self, symbol: bytes) -> dict[str, Any]: ...
+    def packet(self, index: int) -> bytes | None: ...
+    def is_seen(self, index: int) -> bool: ...
+    def is_decoded(self, index: int) -> bool: ...
+    def first_unseen(self) -> int: ...
+    def first_undecoded(self) -> int: ...
+    def drop_below(self, boundary: int) -> int: ...
+    def drop_decoded_prefix(self) -> int: ...
+    def recode(self, seed: int) -> bytes: ...

@@ -1,0 +1,240 @@
+"""What tcplab offers, for people and programs: controllers, transports, studies and every
+scenario key with its default and unit (``tcplab list``; ``tcplab.scenario_keys()``).
+
+A test checks this list against the Rust parser both ways (every key it reads is here,
+every key here is read) and each stated default against a run with the key set to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tcplab import _tcplab
+
+#: One line per built-in controller name (aliases share a line of their own).
+CONTROLLERS = {
+    "newreno": "NewReno window growth with RFC 6582 recovery",
+    "reno": "the same window growth with RFC 5681 recovery",
+    "tahoe": "no fast recovery: slow start from one segment after a fast retransmit",
+    "vegas": "delay-based (Brakmo & Peterson; INET's timing)",
+    "westwood": "bandwidth estimate sets ssthresh after a loss",
+    "westwoodplus": "Westwood+ (once-per-RTT samples); aliases westwood_plus, westwood+",
+    "westwood_plus": "alias of westwoodplus",
+    "westwood+": "alias of westwoodplus",
+    "cubic": "RFC 9438, optional HyStart++ (RFC 9406)",
+    "bbr": "BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00)",
+    "wave": "TCP Wave: burst transmission paced by a timer",
+    "fixed_burst": "test controller: a fixed burst per timer tick",
+}
+
+TRANSPORTS = {
+    "tcp": "TCP sender and receiver (the [[flow]] keys of transport = \"tcp\")",
+    "datagram": "UDP-like cross traffic: constant rate, on/off or a timestamp trace",
+}
+
+
+@dataclass(frozen=True)
+class Key:
+    """A scenario key: where it goes, its default and unit, and what it means."""
+
+    section: str
+    key: str
+    default: str
+    unit: str
+    meaning: str
+    #: The default as a scenario value, when it can be written (tests set it and compare).
+    value: Any = None
+
+
+_LINK = "link ([link], [bottleneck], [access], [[link]], schedule entries, handover `to`)"
+_TCP = "flow, transport = \"tcp\""
+_DGRAM = "flow, transport = \"datagram\""
+
+KEYS: tuple[Key, ...] = (
+    Key("scenario", "name", "file stem", "name", "scenario name on every result row and "
+        "output file", None),
+    Key("scenario", "duration", "none", "duration", "stop the run at this simulated time "
+        "(required when a flow never ends)"),
+    Key("scenario", "max_time", "3600s", "duration", "safety cap when no duration is given",
+        "3600s"),
+    Key("scenario", "sample", "10ms", "duration | \"ack\" | \"off\"", "time-series sampling",
+        "10ms"),
+    Key("scenario", "series_rows", "1000000", "rows (>= 1000)", "rows each series table keeps "
+        "before the series are thinned to every n-th sample (info: series_stride)", 1000000),
+    Key("scenario", "memory_limit", "80 % of the machine", "size", "refuse a run whose "
+        "estimated memory exceeds this, before it starts"),
+    Key("scenario", "topology", "{ kind = \"point-to-point\" }", "table",
+        "kind = \"point-to-point\" ([link]), \"dumbbell\" ([bottleneck], [access]) or "
+        "\"graph\" ([[node]], [[link]]; the default when [[node]] is present)",
+        {"kind": "point-to-point"}),
+    Key("scenario", "link", "required", "table | array of tables",
+        "[link] (point-to-point) or [[link]] (graph): link keys below"),
+    Key("scenario", "bottleneck", "required (dumbbell)", "table", "the shared link"),
+    Key("scenario", "access", "10Gbps, no delay", "table",
+        "per-flow access links of a dumbbell"),
+    Key("scenario", "node", "none", "array of tables", "graph nodes: [[node]] name = ..."),
+    Key("scenario", "flow", "required", "array of tables", "[[flow]]: flow keys below"),
+    Key("node", "name", "required", "name", "node name, used by links' between and "
+        "flows' from/to/path"),
+    Key(_LINK, "rate", "required", "rate (bit/s)", "serialisation rate of both directions "
+        "(not with trace)"),
+    Key(_LINK, "reverse_rate", "rate", "rate (bit/s)", "rate of the reverse (ACK) direction"),
+    Key(_LINK, "delay", "0ms", "duration", "one-way propagation delay", "0ms"),
+    Key(_LINK, "queue", "100pkt", "\"Npkt\" | size | \"unlimited\"",
+        "drop-tail limit on packets waiting for the transmitter", "100pkt"),
+    Key(_LINK, "loss", "0%", "probability | table", "forward-direction loss (table: "
+        "loss model keys below)", "0%"),
+    Key(_LINK, "ack_loss", "0%", "probability | table", "reverse-direction loss", "0%"),
+    Key(_LINK, "up", "true", "bool", "false: the link is down and loses everything", True),
+    Key(_LINK, "trace", "none", "file", "Mahimahi delivery trace as the capacity of both "
+        "directions, relative to the scenario file (not with rate)"),
+    Key(_LINK, "reverse_trace", "trace", "file", "trace of the reverse direction only"),
+    Key(_LINK, "jitter", "0ms", "duration | table", "extra one-way delay per packet: "
+        "uniform up to the value, or a jitter table (below)", "0ms"),
+    Key(_LINK, "reorder", "false", "bool", "true: jittered packets may overtake each other",
+        False),
+    Key(_LINK, "duplex", "full", "\"full\" | \"half\"", "half: one transmitter shared by "
+        "both directions", "full"),
+    Key(_LINK, "reverse", "none", "table", "link keys for the reverse direction only"),
+    Key(_LINK, "schedule", "none", "array of tables", "[[<link>.schedule]]: at = time, "
+        "then link keys that change then"),
+    Key(_LINK, "handover", "none", "array of tables", "[[<link>.handover]]: at, outage, to"),
+    Key(_LINK, "between", "required ([[link]])", "[name, name]", "the two nodes a graph link "
+        "joins; forward is first -> second"),
+    Key(_LINK, "name", "\"<a>-<b>\"", "name", "graph link name (results' link column)"),
+    Key(_LINK, "cost", "1", "count", "graph link cost for shortest-path routing"),
+    Key("link.schedule[]", "at", "required", "duration", "when the entry's keys take effect"),
+    Key("link.handover[]", "at", "required", "duration", "when the link goes down"),
+    Key("link.handover[]", "outage", "0s", "duration", "how long it stays down"),
+    Key("link.handover[]", "to", "required", "table", "link keys in effect after the outage"),
+    Key("link.jitter (table)", "dist", "required", "\"uniform\" | \"normal\"",
+        "jitter distribution"),
+    Key("link.jitter (table)", "max", "required (uniform)", "duration", "uniform upper bound"),
+    Key("link.jitter (table)", "mean", "0ms", "duration", "normal mean (negative draws are "
+        "clamped to 0)"),
+    Key("link.jitter (table)", "sd", "required (normal)", "duration", "normal standard "
+        "deviation"),
+    Key("link.loss (table)", "model", "bernoulli", "\"none\" | \"bernoulli\" | "
+        "\"gilbert-elliott\" | \"list\"", "loss model"),
+    Key("link.loss (table)", "rate", "required (bernoulli)", "probability",
+        "loss probability per packet"),
+    Key("link.loss (table)", "p_good_bad", "required (gilbert-elliott)", "probability",
+        "per packet, good -> bad"),
+    Key("link.loss (table)", "p_bad_good", "required (gilbert-elliott)", "probability",
+        "per packet, bad -> good"),
+    Key("link.loss (table)", "loss_good", "0%", "probability", "loss in the good state"),
+    Key("link.loss (table)", "loss_bad", "100%", "probability", "loss in the bad state"),
+    Key("link.loss (table)", "drop", "required (list)", "list of counts",
+        "packet numbers (from 1) to drop, for tests"),
+    Key("flow", "bytes", "required", "size | \"unlimited\"", "bytes to transfer"),
+    Key("flow", "count", "1", "count", "this many identical flows", 1),
+    Key("flow", "name", "flow<N>", "name", "label in results (count > 1 appends 0, 1, ...)"),
+    Key("flow", "start", "0s", "duration", "when the application starts writing", "0s"),
+    Key("flow", "stop", "none", "duration", "when it stops writing"),
+    Key("flow", "transport", "tcp", "\"tcp\" | \"datagram\" | registered name",
+        "the endpoints; keys below by transport", "tcp"),
+    Key("flow", "params", "{}", "table of numbers", "parameters of a registered transport"),
+    Key("flow", "access_delay", "[access] delay", "duration",
+        "dumbbell: this flow's sender-side access delay"),
+    Key("flow", "access_rate", "[access] rate", "rate (bit/s)",
+        "dumbbell: this flow's access rate (both sides)"),
+    Key("flow", "from", "required (graph)", "name", "graph: sending node"),
+    Key("flow", "to", "required (graph)", "name", "graph: receiving node"),
+    Key("flow", "path", "shortest by cost", "list of names", "graph: explicit route"),
+    Key(_TCP, "cc", "newreno", "controller name", "congestion control (tcplab list "
+        "controllers)", "newreno"),
+    Key(_TCP, "cc_params", "{}", "table of numbers", "controller parameters "
+        "(docs/scenarios.md)", {}),
+    Key(_TCP, "recovery", "by cc", "\"reno\" | \"newreno\" | \"sack\"", "loss recovery "
+        "(RFC 5681, 6582, 6675)"),
+    Key(_TCP, "mtu", "1500", "bytes", "IP packet size", 1500),
+    Key(_TCP, "mss", "mtu - 40", "bytes", "payload per segment", 1460),
+    Key(_TCP, "initial_cwnd", "10", "segments", "initial window (RFC 6928)", 10),
+    Key(_TCP, "dupthresh", "3", "count", "duplicate ACKs for a fast retransmit", 3),
+    Key(_TCP, "loss_detection", "dupack", "\"dupack\" | \"rack\"", "SACK loss detection: "
+        "RFC 6675 IsLost or RFC 8985 RACK-TLP", "dupack"),
+    Key(_TCP, "partial_ack_timer", "impatient", "\"impatient\" | \"slow-but-steady\"",
+        "RFC 6582 section 4 timer variant", "impatient"),
+    Key(_TCP, "min_rto", "1s", "duration", "RTO floor (RFC 6298)", "1s"),
+    Key(_TCP, "initial_rto", "1s", "duration (> 0)", "RTO before an RTT sample", "1s"),
+    Key(_TCP, "max_rto", "60s", "duration (> 0)", "RTO ceiling", "60s"),
+    Key(_TCP, "ack", "delayed", "\"delayed\" | \"per-packet\"", "receiver ACK policy",
+        "delayed"),
+    Key(_TCP, "ack_every", "2", "segments", "delayed ACK: ACK every N full segments", 2),
+    Key(_TCP, "ack_delay", "200ms", "duration", "delayed ACK: longest wait", "200ms"),
+    Key(_TCP, "sack", "true", "bool", "receiver sends SACK blocks (RFC 2018)", True),
+    Key(_TCP, "rcv_buf", "64MiB", "size", "receive buffer (the advertised window)", "64MiB"),
+    Key(_DGRAM, "rate", "required", "rate (bit/s)", "sending rate (IP packet bytes)"),
+    Key(_DGRAM, "pattern", "cbr", "\"cbr\" | \"onoff\" | \"trace\"", "sending pattern"),
+    Key(_DGRAM, "packet_size", "1472", "bytes", "UDP payload (1500-byte IP packets)", 1472),
+    Key(_DGRAM, "on_time", "required (onoff)", "duration", "mean on period"),
+    Key(_DGRAM, "off_time", "required (onoff)", "duration", "mean off period"),
+    Key(_DGRAM, "on_dist", "exponential", "\"exponential\" | \"constant\" | \"pareto\"",
+        "on-period distribution"),
+    Key(_DGRAM, "off_dist", "exponential", "\"exponential\" | \"constant\" | \"pareto\"",
+        "off-period distribution"),
+    Key(_DGRAM, "pareto_shape", "1.5", "number > 1", "shape of pareto periods"),
+    Key(_DGRAM, "trace", "required (trace)", "file", "one datagram at each millisecond "
+        "timestamp of a Mahimahi-format file"),
+)
+
+
+def congestion_controls() -> list[str]:
+    """The names ``cc = "..."`` accepts (built-ins, aliases included)."""
+    return list(_tcplab.congestion_controls())
+
+
+def transports() -> list[str]:
+    """The names ``transport = "..."`` accepts (built-ins, then registered ones)."""
+    return list(_tcplab.transports())
+
+
+def studies() -> dict[str, str]:
+    """Published studies ``tcplab reproduce`` re-runs: name -> description."""
+    from tcplab import reproduce
+
+    return {n: reproduce.get(n).DESCRIPTION for n in reproduce.STUDIES}
+
+
+def scenario_keys() -> list[Key]:
+    """Every scenario key with its section, default, unit and meaning."""
+    return list(KEYS)
+
+
+def describe(what: str = "all") -> str:
+    """The text of ``tcplab list [what]``."""
+    parts = []
+    if what in ("all", "controllers"):
+        parts.append("# congestion controllers (cc = ...)")
+        parts += [f"  {n:16} {CONTROLLERS.get(n, 'registered')}" for n in congestion_controls()]
+    if what in ("all", "transports"):
+        parts.append("# transports (transport = ...)")
+        parts += [f"  {n:16} {TRANSPORTS.get(n, 'registered')}" for n in transports()]
+    if what in ("all", "studies"):
+        parts.append("# studies (tcplab reproduce NAME)")
+        parts += [f"  {n:24} {d}" for n, d in studies().items()]
+    if what in ("all", "keys"):
+        parts.append("# scenario keys (default; unit): see docs/scenarios.md")
+        section = None
+        for k in KEYS:
+            if k.section != section:
+                section = k.section
+                parts.append(f"[{section}]")
+            parts.append(f"  {k.key:18} {k.default} ; {k.unit} : {k.meaning}")
+    return "\n".join(parts)
+
+
+def listing(what: str = "all") -> dict[str, Any]:
+    """What ``tcplab list [what] --json`` prints: the same catalogue as data."""
+    doc: dict[str, Any] = {}
+    if what in ("all", "controllers"):
+        doc["controllers"] = {n: CONTROLLERS.get(n, "registered") for n in congestion_controls()}
+    if what in ("all", "transports"):
+        doc["transports"] = {n: TRANSPORTS.get(n, "registered") for n in transports()}
+    if what in ("all", "studies"):
+        doc["studies"] = studies()
+    if what in ("all", "keys"):
+        doc["keys"] = [{"section": k.section, "key": k.key, "default": k.default,
+                        "unit": k.unit, "meaning": k.meaning} for k in KEYS]
+    return doc

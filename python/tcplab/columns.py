@@ -1,0 +1,190 @@
+"""The results columns: unit, meaning and valid range of every column of every table.
+
+This is the one reference: :class:`tcplab.Result` stamps it on the Arrow schema (field
+metadata ``unit`` and ``description``, kept in Parquet files), summaries use the ranges
+to keep confidence intervals valid, and ``docs/results.md`` is generated from it
+(``python -m tcplab.columns``; a test checks the file is current).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+
+class Column(NamedTuple):
+    """One column: its unit ("" for labels and counts of things), meaning and valid range."""
+
+    unit: str
+    description: str
+    low: float = -math.inf
+    high: float = math.inf
+
+
+_RUN = {
+    "scenario": Column("", "scenario name (`name` key or file stem)"),
+    "seed": Column("", "master seed of the run", 0),
+    "replication": Column("", "replication index under that seed", 0),
+}
+_FRACTION = (0.0, 1.0)
+_NONNEG = (0.0, math.inf)
+
+#: table → column → :class:`Column`.
+COLUMNS: dict[str, dict[str, Column]] = {
+    "flows": {
+        **_RUN,
+        "flow": Column("", "flow index, in scenario order", 0),
+        "name": Column("", "flow name (`name` key, default `flowN`)"),
+        "transport": Column("", "`tcp`, `datagram` or a registered transport"),
+        "cc": Column("", "congestion controller (TCP flows)"),
+        "recovery": Column("", "loss recovery: `reno`, `newreno` or `sack` (TCP flows)"),
+        "bytes_target": Column("B", "bytes the application was to write (null: unlimited)", 0),
+        "bytes_written": Column("B", "bytes the application wrote", 0),
+        "bytes_delivered": Column("B", "bytes the receiver delivered in order", 0),
+        "start_s": Column("s", "when the application started writing", 0),
+        "completion_s": Column("s", "when the last byte was delivered (null: not completed)", 0),
+        "completed": Column("", "delivered == written == target"),
+        "finished_s": Column("s", "when the source finished (all data acknowledged)", 0),
+        "goodput_bps": Column("bit/s", "bytes delivered × 8 / (end − start)", *_NONNEG),
+        "packets_sent": Column("packets", "packets the source sent (incl. retransmissions)", 0),
+        "packets_delivered": Column("packets", "source packets that reached the sink", 0),
+        "packets_lost": Column("packets", "source packets dropped on the way", 0),
+        "packets_in_flight": Column("packets", "source packets still in the network at the end",
+                                    0),
+        "segments_sent": Column("segments", "TCP segments sent, retransmissions included", 0),
+        "retransmitted_segments": Column("segments", "TCP segments sent again", 0),
+        "retransmission_ratio": Column("", "retransmitted / sent segments", *_FRACTION),
+        "rtos": Column("", "retransmission timeouts", 0),
+        "fast_retransmits": Column("", "fast retransmits (window cuts on loss)", 0),
+        "tlp_probes": Column("", "RACK-TLP tail loss probes sent", 0),
+        "rack_lost": Column("segments", "segments RACK marked lost", 0),
+        "rtt_min_s": Column("s", "smallest RTT sample", 0),
+        "rtt_mean_s": Column("s", "mean RTT sample", 0),
+        "rtt_max_s": Column("s", "largest RTT sample", 0),
+        "acks_sent": Column("", "ACKs the TCP receiver sent", 0),
+        "packets_reordered": Column("packets", "datagrams that arrived after a later one", 0),
+        "owd_min_s": Column("s", "smallest one-way delay of a datagram", 0),
+        "owd_mean_s": Column("s", "mean one-way delay of the datagrams", 0),
+        "owd_p50_s": Column("s", "median one-way delay", 0),
+        "owd_p95_s": Column("s", "95th percentile one-way delay", 0),
+        "owd_p99_s": Column("s", "99th percentile one-way delay", 0),
+        "owd_max_s": Column("s", "largest one-way delay", 0),
+    },
+    "links": {
+        **_RUN,
+        "link": Column("", "link name"),
+        "direction": Column("", "`fwd` (a → b), `rev`, or `shared` (half-duplex)"),
+        "offered_pkts": Column("packets", "packets offered to the link direction", 0),
+        "sent_pkts": Column("packets", "packets admitted and transmitted", 0),
+        "sent_bytes": Column("B", "wire bytes transmitted (headers included)", 0),
+        "delivered_pkts": Column("packets", "packets that reached the far end", 0),
+        "dropped_queue": Column("packets", "drop-tail drops (queue full)", 0),
+        "dropped_loss": Column("packets", "drops by the loss model", 0),
+        "dropped_down": Column("packets", "packets lost to an outage", 0),
+        "max_queue_pkts": Column("packets", "longest queue seen", 0),
+    },
+    "flow_series": {
+        **_RUN,
+        "t_s": Column("s", "sample time", 0),
+        "flow": Column("", "flow index", 0),
+        "cwnd": Column("B", "congestion window", 0),
+        "ssthresh": Column("B", "slow-start threshold (null: not yet set)", 0),
+        "srtt_s": Column("s", "smoothed RTT (RFC 6298)", 0),
+        "rtt_s": Column("s", "latest RTT sample (null before the first; Karn's rule: "
+                        "none from retransmitted segments)", 0),
+        "rto_s": Column("s", "retransmission timeout", 0),
+        "in_flight": Column("B", "bytes in flight (SACK recovery: the RFC 6675 pipe)", 0),
+        "pacing_rate_bps": Column("bit/s", "pacing rate (null: not paced)", 0),
+        "state": Column("", "`recovery` during fast recovery, else the controller's state"),
+        "rtos": Column("", "retransmission timeouts so far (cumulative)", 0),
+        "fast_retransmits": Column("", "fast retransmits so far (cumulative)", 0),
+        "delivered": Column("B", "bytes the receiver delivered in order so far", 0),
+        "sent": Column("B", "bytes a datagram source sent so far", 0),
+    },
+    "link_series": {
+        **_RUN,
+        "t_s": Column("s", "sample time", 0),
+        "link": Column("", "link name"),
+        "direction": Column("", "`fwd`, `rev` or `shared`"),
+        "queue_pkts": Column("packets", "packets waiting for the transmitter", 0),
+        "queue_bytes": Column("B", "bytes waiting for the transmitter", 0),
+        "delivered_bytes": Column("B", "wire bytes delivered so far (cumulative)", 0),
+        "dropped_queue": Column("packets", "drop-tail drops so far (cumulative)", 0),
+        "dropped_loss": Column("packets", "loss-model drops so far (cumulative)", 0),
+        "dropped_down": Column("packets", "outage drops so far (cumulative)", 0),
+    },
+    "cc_trace": {
+        **_RUN,
+        "t_s": Column("s", "sample time", 0),
+        "flow": Column("", "flow index", 0),
+        "key": Column("", "controller variable (see docs/scenarios.md per controller)"),
+        "value": Column("", "its value, in the unit its name gives (`_s` seconds, `_bps`...)"),
+    },
+}
+
+#: The columns a sweep adds to each flows row.
+SWEEP_COLUMNS = {
+    "events": Column("", "events the simulator processed in the run", 0),
+}
+
+
+def lookup(name: str, table: str = "flows") -> Column | None:
+    """The reference entry of a column (None if the column is not documented)."""
+    return COLUMNS.get(table, {}).get(name) or SWEEP_COLUMNS.get(name)
+
+
+def valid_range(name: str, table: str = "flows") -> tuple[float, float]:
+    """The range a column's values (and so their intervals) must lie in."""
+    c = lookup(name, table)
+    return (c.low, c.high) if c else (-math.inf, math.inf)
+
+
+#: How to show a unit to a person: (scale, unit shown).
+_DISPLAY = {"bit/s": (1e-6, "Mbit/s"), "s": (1.0, "s"), "B": (1e-6, "MB")}
+
+
+def display(name: str, table: str = "flows") -> tuple[float, str]:
+    """Scale and unit for showing a column (goodput in Mbit/s, bytes in MB, ratios in %)."""
+    c = lookup(name, table)
+    if c is None:
+        return 1.0, ""
+    if name.endswith("_ratio"):
+        return 100.0, "%"
+    return _DISPLAY.get(c.unit, (1.0, c.unit))
+
+
+def with_metadata(name: str, table):
+    """Table `name` (a pyarrow.Table) with each documented field's unit and description as
+    field metadata (kept when written to Parquet)."""
+    import pyarrow as pa
+
+    ref = COLUMNS.get(name, {})
+    fields = []
+    for f in table.schema:
+        c = ref.get(f.name)
+        if c is not None:
+            f = f.with_metadata({"unit": c.unit, "description": c.description})
+        fields.append(f)
+    meta = {"tcplab.table": name, "tcplab.reference": "docs/results.md"}
+    return table.cast(pa.schema(fields, metadata=meta))
+
+
+def markdown() -> str:
+    """The reference as Markdown (the body of docs/results.md)."""
+    out = []
+    for table, cols in COLUMNS.items():
+        out.append(f"### `{table}`\n\n| column | unit | meaning | valid range |\n|---|---|---|---|")
+        for name, c in cols.items():
+            rng = "" if (c.low, c.high) == (-math.inf, math.inf) else _range(c)
+            out.append(f"| `{name}` | {c.unit} | {c.description} | {rng} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def _range(c: Column) -> str:
+    hi = "∞" if c.high == math.inf else f"{c.high:g}"
+    return f"[{c.low:g}, {hi}{')' if c.high == math.inf else ']'}"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(markdown())
