@@ -6,7 +6,7 @@
 //! the very same numbers, and the thresholds are computed with
 //! platform-independent arithmetic so both ends of a link agree bit for bit.
 
-use crate::detmath;
+use tcplab_core::detmath;
 use crate::error::{CodingError, Result};
 use crate::rng::SplitMix64;
 
