@@ -31,6 +31,9 @@ CONTROLLERS = {
 TRANSPORTS = {
     "tcp": "TCP sender and receiver (the [[flow]] keys of transport = \"tcp\")",
     "datagram": "UDP-like cross traffic: constant rate, on/off or a timestamp trace",
+    "tcp-nc": "TCP/NC: TCP over random linear network coding with seen ACKs "
+              "(docs/coded-transports.md)",
+    "tcp-forward": "TCP-Forward: LT codes under Vegas, seed 004 (docs/coded-transports.md)",
 }
 
 
@@ -50,6 +53,7 @@ class Key:
 _LINK = "link ([link], [bottleneck], [access], [[link]], schedule entries, handover `to`)"
 _TCP = "flow, transport = \"tcp\""
 _DGRAM = "flow, transport = \"datagram\""
+_CODED = "flow, transport = \"tcp-nc\" | \"tcp-forward\""
 
 KEYS: tuple[Key, ...] = (
     Key("scenario", "name", "file stem", "name", "scenario name on every result row and "
@@ -177,6 +181,9 @@ KEYS: tuple[Key, ...] = (
     Key(_DGRAM, "pareto_shape", "1.5", "number > 1", "shape of pareto periods"),
     Key(_DGRAM, "trace", "required (trace)", "file", "one datagram at each millisecond "
         "timestamp of a Mahimahi-format file"),
+    Key(_CODED, "coding", "{}", "table of numbers", "coding parameters: redundancy, window, "
+        "payload, ... (docs/coded-transports.md); tcp-nc also reads the TCP sender's keys, "
+        "tcp-forward cc (vegas), cc_params, mtu, mss, initial_cwnd"),
 )
 
 

@@ -43,7 +43,9 @@ PROBES = {
         {"link": L, "flow": [{**DGRAM, "pattern": "onoff", "on_time": "1s", "off_time": "1s",
                               "on_dist": "pareto", "zz": 1}]},
         {"link": L, "flow": [{**F, "transport": "datagram", "pattern": "trace",
-                              "trace": "traces/onoff.mahi", "zz": 1}]}],
+                              "trace": "traces/onoff.mahi", "zz": 1}]},
+        {"link": L, "flow": [{**F, "transport": "tcp-nc", "zz": 1}]},
+        {"link": L, "flow": [{**F, "transport": "tcp-forward", "zz": 1}]}],
 }
 # Read only for a registered transport (none can be registered from Python).
 UNPROBED = {("flow", "params")}
