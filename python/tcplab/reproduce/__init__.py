@@ -13,6 +13,7 @@ STUDIES = {
     "inet-vegas-westwood": "tcplab.reproduce.inet_vegas_westwood",
     "handover": "tcplab.reproduce.handover",
     "wave": "tcplab.reproduce.wave",
+    "coded": "tcplab.reproduce.coded",
 }
 
 
