@@ -4,10 +4,10 @@
 //! The decoders count their work exactly (whole-symbol XORs for LT, row
 //! multiply-accumulates for RLNC; `tcplab-coding`'s `ops`/`row_ops` counters and the
 //! description-mode trackers agree on them), so a symbol's processing time is
-//! `scale · (symbol_ns + ops · bytes · ns_per_byte)`. The constants are fitted to
-//! `tcplab-coding` on the reference machine (`cargo run --release -p tcplab-transport
-//! --example coding_cost`, see docs/coded-transports.md); `scale` models another CPU
-//! (the seed's Raspberry Pi) and `scale = 0` makes coding free.
+//! `scale · (symbol_ns + ops · bytes · ns_per_byte)`. The constants are of the order of
+//! `tcplab-coding`'s measured throughputs on the reference machine (docs/performance.md,
+//! "Erasure coding"; an approximation, not a fit — docs/coded-transports.md); `scale`
+//! models another CPU (the seed's Raspberry Pi) and `scale = 0` makes coding free.
 
 use tcplab_core::{Dur, Time};
 
@@ -26,8 +26,8 @@ pub struct CostModel {
 }
 
 impl CostModel {
-    /// The reference machine (docs/performance.md, "Erasure coding"): fitted by the
-    /// `coding_cost` example to `tcplab-coding`'s decoders with 1460-byte symbols.
+    /// The reference machine: of the order of `tcplab-coding`'s measured decode
+    /// throughputs (docs/performance.md, "Erasure coding") with 1460-byte symbols.
     pub const REFERENCE: CostModel = CostModel {
         symbol_ns: 90.0,
         xor_ns_per_byte: 0.025,
