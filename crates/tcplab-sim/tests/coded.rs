@@ -62,17 +62,28 @@ fn every_byte_arrives_under_heavy_loss() {
 fn payload_mode_decodes_real_bytes_at_the_same_times() {
     for (flow, loss) in [
         (format!("{NC}\ncoding = {{ redundancy = 1.5 PAY }}"), 0.1),
-        (format!("{NC}\ncoding = {{ redundancy = 1.2, window = 8 PAY }}"), 0.05),
+        (
+            format!("{NC}\ncoding = {{ redundancy = 1.2, window = 8 PAY }}"),
+            0.05,
+        ),
         (format!("{FORWARD}\ncoding = {{ window = 16 PAY }}"), 0.1),
         (format!("{FORWARD}\ncoding = {{ window = 4 PAY }}"), 0.2),
     ] {
         let plain = run(&tandem(&flow.replace(" PAY", ""), loss, "400KB"), 7);
-        let bytes = run(&tandem(&flow.replace(" PAY", ", payload = true"), loss, "400KB"), 7);
+        let bytes = run(
+            &tandem(&flow.replace(" PAY", ", payload = true"), loss, "400KB"),
+            7,
+        );
         assert!(completed(&plain) && completed(&bytes), "{flow}");
         assert!(bytes.flows.bools("payload_mode").unwrap()[0]);
         assert!(!plain.flows.bools("payload_mode").unwrap()[0]);
         assert_eq!(finished(&plain), finished(&bytes), "{flow}");
-        for col in ["segments_decoded", "symbols_received", "acks_sent", "decode_events"] {
+        for col in [
+            "segments_decoded",
+            "symbols_received",
+            "acks_sent",
+            "decode_events",
+        ] {
             assert_eq!(
                 plain.flows.ints(col).unwrap(),
                 bytes.flows.ints(col).unwrap(),
@@ -85,7 +96,14 @@ fn payload_mode_decodes_real_bytes_at_the_same_times() {
 #[test]
 fn nc_redundancy_above_the_loss_masks_it_from_tcp() {
     // 10 % per link, 19 % end to end: R = 1.5 > 1/(1 - 0.19) leaves TCP few losses to see.
-    let r = run(&tandem(&format!("{NC}\ncoding = {{ redundancy = 1.5 }}"), 0.1, "2MB"), 3);
+    let r = run(
+        &tandem(
+            &format!("{NC}\ncoding = {{ redundancy = 1.5 }}"),
+            0.1,
+            "2MB",
+        ),
+        3,
+    );
     let tcp_only = run(&tandem("recovery = \"newreno\"", 0.1, "2MB"), 3);
     assert!(completed(&r) && completed(&tcp_only));
     let g = |r: &Results| r.flows.floats("goodput_bps").unwrap()[0];

@@ -30,7 +30,11 @@ fn mss(f: &Section<'_>, overhead: u32) -> R<u32> {
     let mtu = f.uint("mtu", 68, MAX_MTU as u64)?.unwrap_or(1500) as u32;
     match f.uint("mss", 1, u32::MAX as u64)? {
         None if mtu > overhead => Ok(mtu - overhead),
-        None => Err(f.err("mtu", f.table.get("mtu"), "too small for the coding headers")),
+        None => Err(f.err(
+            "mtu",
+            f.table.get("mtu"),
+            "too small for the coding headers",
+        )),
         Some(m) if m + u64::from(overhead) <= u64::from(mtu) => Ok(m as u32),
         Some(_) => Err(f.err(
             "mss",

@@ -110,8 +110,16 @@ mod tests {
         assert_eq!(m.with_scale(0.0).rlnc(1000, 1000), Dur::ZERO);
         let mut cpu = Cpu::new(m);
         assert_eq!(cpu.run(Time(1000), Dur(50)), Time(1050));
-        assert_eq!(cpu.run(Time(1010), Dur(50)), Time(1100), "waits for the first");
-        assert_eq!(cpu.run(Time(5000), Dur(10)), Time(5010), "idle CPU starts at once");
+        assert_eq!(
+            cpu.run(Time(1010), Dur(50)),
+            Time(1100),
+            "waits for the first"
+        );
+        assert_eq!(
+            cpu.run(Time(5000), Dur(10)),
+            Time(5010),
+            "idle CPU starts at once"
+        );
         assert_eq!(cpu.busy(), Dur(110));
     }
 }

@@ -73,8 +73,8 @@ impl ForwardSink {
     ) -> Result<ForwardSink, String> {
         let segments = u32::try_from(total.div_ceil(u64::from(mss)))
             .map_err(|_| format!("{total} bytes need more than 2^32 segments"))?;
-        let dec = LtDecoder::new(lt_params(1, &p)?, u64::from(segments))
-            .map_err(|e| e.to_string())?;
+        let dec =
+            LtDecoder::new(lt_params(1, &p)?, u64::from(segments)).map_err(|e| e.to_string())?;
         let payload = match channel {
             Some(channel) => Some(PayloadRx {
                 channel,
@@ -203,7 +203,9 @@ impl ForwardSink {
             let len = (total - start).min(u64::from(mss)) as usize;
             segment_bytes(flow, i, &mut rx.expect[..len]);
             if rx.dec.source(i) != Some(&rx.expect[..len]) {
-                return Err(fail(format!("segment {i}: decoded bytes differ from those sent")));
+                return Err(fail(format!(
+                    "segment {i}: decoded bytes differ from those sent"
+                )));
             }
         }
         rx.bytes = bytes;

@@ -267,7 +267,9 @@ impl ForwardSource {
             return None;
         }
         if k == 0 || (self.w_lo..self.w_lo + k).all(|i| self.is_acked(i)) {
-            self.credit = self.credit.min((f64::from(self.p.window) * self.red.r()).ceil());
+            self.credit = self
+                .credit
+                .min((f64::from(self.p.window) * self.red.r()).ceil());
             return None;
         }
         self.credit -= 1.0;
@@ -522,7 +524,10 @@ impl Endpoint for ForwardSource {
         );
         out.put("redundancy", self.red.r().into());
         out.put("symbols_sent", self.symbols.into());
-        out.put("coding_buffer", u64::from(self.pushed - self.n_acked).into());
+        out.put(
+            "coding_buffer",
+            u64::from(self.pushed - self.n_acked).into(),
+        );
         if let Some((d, t)) = self.last_diff {
             out.trace("diff_p_bps", d * 8.0);
             out.trace("timeout_bps", t * 8.0);

@@ -128,8 +128,7 @@ impl NcSink {
 
     fn on_symbol(&mut self, now: Time, sym: &Symbol) -> Result<(), Violation> {
         let end = sym.start.checked_add(sym.span).filter(|_| sym.span > 0);
-        let Some(end) = end.filter(|&e| self.total.is_none_or(|t| self.bytes_of(e - 1) < t))
-        else {
+        let Some(end) = end.filter(|&e| self.total.is_none_or(|t| self.bytes_of(e - 1) < t)) else {
             return Err(Violation::Coding {
                 flow: self.flow,
                 why: format!(
@@ -153,7 +152,8 @@ impl NcSink {
                 self.decode.decoded(done, self.arrivals.of(i));
             }
         }
-        self.arrivals.drop_below(before.max(self.tracker.first_undecoded()));
+        self.arrivals
+            .drop_below(before.max(self.tracker.first_undecoded()));
         if r.innovative {
             self.innovative += 1;
         }
@@ -180,7 +180,9 @@ impl NcSink {
                 self.acks.push_back(a);
             }
             if self.completed_at.is_none()
-                && self.total.is_some_and(|t| self.bytes_of(self.delivered) >= t)
+                && self
+                    .total
+                    .is_some_and(|t| self.bytes_of(self.delivered) >= t)
             {
                 self.completed_at = Some(d.at);
             }
@@ -245,7 +247,10 @@ impl NcSink {
                 coefficients: CoefficientsRef::Explicit(&tx.coeffs[(s - ws) as usize..]),
                 payload: &payload,
             };
-            let rc = tx.dec.receive_symbol(sym2).map_err(|e| fail(e.to_string()))?;
+            let rc = tx
+                .dec
+                .receive_symbol(sym2)
+                .map_err(|e| fail(e.to_string()))?;
             let out = (rc.outcome, rc.newly_seen, rc.newly_decoded.to_vec());
             ops += tx.dec.stats().row_ops - before;
             out
@@ -267,9 +272,14 @@ impl NcSink {
         for &i in &decoded {
             let len = len_of(i);
             segment_bytes(flow, i, &mut tx.expect[..len]);
-            let got = tx.dec.packet(i).ok_or_else(|| fail(format!("packet {i} missing")))?;
+            let got = tx
+                .dec
+                .packet(i)
+                .ok_or_else(|| fail(format!("packet {i} missing")))?;
             if got != &tx.expect[..len] {
-                return Err(fail(format!("packet {i}: decoded bytes differ from those sent")));
+                return Err(fail(format!(
+                    "packet {i}: decoded bytes differ from those sent"
+                )));
             }
         }
         // Keep decoded units the sender may still combine; forget the rest.
@@ -333,14 +343,20 @@ impl Endpoint for NcSink {
 
     fn sample(&self, out: &mut dyn Metrics) {
         out.put("delivered", self.bytes_of(self.delivered).into());
-        out.put("undecoded_rows", (self.tracker.undecoded_rows() as u64).into());
+        out.put(
+            "undecoded_rows",
+            (self.tracker.undecoded_rows() as u64).into(),
+        );
     }
 
     fn summary(&self, out: &mut dyn Metrics) {
         out.put("acks_sent", self.acks_sent.into());
         out.put("symbols_received", self.received.into());
         out.put("innovative_symbols", self.innovative.into());
-        out.put("redundant_symbols", (self.received - self.innovative).into());
+        out.put(
+            "redundant_symbols",
+            (self.received - self.innovative).into(),
+        );
         self.decode.publish(out);
         out.put("decode_busy_s", self.cpu.busy().as_secs_f64().into());
     }

@@ -32,7 +32,12 @@ fn whole(
 }
 
 fn cpu(p: &mut CcParams) -> Result<CostModel, String> {
-    let scale = p.take("cpu_scale", 1.0, |v| v >= 0.0, ">= 0 (0: coding takes no time)")?;
+    let scale = p.take(
+        "cpu_scale",
+        1.0,
+        |v| v >= 0.0,
+        ">= 0 (0: coding takes no time)",
+    )?;
     Ok(CostModel::REFERENCE.with_scale(scale))
 }
 
@@ -152,7 +157,10 @@ mod tests {
         let e = NcParams::from_params(&mut CcParams::new().with("window", 2.5)).unwrap_err();
         assert!(e.contains("'window'"), "{e}");
         let e = ForwardParams::from_params(&mut CcParams::new().with("payload", 2.0)).unwrap_err();
-        assert!(e.contains("'payload'") && e.contains("true or false"), "{e}");
+        assert!(
+            e.contains("'payload'") && e.contains("true or false"),
+            "{e}"
+        );
         let e = ForwardParams::from_params(
             &mut CcParams::new()
                 .with("redundancy", 3.0)
