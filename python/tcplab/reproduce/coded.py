@@ -118,7 +118,8 @@ def run(out: Path, seeds: int = 5, workers: int | None = None) -> list[Path]:
              for w in WINDOWS for s in range(1, seeds + 1)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         runs = pd.DataFrame(list(pool.map(one, jobs, chunksize=4)))
-    r7, r9 = runs[runs.figure == "fig7"], runs[runs.figure == "fig9"]
+    r7 = runs[runs.figure == "fig7"]
+    r9 = runs[runs.figure == "fig9"].astype({"window": int})
     g7 = summarise(r7, "loss", "goodput_bps", (0.0, math.inf)).assign(figure="fig7")
     s7 = summarise(r7.dropna(subset=["symbols_per_segment"]), "loss", "symbols_per_segment",
                    (0.0, math.inf)).assign(figure="fig7-redundancy")
