@@ -556,3 +556,59 @@ impl Endpoint for ForwardSource {
         out.put("rtt_min_s", self.rtt.min_rtt().map(Dur::as_secs_f64).into());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CcParams;
+
+    fn ack(index: u32, cum: u32) -> Packet {
+        Packet::Coded(CodedPacket::Ack(CodedAck {
+            flow: 0,
+            index,
+            cum,
+            echo: 0,
+        }))
+    }
+
+    /// Seed 004, Fig. 6 (sequence numbers there are 1-based: seq = index + 1). Segments 1
+    /// and 5 are decoded first, so TCP's window starts at seq 3 while seq 2 is still in
+    /// the coding buffer. The ACK of seq 4 removes seq 4 from the coding buffer and hands
+    /// TCP an ACK of seq 3, the first segment in its window; seq 2 stays in the buffer.
+    #[test]
+    fn figure_6_ack_translation() {
+        let spec = ForwardSpec {
+            cc: "vegas".into(),
+            cc_params: CcParams::new(),
+            mss: 1000,
+            initial_cwnd: 10,
+            coding: ForwardParams::default(),
+        };
+        let mut s = ForwardSource::new(0, 100_000, &spec, 1, None).unwrap();
+        s.start(Time::ZERO);
+        assert_eq!((s.pushed(), s.tcp_una()), (10, 0));
+        let t = |ms: u64| Time(ms * 1_000_000);
+        s.handle_packet(t(30), &ack(0, 1)).unwrap();
+        s.handle_packet(t(31), &ack(4, 1)).unwrap();
+        assert_eq!(s.tcp_una(), 2, "TCP's window starts at seq 3");
+        assert_eq!(s.coding_buffer()[..4], [1, 2, 3, 5]);
+        let (cwnd, pushed) = (s.window().cwnd, s.pushed());
+        s.handle_packet(t(32), &ack(3, 1)).unwrap();
+        assert_eq!(s.tcp_una(), 3, "TCP got an ACK of seq 3, not of seq 4");
+        let buf = s.coding_buffer();
+        assert_eq!(
+            buf[..3],
+            [1, 2, 5],
+            "seq 4 left the coding buffer, seq 2 stays"
+        );
+        assert!(s.window().cwnd >= cwnd, "an ACK never shrinks the window");
+        assert!(
+            s.pushed() >= pushed + 1,
+            "the window slid: more segments pushed"
+        );
+        // Non-cumulative ACKs out of order never produce a duplicate ACK for TCP.
+        s.handle_packet(t(33), &ack(3, 1)).unwrap();
+        assert_eq!(s.tcp_una(), 3, "a repeated ACK translates to nothing");
+        assert!(s.handle_packet(t(34), &ack(500, 1)).is_err(), "never sent");
+    }
+}
