@@ -64,6 +64,9 @@ pub struct LtDecoder {
     edge_epoch: Vec<u32>,
     edge_next: Vec<u32>,
     touched: Vec<u32>,
+    /// Compaction rebuilds the edge lists into these and swaps them in, so a long stream
+    /// reuses two sets of buffers instead of allocating new ones each time.
+    spare: [Vec<u32>; 4],
     /// Recovered sources not yet propagated to buffered symbols.
     queue: Vec<u32>,
     /// Sources recovered by the current call, in order.
@@ -99,6 +102,7 @@ impl LtDecoder {
             edge_epoch: Vec::new(),
             edge_next: Vec::new(),
             touched: Vec::new(),
+            spare: Default::default(),
             queue: Vec::new(),
             newly: Vec::new(),
             unknown_scratch: Vec::new(),
@@ -406,10 +410,10 @@ impl LtDecoder {
         if total < 4096 || total < 2 * self.live_edges {
             return;
         }
-        let mut slot = Vec::with_capacity(self.live_edges);
-        let mut epoch = Vec::with_capacity(self.live_edges);
-        let mut next = Vec::with_capacity(self.live_edges);
-        let mut touched = Vec::new();
+        let [mut slot, mut epoch, mut next, mut touched] = std::mem::take(&mut self.spare);
+        for v in [&mut slot, &mut epoch, &mut next, &mut touched] {
+            v.clear();
+        }
         for &s in &self.touched {
             let mut e = self.head[s as usize];
             let mut new_head = NONE;
@@ -429,10 +433,12 @@ impl LtDecoder {
                 touched.push(s);
             }
         }
-        self.edge_slot = slot;
-        self.edge_epoch = epoch;
-        self.edge_next = next;
-        self.touched = touched;
+        self.spare = [
+            std::mem::replace(&mut self.edge_slot, slot),
+            std::mem::replace(&mut self.edge_epoch, epoch),
+            std::mem::replace(&mut self.edge_next, next),
+            std::mem::replace(&mut self.touched, touched),
+        ];
     }
 }
 
