@@ -38,9 +38,14 @@ def run(
     seed: int,
     replication: int = 0,
     time_limit_s: float | None = None,
+    pcap_link: str | None = None,
+    pcap_path: str | None = None,
+    pcap_direction: str = "both",
+    pcap_snaplen: int = 80,
 ) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
     """Simulates a scenario; returns (info, {table name: record batch}). Past
-    `time_limit_s` of wall-clock time the run stops with TimeoutError."""
+    `time_limit_s` of wall-clock time the run stops with TimeoutError. With `pcap_link`
+    and `pcap_path` that link's packets are written there as pcapng (info["pcap"])."""
 
 def congestion_controls() -> list[str]:
     """The names ``cc = "..."`` accepts: the built-in controllers (aliases included)."""

@@ -1,4 +1,5 @@
-"""``tcplab bench``: wall time, events/s, packet-hops/s and peak memory of B1 and B2.
+"""``tcplab bench``: wall time, events/s, packet-hops/s and peak memory of B1, B1-SACK
+(B1 with RFC 6675 SACK recovery) and B2.
 
 Each run happens in a fresh child process so its peak resident memory is its own; a
 child that only loads tcplab gives the baseline to subtract. The simulation is timed
@@ -15,7 +16,7 @@ import sys
 import tempfile
 from importlib import resources
 
-BENCHES = {"B1": "b1.toml", "B2": "b2.toml", "B2G": None}
+BENCHES = {"B1": "b1.toml", "B1-SACK": "b1-sack.toml", "B2": "b2.toml", "B2G": None}
 
 
 def b2_as_graph(flows: int = 100) -> str:
@@ -113,7 +114,7 @@ def main(args) -> int:
     results = []
     to_stdout = getattr(args, "json", None) == "-"
     text = not (to_stdout or getattr(args, "quiet", False))
-    hdr = (f"{'bench':<5} {'wall min':>10} {'median':>10} {'events':>11} {'events/s':>11} "
+    hdr = (f"{'bench':<7} {'wall min':>10} {'median':>10} {'events':>11} {'events/s':>11} "
            f"{'hops/s':>11} {'peak RSS':>9} {'sim part':>9}")
     if text:
         print(hdr)
@@ -121,7 +122,7 @@ def main(args) -> int:
         r = run_bench(n, args.repeat)
         results.append(r)
         if text:
-            print(f"{n:<5} {r['wall_s_min'] * 1e3:>8.2f}ms {r['wall_s_median'] * 1e3:>8.2f}ms "
+            print(f"{n:<7} {r['wall_s_min'] * 1e3:>8.2f}ms {r['wall_s_median'] * 1e3:>8.2f}ms "
                   f"{r['events']:>11,} {r['events_per_s'] / 1e6:>9.2f}M/s "
                   f"{r['packet_hops_per_s'] / 1e6:>9.2f}M/s {r['peak_rss_mb']:>7.1f}MB "
                   f"{r['sim_peak_mb']:>7.1f}MB")

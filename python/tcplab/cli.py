@@ -49,23 +49,30 @@ def _note(a: argparse.Namespace, msg: str) -> None:
 def _cmd_run(a: argparse.Namespace) -> int:
     import pandas as pd
 
-    from tcplab.files import read_text
+    from tcplab.files import inside, read_text
     from tcplab.manifest import write_manifest
     from tcplab.plot import plot_run
     from tcplab.scenario import Scenario, simulate
 
     sc = Scenario.from_toml(a.scenario)
+    pcap = _pcap_target(a, sc)
     out = _out_dir(a)
     runs = []
     incomplete = 0
     written_all: list[Path] = []
     # Each replication is printed and written as it finishes; nothing is held back.
     for rep in range(a.replications):
-        res = simulate(sc, seed=a.seed, replication=rep)
-        written: list[Path] = []
+        prefix = f"{sc.name}-s{a.seed}-r{rep}-"
+        capture = None
+        if pcap:
+            link, direction = pcap
+            tail = "" if direction == "both" else f"-{direction}"
+            capture = {"link": link, "direction": direction, "snaplen": a.snaplen,
+                       "path": inside(out, f"{prefix}{link}{tail}.pcapng")}
+        res = simulate(sc, seed=a.seed, replication=rep, pcap=capture)
+        written: list[Path] = [capture["path"]] if capture else []
         if out:
-            prefix = f"{sc.name}-s{a.seed}-r{rep}-"
-            written = res.to_parquet(out, prefix=prefix)
+            written += res.to_parquet(out, prefix=prefix)
             if not a.no_plot:
                 written.append(out / f"{prefix}plot.png")
                 plot_run(res, written[-1])
@@ -113,6 +120,22 @@ def incomplete_warning(res) -> str | None:
             f"{int(f['bytes_target'].notna().sum())} finite flow(s) incomplete (flow "
             f"'{first['name']}': {int(first['bytes_delivered']):,} of "
             f"{int(first['bytes_target']):,} B delivered)")
+
+
+def _pcap_target(a: argparse.Namespace, sc) -> tuple[str, str] | None:
+    """--pcap LINK[:fwd|rev] as (link, direction), checked before anything runs."""
+    if a.pcap is None:
+        return None
+    link, _, direction = a.pcap.rpartition(":")
+    if not link or direction not in ("fwd", "rev", "both"):
+        link, direction = a.pcap, "both"
+    if not a.out:
+        raise _Usage("argument --pcap: needs --out DIR (the capture is written there)")
+    links = sc._summary["links"]
+    if link not in links:
+        raise _Usage(f"argument --pcap: scenario '{sc.name}' has no link named {link!r} "
+                     f"(its links: {', '.join(links)})")
+    return link, direction
 
 
 def _cmd_check(a: argparse.Namespace) -> int:
@@ -335,6 +358,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--replications", type=_whole(1), default=1, help="runs with this seed")
     r.add_argument("--out", help="directory for Parquet tables and the PNG figure")
     r.add_argument("--no-plot", action="store_true", help="skip the figure")
+    r.add_argument("--pcap", metavar="LINK[:fwd|rev]",
+                   help="write the packets LINK carries (both directions unless one is "
+                        "named) to DIR/NAME-sSEED-rREP-LINK.pcapng for Wireshark; needs --out")
+    r.add_argument("--snaplen", type=_whole(1, 262144), default=80, metavar="BYTES",
+                   help="bytes kept of each captured packet (default 80: all headers)")
     r.add_argument("--strict", action="store_true",
                    help="exit with status 1 when a flow with a byte count did not complete")
     r.set_defaults(fn=_cmd_run)

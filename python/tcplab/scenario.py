@@ -152,17 +152,50 @@ def check_whole(value: Any, what: str, top: int) -> int:
     return value
 
 
+#: Keys of ``simulate(..., pcap={...})`` and their defaults (None: required).
+PCAP_KEYS = {"link": None, "path": None, "direction": "both", "snaplen": 80}
+
+
+def _pcap_args(pcap: dict[str, Any] | None) -> dict[str, Any]:
+    """``simulate``'s `pcap` dict as keyword arguments of ``_tcplab.run``."""
+    if pcap is None:
+        return {}
+    if not isinstance(pcap, dict):
+        raise TypeError(f"pcap must be a dict like {{'link': 'bottleneck', 'path': "
+                        f"'run.pcapng'}}, not {type(pcap).__name__}")
+    unknown = sorted(set(pcap) - set(PCAP_KEYS))
+    if unknown:
+        raise ValueError(f"pcap: unknown key(s) {', '.join(map(repr, unknown))} "
+                         f"(known: {', '.join(PCAP_KEYS)})")
+    args = {**PCAP_KEYS, **pcap}
+    for key in ("link", "path"):
+        if args[key] is None:
+            raise ValueError(f"pcap: {key!r} is required")
+    if not isinstance(args["link"], str):
+        raise TypeError(f"pcap: 'link' must be a link name, not {args['link']!r}")
+    if not isinstance(args["path"], (str, Path)):
+        raise TypeError(f"pcap: 'path' must be a file path, not {args['path']!r}")
+    check_whole(args["snaplen"], "pcap: 'snaplen'", 2**32 - 1)
+    return {"pcap_link": args["link"], "pcap_path": str(args["path"]),
+            "pcap_direction": args["direction"], "pcap_snaplen": args["snaplen"]}
+
+
 def simulate(scenario: Scenario | str | Path, seed: int = 1, replication: int = 0,
-             time_limit: float | None = None) -> Result:
+             time_limit: float | None = None, pcap: dict[str, Any] | None = None) -> Result:
     """Runs a scenario (a :class:`Scenario` or a path to a TOML file) with a seed.
 
     The same scenario, seed and replication always give identical results. With
     `time_limit` (seconds of wall-clock time) a run that takes longer stops with
-    ``TimeoutError``.
+    ``TimeoutError``. With ``pcap={"link": NAME, "path": FILE}`` (optionally
+    ``"direction": "fwd" | "rev" | "both"`` and ``"snaplen": bytes``, default 80) the
+    packets that link carries are written to FILE as pcapng for Wireshark; see
+    docs/results.md. ``Result.info["pcap"]`` then counts them per direction.
     """
     check_whole(seed, "seed", MAX_SEED)
     check_whole(replication, "replication", MAX_REPLICATION)
+    capture = _pcap_args(pcap)
     if not isinstance(scenario, Scenario):
         scenario = Scenario.from_toml(scenario)
-    info, tables = _tcplab.run(scenario._parsed, seed, replication, time_limit_s=time_limit)
+    info, tables = _tcplab.run(scenario._parsed, seed, replication, time_limit_s=time_limit,
+                               **capture)
     return Result(info, tables, scenario=scenario)

@@ -16,6 +16,8 @@ GRID = {"link.delay": ["2ms", "10ms"], "flow.*.recovery": ["reno", "sack"]}
 def base():
     return tcplab.Scenario({
         "sample": "off",
+        # The 300GB point must outlast the 0.5 s time limit: 10 simulated hours.
+        "max_time": "36000s",
         "link": {"rate": "20Mbps", "delay": "2ms", "queue": "50pkt", "loss": "1%"},
         "flow": [{"bytes": "300KB"}],
     }, source="dask-test")
@@ -50,13 +52,13 @@ def test_in_process_client_gives_the_local_table(local_runs):
 
 
 def test_scheduler_address_and_failed_runs_kept(cluster, local_runs):
-    grid = {**GRID, "flow.0.bytes": ["300KB", "3GB"]}
+    grid = {**GRID, "flow.0.bytes": ["300KB", "300GB"]}
     res = tcplab.sweep(base(), grid, seeds=2, executor="dask",
                        client=cluster.scheduler_address, time_limit=0.5, progress=False)
     assert digest(res.runs) == digest(
         local_runs.assign(**{"flow.0.bytes": "300KB"})[res.runs.columns])
     assert len(res.failures) == 8
-    assert set(res.failures["flow.0.bytes"]) == {"3GB"}
+    assert set(res.failures["flow.0.bytes"]) == {"300GB"}
     assert res.failures["error"].str.startswith("TimeoutError").all()
 
 

@@ -20,7 +20,10 @@ except KeyboardInterrupt:
 
 
 def interrupt_after(cmd, wait_line: bool, delay: float = 1.0):
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A shell runs background jobs with SIGINT ignored, and Python keeps an ignored SIGINT
+    # ignored: give the child the default disposition a terminal would.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     if wait_line:
         assert p.stdout.readline().strip() == "ready"
     time.sleep(delay)  # well inside the run

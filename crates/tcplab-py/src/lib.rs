@@ -6,6 +6,7 @@
 //! exceptions with the file, key, value and reason; a Rust panic becomes
 //! `tcplab.SimulationPanic` instead of aborting the interpreter.
 
+mod capture;
 mod coding;
 mod convert;
 mod links;
@@ -20,7 +21,8 @@ use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tcplab_sim::{parse_scenario_str, simulate, simulate_with, Scenario, SimError};
+use tcplab_sim::capture::Tap;
+use tcplab_sim::{parse_scenario_str, simulate, simulate_tapped, Scenario, SimError};
 
 create_exception!(
     _tcplab,
@@ -60,6 +62,7 @@ fn simulate_interruptible(
     seed: u64,
     replication: u32,
     time_limit_s: Option<f64>,
+    tap: Option<&mut (dyn Tap + Send)>,
 ) -> PyResult<tcplab_sim::Results> {
     let start = std::time::Instant::now();
     let mut pending: Option<PyErr> = None;
@@ -84,7 +87,8 @@ fn simulate_interruptible(
                     }
                 }
             };
-            simulate_with(sc, seed, replication, Some(&mut control))
+            let tap = tap.map(|t| t as &mut dyn Tap);
+            simulate_tapped(sc, seed, replication, Some(&mut control), tap)
         })
     })?;
     if let Some(e) = pending {
@@ -107,19 +111,53 @@ fn guard<T>(what: &str, f: impl FnOnce() -> T) -> PyResult<T> {
 
 /// Simulates a parsed scenario; returns (info dict, {table name: pyarrow.RecordBatch}).
 /// `time_limit_s` bounds the wall-clock time of the simulation (`TimeoutError`).
+/// With `pcap_link` and `pcap_path`, the packets that link carries are written to
+/// `pcap_path` as pcapng (see `capture::open`); `info["pcap"]` says what was written.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed, replication=0, time_limit_s=None))]
+#[pyo3(signature = (scenario, seed, replication=0, time_limit_s=None,
+                    pcap_link=None, pcap_path=None, pcap_direction="both",
+                    pcap_snaplen=capture::DEFAULT_SNAPLEN))]
+#[allow(clippy::too_many_arguments)] // keyword arguments from Python
 fn run<'py>(
     py: Python<'py>,
     scenario: &ParsedScenario,
     seed: u64,
     replication: u32,
     time_limit_s: Option<f64>,
+    pcap_link: Option<&str>,
+    pcap_path: Option<std::path::PathBuf>,
+    pcap_direction: &str,
+    pcap_snaplen: u32,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let sc = scenario.sc.clone();
+    let mut cap = match (pcap_link, pcap_path) {
+        (None, None) => None,
+        (Some(link), Some(path)) => Some(capture::open(
+            &sc,
+            (seed, replication),
+            link,
+            pcap_direction,
+            pcap_snaplen,
+            path,
+        )?),
+        _ => {
+            return Err(PyValueError::new_err(
+                "pcap: give both pcap_link and pcap_path, or neither",
+            ))
+        }
+    };
     // The GIL is released: sweeps may run simulations on several threads.
-    let res = simulate_interruptible(py, &sc, seed, replication, time_limit_s)?;
+    let tap = cap
+        .as_mut()
+        .map(|c| &mut c.capture as &mut (dyn Tap + Send));
+    let res = simulate_interruptible(py, &sc, seed, replication, time_limit_s, tap);
+    // Whatever happened, the packets seen so far are flushed to the file.
+    let pcap = cap.map(|c| c.finish(py)).transpose()?;
+    let res = res?;
     let info = PyDict::new(py);
+    if let Some(p) = pcap {
+        info.set_item("pcap", p)?;
+    }
     info.set_item("scenario", &res.info.scenario)?;
     info.set_item("seed", res.info.seed)?;
     info.set_item("replication", res.info.replication)?;

@@ -6,6 +6,7 @@
 //! same scenario and seed give identical results on every machine.
 
 mod budget;
+pub mod capture;
 mod error;
 mod event;
 mod media;
@@ -20,5 +21,5 @@ pub use error::{ConfigError, SimError};
 pub use event::EventQueue;
 pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml};
 pub use results::{Column, Data, Labels, Results, Row, RunInfo, Table, Trace};
-pub use run::{simulate, simulate_with, Control};
+pub use run::{simulate, simulate_tapped, simulate_with, Control};
 pub use scenario::{Duplex, FlowSpec, Hop, LinkChange, LinkSpec, NodeSpec, Sampling, Scenario};

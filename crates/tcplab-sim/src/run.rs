@@ -10,6 +10,7 @@
 //! position on its route, and results are what components publish.
 
 use crate::budget::{SeriesBudget, FINAL};
+use crate::capture::Tap;
 use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::media::{Pkt, Step, Wiring};
@@ -82,6 +83,7 @@ struct World<'s, 'c> {
     res: Results,
     budget: SeriesBudget,
     control: Option<Control<'c>>,
+    tap: Option<&'c mut dyn Tap>,
 }
 
 /// The master seed of replication `r` of seed `seed`.
@@ -105,6 +107,17 @@ pub fn simulate_with(
     seed: u64,
     replication: u32,
     control: Option<Control<'_>>,
+) -> Result<Results, SimError> {
+    simulate_tapped(sc, seed, replication, control, None)
+}
+
+/// [`simulate_with`], showing every packet a link carries to `tap` (packet capture).
+pub fn simulate_tapped<'c>(
+    sc: &Scenario,
+    seed: u64,
+    replication: u32,
+    control: Option<Control<'c>>,
+    tap: Option<&'c mut dyn Tap>,
 ) -> Result<Results, SimError> {
     crate::budget::check_memory(sc)?;
     let master = master_seed(seed, replication);
@@ -172,6 +185,7 @@ pub fn simulate_with(
         },
         budget: SeriesBudget::new(sc.series_rows),
         control,
+        tap,
     };
     w.run()?;
     Ok(w.res)
@@ -272,6 +286,9 @@ impl World<'_, '_> {
                     self.wiring.media[m].handle_timeout(t);
                     while let Some(d) = self.wiring.media[m].poll_transmit(t) {
                         self.hops += 1;
+                        if let Some(tap) = self.tap.as_deref_mut() {
+                            crate::capture::offer(tap, t, &self.wiring, m, &d);
+                        }
                         self.forward(d.pkt)?;
                     }
                     if self.wiring.media[m].drops_on_timeout() {

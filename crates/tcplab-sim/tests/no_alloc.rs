@@ -129,3 +129,44 @@ fn coded_transports_allocate_nothing_per_packet() {
         );
     }
 }
+
+#[test]
+fn packet_capture_allocates_nothing_per_packet() {
+    use std::io::{sink, BufWriter};
+    use tcplab_sim::capture::{Directions, PcapCapture};
+    use tcplab_sim::simulate_tapped;
+    let run = |bytes: &str| {
+        let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let sc = parse_scenario_str(
+            &format!(
+                "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"1ms\"\nloss = \"0.5%\"\n\
+                 [[flow]]\nrecovery = \"sack\"\nbytes = \"{bytes}\"\n"
+            ),
+            "alloc.toml",
+        )
+        .unwrap();
+        let before = ALLOCS.load(Ordering::Relaxed);
+        let mut cap = PcapCapture::new(
+            BufWriter::new(sink()),
+            &sc,
+            (1, 0),
+            "link",
+            Directions::Both,
+            80,
+        )
+        .unwrap();
+        let r = simulate_tapped(&sc, 1, 0, None, Some(&mut cap)).unwrap();
+        let stats = cap.finish().unwrap();
+        let n = ALLOCS.load(Ordering::Relaxed) - before;
+        (n, r.info.events, stats.packets[0] + stats.packets[1])
+    };
+    let (a1, e1, p1) = run("20MiB");
+    let (a2, e2, p2) = run("40MiB");
+    eprintln!("capture: {a1} allocations for {p1} packets, {a2} for {p2} packets");
+    assert!(
+        p2 > p1 * 19 / 10,
+        "twice the packets captured: {p1} -> {p2}"
+    );
+    assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+    assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
+}

@@ -118,7 +118,7 @@ fn run_5ms(cc: &str, detection: &str, seed: u64) -> (f64, u64, u64, u64, u64, u6
 }
 
 /// Why NewReno and Cubic average less with RACK at 5 ms (NewReno 29.6 -> 18.3 Mbit/s,
-/// Cubic 29.1 -> 20.5 over seeds 1-5): seed 1 alone. There slow start overflows the
+/// Cubic 30.8 -> 20.5 over seeds 1-5): seed 1 alone. There slow start overflows the
 /// buffer and a retransmission is lost; RFC 6675 cannot see that, so the sender stays in
 /// one recovery episode until the RTO (about 1 s), sending the rest of the 10 MiB at the
 /// reduced but still BDP-plus-buffer-sized window and answering none of the ~40 random

@@ -5,23 +5,30 @@
 //! `poll_transmit`, and `poll_timeout` says when the endpoint next wants to be woken.
 //! They own no clock and do no I/O, so the simulator and a real-network driver run the
 //! same code. Congestion control is pluggable through [`cc::CongestionControl`].
+//!
+//! The parts a sender that is not TCP (coded transports, TACK) can reuse without TCP's
+//! loss recovery: [`RttEstimator`], [`RateSampler`] over [`Records`], the [`cc`]
+//! controllers, [`pacing::Pacer`] and [`timer_rounds::TimerRounds`].
 
 pub mod cc;
 pub mod coded;
 pub mod datagram;
 mod endpoint;
 mod error;
+pub mod pacing;
 mod packet;
 mod rate;
 mod records;
 mod rtt;
 pub mod tcp;
+pub mod timer_rounds;
 pub mod transport;
 
 pub use endpoint::{Endpoint, Progress};
 pub use error::Violation;
 pub use packet::{Opaque, Packet};
-pub use rate::RateSample;
+pub use rate::{RateSample, RateSampler};
+pub use records::{Records, SentRecord};
 pub use rtt::RttEstimator;
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,

@@ -1,17 +1,25 @@
 //! TCP: a byte-stream sender and receiver with RFC loss recovery.
 //!
-//! The sender owns segmentation, the retransmission timer, loss detection and recovery,
-//! and pacing; the receiver owns reassembly and acknowledgement. Congestion control is
-//! the crate's shared [`crate::cc`] interface.
+//! The sender owns segmentation, the retransmission timer, loss detection and recovery;
+//! the receiver owns reassembly and acknowledgement. Congestion control, RTT estimation,
+//! delivery-rate sampling, pacing and send-timer rounds are the crate's transport-neutral
+//! parts. `sender.rs` lists how the sender is divided.
 
+mod ack_intake;
 mod config;
 mod endpoint;
 mod rack;
 mod receiver;
+mod recovery;
+mod reno;
+mod rto;
+mod sack;
 mod scoreboard;
 mod segment;
+mod send_state;
 mod sender;
 mod stats;
+mod transmit;
 
 pub use config::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryMode, SenderConfig,

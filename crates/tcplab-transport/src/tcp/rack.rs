@@ -1,4 +1,5 @@
-//! RACK-TLP loss detection (RFC 8985) for SACK recovery.
+//! RACK-TLP loss detection (RFC 8985) for SACK recovery: [`Rack`] is the detection state,
+//! [`RackRecovery`] the RFC 6675 recovery that uses it instead of IsLost.
 //!
 //! RACK marks a segment lost once a segment *sent* sufficiently later was delivered:
 //! sent more than `RACK.rtt + reo_wnd` before now, and before the most recently sent
@@ -14,7 +15,11 @@
 //! window, not the whole window. The log's ring buffer is reused (no allocation per ACK
 //! in steady state).
 
+use crate::cc::{CongestionControl, CongestionEvent};
 use crate::records::{Records, SentRecord};
+use crate::tcp::recovery::{AckSummary, LossRecovery};
+use crate::tcp::sack::{exit_at_recovery_point, room};
+use crate::tcp::send_state::SendState;
 use std::collections::VecDeque;
 use tcplab_core::{Dur, Time};
 
@@ -49,8 +54,6 @@ pub struct Rack {
     pub tlp_retrans: bool,
     /// The PTO fired and the probe has not left yet.
     pub probe_due: bool,
-    /// Bytes of outstanding segments currently marked lost (not yet retransmitted).
-    pub lost_bytes: u64,
     /// Latest transmission time of a retransmission found lost by the last
     /// `detect_loss` (RFC 5681: a lost retransmission is a second congestion signal).
     pub lost_rtx_sent: Option<Time>,
@@ -71,7 +74,6 @@ impl Default for Rack {
             tlp_end: None,
             tlp_retrans: false,
             probe_due: false,
-            lost_bytes: 0,
             lost_rtx_sent: None,
             rxt_from: 0,
         }
@@ -116,14 +118,15 @@ impl Rack {
 
     /// RACK_detect_loss_and_arm_timer (section 6.2 step 5): marks outstanding segments
     /// sent more than RACK.rtt + `reo_wnd` ago and before RACK.xmit_ts as lost, and arms
-    /// the reordering timer for those still inside the window. Returns the lowest index
-    /// newly marked lost.
+    /// the reordering timer for those still inside the window. Adds the bytes it marks to
+    /// `lost_bytes` and returns the lowest index newly marked lost.
     pub fn detect_loss(
         &mut self,
         now: Time,
         recs: &mut Records,
         mss: u32,
         reo_wnd: Dur,
+        lost_bytes: &mut u64,
     ) -> Option<u64> {
         self.reo_timer = None;
         self.lost_rtx_sent = None;
@@ -157,7 +160,7 @@ impl Rack {
             let deadline = e.at + self.rtt + reo_wnd;
             if deadline <= now {
                 rec.lost = true;
-                self.lost_bytes += rec.len as u64;
+                *lost_bytes += rec.len as u64;
                 if rec.tx_count > 1 {
                     self.lost_rtx_sent = Some(self.lost_rtx_sent.map_or(e.at, |t| t.max(e.at)));
                 }
@@ -195,5 +198,360 @@ impl Rack {
     /// Entries in the transmission log (for tests of its bound).
     pub fn log_len(&self) -> usize {
         self.log.len()
+    }
+}
+
+/// RFC 6675 recovery with RACK-TLP in place of IsLost: RACK marks losses (also of
+/// retransmissions), NextSeg sends the lowest lost segment first, the pipe is what is
+/// outstanding less SACKed and lost bytes, and a tail loss probe precedes the RTO.
+#[derive(Debug)]
+pub(super) struct RackRecovery {
+    rack: Rack,
+    mss: u32,
+    /// When the window was last cut for a loss (a lost retransmission sent after this is
+    /// a new congestion signal).
+    last_cut_at: Time,
+    /// The next segment sent is the tail loss probe.
+    probing: bool,
+}
+
+impl RackRecovery {
+    pub fn new(mss: u32) -> RackRecovery {
+        RackRecovery {
+            rack: Rack::default(),
+            mss,
+            last_cut_at: Time::ZERO,
+            probing: false,
+        }
+    }
+
+    pub fn log_len(&self) -> usize {
+        self.rack.log_len()
+    }
+
+    /// RACK.reo_wnd: min_RTT / 4, at most SRTT (zero before the first RTT sample).
+    fn reo_wnd(s: &SendState) -> Dur {
+        match (s.rtt.min_rtt(), s.rtt.srtt()) {
+            (Some(m), Some(srtt)) => (m / 4).min(srtt),
+            (Some(m), None) => m / 4,
+            _ => Dur::ZERO,
+        }
+    }
+
+    /// Runs RACK's loss detection (on an ACK or the reordering timer) and acts on what it
+    /// marks: start fast recovery, or in RTO recovery go back to a lost retransmission.
+    /// `early`: the controller declared the head segment lost.
+    fn detect(&mut self, s: &mut SendState, now: Time, early: bool) {
+        let before = s.sb.lost_bytes;
+        let reo_wnd = Self::reo_wnd(s);
+        let lowest =
+            self.rack
+                .detect_loss(now, &mut s.recs, s.cfg.mss, reo_wnd, &mut s.sb.lost_bytes);
+        if lowest.is_some() {
+            let mss = s.cfg.mss as u64;
+            s.stats.rack_lost += (s.sb.lost_bytes - before).div_ceil(mss);
+        }
+        if !s.in_recovery {
+            let can_enter = s.recover.is_none_or(|r| s.snd_una >= r);
+            if !can_enter {
+                // RTO recovery: resend a retransmission RACK found lost (go-back-N then
+                // skips segments that are not lost).
+                if let Some(idx) = lowest {
+                    s.snd_nxt = s.snd_nxt.min(idx * s.cfg.mss as u64);
+                }
+                return;
+            }
+            if s.sb.lost_bytes == 0 && !early {
+                return;
+            }
+            s.enter_fast_retransmit(now);
+            self.last_cut_at = now;
+            self.rack.reset_tlp();
+            // RFC 6675 (4.3): the first loss leaves regardless of cwnd.
+            s.retx_head = early
+                || s.recs
+                    .get(s.snd_una / s.cfg.mss as u64)
+                    .is_some_and(|r| r.lost);
+        } else {
+            if early {
+                s.retx_head = true;
+            }
+            // RFC 5681 section 4.3 (recalled by RFC 8985 section 3.4): the loss of a
+            // retransmission is a second congestion signal, so the window is cut again,
+            // once per retransmission sent after the last cut, and recovery extends to
+            // what is outstanding now.
+            if self
+                .rack
+                .lost_rtx_sent
+                .is_some_and(|t| t >= self.last_cut_at)
+            {
+                let flight = s.presumed_in_flight();
+                s.stats.fast_retransmits += 1;
+                s.cc.on_congestion_event(&mut s.w, CongestionEvent::FastRetransmit, now, flight);
+                s.recover = Some(s.snd_max);
+                self.last_cut_at = now;
+            }
+        }
+    }
+
+    /// NextSeg rule 1 under RACK: the lowest segment marked lost and not yet resent. The
+    /// cursor only moves back when RACK or a timeout marks a segment below it.
+    fn next_lost(&mut self, s: &SendState) -> Option<u64> {
+        let end = s.recs.end();
+        let mut i = self.rack.rxt_from.max(s.recs.base());
+        while i < end && !s.recs.get(i).is_some_and(|r| r.lost) {
+            i += 1;
+        }
+        self.rack.rxt_from = i;
+        (i < end).then_some(i)
+    }
+
+    /// RFC 8985 section 7.2: a PTO may be armed in the open state only (not in fast or
+    /// RTO recovery, nothing SACKed above a hole), with data in flight and no probe
+    /// outstanding.
+    fn tlp_may_arm(&self, s: &SendState) -> bool {
+        !s.in_recovery
+            && s.recover.is_none_or(|r| s.snd_una >= r)
+            && s.sb.sacked_bytes == 0
+            && s.snd_una < s.snd_max
+            && self.rack.tlp_end.is_none()
+            && !s.is_complete()
+    }
+
+    /// PTO = 2·SRTT (+ WCDelAckT with one segment in flight; 1 s before any sample), not
+    /// beyond the RTO expiry (the probe then takes the RTO's place).
+    fn arm_pto(&mut self, s: &SendState, now: Time) {
+        let pto = match s.rtt.srtt() {
+            Some(srtt) if s.flight_size() <= s.cfg.mss as u64 => srtt * 2 + WC_DEL_ACK,
+            Some(srtt) => srtt * 2,
+            None => Dur::from_secs(1),
+        };
+        let at = now + pto;
+        self.rack.pto_at = Some(s.rto_at.map_or(at, |r| r.min(at)));
+    }
+
+    /// The PTO fired: send a probe now (`poll_transmit`), then the RTO is the backstop.
+    fn on_pto(&mut self, s: &mut SendState, now: Time) {
+        self.rack.pto_at = None;
+        if self.tlp_may_arm(s) {
+            self.rack.probe_due = true;
+            s.restart_rto(now);
+        }
+    }
+
+    /// The probe: a new segment if the receive window allows one (cwnd is not checked),
+    /// else the highest segment sent.
+    fn probe_segment(s: &SendState) -> Option<u64> {
+        let mss = s.cfg.mss as u64;
+        if s.snd_nxt == s.snd_max && s.snd_nxt < s.app_end {
+            let len = s.seg_len(s.snd_nxt / mss) as u64;
+            if s.snd_max + len - s.snd_una <= s.rwnd {
+                return Some(s.snd_nxt / mss);
+            }
+        }
+        if s.snd_max <= s.snd_una {
+            return None;
+        }
+        let last = (s.snd_max - 1) / mss;
+        s.recs.get(last).is_some_and(|r| !r.sacked).then_some(last)
+    }
+
+    /// RFC 8985 section 7.4 (TLP_process_ack, without DSACK) and PTO re-arming on ACKs.
+    fn tlp_on_ack(&mut self, s: &mut SendState, now: Time, a: &AckSummary) {
+        if let Some(end) = self.rack.tlp_end.filter(|&e| a.ack >= e) {
+            if !self.rack.tlp_retrans {
+                self.rack.tlp_end = None; // a probe of new data: nothing was repaired
+            } else if a.ack > end {
+                // The retransmitted probe repaired a loss: respond as to fast recovery.
+                self.rack.tlp_end = None;
+                let flight = s.flight_size();
+                s.cc.on_congestion_event(&mut s.w, CongestionEvent::FastRetransmit, now, flight);
+                s.cc.on_recovery_exit(&mut s.w, now);
+            } else if a.ack == a.prior_una && a.no_sack {
+                self.rack.tlp_end = None;
+            }
+        }
+        if !self.tlp_may_arm(s) {
+            self.rack.pto_at = None;
+        } else if a.ack > a.prior_una || self.rack.pto_at.is_none() {
+            self.arm_pto(s, now);
+        }
+    }
+}
+
+impl LossRecovery for RackRecovery {
+    fn on_delivered(&mut self, now: Time, idx: u64, rec: &SentRecord, min_rtt: Option<Dur>) {
+        self.rack.on_delivered(now, idx, rec, self.mss, min_rtt);
+    }
+
+    fn on_ack(&mut self, s: &mut SendState, now: Time, ack: u64, _acked: u64) -> bool {
+        exit_at_recovery_point(s, now, ack);
+        if s.snd_una >= s.snd_max {
+            self.rack.clear_log();
+        }
+        false
+    }
+
+    fn after_ack(&mut self, s: &mut SendState, now: Time, a: &AckSummary) {
+        if s.snd_una < s.snd_max {
+            self.detect(s, now, a.early);
+        }
+        self.tlp_on_ack(s, now, a);
+    }
+
+    /// In recovery: lost segments first (RFC 8985 replaces IsLost; NextSeg's rule 3 is
+    /// left to the TLP), then new data. Outside it, the in-order pass, which in RTO
+    /// recovery also skips segments not deemed lost (RACK may send it back to a lost
+    /// retransmission).
+    fn next_segment(&mut self, s: &mut SendState) -> Option<u64> {
+        if !s.in_recovery {
+            let skip_unlost = s.cc.fast_recovery();
+            return s.next_in_order(skip_unlost);
+        }
+        let new_ok = room(s, s.presumed_in_flight())?;
+        if let Some(idx) = self.next_lost(s) {
+            return Some(idx);
+        }
+        new_ok.then_some(s.snd_nxt / s.cfg.mss as u64)
+    }
+
+    fn take_probe(&mut self, s: &mut SendState) -> Option<u64> {
+        if !self.rack.probe_due {
+            return None;
+        }
+        self.rack.probe_due = false;
+        let idx = Self::probe_segment(s);
+        self.probing = idx.is_some();
+        idx
+    }
+
+    fn on_sent(&mut self, s: &mut SendState, now: Time, idx: u64, retransmission: bool) {
+        self.rack.on_sent(idx, now);
+        // RFC 8985 section 7.2: (re)arm the PTO after sending new data.
+        if !retransmission && self.tlp_may_arm(s) {
+            self.arm_pto(s, now);
+        }
+        if std::mem::take(&mut self.probing) {
+            s.stats.tlp_probes += 1;
+            self.rack.tlp_end = Some(s.snd_max);
+            self.rack.tlp_retrans = retransmission;
+            self.rack.pto_at = None;
+            s.restart_rto(now);
+        }
+    }
+
+    fn on_head_retransmit(&mut self, s: &mut SendState, idx: u64) {
+        let seq = s.sb.high_rxt().max(s.seg_end(idx));
+        s.sb.set_high_rxt(&s.recs, seq, s.cfg.mss);
+    }
+
+    fn on_rto(&mut self, s: &mut SendState) {
+        self.rack.reset_tlp();
+        self.rack.reo_timer = None;
+        self.rack.rxt_from = s.recs.base();
+    }
+
+    fn pipe(&self, s: &SendState) -> Option<u64> {
+        s.in_recovery.then(|| s.presumed_in_flight())
+    }
+
+    fn in_network(&mut self, s: &mut SendState) -> u64 {
+        s.presumed_in_flight()
+    }
+
+    fn timeout(&self) -> Option<Time> {
+        match (self.rack.pto_at, self.rack.reo_timer) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn on_timeout(&mut self, s: &mut SendState, now: Time) {
+        if self.rack.pto_at.is_some_and(|t| t <= now) {
+            self.on_pto(s, now);
+        }
+        if self.rack.reo_timer.is_some_and(|t| t <= now) {
+            self.rack.reo_timer = None;
+            if s.snd_una < s.snd_max {
+                self.detect(s, now, false);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(sent_ms: u64, tx_count: u16) -> SentRecord {
+        SentRecord {
+            len: 1000,
+            sent_time: Time(sent_ms * 1_000_000),
+            tx_count,
+            ..SentRecord::default()
+        }
+    }
+
+    /// RFC 8985 section 6.2: a segment is lost once a segment sent later was delivered and
+    /// it was sent more than RACK.rtt + reo_wnd ago; one still inside the window arms the
+    /// reordering timer for the time it lacks.
+    #[test]
+    fn detect_loss_marks_by_send_time() {
+        let mut recs = Records::with_capacity(4);
+        let mut rack = Rack::default();
+        for (i, t) in [0u64, 1, 2].into_iter().enumerate() {
+            recs.push(i as u64, rec(t, 1));
+            rack.on_sent(i as u64, Time(t * 1_000_000));
+        }
+        // Segment 2 (sent at 2 ms) delivered at 102 ms: RACK.rtt = 100 ms.
+        let now = Time(102_000_000);
+        let r2 = *recs.get(2).unwrap();
+        rack.on_delivered(now, 2, &r2, 1000, None);
+        recs.get_mut(2).unwrap().sacked = true;
+        let mut lost = 0;
+        let reo = Dur::from_millis(1);
+        // Segment 0: 0 + 100 + 1 <= 102: lost. Segment 1: 1 + 100 + 1 = 102: lost too.
+        assert_eq!(
+            rack.detect_loss(now, &mut recs, 1000, reo, &mut lost),
+            Some(0)
+        );
+        assert_eq!(lost, 2000);
+        assert!(recs.get(0).unwrap().lost && recs.get(1).unwrap().lost);
+        assert_eq!(rack.reo_timer, None);
+        // With a 5 ms window neither is lost yet; the timer waits for the longest
+        // remaining time among them (RFC 8985 section 6.2 step 5): segment 1's.
+        let mut recs2 = Records::with_capacity(4);
+        let mut rack2 = Rack::default();
+        for (i, t) in [0u64, 1, 2].into_iter().enumerate() {
+            recs2.push(i as u64, rec(t, 1));
+            rack2.on_sent(i as u64, Time(t * 1_000_000));
+        }
+        rack2.on_delivered(now, 2, &r2, 1000, None);
+        recs2.get_mut(2).unwrap().sacked = true;
+        let mut lost2 = 0;
+        let reo = Dur::from_millis(5);
+        assert_eq!(
+            rack2.detect_loss(now, &mut recs2, 1000, reo, &mut lost2),
+            None
+        );
+        assert_eq!(rack2.reo_timer, Some(Time(106_000_000)), "1 + 100 + 5 ms");
+    }
+
+    /// Without timestamps, a retransmission delivered sooner than min_RTT after it was
+    /// sent was most likely the original's delivery and does not update RACK.
+    #[test]
+    fn early_delivery_of_a_retransmission_is_ignored() {
+        let mut rack = Rack::default();
+        let r = rec(100, 2);
+        rack.on_delivered(Time(110_000_000), 5, &r, 1000, Some(Dur::from_millis(50)));
+        let mut recs = Records::with_capacity(1);
+        recs.push(0, rec(0, 1));
+        rack.on_sent(0, Time(0));
+        let mut lost = 0;
+        assert_eq!(
+            rack.detect_loss(Time(500_000_000), &mut recs, 1000, Dur::ZERO, &mut lost),
+            None,
+            "no RACK state yet"
+        );
     }
 }

@@ -1,0 +1,119 @@
+//! Pacing: packets leave at most at the controller's pacing rate, except that a send
+//! quantum of them may leave back to back. Transport-neutral: any sender that asks a
+//! controller for `pacing_rate` and `send_quantum` can use it.
+
+use tcplab_core::{Dur, Time};
+
+/// The pacing slot of the next packet.
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    /// Largest packet on the wire, in bytes: a quantum of them may leave early.
+    packet_bytes: u64,
+    next_send_at: Time,
+    /// The last send attempt was held back by pacing alone: only then is the slot a
+    /// wake-up (a window-limited sender waits for ACKs, and a pacing slot in the past
+    /// would make the driver spin).
+    waiting: bool,
+}
+
+impl Pacer {
+    /// A pacer for packets of at most `packet_bytes` on the wire.
+    pub fn new(packet_bytes: u64) -> Pacer {
+        Pacer {
+            packet_bytes,
+            next_send_at: Time::ZERO,
+            waiting: false,
+        }
+    }
+
+    /// The first packet may leave at `now`.
+    pub fn start(&mut self, now: Time) {
+        self.next_send_at = now;
+    }
+
+    /// A new send attempt begins: an earlier refusal no longer stands.
+    pub fn begin_attempt(&mut self) {
+        self.waiting = false;
+    }
+
+    /// Whether pacing at `rate` (bytes/s; `None`: not paced) holds a packet back at `now`.
+    /// A send may come up to (quantum − 1) packet times before its slot.
+    pub fn holds(&mut self, now: Time, rate: Option<u64>, quantum: u32) -> bool {
+        let Some(rate) = rate else { return false };
+        let held = now + self.slack(rate, quantum) < self.next_send_at;
+        self.waiting |= held;
+        held
+    }
+
+    /// A packet of `wire_bytes` left at `now`: the next slot is one transmission time of it
+    /// at `rate` later (from now, or from the previous slot if that is still ahead).
+    pub fn on_sent(&mut self, now: Time, wire_bytes: u64, rate: Option<u64>) {
+        if let Some(rate) = rate {
+            let gap = Dur::transmission(wire_bytes, rate.saturating_mul(8));
+            self.next_send_at = self.next_send_at.max(now) + gap;
+        }
+    }
+
+    /// When to try again, if the last attempt was held back by pacing.
+    pub fn wakeup(&self, rate: Option<u64>, quantum: u32) -> Option<Time> {
+        if !self.waiting {
+            return None;
+        }
+        let slack = rate.map_or(Dur::ZERO, |r| self.slack(r, quantum));
+        Some(Time(
+            self.next_send_at
+                .as_nanos()
+                .saturating_sub(slack.as_nanos()),
+        ))
+    }
+
+    fn slack(&self, rate: u64, quantum: u32) -> Dur {
+        let q = quantum as u64;
+        if q <= 1 {
+            return Dur::ZERO;
+        }
+        Dur::transmission((q - 1) * self.packet_bytes, rate.saturating_mul(8))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// 1250-byte packets at 1.25 MB/s (10 Mbit/s) are 1 ms apart; slots accumulate from
+    /// the previous slot while it is ahead, and restart from `now` after an idle period.
+    #[test]
+    fn slots_are_one_transmission_time_apart() {
+        let mut p = Pacer::new(1250);
+        let rate = Some(1_250_000);
+        p.start(Time(0));
+        assert!(!p.holds(Time(0), rate, 1));
+        p.on_sent(Time(0), 1250, rate);
+        p.on_sent(Time(0), 1250, rate);
+        assert!(p.holds(Time(MS), rate, 1), "second slot ends at 2 ms");
+        assert_eq!(p.wakeup(rate, 1), Some(Time(2 * MS)));
+        p.begin_attempt();
+        assert_eq!(p.wakeup(rate, 1), None, "no wake-up without a refusal");
+        assert!(!p.holds(Time(2 * MS), rate, 1));
+        p.on_sent(Time(10 * MS), 1250, rate);
+        assert!(p.holds(Time(10 * MS), rate, 1));
+        assert_eq!(p.wakeup(rate, 1), Some(Time(11 * MS)), "idle: from now");
+    }
+
+    /// A quantum of q packets may leave (q − 1) packet times before the slot.
+    #[test]
+    fn quantum_lets_packets_leave_early() {
+        let mut p = Pacer::new(1250);
+        let rate = Some(1_250_000);
+        for _ in 0..4 {
+            p.on_sent(Time(0), 1250, rate);
+        }
+        // Slot at 4 ms; quantum 3 gives 2 ms of slack.
+        assert!(p.holds(Time(MS), rate, 3));
+        assert_eq!(p.wakeup(rate, 3), Some(Time(2 * MS)));
+        assert!(!p.holds(Time(2 * MS), rate, 3));
+        assert!(!p.holds(Time(0), None, 1), "unpaced: never held");
+    }
+}

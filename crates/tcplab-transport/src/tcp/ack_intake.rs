@@ -1,0 +1,183 @@
+//! ACK intake: checks an ACK against what was sent, takes its SACK blocks into the
+//! scoreboard and its cumulative ACK into released records, with a Karn-valid RTT sample
+//! (RFC 6298 section 3) and delivery-rate accounting for every newly delivered segment.
+//! What the ACK means for the window and for recovery is decided by the caller.
+
+use crate::error::Violation;
+use crate::records::SentRecord;
+use crate::tcp::segment::Segment;
+use crate::tcp::send_state::SendState;
+use tcplab_core::{Dur, Time};
+
+impl SendState {
+    /// An ACK may not acknowledge or SACK data never sent.
+    pub fn check_ack(&self, seg: &Segment) -> Result<(), Violation> {
+        if seg.ack > self.snd_max {
+            return Err(Violation::AckBeyondSent {
+                flow: self.flow,
+                ack: seg.ack,
+                snd_max: self.snd_max,
+            });
+        }
+        if let Some(b) = seg.sack_blocks().iter().find(|b| b.end > self.snd_max) {
+            return Err(Violation::SackBeyondSent {
+                flow: self.flow,
+                end: b.end,
+                snd_max: self.snd_max,
+            });
+        }
+        Ok(())
+    }
+
+    /// Takes the ACK's SACK blocks into the scoreboard; `on_delivered` sees each newly
+    /// SACKed segment. Returns the bytes newly SACKed.
+    pub fn take_sack(
+        &mut self,
+        now: Time,
+        seg: &Segment,
+        on_delivered: impl FnMut(u64, &SentRecord),
+    ) -> u64 {
+        if seg.n_sack == 0 {
+            return 0;
+        }
+        self.sb.update(
+            &mut self.recs,
+            seg.sack_blocks(),
+            self.cfg.mss,
+            now,
+            &mut self.rate,
+            on_delivered,
+        )
+    }
+
+    /// Releases the segments below `ack` (new data acknowledged): each counts as
+    /// delivered for rate sampling unless a SACK already did, and `on_delivered` sees those
+    /// not SACKed before. Advances snd_una and takes the RTT sample, if Karn allows one.
+    pub fn take_cumulative_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        mut on_delivered: impl FnMut(u64, &SentRecord),
+    ) -> Option<Dur> {
+        let mss = self.cfg.mss as u64;
+        let mut rtt_sample = None;
+        let mut covers_retransmission = false;
+        let (rate, sb) = (&mut self.rate, &mut self.sb);
+        self.recs.release_below(ack.div_ceil(mss), |idx, rec| {
+            if !rec.counted {
+                rate.on_delivered(now, rec);
+            }
+            if !rec.sacked {
+                on_delivered(idx, rec);
+            }
+            sb.on_released(idx, rec);
+            if rec.tx_count > 1 {
+                covers_retransmission = true;
+            } else if !rec.sacked {
+                // Karn: only segments sent once give samples; the newest wins.
+                rtt_sample = Some(now - rec.sent_time);
+            }
+        });
+        // Karn (RFC 6298 section 3): an ACK that covers retransmitted data was triggered by
+        // the retransmission, so no segment it covers gives a valid sample.
+        if covers_retransmission {
+            rtt_sample = None;
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.dupacks = 0;
+        if self.go_back_n && self.recover.is_none_or(|r| ack >= r) && self.snd_nxt >= self.snd_max {
+            self.go_back_n = false;
+        }
+        if let Some(r) = rtt_sample {
+            self.rtt.on_sample(now, r);
+            let s = &mut self.stats;
+            s.rtt_samples += 1;
+            s.rtt_sum += r;
+            s.rtt_min = Some(s.rtt_min.map_or(r, |m| m.min(r)));
+            s.rtt_max = Some(s.rtt_max.map_or(r, |m| m.max(r)));
+        }
+        rtt_sample
+    }
+
+    /// The duplicate-ACK test of RFC 5681 (no new data acknowledged, data outstanding,
+    /// a pure ACK).
+    pub fn is_dup_ack(&self, seg: &Segment) -> bool {
+        seg.ack == self.snd_una && self.snd_una < self.snd_max && seg.is_ack()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{Controller, NewReno};
+    use crate::tcp::config::SenderConfig;
+
+    /// Segments 0..4 sent at 0 ms; segment 1 retransmitted at 50 ms.
+    fn state() -> SendState {
+        let cfg = SenderConfig {
+            mss: 1000,
+            min_rto: Dur::ZERO,
+            ..SenderConfig::default()
+        };
+        let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
+        for i in 0..4 {
+            s.recs.push(
+                i,
+                SentRecord {
+                    len: 1000,
+                    tx_count: if i == 1 { 2 } else { 1 },
+                    sent_time: Time(if i == 1 { 50_000_000 } else { 0 }),
+                    ..SentRecord::default()
+                },
+            );
+        }
+        s.snd_nxt = 4000;
+        s.snd_max = 4000;
+        s
+    }
+
+    /// Karn: an ACK covering only segments sent once gives the newest one's RTT; one that
+    /// also covers a retransmission gives none. Released segments leave the scoreboard.
+    #[test]
+    fn karn_rule_and_release() {
+        let mut s = state();
+        let mut seen = vec![];
+        let r = s.take_cumulative_ack(Time(100_000_000), 1000, |i, _| seen.push(i));
+        assert_eq!(r, Some(Dur::from_millis(100)));
+        assert_eq!((s.snd_una, s.stats.rtt_samples), (1000, 1));
+        let r = s.take_cumulative_ack(Time(120_000_000), 3000, |i, _| seen.push(i));
+        assert_eq!(r, None, "covers the retransmitted segment 1");
+        assert_eq!(seen, vec![0, 1, 2]);
+        assert_eq!(s.recs.base(), 3);
+        assert_eq!(s.rate.delivered, 3000);
+    }
+
+    /// SACKed segments count as delivered once: not again when cumulatively acknowledged.
+    #[test]
+    fn sacked_segments_are_delivered_once() {
+        let mut s = state();
+        let mut ack = Segment {
+            ack: 0,
+            ..Segment::default()
+        };
+        ack.sack[0] = crate::tcp::segment::SackBlock {
+            start: 2000,
+            end: 4000,
+        };
+        ack.n_sack = 1;
+        assert!(s.is_dup_ack(&ack));
+        let mut seen = vec![];
+        assert_eq!(s.take_sack(Time(1), &ack, |i, _| seen.push(i)), 2000);
+        assert_eq!(s.sb.sacked_bytes, 2000);
+        s.take_cumulative_ack(Time(2), 4000, |i, _| seen.push(i));
+        assert_eq!(seen, vec![2, 3, 0, 1]);
+        assert_eq!(s.rate.delivered, 4000);
+        assert_eq!(s.sb.sacked_bytes, 0);
+        let beyond = Segment {
+            ack: 5000,
+            ..Segment::default()
+        };
+        assert!(s.check_ack(&beyond).is_err());
+    }
+}

@@ -1,0 +1,207 @@
+//! Loss recovery behind one interface. The sender core (ACK intake, transmission, the
+//! retransmission timer) calls it at fixed points and never looks inside; each recovery
+//! keeps its own state and works on the shared [`SendState`]:
+//!
+//! - RFC 5681 Reno and RFC 6582 NewReno (`reno.rs`),
+//! - RFC 6675 SACK recovery with IsLost (`sack.rs`),
+//! - RFC 6675 recovery with RFC 8985 RACK-TLP loss detection (`rack.rs`).
+//!
+//! A sender that is not TCP (coded transports, TACK) uses the transport-neutral parts —
+//! [`crate::RttEstimator`], [`crate::pacing::Pacer`], the delivery-rate sampler, the
+//! [`crate::cc`] controllers and [`crate::timer_rounds::TimerRounds`] — without any of this.
+
+use crate::records::SentRecord;
+use crate::tcp::config::{LossDetection, RecoveryMode, SenderConfig};
+use crate::tcp::rack::RackRecovery;
+use crate::tcp::reno::RenoRecovery;
+use crate::tcp::sack::SackRecovery;
+use crate::tcp::send_state::SendState;
+use tcplab_core::{Dur, Time};
+
+/// What an ACK was, for [`LossRecovery::after_ack`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AckSummary {
+    pub ack: u64,
+    /// snd_una before the ACK.
+    pub prior_una: u64,
+    /// The ACK carried no SACK blocks.
+    pub no_sack: bool,
+    /// The controller declared the head segment lost on this duplicate ACK.
+    pub early: bool,
+}
+
+/// The points at which the sender hands control to loss recovery. Every method has a
+/// neutral default, so a recovery implements only what it needs.
+pub(super) trait LossRecovery {
+    /// Segment `idx` was newly delivered (SACKed, or cumulatively ACKed without a SACK
+    /// before), while the ACK is taken in.
+    fn on_delivered(&mut self, _now: Time, _idx: u64, _rec: &SentRecord, _min_rtt: Option<Dur>) {}
+
+    /// New data was cumulatively acknowledged (`acked` bytes, up to `ack`), before the
+    /// controller sees the ACK. Returns whether the retransmission timer keeps running
+    /// instead of restarting.
+    fn on_ack(&mut self, _s: &mut SendState, _now: Time, _ack: u64, _acked: u64) -> bool {
+        false
+    }
+
+    /// A duplicate ACK arrived (the controller has seen it). `early`: the controller
+    /// declared the head segment lost.
+    fn on_dup_ack(&mut self, _s: &mut SendState, _now: Time, _early: bool) {}
+
+    /// The ACK has been fully processed: detect losses, enter recovery, arm timers.
+    fn after_ack(&mut self, _s: &mut SendState, _now: Time, _a: &AckSummary) {}
+
+    /// The next segment to send, or `None` when the window (or the data) is exhausted.
+    fn next_segment(&mut self, s: &mut SendState) -> Option<u64> {
+        s.next_in_order(false)
+    }
+
+    /// A segment to send before anything else, outside pacing and the window (RACK's
+    /// tail loss probe).
+    fn take_probe(&mut self, _s: &mut SendState) -> Option<u64> {
+        None
+    }
+
+    /// Segment `idx` was sent at `now` (after all the sender's bookkeeping).
+    fn on_sent(&mut self, _s: &mut SendState, _now: Time, _idx: u64, _retransmission: bool) {}
+
+    /// The segment at snd_una is being retransmitted outside the window.
+    fn on_head_retransmit(&mut self, _s: &mut SendState, _idx: u64) {}
+
+    /// The retransmission timer expired (the sender has gone back N).
+    fn on_rto(&mut self, _s: &mut SendState) {}
+
+    /// The pipe while in SACK recovery (what the window is compared against then);
+    /// `None` outside it.
+    fn pipe(&self, _s: &SendState) -> Option<u64> {
+        None
+    }
+
+    /// Bytes still in the network: FlightSize less what the receiver SACKed or the
+    /// scoreboard deems lost (ns-3's BytesInFlight). Without SACK it equals FlightSize.
+    /// Used for ssthresh when a timeout strikes during fast recovery, and for the
+    /// controller in SACK recovery: the sequence-space FlightSize then includes data sent
+    /// under cwnd inflation that the receiver already holds, and halving it would set
+    /// ssthresh far above what the path carried.
+    fn in_network(&mut self, s: &mut SendState) -> u64 {
+        let flight = s.flight_size();
+        s.sb.mark_lost_and_pipe(&mut s.recs, s.cfg.mss, flight)
+            .min(flight)
+    }
+
+    /// The recovery's own timer, if any.
+    fn timeout(&self) -> Option<Time> {
+        None
+    }
+
+    /// Called when [`timeout`](Self::timeout) has passed (before the RTO is checked).
+    fn on_timeout(&mut self, _s: &mut SendState, _now: Time) {}
+}
+
+/// The recovery a sender runs, chosen by its configuration (static dispatch).
+#[derive(Debug)]
+pub(super) enum Recovery {
+    Reno(RenoRecovery),
+    Sack(SackRecovery),
+    Rack(RackRecovery),
+}
+
+impl Recovery {
+    pub fn new(cfg: &SenderConfig) -> Recovery {
+        match (cfg.recovery, cfg.loss_detection) {
+            (RecoveryMode::Sack, LossDetection::Rack) => Recovery::Rack(RackRecovery::new(cfg.mss)),
+            (RecoveryMode::Sack, LossDetection::DupAck) => Recovery::Sack(SackRecovery),
+            (mode, _) => Recovery::Reno(RenoRecovery::new(mode, cfg.partial_ack_timer)),
+        }
+    }
+
+    /// Entries in RACK's transmission log (0 without RACK).
+    pub fn rack_log_len(&self) -> usize {
+        match self {
+            Recovery::Rack(r) => r.log_len(),
+            _ => 0,
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            Recovery::Reno($r) => $e,
+            Recovery::Sack($r) => $e,
+            Recovery::Rack($r) => $e,
+        }
+    };
+}
+
+impl LossRecovery for Recovery {
+    fn on_delivered(&mut self, now: Time, idx: u64, rec: &SentRecord, min_rtt: Option<Dur>) {
+        dispatch!(self, r => r.on_delivered(now, idx, rec, min_rtt))
+    }
+    fn on_ack(&mut self, s: &mut SendState, now: Time, ack: u64, acked: u64) -> bool {
+        dispatch!(self, r => r.on_ack(s, now, ack, acked))
+    }
+    fn on_dup_ack(&mut self, s: &mut SendState, now: Time, early: bool) {
+        dispatch!(self, r => r.on_dup_ack(s, now, early))
+    }
+    fn after_ack(&mut self, s: &mut SendState, now: Time, a: &AckSummary) {
+        dispatch!(self, r => r.after_ack(s, now, a))
+    }
+    fn next_segment(&mut self, s: &mut SendState) -> Option<u64> {
+        dispatch!(self, r => r.next_segment(s))
+    }
+    fn take_probe(&mut self, s: &mut SendState) -> Option<u64> {
+        dispatch!(self, r => r.take_probe(s))
+    }
+    fn on_sent(&mut self, s: &mut SendState, now: Time, idx: u64, retransmission: bool) {
+        dispatch!(self, r => r.on_sent(s, now, idx, retransmission))
+    }
+    fn on_head_retransmit(&mut self, s: &mut SendState, idx: u64) {
+        dispatch!(self, r => r.on_head_retransmit(s, idx))
+    }
+    fn on_rto(&mut self, s: &mut SendState) {
+        dispatch!(self, r => r.on_rto(s))
+    }
+    fn pipe(&self, s: &SendState) -> Option<u64> {
+        dispatch!(self, r => r.pipe(s))
+    }
+    fn in_network(&mut self, s: &mut SendState) -> u64 {
+        dispatch!(self, r => r.in_network(s))
+    }
+    fn timeout(&self) -> Option<Time> {
+        dispatch!(self, r => r.timeout())
+    }
+    fn on_timeout(&mut self, s: &mut SendState, now: Time) {
+        dispatch!(self, r => r.on_timeout(s, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::config::PartialAckTimer;
+
+    /// The configuration picks the recovery; loss detection matters under SACK only.
+    #[test]
+    fn configuration_selects_the_recovery() {
+        let cfg = |recovery, loss_detection| SenderConfig {
+            recovery,
+            loss_detection,
+            partial_ack_timer: PartialAckTimer::SlowButSteady,
+            ..SenderConfig::default()
+        };
+        let pick = |r, d| match Recovery::new(&cfg(r, d)) {
+            Recovery::Reno(_) => "reno",
+            Recovery::Sack(_) => "sack",
+            Recovery::Rack(_) => "rack",
+        };
+        assert_eq!(pick(RecoveryMode::Reno, LossDetection::DupAck), "reno");
+        assert_eq!(pick(RecoveryMode::NewReno, LossDetection::Rack), "reno");
+        assert_eq!(pick(RecoveryMode::Sack, LossDetection::DupAck), "sack");
+        assert_eq!(pick(RecoveryMode::Sack, LossDetection::Rack), "rack");
+        assert_eq!(
+            Recovery::new(&cfg(RecoveryMode::Sack, LossDetection::DupAck)).rack_log_len(),
+            0
+        );
+    }
+}

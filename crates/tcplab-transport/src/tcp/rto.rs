@@ -1,0 +1,135 @@
+//! The retransmission timer (RFC 6298) and what its expiry starts: go-back-N from the
+//! first unacknowledged segment in slow start (RFC 5681 section 3.1), skipping what the
+//! receiver SACKed (RFC 6675 section 5.1).
+
+use crate::cc::{CongestionControl, CongestionEvent};
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::send_state::SendState;
+use crate::tcp::sender::Sender;
+use tcplab_core::Time;
+
+impl SendState {
+    /// RFC 6298 (5.1): a segment was sent; start the timer unless it is running.
+    pub fn arm_rto(&mut self, now: Time) {
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// (Re)starts the timer at now + RTO.
+    pub fn restart_rto(&mut self, now: Time) {
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// RFC 6298 (5.2, 5.3) on an ACK of new data: stop the timer when all is
+    /// acknowledged, else restart it, unless the recovery holds it (RFC 6582's
+    /// "Impatient" variant resets it on the first partial ACK only).
+    pub fn rto_on_ack(&mut self, now: Time, hold: bool) {
+        if self.snd_una >= self.snd_max {
+            self.rto_at = None;
+        } else if !hold {
+            self.restart_rto(now);
+        }
+    }
+
+    /// Starts go-back-N from `seq`: every segment the receiver has not SACKed is presumed
+    /// lost (RFC 5681 section 3.1; RFC 6675 section 5.1 keeps the SACK information).
+    pub fn go_back(&mut self, seq: u64) {
+        self.snd_nxt = seq;
+        self.go_back_n = true;
+        self.sb.mark_all_lost(&mut self.recs);
+    }
+}
+
+impl Sender {
+    /// RFC 6298 (5.4)-(5.7): the timer expired.
+    pub(super) fn on_rto(&mut self, now: Time) {
+        let s = &mut self.s;
+        s.stats.rtos += 1;
+        let repeated = s.rtt.backoff_count() > 0;
+        let flight = if s.in_recovery {
+            self.recovery.in_network(s)
+        } else {
+            s.flight_size()
+        };
+        s.cc.on_congestion_event(&mut s.w, CongestionEvent::Rto { repeated }, now, flight);
+        s.rtt.back_off();
+        // RFC 6582: after a timeout, `recover` guards against false fast retransmits.
+        s.recover = Some(s.snd_max);
+        s.in_recovery = false;
+        s.dupacks = 0;
+        s.retx_head = false;
+        // Go back N: resend from the first unacknowledged segment in slow start.
+        s.go_back(s.snd_una);
+        s.sb.set_high_rxt(&s.recs, s.snd_una, s.cfg.mss);
+        self.recovery.on_rto(s);
+        s.restart_rto(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::Controller;
+    use crate::cc::NewReno;
+    use crate::records::SentRecord;
+    use crate::tcp::config::SenderConfig;
+
+    fn state() -> SendState {
+        let cfg = SenderConfig {
+            mss: 1000,
+            ..SenderConfig::default()
+        };
+        SendState::new(0, cfg, Controller::NewReno(NewReno::default()))
+    }
+
+    /// Going back presumes every unSACKed segment lost: only SACKed bytes stay out of
+    /// the lost count, and nothing is in flight until something is resent.
+    #[test]
+    fn go_back_presumes_unsacked_segments_lost() {
+        let mut s = state();
+        for i in 0..5 {
+            s.recs.push(
+                i,
+                SentRecord {
+                    len: 1000,
+                    tx_count: 1,
+                    sacked: i == 2,
+                    ..SentRecord::default()
+                },
+            );
+        }
+        s.sb.sacked_bytes = 1000;
+        s.snd_nxt = 5000;
+        s.snd_max = 5000;
+        s.go_back(0);
+        assert_eq!(s.snd_nxt, 0);
+        assert_eq!(s.sb.lost_bytes, 4000);
+        assert_eq!(s.in_flight(), 0, "4 presumed lost, 1 SACKed");
+        assert!(!s.recs.get(2).unwrap().lost);
+    }
+
+    /// RFC 6298: the timer starts with the first send only, stops when all is
+    /// acknowledged, and an ACK restarts it unless recovery holds it.
+    #[test]
+    fn timer_arming_rules() {
+        let mut s = state();
+        let rto = s.rtt.rto();
+        s.arm_rto(Time(5));
+        s.arm_rto(Time(9));
+        assert_eq!(
+            s.rto_at,
+            Some(Time(5) + rto),
+            "a running timer is not restarted"
+        );
+        s.snd_max = 2000;
+        s.snd_una = 1000;
+        s.rto_on_ack(Time(20), true);
+        assert_eq!(s.rto_at, Some(Time(5) + rto), "held");
+        s.rto_on_ack(Time(20), false);
+        assert_eq!(s.rto_at, Some(Time(20) + rto));
+        s.snd_una = 2000;
+        s.rto_on_ack(Time(30), false);
+        assert_eq!(s.rto_at, None, "all acknowledged");
+    }
+}

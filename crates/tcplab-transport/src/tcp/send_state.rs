@@ -1,0 +1,253 @@
+//! The sender's shared state: the send sequence space (snd_una, snd_nxt, snd_max), the
+//! per-segment records and SACK scoreboard, and the window, controller and estimators
+//! that ACK intake, transmission, the retransmission timer and loss recovery all work on.
+//! Recovery-specific state lives with each recovery (see `recovery.rs`).
+
+use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSegment, Window};
+use crate::rate::{RateSample, RateSampler};
+use crate::records::Records;
+use crate::rtt::RttEstimator;
+use crate::tcp::config::SenderConfig;
+use crate::tcp::scoreboard::Scoreboard;
+use crate::tcp::stats::SenderStats;
+use tcplab_core::{Dur, Time};
+
+#[derive(Debug)]
+pub(super) struct SendState {
+    pub flow: u32,
+    pub cfg: SenderConfig,
+    pub cc: Controller,
+    pub w: Window,
+    pub rtt: RttEstimator,
+    pub rate: RateSampler,
+    pub recs: Records,
+    pub sb: Scoreboard,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    /// End of the data the application has written (`u64::MAX`: unlimited).
+    pub app_end: u64,
+    pub rwnd: u64,
+    pub started: bool,
+    pub in_recovery: bool,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; also set by a timeout.
+    pub recover: Option<u64>,
+    pub dupacks: u32,
+    /// The segment at snd_una must be retransmitted now, outside the window.
+    pub retx_head: bool,
+    /// Go-back-N after a timeout (or Tahoe's fast retransmit): every segment the receiver
+    /// had not SACKed then is presumed lost, so only what was sent since is in flight.
+    /// Lasts until snd_una passes `recover` and the resend pass has caught up.
+    pub go_back_n: bool,
+    /// The retransmission timer (RFC 6298), see `rto.rs`.
+    pub rto_at: Option<Time>,
+    pub stats: SenderStats,
+}
+
+impl SendState {
+    pub fn new(flow: u32, cfg: SenderConfig, cc: Controller) -> SendState {
+        let rtt = RttEstimator::new(
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.clock_granularity,
+        );
+        let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
+        let sb = Scoreboard::new(cfg.dupthresh);
+        SendState {
+            flow,
+            w: Window {
+                cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
+                ssthresh: u64::MAX,
+                mss: cfg.mss,
+            },
+            cfg,
+            cc,
+            rtt,
+            rate: RateSampler::default(),
+            recs: Records::with_capacity(1024),
+            sb,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_end,
+            rwnd: u64::MAX,
+            started: false,
+            in_recovery: false,
+            recover: None,
+            dupacks: 0,
+            retx_head: false,
+            go_back_n: false,
+            rto_at: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// All written data is acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.app_end != u64::MAX && self.snd_una >= self.app_end
+    }
+
+    /// Bytes sent and not cumulatively acknowledged (RFC 5681 FlightSize).
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// Bytes outstanding that are neither SACKed nor marked lost (Linux's
+    /// packets_in_flight without its retransmission term).
+    pub fn presumed_in_flight(&self) -> u64 {
+        self.sb.unsacked_unlost(self.flight_size())
+    }
+
+    /// In flight outside SACK recovery: in go-back-N after a timeout, what was sent since
+    /// and is not SACKed (the rest is presumed lost, SACKed segments are skipped: RFC 6675
+    /// section 5.1); else FlightSize up to snd_nxt.
+    pub fn in_flight(&self) -> u64 {
+        if self.go_back_n {
+            self.presumed_in_flight()
+        } else {
+            self.snd_nxt - self.snd_una
+        }
+    }
+
+    /// Payload bytes of segment `idx`.
+    pub fn seg_len(&self, idx: u64) -> u32 {
+        let seq = idx * self.cfg.mss as u64;
+        (self.app_end.saturating_sub(seq)).min(self.cfg.mss as u64) as u32
+    }
+
+    /// End (exclusive) of segment `idx`.
+    pub fn seg_end(&self, idx: u64) -> u64 {
+        idx * self.cfg.mss as u64 + self.seg_len(idx) as u64
+    }
+
+    /// A loss was detected: cut the window (the controller's response), remember the
+    /// recovery point and retransmit the head. Tahoe has no fast recovery and goes back N
+    /// instead.
+    pub fn enter_fast_retransmit(&mut self, now: Time) {
+        let flight = self.flight_size();
+        self.stats.fast_retransmits += 1;
+        self.cc
+            .on_congestion_event(&mut self.w, CongestionEvent::FastRetransmit, now, flight);
+        self.recover = Some(self.snd_max);
+        self.retx_head = true;
+        if self.cc.fast_recovery() {
+            self.in_recovery = true;
+            // Recovery's own accounting takes over (Reno: a new loss in go-back-N).
+            self.go_back_n = false;
+        } else {
+            // Tahoe (4.3BSD-Tahoe, ns-2 TcpAgent): no recovery; go back to the lost segment
+            // and resend from there in slow start, so later holes of the window are
+            // repaired too (Fall & Floyd 1996) instead of stalling until the RTO.
+            self.go_back(self.snd_una);
+        }
+    }
+
+    /// Leaves fast recovery with window `cwnd`.
+    pub fn exit_recovery(&mut self, now: Time, cwnd: u64) {
+        self.in_recovery = false;
+        self.w.cwnd = cwnd;
+        self.cc.on_recovery_exit(&mut self.w, now);
+    }
+
+    /// Asks the controller whether to resend the segment at snd_una now (early loss
+    /// detection, e.g. Vegas' fine-grained timeout).
+    pub fn head_expired(&mut self, now: Time, dup_ack: bool) -> bool {
+        if self.snd_una >= self.snd_max {
+            return false;
+        }
+        let Some(r) = self.recs.get(self.snd_una / self.cfg.mss as u64) else {
+            return false;
+        };
+        let head = HeadSegment {
+            now,
+            sent: r.sent_time,
+            first_sent: r.orig_sent_time,
+            transmissions: r.tx_count,
+            dup_ack,
+        };
+        self.cc.retransmit_head(&head)
+    }
+
+    /// What the controller is told about an ACK.
+    pub fn ack_info(
+        &self,
+        now: Time,
+        bytes_acked: u64,
+        rtt: Option<Dur>,
+        rate: Option<RateSample>,
+        in_flight: u64,
+    ) -> AckInfo {
+        AckInfo {
+            now,
+            bytes_acked,
+            rtt,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            in_flight,
+            in_recovery: self.in_recovery,
+            rate,
+            delivered: self.rate.delivered,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{NewReno, Tahoe};
+    use crate::records::SentRecord;
+
+    fn state(cc: Controller) -> SendState {
+        let cfg = SenderConfig {
+            mss: 1000,
+            ..SenderConfig::default()
+        };
+        let mut s = SendState::new(0, cfg, cc);
+        for i in 0..10 {
+            s.recs.push(
+                i,
+                SentRecord {
+                    len: 1000,
+                    tx_count: 1,
+                    ..SentRecord::default()
+                },
+            );
+        }
+        s.snd_nxt = 10_000;
+        s.snd_max = 10_000;
+        s
+    }
+
+    /// A detected loss halves the window (the controller's response), sets the recovery
+    /// point to snd_max and asks for the head; with fast recovery the sender enters it,
+    /// Tahoe instead goes back N with every segment presumed lost.
+    #[test]
+    fn fast_retransmit_enters_recovery_or_goes_back() {
+        let mut s = state(Controller::NewReno(NewReno::default()));
+        s.enter_fast_retransmit(Time(1));
+        assert!(s.in_recovery && s.retx_head && !s.go_back_n);
+        assert_eq!(
+            (s.recover, s.w.ssthresh, s.stats.fast_retransmits),
+            (Some(10_000), 5000, 1)
+        );
+        s.exit_recovery(Time(2), 5000);
+        assert!(!s.in_recovery);
+
+        let mut t = state(Controller::Tahoe(Tahoe::default()));
+        t.enter_fast_retransmit(Time(1));
+        assert!(!t.in_recovery && t.go_back_n);
+        assert_eq!((t.snd_nxt, t.w.cwnd), (0, 1000));
+        assert_eq!(t.in_flight(), 0, "everything presumed lost");
+    }
+
+    /// Segment lengths: full MSS up to the application's end, the last one shorter.
+    #[test]
+    fn segment_lengths_follow_the_data() {
+        let mut s = state(Controller::NewReno(NewReno::default()));
+        s.app_end = 2500;
+        assert_eq!((s.seg_len(0), s.seg_len(2), s.seg_len(3)), (1000, 500, 0));
+        assert_eq!(s.seg_end(2), 2500);
+        assert_eq!(s.flight_size(), 10_000);
+    }
+}

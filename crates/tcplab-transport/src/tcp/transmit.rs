@@ -1,0 +1,164 @@
+//! Transmission: the in-order send pass (new data, or go-back-N after a timeout) and the
+//! bookkeeping of every segment that leaves. What may leave when (retransmission first,
+//! probe, send-timer rounds, pacing, window) is decided in `Sender::poll_transmit`.
+
+use crate::cc::CongestionControl;
+use crate::records::SentRecord;
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::segment::Segment;
+use crate::tcp::send_state::SendState;
+use crate::tcp::sender::Sender;
+use tcplab_core::Time;
+
+impl SendState {
+    /// The next segment in sequence order, if the window allows it: from snd_nxt, which
+    /// after a timeout walks back over the outstanding data. Go-back-N skips segments the
+    /// receiver SACKed (and with `skip_unlost`, those not deemed lost: RACK may send the
+    /// pass back to a lost retransmission).
+    pub fn next_in_order(&mut self, skip_unlost: bool) -> Option<u64> {
+        let mss = self.cfg.mss as u64;
+        while self.snd_nxt < self.snd_max {
+            match self.recs.get(self.snd_nxt / mss) {
+                Some(r) if r.sacked || (skip_unlost && !r.lost) => {
+                    self.snd_nxt = (self.snd_nxt / mss + 1) * mss
+                }
+                _ => break,
+            }
+        }
+        if self.snd_nxt >= self.app_end {
+            if self.snd_nxt == self.snd_max && self.w.cwnd > self.snd_nxt - self.snd_una {
+                self.rate.on_app_limited(self.snd_nxt - self.snd_una);
+            }
+            return None;
+        }
+        let idx = self.snd_nxt / mss;
+        let len = self.seg_len(idx) as u64;
+        if self.in_flight() + len > self.w.cwnd || self.snd_nxt - self.snd_una + len > self.rwnd {
+            return None;
+        }
+        Some(idx)
+    }
+
+    /// Records the (re)transmission of segment `idx` at `now` and builds it. `idle`:
+    /// nothing was in flight before it (a new delivery-rate interval starts).
+    pub fn record_send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
+        let mss = self.cfg.mss as u64;
+        let seq = idx * mss;
+        let len = self.seg_len(idx);
+        let retransmission = idx < self.recs.end();
+        if !retransmission {
+            self.recs.push(
+                idx,
+                SentRecord {
+                    orig_sent_time: now,
+                    ..SentRecord::default()
+                },
+            );
+        }
+        let base = self.recs.base();
+        let rec = self.recs.get_mut(idx).expect("record exists");
+        self.sb.on_resent(idx, rec, base);
+        rec.len = len;
+        rec.tx_count = rec.tx_count.saturating_add(1);
+        rec.counted = false;
+        self.rate.on_send(now, idle, rec);
+        rec.sent_time = now;
+        if seq == self.snd_nxt {
+            self.snd_nxt += len as u64;
+        }
+        self.snd_max = self.snd_max.max(seq + len as u64);
+        let s = &mut self.stats;
+        s.segments_sent += 1;
+        s.bytes_sent += len as u64;
+        if retransmission {
+            s.retransmitted_segments += 1;
+            s.retransmitted_bytes += len as u64;
+        }
+        self.arm_rto(now);
+        Segment {
+            flow: self.flow,
+            seq,
+            len,
+            fin: seq + len as u64 == self.app_end,
+            retransmission,
+            ..Segment::default()
+        }
+    }
+}
+
+impl Sender {
+    /// Emits segment `idx` (new or retransmitted): the records, the pacing slot, the
+    /// controller and the recovery hear of it.
+    pub(super) fn send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
+        let s = &mut self.s;
+        let seg = s.record_send(now, idx, idle);
+        self.pacer
+            .on_sent(now, seg.wire_len() as u64, s.cc.pacing_rate());
+        s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);
+        self.recovery.on_sent(s, now, idx, seg.retransmission);
+        seg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{Controller, NewReno};
+    use crate::tcp::config::SenderConfig;
+
+    fn state() -> SendState {
+        let cfg = SenderConfig {
+            mss: 1000,
+            total_bytes: Some(6000),
+            initial_cwnd: 2,
+            ..SenderConfig::default()
+        };
+        let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
+        s.started = true;
+        s
+    }
+
+    /// New data leaves while the window allows; the last segment carries FIN.
+    #[test]
+    fn new_data_is_window_limited() {
+        let mut s = state();
+        assert_eq!(s.next_in_order(false), Some(0));
+        let a = s.record_send(Time(0), 0, true);
+        assert_eq!((a.seq, a.len, a.retransmission), (0, 1000, false));
+        assert_eq!(s.next_in_order(false), Some(1));
+        s.record_send(Time(0), 1, false);
+        assert_eq!(s.next_in_order(false), None, "cwnd 2 segments");
+        assert_eq!(s.stats.segments_sent, 2);
+        assert!(s.rto_at.is_some());
+        s.w.cwnd = 10_000;
+        for i in 2..6 {
+            assert_eq!(s.next_in_order(false), Some(i));
+            let seg = s.record_send(Time(1), i, false);
+            assert_eq!(seg.fin, i == 5);
+        }
+        assert_eq!(s.next_in_order(false), None, "all data sent");
+    }
+
+    /// After a timeout the pass resends from snd_una, skips SACKed segments and counts
+    /// only what it resent as in flight.
+    #[test]
+    fn go_back_n_skips_sacked_segments() {
+        let mut s = state();
+        s.w.cwnd = 10_000;
+        for i in 0..6 {
+            s.record_send(Time(0), i, i == 0);
+        }
+        s.recs.get_mut(1).unwrap().sacked = true;
+        s.recs.get_mut(2).unwrap().sacked = true;
+        s.sb.sacked_bytes = 2000;
+        s.go_back(0);
+        s.w.cwnd = 2000;
+        assert_eq!(s.next_in_order(false), Some(0));
+        let seg = s.record_send(Time(5), 0, true);
+        assert!(seg.retransmission);
+        assert_eq!(s.next_in_order(false), Some(3), "1 and 2 skipped");
+        assert_eq!(s.in_flight(), 1000);
+        s.record_send(Time(5), 3, false);
+        assert_eq!(s.next_in_order(false), None, "two resent: cwnd full");
+    }
+}
