@@ -170,3 +170,30 @@ fn packet_capture_allocates_nothing_per_packet() {
     assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
     assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
 }
+
+/// TACK (sender, receiver, and the 802.11 cell it crosses) allocates nothing per packet.
+#[test]
+fn tack_over_wlan_allocates_nothing_per_packet() {
+    let run = |bytes: &str| {
+        let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let sc = parse_scenario_str(
+            &format!(
+                "sample = \"off\"\n[[node]]\nname = \"s\"\n[[node]]\nname = \"ap\"\n\
+                 [[node]]\nname = \"sta\"\n[[link]]\nbetween = [\"s\", \"ap\"]\n\
+                 rate = \"1Gbps\"\ndelay = \"2ms\"\nloss = \"0.2%\"\n\
+                 [[wlan]]\nstandard = \"802.11n\"\nap = \"ap\"\nstations = [\"sta\"]\n\
+                 [[flow]]\ntransport = \"tack\"\nfrom = \"s\"\nto = \"sta\"\nbytes = \"{bytes}\"\n"
+            ),
+            "alloc.toml",
+        )
+        .unwrap();
+        let before = ALLOCS.load(Ordering::Relaxed);
+        let r = simulate(&sc, 1, 0).unwrap();
+        (ALLOCS.load(Ordering::Relaxed) - before, r.info.events)
+    };
+    let (a1, e1) = run("20MiB");
+    let (a2, e2) = run("40MiB");
+    eprintln!("tack: {a1} allocations for {e1} events, {a2} for {e2} events");
+    assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+    assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
+}
