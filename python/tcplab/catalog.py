@@ -33,6 +33,9 @@ TRANSPORTS = {
     "datagram": "UDP-like cross traffic: constant rate, on/off or a timestamp trace",
     "tack": "TACK (Li et al., SIGCOMM 2020): tame ACKs at min(bw/(L*MSS), beta/RTT_min), "
             "IACKs, loss blocks, one-way-delay RTT_min",
+    "tcp-nc": "TCP/NC: TCP over random linear network coding with seen ACKs "
+              "(docs/coded-transports.md)",
+    "tcp-forward": "TCP-Forward: LT codes under Vegas, seed 004 (docs/coded-transports.md)",
 }
 
 
@@ -54,6 +57,7 @@ _TCP = "flow, transport = \"tcp\""
 _DGRAM = "flow, transport = \"datagram\""
 _TACK = "flow, transport = \"tack\""
 _WLAN = "wlan"
+_CODED = "flow, transport = \"tcp-nc\" | \"tcp-forward\""
 
 KEYS: tuple[Key, ...] = (
     Key("scenario", "name", "file stem", "name", "scenario name on every result row and "
@@ -224,6 +228,9 @@ KEYS: tuple[Key, ...] = (
     Key(_WLAN, "ampdu_bytes", "preset", "bytes", "largest A-MPDU"),
     Key(_WLAN, "ampdu_time", "preset", "duration", "longest PPDU"),
     Key(_WLAN, "queue", "preset", "packets or bytes", "each station's transmit queue"),
+    Key(_CODED, "coding", "{}", "table of numbers", "coding parameters: redundancy, window, "
+        "payload, ... (docs/coded-transports.md); tcp-nc also reads the TCP sender's keys, "
+        "tcp-forward cc (vegas), cc_params, mtu, mss, initial_cwnd"),
 )
 
 

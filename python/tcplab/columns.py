@@ -35,7 +35,8 @@ COLUMNS: dict[str, dict[str, Column]] = {
         **_RUN,
         "flow": Column("", "flow index, in scenario order", 0),
         "name": Column("", "flow name (`name` key, default `flowN`)"),
-        "transport": Column("", "`tcp`, `datagram` or a registered transport"),
+        "transport": Column("", "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a "
+                            "registered transport"),
         "cc": Column("", "congestion controller (TCP flows)"),
         "recovery": Column("", "loss recovery: `reno`, `newreno` or `sack` (TCP flows)"),
         "bytes_target": Column("B", "bytes the application was to write (null: unlimited)", 0),
@@ -77,6 +78,37 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "tacks_sent": Column("", "TACK: periodic ACKs the receiver sent", 0),
         "iacks_loss": Column("", "TACK: instant ACKs on a loss (gap)", 0),
         "iacks_window": Column("", "TACK: instant ACKs on a window update", 0),
+        # Coded transports (tcp-nc, tcp-forward; docs/coded-transports.md).
+        "coding": Column("", "the code: `rlnc` (tcp-nc) or `lt` (tcp-forward)"),
+        "payload_mode": Column("", "real bytes were coded and checked (`coding.payload`)"),
+        "symbols_sent": Column("symbols", "coded packets the source sent", 0),
+        "repair_symbols": Column("symbols", "tcp-forward: symbols sent on a Diff_p timeout",
+                                 0),
+        "coded_segments": Column("segments", "segments that entered the coding buffer", 0),
+        "segments_handed_down": Column("segments", "tcp-nc: segments TCP handed to the "
+                                       "coding layer (retransmissions included)", 0),
+        "redundancy": Column("", "R: the configured (tcp-nc) or final adaptive "
+                             "(tcp-forward) redundancy", 1),
+        "redundancy_measured": Column("", "symbols sent per segment coded", 0),
+        "n_segments": Column("segments", "tcp-forward: N_segments of the adaptive R", 0),
+        "n_timeout": Column("segments", "tcp-forward: N_timeout of the adaptive R", 0),
+        "timeout_events": Column("", "tcp-forward: Diff_p timeouts (repair bursts)", 0),
+        "coding_window": Column("segments", "coding window limit (tcp-nc 0: unbounded)", 0),
+        "min_elapsed_s": Column("s", "tcp-forward: shortest time a segment spent in the "
+                                "coding window (minE of the Diff_p test)", 0),
+        "encode_busy_s": Column("s", "CPU time the source spent encoding (cost model)", 0),
+        "symbols_received": Column("symbols", "coded packets that reached the sink", 0),
+        "innovative_symbols": Column("symbols", "tcp-nc: received combinations that "
+                                     "raised the rank", 0),
+        "redundant_symbols": Column("symbols", "received symbols that taught nothing new",
+                                    0),
+        "decode_events": Column("", "symbols that decoded at least one segment", 0),
+        "segments_decoded": Column("segments", "segments the sink decoded", 0),
+        "decode_delay_mean_s": Column("s", "mean time from a segment's first symbol to its "
+                                      "decode", 0),
+        "decode_delay_max_s": Column("s", "largest such decoding delay", 0),
+        "first_decode_s": Column("s", "when the first segment was decoded", 0),
+        "decode_busy_s": Column("s", "CPU time the sink spent decoding (cost model)", 0),
     },
     "links": {
         **_RUN,
@@ -127,6 +159,13 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "rtt_min_legacy_s": Column("s", "TACK: RTT_min by legacy ACK timing", 0),
         "tack_bw_bps": Column("bit/s", "TACK: the receiver's delivery-rate estimate", 0),
         "tack_hz": Column("Hz", "TACK: the receiver's current TACK frequency", 0),
+        "redundancy": Column("", "tcp-forward: adaptive R", 1),
+        "symbols_sent": Column("symbols", "coded packets sent so far (cumulative)", 0),
+        "coding_buffer": Column("segments", "tcp-forward: segments coded, not yet "
+                                "acknowledged", 0),
+        "buffered_symbols": Column("symbols", "tcp-forward: symbols the peeling decoder "
+                                   "holds undecoded", 0),
+        "undecoded_rows": Column("", "tcp-nc: combinations held, not yet decoded", 0),
     },
     "link_series": {
         **_RUN,

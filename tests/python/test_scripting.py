@@ -54,7 +54,9 @@ def test_sweep_orders_sizes_by_value():
 def test_every_published_column_is_documented_with_metadata(tmp_path):
     results = [tcplab.simulate(ROOT / "examples" / "newreno-lossy.toml"),
                tcplab.simulate(ROOT / "examples" / "handover-wave.toml"),
-               tcplab.simulate(tcplab.Scenario(DATAGRAM))]
+               tcplab.simulate(tcplab.Scenario(DATAGRAM)),
+               tcplab.simulate(ROOT / "examples" / "tandem-tcp-nc.toml"),
+               tcplab.simulate(ROOT / "examples" / "tandem-tcp-forward.toml")]
     for res in results:
         for name, table in res.tables.items():
             missing = [f.name for f in table.schema if f.name not in columns.COLUMNS[name]]

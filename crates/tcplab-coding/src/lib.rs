@@ -15,7 +15,6 @@ pub mod gf256;
 pub mod lt;
 pub mod rlnc;
 
-mod detmath;
 /// The generator behind degrees, neighbours and coefficients: tcplab-core's SplitMix64.
 pub use tcplab_core::splitmix as rng;
 mod wire;

@@ -95,6 +95,41 @@ fn rack_allocates_nothing_per_packet() {
     assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
 }
 
+/// A coded flow (`transport` with its `coding` table) on a lossy link.
+fn allocations_coded(bytes: &str, transport: &str) -> (u64, u64) {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sc = parse_scenario_str(
+        &format!(
+            "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"1ms\"\nloss = \"5%\"\n\
+             [[flow]]\ncc = \"vegas\"\nbytes = \"{bytes}\"\n{transport}\n"
+        ),
+        "alloc.toml",
+    )
+    .unwrap();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let r = simulate(&sc, 1, 0).unwrap();
+    let n = ALLOCS.load(Ordering::Relaxed) - before;
+    (n, r.info.events)
+}
+
+#[test]
+fn coded_transports_allocate_nothing_per_packet() {
+    for transport in [
+        "transport = \"tcp-nc\"\ncoding = { redundancy = 1.25 }",
+        "transport = \"tcp-nc\"\ncoding = { redundancy = 1.25, window = 64 }",
+        "transport = \"tcp-forward\"",
+    ] {
+        let (a1, e1) = allocations_coded("5MiB", transport);
+        let (a2, e2) = allocations_coded("10MiB", transport);
+        eprintln!("{transport}: {a1} allocations for {e1} events, {a2} for {e2} events");
+        assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+        assert!(
+            a2 < a1 + 64,
+            "{transport}: allocations grew with packets: {a1} -> {a2}"
+        );
+    }
+}
+
 #[test]
 fn packet_capture_allocates_nothing_per_packet() {
     use std::io::{sink, BufWriter};
@@ -132,6 +167,33 @@ fn packet_capture_allocates_nothing_per_packet() {
         p2 > p1 * 19 / 10,
         "twice the packets captured: {p1} -> {p2}"
     );
+    assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+    assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
+}
+
+/// TACK (sender, receiver, and the 802.11 cell it crosses) allocates nothing per packet.
+#[test]
+fn tack_over_wlan_allocates_nothing_per_packet() {
+    let run = |bytes: &str| {
+        let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let sc = parse_scenario_str(
+            &format!(
+                "sample = \"off\"\n[[node]]\nname = \"s\"\n[[node]]\nname = \"ap\"\n\
+                 [[node]]\nname = \"sta\"\n[[link]]\nbetween = [\"s\", \"ap\"]\n\
+                 rate = \"1Gbps\"\ndelay = \"2ms\"\nloss = \"0.2%\"\n\
+                 [[wlan]]\nstandard = \"802.11n\"\nap = \"ap\"\nstations = [\"sta\"]\n\
+                 [[flow]]\ntransport = \"tack\"\nfrom = \"s\"\nto = \"sta\"\nbytes = \"{bytes}\"\n"
+            ),
+            "alloc.toml",
+        )
+        .unwrap();
+        let before = ALLOCS.load(Ordering::Relaxed);
+        let r = simulate(&sc, 1, 0).unwrap();
+        (ALLOCS.load(Ordering::Relaxed) - before, r.info.events)
+    };
+    let (a1, e1) = run("20MiB");
+    let (a2, e2) = run("40MiB");
+    eprintln!("tack: {a1} allocations for {e1} events, {a2} for {e2} events");
     assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
     assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
 }

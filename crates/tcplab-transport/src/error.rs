@@ -25,6 +25,9 @@ pub enum Violation {
     },
     /// An endpoint got a packet of another transport (a wiring bug in a driver).
     ForeignPacket { flow: u32, expected: &'static str },
+    /// A coded transport's decoders disagree, or decoded bytes differ from what was sent
+    /// (`payload = true` checks every symbol and every byte).
+    Coding { flow: u32, why: String },
 }
 
 impl fmt::Display for Violation {
@@ -62,6 +65,7 @@ impl fmt::Display for Violation {
                 f,
                 "flow {flow}: an endpoint expecting {expected} packets got another kind"
             ),
+            Violation::Coding { flow, why } => write!(f, "flow {flow}: coding: {why}"),
         }
     }
 }

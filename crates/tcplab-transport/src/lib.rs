@@ -11,6 +11,7 @@
 //! controllers, [`pacing::Pacer`] and [`timer_rounds::TimerRounds`].
 
 pub mod cc;
+pub mod coded;
 pub mod datagram;
 mod endpoint;
 mod error;

@@ -5,6 +5,7 @@
 //! simulation what matters is which bytes arrive, when and in what order; a transport that
 //! needs real bytes (a coded transport checking its decoder) keeps them at the endpoints.
 
+use crate::coded::CodedPacket;
 use crate::datagram::Datagram;
 use crate::tack::TackPacket;
 use crate::tcp::Segment;
@@ -31,6 +32,8 @@ pub enum Packet {
     Datagram(Datagram),
     /// TACK data or acknowledgement.
     Tack(TackPacket),
+    /// A coded symbol or a coded transport's acknowledgement (TCP/NC's ACKs are TCP ACKs).
+    Coded(CodedPacket),
     /// A user-registered transport's header.
     Opaque(Opaque),
 }
@@ -43,6 +46,7 @@ impl Packet {
             Packet::Tcp(s) => s.wire_len(),
             Packet::Datagram(d) => d.wire_len(),
             Packet::Tack(t) => t.wire_len(),
+            Packet::Coded(c) => c.wire_len(),
             Packet::Opaque(o) => o.wire_len,
         }
     }
@@ -54,6 +58,7 @@ impl Packet {
             Packet::Tcp(s) => s.len,
             Packet::Datagram(d) => d.len,
             Packet::Tack(t) => t.payload_len(),
+            Packet::Coded(c) => c.payload_len(),
             Packet::Opaque(_) => 0,
         }
     }

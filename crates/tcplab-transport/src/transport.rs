@@ -6,6 +6,7 @@
 //! `transport = "name"` like a built-in.
 
 use crate::cc::CcParams;
+use crate::coded::{ForwardSink, ForwardSource, ForwardSpec, NcSink, NcSource, NcSpec};
 use crate::datagram::{DatagramSink, DatagramSource, DatagramSpec};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
@@ -16,7 +17,7 @@ use std::sync::RwLock;
 use tcplab_core::{Metrics, Rng, Time};
 
 /// Names that select a built-in transport.
-pub const BUILTIN: &[&str] = &["tcp", "datagram", "tack"];
+pub const BUILTIN: &[&str] = &["tcp", "datagram", "tack", "tcp-nc", "tcp-forward"];
 
 /// What a transport needs to know about the flow it serves.
 #[derive(Clone, Debug)]
@@ -89,6 +90,10 @@ pub enum TransportSpec {
     Tcp(TcpSpec),
     Datagram(DatagramSpec),
     Tack(TackSpec),
+    /// TCP/NC: TCP over a random-linear-network-coding layer.
+    TcpNc(Box<NcSpec>),
+    /// TCP-Forward: LT codes under Vegas.
+    Forward(Box<ForwardSpec>),
     /// A transport registered with [`register`].
     User {
         name: String,
@@ -110,6 +115,8 @@ impl TransportSpec {
             TransportSpec::Tcp(_) => "tcp",
             TransportSpec::Datagram(_) => "datagram",
             TransportSpec::Tack(_) => "tack",
+            TransportSpec::TcpNc(_) => "tcp-nc",
+            TransportSpec::Forward(_) => "tcp-forward",
             TransportSpec::User { name, .. } => name,
         }
     }
@@ -119,6 +126,8 @@ impl TransportSpec {
         match self {
             TransportSpec::Tcp(t) => Some(&t.cc),
             TransportSpec::Tack(t) => Some(&t.cc),
+            TransportSpec::TcpNc(t) => Some(&t.tcp.cc),
+            TransportSpec::Forward(t) => Some(&t.cc),
             _ => None,
         }
     }
@@ -152,6 +161,22 @@ impl TransportSpec {
                 sink: AnyEndpoint::DatagramSink(DatagramSink::new(ctx.flow, ctx.bytes)),
                 reliable: false,
             },
+            TransportSpec::TcpNc(t) => {
+                let (s, r) = t.build(ctx)?;
+                FlowEndpoints {
+                    source: AnyEndpoint::NcSource(Box::new(s)),
+                    sink: AnyEndpoint::NcSink(Box::new(r)),
+                    reliable: true,
+                }
+            }
+            TransportSpec::Forward(t) => {
+                let (s, r) = t.build(ctx)?;
+                FlowEndpoints {
+                    source: AnyEndpoint::ForwardSource(Box::new(s)),
+                    sink: AnyEndpoint::ForwardSink(Box::new(r)),
+                    reliable: true,
+                }
+            }
             TransportSpec::User { name, params } => {
                 let factory = lookup(name)?;
                 let mut p = params.clone();
@@ -178,6 +203,10 @@ pub enum AnyEndpoint {
     DatagramSink(DatagramSink),
     TackSender(Box<TackSender>),
     TackReceiver(Box<TackReceiver>),
+    NcSource(Box<NcSource>),
+    NcSink(Box<NcSink>),
+    ForwardSource(Box<ForwardSource>),
+    ForwardSink(Box<ForwardSink>),
     User(Box<dyn Endpoint + Send>),
 }
 
@@ -190,6 +219,10 @@ impl std::fmt::Debug for AnyEndpoint {
             AnyEndpoint::DatagramSink(_) => "DatagramSink",
             AnyEndpoint::TackSender(_) => "TackSender",
             AnyEndpoint::TackReceiver(_) => "TackReceiver",
+            AnyEndpoint::NcSource(_) => "NcSource",
+            AnyEndpoint::NcSink(_) => "NcSink",
+            AnyEndpoint::ForwardSource(_) => "ForwardSource",
+            AnyEndpoint::ForwardSink(_) => "ForwardSink",
             AnyEndpoint::User(_) => "User",
         };
         write!(f, "AnyEndpoint::{kind}")
@@ -205,6 +238,10 @@ macro_rules! dispatch {
             AnyEndpoint::DatagramSink($e) => $body,
             AnyEndpoint::TackSender($e) => $body,
             AnyEndpoint::TackReceiver($e) => $body,
+            AnyEndpoint::NcSource($e) => $body,
+            AnyEndpoint::NcSink($e) => $body,
+            AnyEndpoint::ForwardSource($e) => $body,
+            AnyEndpoint::ForwardSink($e) => $body,
             AnyEndpoint::User($e) => $body,
         }
     };

@@ -213,3 +213,33 @@ fn retransmits_at_most_once_per_rtt() {
     assert_eq!((r2.seq, r2.pn), (3 * MSS as u64, 21));
     assert_eq!(s.stats().retransmissions, 2);
 }
+
+/// On a reordering path the first packet can arrive after later ones: until an IACK has
+/// reported that gap, a TACK covers nothing below it (it used to compute its coverage as
+/// `gap start - 1` and underflow at PN 0, which in a release build told the sender that
+/// four billion packet numbers had arrived).
+#[test]
+fn tack_before_the_first_packet_covers_nothing() {
+    let mut r = TackReceiver::new(
+        0,
+        TackConfig {
+            mss: MSS,
+            ..TackConfig::default()
+        },
+    );
+    let t = |ms| Time::ZERO + Dur::from_millis(ms);
+    let rtt = Dur::from_millis(40);
+    // PN 1 arrives first (PN 0 is late): no gap above the largest, so no IACK.
+    r.handle_data(t(1), &data(1, MSS as u64, t(0), rtt))
+        .unwrap();
+    r.handle_timeout(t(1000));
+    let a = r.poll_transmit(t(1000)).expect("a TACK is due");
+    assert_eq!(a.kind, AckKind::Tack);
+    assert_eq!((a.base, a.covered, a.largest, a.n_gaps), (0, 0, 1, 0));
+    assert_eq!(a.rcv_nxt, 0, "nothing delivered in order yet");
+    // PN 0 arrives: now everything up to 1 is covered.
+    r.handle_data(t(1001), &data(0, 0, t(0), rtt)).unwrap();
+    r.handle_timeout(t(2000));
+    let b = r.poll_transmit(t(2000)).expect("a TACK is due");
+    assert_eq!((b.base, b.covered, b.rcv_nxt), (0, 2, 2 * MSS as u64));
+}

@@ -14,6 +14,7 @@ STUDIES = {
     "handover": "tcplab.reproduce.handover",
     "wave": "tcplab.reproduce.wave",
     "wave-real": "tcplab.reproduce.wave_real",
+    "coded": "tcplab.reproduce.coded",
 }
 
 

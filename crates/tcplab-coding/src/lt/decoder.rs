@@ -18,6 +18,7 @@ use super::distribution::DegreeDistribution;
 use super::neighbours::NeighbourSampler;
 use super::params::{Layout, LtParams};
 use super::symbol::LtSymbolRef;
+use super::window::{check_window, WindowSampler};
 use crate::error::{zeroed, CodingError, Result};
 use crate::gf256;
 use std::sync::OnceLock;
@@ -33,6 +34,9 @@ pub struct LtDecoderStats {
     pub redundant: u64,
     /// Symbols currently buffered (reduced degree ≥ 2).
     pub buffered: u32,
+    /// Whole-symbol XORs and copies performed so far (the decoder's work, for
+    /// cost models: each touches `symbol_size` bytes).
+    pub ops: u64,
 }
 
 /// Online LT decoder for one object.
@@ -60,12 +64,16 @@ pub struct LtDecoder {
     edge_epoch: Vec<u32>,
     edge_next: Vec<u32>,
     touched: Vec<u32>,
+    /// Compaction rebuilds the edge lists into these and swaps them in, so a long stream
+    /// reuses two sets of buffers instead of allocating new ones each time.
+    spare: [Vec<u32>; 4],
     /// Recovered sources not yet propagated to buffered symbols.
     queue: Vec<u32>,
     /// Sources recovered by the current call, in order.
     newly: Vec<u32>,
     unknown_scratch: Vec<u32>,
     neighbour_scratch: Vec<u32>,
+    windows: WindowSampler,
     stats: LtDecoderStats,
     /// E[symbols needed]/k for this generation size, computed on demand.
     overhead_ratio: OnceLock<f64>,
@@ -94,10 +102,12 @@ impl LtDecoder {
             edge_epoch: Vec::new(),
             edge_next: Vec::new(),
             touched: Vec::new(),
+            spare: Default::default(),
             queue: Vec::new(),
             newly: Vec::new(),
             unknown_scratch: Vec::new(),
             neighbour_scratch: Vec::new(),
+            windows: WindowSampler::new(params.degrees.clone()),
             stats: LtDecoderStats::default(),
             overhead_ratio: OnceLock::new(),
             params,
@@ -182,18 +192,8 @@ impl LtDecoder {
 
     /// Consume one parsed symbol; see [`receive`](Self::receive).
     pub fn receive_symbol(&mut self, sym: LtSymbolRef<'_>) -> Result<&[u32]> {
-        let t = self.params.symbol_size;
-        if sym.payload.len() != t {
-            return Err(CodingError::PayloadLength {
-                expected: t,
-                found: sym.payload.len(),
-            });
-        }
+        self.check_payload(sym.payload)?;
         let range = self.layout.range(sym.generation)?;
-        self.newly.clear();
-        self.stats.received += 1;
-
-        // Split the neighbours into known (folded in below) and unknown.
         // Take the neighbour buffer out of `self` so the slot allocator
         // (which needs `&mut self`) can run while it is in use.
         let mut rel = std::mem::take(&mut self.neighbour_scratch);
@@ -204,9 +204,58 @@ impl LtDecoder {
             sym.generation,
             sym.seed,
         ));
+        self.absorb(range.start, &rel, sym.payload);
+        self.neighbour_scratch = rel;
+        Ok(&self.newly)
+    }
+
+    /// Consume a symbol over the window `start..start + span` keyed by
+    /// `seed` (see [`super::WindowSampler`]; the encoder side is
+    /// [`super::LtEncoder::encode_window_into`]). Returns the source symbols
+    /// it allowed to recover, in recovery order.
+    pub fn receive_window(
+        &mut self,
+        start: u32,
+        span: u32,
+        seed: u32,
+        payload: &[u8],
+    ) -> Result<&[u32]> {
+        self.check_payload(payload)?;
+        check_window(start, span, self.layout.symbols)?;
+        let mut rel = std::mem::take(&mut self.neighbour_scratch);
+        rel.clear();
+        match self.windows.neighbours(start, span, seed) {
+            Ok(n) => rel.extend_from_slice(n),
+            Err(e) => {
+                self.neighbour_scratch = rel;
+                return Err(e);
+            }
+        }
+        self.absorb(start, &rel, payload);
+        self.neighbour_scratch = rel;
+        Ok(&self.newly)
+    }
+
+    fn check_payload(&self, payload: &[u8]) -> Result<()> {
+        let t = self.params.symbol_size;
+        if payload.len() != t {
+            return Err(CodingError::PayloadLength {
+                expected: t,
+                found: payload.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds a symbol whose neighbours are `base + rel[..]` and peels.
+    fn absorb(&mut self, base: u32, rel: &[u32], payload: &[u8]) {
+        let t = self.params.symbol_size;
+        self.newly.clear();
+        self.stats.received += 1;
+        // Split the neighbours into known (folded in below) and unknown.
         self.unknown_scratch.clear();
-        for &i in &rel {
-            let s = range.start + i;
+        for &i in rel {
+            let s = base + i;
             if !self.known[s as usize] {
                 self.unknown_scratch.push(s);
             }
@@ -218,9 +267,10 @@ impl LtDecoder {
             1 => {
                 let target = self.unknown_scratch[0];
                 let t0 = target as usize * t;
-                self.store[t0..t0 + t].copy_from_slice(sym.payload);
-                for &i in &rel {
-                    let s = range.start + i;
+                self.store[t0..t0 + t].copy_from_slice(payload);
+                self.stats.ops += rel.len() as u64;
+                for &i in rel {
+                    let s = base + i;
                     if s != target {
                         xor_within(&mut self.store, t, target, s);
                     }
@@ -231,17 +281,20 @@ impl LtDecoder {
                 let slot = self.alloc_slot();
                 let off = slot as usize * t;
                 let buf = &mut self.slab[off..off + t];
-                buf.copy_from_slice(sym.payload);
+                buf.copy_from_slice(payload);
                 let mut xor = 0;
-                for &i in &rel {
-                    let s = range.start + i;
+                let mut ops = 1;
+                for &i in rel {
+                    let s = base + i;
                     if self.known[s as usize] {
                         let so = s as usize * t;
                         gf256::xor_into(buf, &self.store[so..so + t]);
+                        ops += 1;
                     } else {
                         xor ^= s;
                     }
                 }
+                self.stats.ops += ops;
                 self.slot_degree[slot as usize] = degree as u32;
                 self.slot_xor[slot as usize] = xor;
                 self.live_edges += degree;
@@ -251,9 +304,7 @@ impl LtDecoder {
                 }
             }
         }
-        self.neighbour_scratch = rel;
         self.propagate();
-        Ok(&self.newly)
     }
 
     /// Roughly how many more symbols the decoder needs to finish.
@@ -299,6 +350,7 @@ impl LtDecoder {
                 }
                 let buf = &mut self.slab[si * t..si * t + t];
                 gf256::xor_into(buf, &self.store[so..so + t]);
+                self.stats.ops += 1;
                 self.slot_degree[si] -= 1;
                 self.slot_xor[si] ^= s;
                 self.live_edges -= 1;
@@ -307,6 +359,7 @@ impl LtDecoder {
                     if !self.known[r as usize] {
                         let ro = r as usize * t;
                         self.store[ro..ro + t].copy_from_slice(&self.slab[si * t..si * t + t]);
+                        self.stats.ops += 1;
                         self.mark_recovered(r);
                     }
                     // Either way the slot has nothing more to give.
@@ -357,10 +410,10 @@ impl LtDecoder {
         if total < 4096 || total < 2 * self.live_edges {
             return;
         }
-        let mut slot = Vec::with_capacity(self.live_edges);
-        let mut epoch = Vec::with_capacity(self.live_edges);
-        let mut next = Vec::with_capacity(self.live_edges);
-        let mut touched = Vec::new();
+        let [mut slot, mut epoch, mut next, mut touched] = std::mem::take(&mut self.spare);
+        for v in [&mut slot, &mut epoch, &mut next, &mut touched] {
+            v.clear();
+        }
         for &s in &self.touched {
             let mut e = self.head[s as usize];
             let mut new_head = NONE;
@@ -380,10 +433,12 @@ impl LtDecoder {
                 touched.push(s);
             }
         }
-        self.edge_slot = slot;
-        self.edge_epoch = epoch;
-        self.edge_next = next;
-        self.touched = touched;
+        self.spare = [
+            std::mem::replace(&mut self.edge_slot, slot),
+            std::mem::replace(&mut self.edge_epoch, epoch),
+            std::mem::replace(&mut self.edge_next, next),
+            std::mem::replace(&mut self.touched, touched),
+        ];
     }
 }
 

@@ -6,9 +6,9 @@
 //! the very same numbers, and the thresholds are computed with
 //! platform-independent arithmetic so both ends of a link agree bit for bit.
 
-use crate::detmath;
 use crate::error::{CodingError, Result};
 use crate::rng::SplitMix64;
+use tcplab_core::detmath;
 
 /// Which degree distribution an LT code uses; instantiated per generation
 /// size by [`DegreeSpec::build`].

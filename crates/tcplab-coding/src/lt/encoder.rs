@@ -4,6 +4,7 @@ use super::distribution::DegreeDistribution;
 use super::neighbours::NeighbourSampler;
 use super::params::{Layout, LtParams};
 use super::symbol::{write_header, LtSymbol, LT_HEADER_LEN};
+use super::window::{check_window, WindowSampler};
 use crate::error::{zeroed, Result};
 use crate::gf256;
 use std::ops::Range;
@@ -18,6 +19,7 @@ pub struct LtEncoder {
     /// K symbols of `symbol_size` bytes; the last one zero-padded.
     data: Vec<u8>,
     sampler: NeighbourSampler,
+    windows: WindowSampler,
 }
 
 impl LtEncoder {
@@ -28,7 +30,9 @@ impl LtEncoder {
         let mut padded = zeroed(layout.symbols as usize * params.symbol_size)?;
         padded[..data.len()].copy_from_slice(data);
         let sampler = NeighbourSampler::new(layout.span);
+        let windows = WindowSampler::new(params.degrees.clone());
         Ok(Self {
+            windows,
             params,
             layout,
             dist,
@@ -98,6 +102,32 @@ impl LtEncoder {
         out.extend_from_slice(sym(rel[0]));
         for &i in &rel[1..] {
             gf256::xor_into(&mut out[LT_HEADER_LEN..], sym(i));
+        }
+        Ok(())
+    }
+
+    /// The payload (`symbol_size` bytes, no header) of the symbol over the
+    /// window `start..start + span` keyed by `seed` (see
+    /// [`super::WindowSampler`]), for transports that carry the description in
+    /// their own header. Reusing `out` makes this allocation-free.
+    pub fn encode_window_into(
+        &mut self,
+        start: u32,
+        span: u32,
+        seed: u32,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        check_window(start, span, self.layout.symbols)?;
+        let t = self.params.symbol_size;
+        let rel = self.windows.neighbours(start, span, seed)?;
+        let sym = |i: u32| {
+            let s = (start + i) as usize * t;
+            &self.data[s..s + t]
+        };
+        out.clear();
+        out.extend_from_slice(sym(rel[0]));
+        for &i in &rel[1..] {
+            gf256::xor_into(out, sym(i));
         }
         Ok(())
     }

@@ -6,6 +6,8 @@
 //!   of N source symbols advancing by a stride, ⌊N/2⌋ for TCP-Forward).
 //! * [`LtEncoder`]: rateless symbols keyed by (generation, seed).
 //! * [`LtDecoder`]: online peeling over absolute source indices.
+//! * [`WindowSampler`]: symbols over any window `start..start + span`
+//!   (TCP-Forward's variable coding window), keyed by (start, seed).
 //! * [`analysis`]: exact expected reception overhead of peeling.
 
 pub mod analysis;
@@ -15,9 +17,11 @@ mod encoder;
 mod neighbours;
 mod params;
 mod symbol;
+mod window;
 
 pub use decoder::{LtDecoder, LtDecoderStats};
 pub use distribution::{DegreeDistribution, DegreeSpec};
 pub use encoder::LtEncoder;
 pub use params::{Layout, LtParams};
 pub use symbol::{LtSymbol, LtSymbolRef, LT_HEADER_LEN, LT_TAG, LT_VERSION};
+pub use window::WindowSampler;

@@ -51,6 +51,9 @@ pub struct RlncDecoderStats {
     pub stale: u64,
     /// Undecoded rows discarded by [`RlncDecoder::drop_below`].
     pub abandoned: u64,
+    /// Row operations performed (multiply-accumulates of one row into
+    /// another, and normalisations): the decoder's work, for cost models.
+    pub row_ops: u64,
 }
 
 /// Streaming RLNC decoder.
@@ -243,6 +246,7 @@ impl RlncDecoder {
             if f != 0 {
                 let row = &self.rows[slot as usize * stride..(slot as usize + 1) * stride];
                 gf256::mul_acc(&mut self.work, row, f);
+                self.stats.row_ops += 1;
             }
         }
         let Some(pivot) = (self.base..self.high).find(|&i| self.work[self.col(i)] != 0) else {
@@ -252,6 +256,7 @@ impl RlncDecoder {
         let pcol = self.col(pivot);
         let inv = gf256::inv(self.work[pcol]).expect("pivot entry is non-zero");
         gf256::mul_in_place(&mut self.work, inv);
+        self.stats.row_ops += 1;
 
         // Backward: clear the new pivot column from every other row.
         self.touched.clear();
@@ -264,6 +269,7 @@ impl RlncDecoder {
             let f = row[pcol];
             if f != 0 {
                 gf256::mul_acc(row, &self.work, f);
+                self.stats.row_ops += 1;
                 self.touched.push(slot);
             }
         }

@@ -14,10 +14,12 @@
 //! receive window in units of 2^[`WINDOW_SHIFT`] bytes, rounded up (so a non-zero window
 //! never reads as zero); the source advertises no window in the model and is given
 //! 65535. Registered transports' packets are IPv4 protocol 253 (RFC 3692 experimentation)
-//! carrying their kind and six header words.
+//! carrying their kind and six header words; so are the coded transports' symbols and
+//! ACKs (kinds 0xC0 and 0xC1, see [`coded`]).
 
 use super::addresses::Endpoints;
 use super::checksum::Checksum;
+use tcplab_transport::coded::{Code, CodedPacket};
 use tcplab_transport::datagram::Datagram;
 use tcplab_transport::tcp::Segment;
 use tcplab_transport::{Opaque, Packet};
@@ -65,6 +67,7 @@ pub fn encode(pkt: &Packet, ends: Endpoints, from_sink: bool) -> Wire {
         Packet::Datagram(d) => udp(&mut w, d, ends),
         Packet::Opaque(o) => opaque(&mut w, o, ends),
         Packet::Tack(t) => tack(&mut w, t.wire_len(), ends),
+        Packet::Coded(c) => opaque(&mut w, &coded(c), ends),
     }
     w
 }
@@ -79,6 +82,39 @@ fn tack(w: &mut Wire, wire_len: u32, ends: Endpoints) {
         ends,
     );
     w.prefix_len = IP_HEADER;
+}
+
+/// A coded transport's packet in the experimental format of registered transports: kind
+/// 0xC0 (symbol; words: code, start, span, seed, base, payload | repair << 32) or 0xC1
+/// (TCP-Forward ACK; words: index, cum, echo).
+fn coded(c: &CodedPacket) -> Opaque {
+    let wire_len = c.wire_len();
+    match c {
+        CodedPacket::Symbol(s) => Opaque {
+            kind: 0xC0,
+            words: [
+                u64::from(s.code == Code::Lt),
+                u64::from(s.start),
+                u64::from(s.span),
+                u64::from(s.seed),
+                u64::from(s.base),
+                u64::from(s.payload) | u64::from(s.repair) << 32,
+            ],
+            wire_len,
+        },
+        CodedPacket::Ack(a) => Opaque {
+            kind: 0xC1,
+            words: [
+                u64::from(a.index),
+                u64::from(a.cum),
+                u64::from(a.echo),
+                0,
+                0,
+                0,
+            ],
+            wire_len,
+        },
+    }
 }
 
 /// Writes the IPv4 header for a `payload`-byte (transport header included) packet.
@@ -334,5 +370,35 @@ mod tests {
         assert!(verifies(&w.bytes[..20]));
         let short = encode(&Packet::Opaque(Opaque { wire_len: 30, ..o }), ends(), false);
         assert_eq!((short.len, short.prefix_len), (30, 30));
+    }
+
+    #[test]
+    fn coded_symbols_and_acks_are_experimental_protocol() {
+        use tcplab_transport::coded::{CodedAck, Symbol};
+        let sym = Symbol {
+            flow: 0,
+            code: Code::Lt,
+            start: 7,
+            span: 16,
+            seed: 0xABCD,
+            base: 0,
+            payload: 1456,
+            repair: true,
+        };
+        let w = encode(&Packet::Coded(CodedPacket::Symbol(sym)), ends(), false);
+        assert_eq!(w.len, 1500);
+        assert_eq!(w.bytes[9], EXPERIMENTAL);
+        assert_eq!(&w.bytes[20..22], &[0, 0xC0]);
+        assert_eq!(w.bytes[22 + 15], 7, "start, big-endian in word 1");
+        assert!(verifies(&w.bytes[..20]));
+        let ack = CodedAck {
+            flow: 0,
+            index: 9,
+            cum: 3,
+            echo: 1,
+        };
+        let w = encode(&Packet::Coded(CodedPacket::Ack(ack)), ends(), true);
+        assert_eq!(&w.bytes[20..22], &[0, 0xC1]);
+        assert_eq!(w.bytes[22 + 7], 9);
     }
 }

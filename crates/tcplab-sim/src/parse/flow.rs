@@ -2,7 +2,7 @@
 //! then the transport's own keys (`tcp.rs`, `datagram.rs`, or a registered transport's
 //! `params` table).
 
-use super::{datagram, tack, tcp};
+use super::{coded, datagram, tack, tcp};
 use super::{Section, R};
 use crate::scenario::FlowSpec;
 use tcplab_core::{Dur, Rng};
@@ -56,6 +56,8 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
         "tcp" => TransportSpec::Tcp(tcp::tcp_spec(f, bytes)?),
         "datagram" => TransportSpec::Datagram(datagram::datagram_spec(f)?),
         "tack" => TransportSpec::Tack(tack::tack_spec(f, bytes)?),
+        "tcp-nc" => TransportSpec::TcpNc(Box::new(coded::nc_spec(f, bytes)?)),
+        "tcp-forward" => TransportSpec::Forward(Box::new(coded::forward_spec(f, bytes)?)),
         name => {
             let params = number_params(f, "params")?;
             let spec = TransportSpec::User {

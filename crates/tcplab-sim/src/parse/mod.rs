@@ -8,6 +8,7 @@ use toml::{Table, Value};
 
 type R<T> = Result<T, ConfigError>;
 
+mod coded;
 mod datagram;
 mod flow;
 mod graph;

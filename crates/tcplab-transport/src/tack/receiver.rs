@@ -320,14 +320,15 @@ impl TackReceiver {
         // A gap right at the floor (its first PN lost) counts too.
         let base = self.floor.min(first).min(a.largest);
         a.base = base;
-        let mut covered_to = a.largest; // inclusive
+        let mut covered_end = a.largest + 1; // exclusive
         let mut prev_end = (base < first).then_some(base);
         for (s, e) in self.pns.iter() {
             if let Some(pe) = prev_end {
                 // A gap [pe, s).
                 let fits = s - base <= u16::MAX as u64;
                 if a.n_gaps as usize == self.max_gaps || s > self.iack_upto || !fits {
-                    covered_to = pe - 1;
+                    // Stop before this gap (at `base` itself: nothing covered).
+                    covered_end = pe;
                     break;
                 }
                 a.gaps[a.n_gaps as usize] = Gap {
@@ -338,7 +339,7 @@ impl TackReceiver {
             }
             prev_end = Some(e);
         }
-        a.covered = (covered_to + 1 - base).min(u32::MAX as u64) as u32;
+        a.covered = (covered_end - base).min(u32::MAX as u64) as u32;
     }
 }
 

@@ -1,0 +1,125 @@
+//! How long coding takes: a cost model calibrated on `tcplab-coding`, and a host CPU
+//! that serves coding work in arrival order.
+//!
+//! The decoders count their work exactly (whole-symbol XORs for LT, row
+//! multiply-accumulates for RLNC; `tcplab-coding`'s `ops`/`row_ops` counters and the
+//! description-mode trackers agree on them), so a symbol's processing time is
+//! `scale · (symbol_ns + ops · bytes · ns_per_byte)`. The constants are of the order of
+//! `tcplab-coding`'s measured throughputs on the reference machine (docs/performance.md,
+//! "Erasure coding"; an approximation, not a fit — docs/coded-transports.md); `scale`
+//! models another CPU (the seed's Raspberry Pi) and `scale = 0` makes coding free.
+
+use tcplab_core::{Dur, Time};
+
+/// Per-operation costs of the coding library, and a CPU scale factor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostModel {
+    /// Fixed work per symbol encoded or decoded (header, coefficient or neighbour
+    /// regeneration, bookkeeping), in ns.
+    pub symbol_ns: f64,
+    /// One byte XORed into another (LT), in ns.
+    pub xor_ns_per_byte: f64,
+    /// One byte multiply-accumulated over GF(2^8) (RLNC), in ns.
+    pub mulacc_ns_per_byte: f64,
+    /// Multiplies every cost: 1 is the reference machine, 0 makes coding free.
+    pub scale: f64,
+}
+
+impl CostModel {
+    /// The reference machine: of the order of `tcplab-coding`'s measured decode
+    /// throughputs (docs/performance.md, "Erasure coding") with 1460-byte symbols.
+    pub const REFERENCE: CostModel = CostModel {
+        symbol_ns: 90.0,
+        xor_ns_per_byte: 0.025,
+        mulacc_ns_per_byte: 0.055,
+        scale: 1.0,
+    };
+
+    pub fn with_scale(self, scale: f64) -> CostModel {
+        CostModel { scale, ..self }
+    }
+
+    /// Time for one LT symbol whose handling took `ops` whole-symbol XORs or copies.
+    pub fn lt(&self, ops: u64, bytes: u32) -> Dur {
+        self.time(ops, bytes, self.xor_ns_per_byte)
+    }
+
+    /// Time for one RLNC symbol whose handling took `ops` row operations.
+    pub fn rlnc(&self, ops: u64, bytes: u32) -> Dur {
+        self.time(ops, bytes, self.mulacc_ns_per_byte)
+    }
+
+    fn time(&self, ops: u64, bytes: u32, per_byte: f64) -> Dur {
+        if self.scale == 0.0 {
+            return Dur::ZERO;
+        }
+        let ns = self.scale * (self.symbol_ns + ops as f64 * f64::from(bytes) * per_byte);
+        Dur(ns.round() as u64)
+    }
+}
+
+/// A host's CPU: each piece of coding work starts when the previous one is done.
+#[derive(Clone, Debug)]
+pub struct Cpu {
+    pub model: CostModel,
+    busy_until: Time,
+    busy: Dur,
+}
+
+impl Cpu {
+    pub fn new(model: CostModel) -> Cpu {
+        Cpu {
+            model,
+            busy_until: Time::ZERO,
+            busy: Dur::ZERO,
+        }
+    }
+
+    /// Queues `work` arriving at `now`; returns when it is done.
+    pub fn run(&mut self, now: Time, work: Dur) -> Time {
+        self.busy_until = self.busy_until.max(now) + work;
+        self.busy += work;
+        self.busy_until
+    }
+
+    /// When the work queued so far is done.
+    pub fn free_at(&self) -> Time {
+        self.busy_until
+    }
+
+    /// Total time spent coding.
+    pub fn busy(&self) -> Dur {
+        self.busy
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_queues_in_arrival_order_and_scales() {
+        let m = CostModel {
+            symbol_ns: 100.0,
+            xor_ns_per_byte: 0.5,
+            mulacc_ns_per_byte: 1.0,
+            scale: 2.0,
+        };
+        assert_eq!(m.lt(3, 10), Dur(2 * (100 + 15)));
+        assert_eq!(m.rlnc(3, 10), Dur(2 * (100 + 30)));
+        assert_eq!(m.with_scale(0.0).rlnc(1000, 1000), Dur::ZERO);
+        let mut cpu = Cpu::new(m);
+        assert_eq!(cpu.run(Time(1000), Dur(50)), Time(1050));
+        assert_eq!(
+            cpu.run(Time(1010), Dur(50)),
+            Time(1100),
+            "waits for the first"
+        );
+        assert_eq!(
+            cpu.run(Time(5000), Dur(10)),
+            Time(5010),
+            "idle CPU starts at once"
+        );
+        assert_eq!(cpu.busy(), Dur(110));
+    }
+}

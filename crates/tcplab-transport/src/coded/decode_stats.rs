@@ -1,0 +1,84 @@
+//! What a coded sink measures about decoding: events, decoding delay, the first decode.
+
+use tcplab_core::{Dur, Metrics, Time};
+
+/// Decoding delay of a segment: from the arrival of the first symbol that combines it to
+/// the moment the receiver's CPU has decoded it (seed 004, Fig. 9).
+#[derive(Clone, Debug, Default)]
+pub struct DecodeStats {
+    /// Symbols that decoded at least one segment.
+    pub events: u64,
+    decoded: u64,
+    delay_sum_ns: u128,
+    delay_max: Dur,
+    first: Option<Time>,
+}
+
+impl DecodeStats {
+    /// Segment decoded at `done`; the first symbol combining it arrived at `arrived`.
+    pub fn decoded(&mut self, done: Time, arrived: Time) {
+        let d = done.saturating_since(arrived);
+        self.decoded += 1;
+        self.delay_sum_ns += u128::from(d.as_nanos());
+        self.delay_max = self.delay_max.max(d);
+        self.first.get_or_insert(done);
+    }
+
+    pub fn mean_delay(&self) -> Option<Dur> {
+        (self.decoded > 0).then(|| Dur((self.delay_sum_ns / u128::from(self.decoded)) as u64))
+    }
+
+    pub fn publish(&self, out: &mut dyn Metrics) {
+        out.put("decode_events", self.events.into());
+        out.put("segments_decoded", self.decoded.into());
+        out.put(
+            "decode_delay_mean_s",
+            self.mean_delay().map(Dur::as_secs_f64).into(),
+        );
+        out.put(
+            "decode_delay_max_s",
+            (self.decoded > 0)
+                .then(|| self.delay_max.as_secs_f64())
+                .into(),
+        );
+        out.put("first_decode_s", self.first.map(Time::as_secs_f64).into());
+    }
+}
+
+/// Per segment, when the first symbol combining it arrived (from the oldest undecoded).
+#[derive(Clone, Debug, Default)]
+pub struct Arrivals {
+    base: u32,
+    at: std::collections::VecDeque<Time>,
+}
+
+impl Arrivals {
+    /// A symbol combining `start..end` arrived at `now`.
+    pub fn saw(&mut self, now: Time, start: u32, end: u32) {
+        while self.base + (self.at.len() as u32) < end {
+            self.at.push_back(Time::MAX);
+        }
+        for i in start.max(self.base)..end {
+            let t = &mut self.at[(i - self.base) as usize];
+            if *t == Time::MAX {
+                *t = now;
+            }
+        }
+    }
+
+    /// When a symbol combining segment `i` first arrived.
+    pub fn of(&self, i: u32) -> Time {
+        i.checked_sub(self.base)
+            .and_then(|o| self.at.get(o as usize).copied())
+            .unwrap_or(Time::MAX)
+    }
+
+    /// Forgets segments below `b`.
+    pub fn drop_below(&mut self, b: u32) {
+        while self.base < b && !self.at.is_empty() {
+            self.at.pop_front();
+            self.base += 1;
+        }
+        self.base = self.base.max(b);
+    }
+}

@@ -1,0 +1,264 @@
+//! TCP-Forward's receiving end (seed 004, Sec. IV-B): peel, acknowledge each decoded
+//! segment at once, deliver in order.
+//!
+//! "The decoding ... starts by looking for an encoded symbol with degree d = 1. Once such a
+//! packet is identified, it will be bitwise XOR-ed with all the other encoded symbols in
+//! which it is included." `tcplab-coding`'s online peeling decoder does exactly that. In
+//! description mode it runs on one-byte symbols (the peeling decisions depend only on the
+//! neighbour sets, which the seeds fix); with `payload = true` a second decoder runs on
+//! the real bytes and must agree on every recovered segment and every byte. "An
+//! acknowledgement will be generated and sent back to the sender immediately after a
+//! segment gets decoded", and decoded segments wait in a buffer until they can be
+//! delivered in order.
+
+use super::channel::{segment_bytes, PayloadChannel};
+use super::cost::Cpu;
+use super::decode_stats::{Arrivals, DecodeStats};
+use super::packet::{Code, CodedAck, CodedPacket, Symbol};
+use super::params::ForwardParams;
+use crate::endpoint::{Endpoint, Progress};
+use crate::error::Violation;
+use crate::packet::Packet;
+use std::collections::VecDeque;
+use tcplab_coding::lt::{DegreeSpec, LtDecoder, LtParams};
+use tcplab_core::{Metrics, Time};
+
+struct PayloadRx {
+    channel: PayloadChannel,
+    dec: LtDecoder,
+    bytes: Vec<u8>,
+    expect: Vec<u8>,
+}
+
+/// The TCP-Forward sink (see the module docs).
+pub struct ForwardSink {
+    flow: u32,
+    mss: u32,
+    total: u64,
+    segments: u32,
+    p: ForwardParams,
+    /// Peeling on the descriptions (one-byte symbols).
+    dec: LtDecoder,
+    payload: Option<PayloadRx>,
+    cpu: Cpu,
+    /// ACKs and in-order points, released when the CPU is done.
+    pending: VecDeque<(Time, CodedAck)>,
+    acks: VecDeque<CodedAck>,
+    /// First segment not yet decoded (everything below is decoded).
+    cum: u32,
+    delivered: u32,
+    completed_at: Option<Time>,
+    arrivals: Arrivals,
+    decode: DecodeStats,
+    received: u64,
+    acks_sent: u64,
+    newly: Vec<u32>,
+}
+
+fn lt_params(symbol: usize, p: &ForwardParams) -> Result<LtParams, String> {
+    let degrees = DegreeSpec::RobustSoliton {
+        c: p.c,
+        delta: p.delta,
+    };
+    LtParams::tcp_forward(symbol, p.window, degrees).map_err(|e| e.to_string())
+}
+
+impl ForwardSink {
+    pub fn new(
+        flow: u32,
+        total: u64,
+        mss: u32,
+        p: ForwardParams,
+        channel: Option<PayloadChannel>,
+    ) -> Result<ForwardSink, String> {
+        let segments = u32::try_from(total.div_ceil(u64::from(mss)))
+            .map_err(|_| format!("{total} bytes need more than 2^32 segments"))?;
+        let dec =
+            LtDecoder::new(lt_params(1, &p)?, u64::from(segments)).map_err(|e| e.to_string())?;
+        let payload = match channel {
+            Some(channel) => Some(PayloadRx {
+                channel,
+                dec: LtDecoder::new(lt_params(mss as usize, &p)?, total)
+                    .map_err(|e| e.to_string())?,
+                bytes: Vec::new(),
+                expect: vec![0; mss as usize],
+            }),
+            None => None,
+        };
+        Ok(ForwardSink {
+            flow,
+            mss,
+            total,
+            segments,
+            cpu: Cpu::new(p.cost),
+            p,
+            dec,
+            payload,
+            pending: VecDeque::new(),
+            acks: VecDeque::new(),
+            cum: 0,
+            delivered: 0,
+            completed_at: None,
+            arrivals: Arrivals::default(),
+            decode: DecodeStats::default(),
+            received: 0,
+            acks_sent: 0,
+            newly: Vec::new(),
+        })
+    }
+
+    fn bytes_of(&self, k: u32) -> u64 {
+        (u64::from(k) * u64::from(self.mss)).min(self.total)
+    }
+
+    fn on_symbol(&mut self, now: Time, sym: &Symbol) -> Result<(), Violation> {
+        let flow = self.flow;
+        let fail = |why: String| Violation::Coding { flow, why };
+        let end = u64::from(sym.start) + u64::from(sym.span);
+        if sym.span == 0 || end > u64::from(self.segments) {
+            return Err(fail(format!(
+                "symbol window {}..+{} is empty or beyond the {} segments",
+                sym.start, sym.span, self.segments
+            )));
+        }
+        self.received += 1;
+        self.arrivals.saw(now, sym.start, end as u32);
+        let ops_before = self.dec.stats().ops;
+        let newly = self
+            .dec
+            .receive_window(sym.start, sym.span, sym.seed, &[0])
+            .map_err(|e| fail(e.to_string()))?;
+        self.newly.clear();
+        self.newly.extend_from_slice(newly);
+        let ops = self.dec.stats().ops - ops_before;
+        if self.payload.is_some() {
+            self.check_payload(sym, ops)?;
+        }
+        if !self.newly.is_empty() {
+            self.decode.events += 1;
+        }
+        let done = self.cpu.run(now, self.p.cost.lt(ops, self.mss));
+        while self.cum < self.segments && self.dec.is_recovered(self.cum) {
+            self.cum += 1;
+        }
+        for k in 0..self.newly.len() {
+            let i = self.newly[k];
+            self.decode.decoded(done, self.arrivals.of(i));
+            let ack = CodedAck {
+                flow,
+                index: i,
+                cum: self.cum,
+                echo: sym.seed,
+            };
+            self.pending.push_back((done, ack));
+        }
+        self.arrivals.drop_below(self.cum);
+        self.release(now);
+        Ok(())
+    }
+
+    fn release(&mut self, now: Time) {
+        while let Some(&(at, ack)) = self.pending.front() {
+            if at > now {
+                break;
+            }
+            self.pending.pop_front();
+            self.acks.push_back(ack);
+            self.delivered = self.delivered.max(ack.cum);
+            if self.delivered == self.segments && self.completed_at.is_none() {
+                self.completed_at = Some(at);
+            }
+        }
+    }
+
+    /// The real decoder must recover the same segments with the same work, and every
+    /// recovered byte must be the one sent.
+    fn check_payload(&mut self, sym: &Symbol, ops: u64) -> Result<(), Violation> {
+        let (flow, mss, total) = (self.flow, self.mss, self.total);
+        let fail = |why: String| Violation::Coding { flow, why };
+        let rx = self.payload.as_mut().expect("payload mode");
+        let mut bytes = std::mem::take(&mut rx.bytes);
+        let got = rx.channel.take(sym.seed, |b| {
+            bytes.clear();
+            bytes.extend_from_slice(b);
+        });
+        if got.is_none() {
+            rx.bytes = bytes;
+            return Err(fail(format!("the bytes of symbol {} are gone", sym.seed)));
+        }
+        let before = rx.dec.stats().ops;
+        let real = rx
+            .dec
+            .receive_window(sym.start, sym.span, sym.seed, &bytes)
+            .map_err(|e| fail(e.to_string()))?
+            .to_vec();
+        if real != self.newly || rx.dec.stats().ops - before != ops {
+            return Err(fail(format!(
+                "decoders disagree on symbol {}: real {real:?}, description {:?}",
+                sym.seed, self.newly
+            )));
+        }
+        for &i in &self.newly {
+            let start = u64::from(i) * u64::from(mss);
+            let len = (total - start).min(u64::from(mss)) as usize;
+            segment_bytes(flow, i, &mut rx.expect[..len]);
+            if rx.dec.source(i) != Some(&rx.expect[..len]) {
+                return Err(fail(format!(
+                    "segment {i}: decoded bytes differ from those sent"
+                )));
+            }
+        }
+        rx.bytes = bytes;
+        Ok(())
+    }
+}
+
+impl Endpoint for ForwardSink {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
+        match pkt {
+            Packet::Coded(CodedPacket::Symbol(s)) if s.code == Code::Lt => self.on_symbol(now, s),
+            _ => Err(Violation::ForeignPacket {
+                flow: self.flow,
+                expected: "TCP-Forward symbol",
+            }),
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        self.release(now)
+    }
+
+    fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
+        let a = self.acks.pop_front()?;
+        self.acks_sent += 1;
+        Some(Packet::Coded(CodedPacket::Ack(a)))
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.pending.front().map(|p| p.0)
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            app_bytes: self.bytes_of(self.delivered),
+            sent_bytes: 0,
+            finished_at: self.completed_at,
+        }
+    }
+
+    fn sample(&self, out: &mut dyn Metrics) {
+        out.put("delivered", self.bytes_of(self.delivered).into());
+        out.put(
+            "buffered_symbols",
+            u64::from(self.dec.stats().buffered).into(),
+        );
+    }
+
+    fn summary(&self, out: &mut dyn Metrics) {
+        out.put("acks_sent", self.acks_sent.into());
+        out.put("symbols_received", self.received.into());
+        out.put("redundant_symbols", self.dec.stats().redundant.into());
+        self.decode.publish(out);
+        out.put("decode_busy_s", self.cpu.busy().as_secs_f64().into());
+    }
+}

@@ -1,0 +1,41 @@
+//! Coded transports of seed 004: TCP/NC (random linear network coding under TCP, with
+//! "seen" acknowledgements; Sundararajan et al., Proc. IEEE 2011) and TCP-Forward (LT
+//! codes under Vegas; Chi & Agrawal).
+//!
+//! Packets carry a symbol's description (code, window, seed), never its bytes; decoders
+//! track rank (RLNC, `seen.rs`) or peeling (LT, `tcplab-coding` on one-byte symbols) from
+//! the descriptions exactly, so a segment counts as delivered exactly when a real decoder
+//! would have it. `payload = true` also runs `tcplab-coding` on real bytes and checks both
+//! agree on every symbol and every byte. Coding takes CPU time (`cost.rs`). See
+//! docs/coded-transports.md.
+
+mod channel;
+mod cost;
+mod decode_stats;
+mod diff;
+mod forward_sink;
+mod forward_source;
+mod nc_sink;
+mod nc_source;
+mod packet;
+mod params;
+mod redundancy;
+mod seen;
+mod spec;
+
+pub use channel::{segment_bytes, PayloadChannel};
+pub use cost::{CostModel, Cpu};
+pub use decode_stats::DecodeStats;
+pub use diff::DiffDetector;
+pub use forward_sink::ForwardSink;
+pub use forward_source::ForwardSource;
+pub use nc_sink::NcSink;
+pub use nc_source::NcSource;
+pub use packet::{
+    Code, CodedAck, CodedPacket, Symbol, FORWARD_ACK_BYTES, FORWARD_HEADER_BYTES,
+    FORWARD_IP_UDP_BYTES, NC_FRAMING_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
+};
+pub use params::{ForwardParams, NcParams};
+pub use redundancy::Redundancy;
+pub use seen::{Receipt, SeenTracker};
+pub use spec::{ForwardSpec, NcSpec};
