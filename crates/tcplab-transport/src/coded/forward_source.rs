@@ -602,10 +602,7 @@ mod tests {
             "seq 4 left the coding buffer, seq 2 stays"
         );
         assert!(s.window().cwnd >= cwnd, "an ACK never shrinks the window");
-        assert!(
-            s.pushed() > pushed,
-            "the window slid: more segments pushed"
-        );
+        assert!(s.pushed() > pushed, "the window slid: more segments pushed");
         // Non-cumulative ACKs out of order never produce a duplicate ACK for TCP.
         s.handle_packet(t(33), &ack(3, 1)).unwrap();
         assert_eq!(s.tcp_una(), 3, "a repeated ACK translates to nothing");
