@@ -11,7 +11,8 @@ use tcplab_transport::transport;
 use tcplab_transport::{FlowContext, TransportSpec};
 use toml::Value;
 
-/// A table of numbers (`cc_params`, `params`) as named parameters.
+/// A table of numbers or names (`cc_params`, `params`) as named parameters; a string
+/// selects a variant (`hystart = "classic"`).
 pub(super) fn number_params(f: &Section<'_>, key: &str) -> R<CcParams> {
     let mut out = CcParams::new();
     if let Some(p) = f.table(key)? {
@@ -20,7 +21,17 @@ pub(super) fn number_params(f: &Section<'_>, key: &str) -> R<CcParams> {
                 Value::Integer(i) => *i as f64,
                 Value::Float(x) => *x,
                 Value::Boolean(b) => f64::from(u8::from(*b)),
-                v => return Err(p.err(k, Some(v), "parameters are numbers")),
+                Value::String(s) => {
+                    out.set_name(k, s);
+                    continue;
+                }
+                v => {
+                    return Err(p.err(
+                        k,
+                        Some(v),
+                        "parameters are numbers, booleans or names (strings)",
+                    ))
+                }
             };
             out.set(k, x);
         }

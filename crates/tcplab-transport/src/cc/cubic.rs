@@ -5,6 +5,7 @@
 //! bytes, with a fractional-byte accumulator so per-ACK increments below one byte add up.
 
 use super::hystart::HyStart;
+use super::hystart_classic::ClassicHyStart;
 use super::{AckInfo, CcParams, CongestionControl, CongestionEvent, Window};
 use tcplab_core::{Dur, Time};
 
@@ -15,6 +16,16 @@ pub enum Region {
     RenoFriendly = 1,
     Concave = 2,
     Convex = 3,
+}
+
+/// How slow start ends besides a loss (`hystart`).
+#[derive(Clone, Debug)]
+enum SlowStartExit {
+    Off,
+    /// RFC 9406.
+    PlusPlus(HyStart),
+    /// Ha & Rhee, as Linux (or ns-3) runs it.
+    Classic(ClassicHyStart),
 }
 
 /// CUBIC congestion control.
@@ -30,8 +41,8 @@ pub struct Cubic {
     reno_friendly: bool,
     /// RFC 3465 slow-start limit L in segments (as NewReno).
     abc_limit: u64,
-    /// HyStart++ (RFC 9406), when enabled.
-    hystart: Option<HyStart>,
+    /// HyStart++ (RFC 9406) or classic HyStart, when enabled.
+    hystart: SlowStartExit,
     /// W_max (section 4.1.2): window in segments just before the last reduction.
     w_max: f64,
     /// cwnd_prior: window in segments when ssthresh was last set (section 4.3: α switch).
@@ -50,7 +61,9 @@ pub struct Cubic {
 impl Cubic {
     /// Parameters (defaults from RFC 9438 section 4.1.1 and section 4.7): `c` 0.4,
     /// `beta` 0.7, `fast_convergence` 1, `reno_friendly` 1, `abc_limit` 2 (RFC 3465),
-    /// `hystart` 0 (1 enables HyStart++, RFC 9406, with the parameters in `hystart.rs`).
+    /// `hystart` `"off"` (default; 0), `"hystartpp"` (1: HyStart++, RFC 9406, with the
+    /// parameters in `hystart.rs`), `"classic"` (Linux's HyStart, `hystart_classic.rs`) or
+    /// `"classic-ns3"` (ns-3's variant of it).
     pub fn from_params(p: &mut CcParams) -> Result<Cubic, String> {
         let c = p.take("c", 0.4, |v| v > 0.0, "> 0")?;
         let beta = p.take("beta", 0.7, |v| v > 0.0 && v < 1.0, "in (0, 1)")?;
@@ -63,15 +76,26 @@ impl Cubic {
             |v| v >= 1.0 && v.fract() == 0.0,
             "a whole number >= 1",
         )?;
-        let hs = p.take("hystart", 0.0, flag, "0 or 1")?;
-        let hystart = HyStart::from_params(p)?;
+        let hs = p.take_choice(
+            "hystart",
+            "off",
+            &["off", "hystartpp", "classic", "classic-ns3"],
+            &["off", "hystartpp"],
+        )?;
+        let plus_plus = HyStart::from_params(p)?;
+        let classic = ClassicHyStart::from_params(p, hs == "classic-ns3")?;
+        let hystart = match hs {
+            "hystartpp" => SlowStartExit::PlusPlus(plus_plus),
+            "classic" | "classic-ns3" => SlowStartExit::Classic(classic),
+            _ => SlowStartExit::Off,
+        };
         Ok(Cubic {
             c,
             beta,
             fast_convergence: fc == 1.0,
             reno_friendly: rf == 1.0,
             abc_limit: abc as u64,
-            hystart: (hs == 1.0).then_some(hystart),
+            hystart,
             w_max: 0.0,
             cwnd_prior: 0.0,
             k: 0.0,
@@ -160,8 +184,10 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        if let Some(hs) = &mut self.hystart {
-            hs.on_ack(w, ack);
+        match &mut self.hystart {
+            SlowStartExit::Off => {}
+            SlowStartExit::PlusPlus(hs) => hs.on_ack(w, ack),
+            SlowStartExit::Classic(hs) => hs.on_ack(w, ack),
         }
         if ack.in_recovery || ack.bytes_acked == 0 {
             return;
@@ -171,7 +197,10 @@ impl CongestionControl for Cubic {
             // or HyStart++'s conservative slow start.
             self.region = Region::SlowStart;
             let inc = ack.bytes_acked.min(self.abc_limit * w.mss as u64);
-            let div = self.hystart.as_ref().map_or(1, |h| h.growth_divisor());
+            let div = match &self.hystart {
+                SlowStartExit::PlusPlus(h) => h.growth_divisor(),
+                _ => 1,
+            };
             self.add_bytes(w, inc as f64 / div as f64);
             return;
         }
@@ -189,8 +218,10 @@ impl CongestionControl for Cubic {
         let cwnd = w.cwnd as f64 / mss;
         self.epoch_start = None;
         self.frac = 0.0;
-        if let Some(hs) = &mut self.hystart {
-            hs.on_congestion();
+        match &mut self.hystart {
+            SlowStartExit::Off => {}
+            SlowStartExit::PlusPlus(hs) => hs.on_congestion(),
+            SlowStartExit::Classic(hs) => hs.on_congestion(ev),
         }
         if let CongestionEvent::Rto { repeated: true } = ev {
             // RFC 5681 as in section 4.8: ssthresh held on a repeated timeout.
@@ -223,8 +254,10 @@ impl CongestionControl for Cubic {
         emit("k", self.k);
         emit("w_est", self.w_est);
         emit("region", self.region as u8 as f64);
-        if let Some(hs) = &self.hystart {
-            hs.trace(emit);
+        match &self.hystart {
+            SlowStartExit::Off => {}
+            SlowStartExit::PlusPlus(hs) => hs.trace(emit),
+            SlowStartExit::Classic(hs) => hs.trace(emit),
         }
     }
 }

@@ -125,7 +125,7 @@ impl Vegas {
         };
         Ok(Vegas {
             p: params,
-            growth: NewReno::from_params(p)?,
+            growth: NewReno::slow_start_from_params(p)?,
             base_rtt: None,
             rtt_sum: 0,
             rtt_cnt: 0,
