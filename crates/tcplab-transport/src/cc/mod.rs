@@ -34,7 +34,7 @@ pub use newreno::{CaGrowth, NewReno};
 pub use params::{CcParams, ParamValue};
 pub use recovery_default::default_recovery;
 pub use tahoe::Tahoe;
-pub use vegas::Vegas;
+pub use vegas::{Vegas, VegasVariant};
 pub use wave::Wave;
 pub use westwood::Westwood;
 pub use westwood_plus::WestwoodPlus;

@@ -43,10 +43,43 @@ struct Params {
     fine_rto_from_first: bool,
 }
 
+/// Which estimator and window adjustment Vegas uses (`vegas_variant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VegasVariant {
+    /// INET's `TcpVegas` (seed 001, Alg. 1): diff = cwnd·(RTT − baseRTT)/RTT with RTT
+    /// the mean of the round's samples; cwnd steps by one segment at the decision.
+    Inet,
+    /// Brakmo & Peterson 1995: a distinguished segment's RTT and the bytes sent during it;
+    /// cwnd moves by one segment linearly over the next RTT.
+    Brakmo,
+}
+
+/// Brakmo & Peterson's once-per-RTT measurement and linear adjustment.
+#[derive(Clone, Copy, Debug, Default)]
+struct Distinguished {
+    /// Bytes handed to the network so far, and bytes cumulatively acknowledged so far.
+    sent_total: u64,
+    acked_total: u64,
+    /// Time the next segment sent becomes the distinguished one.
+    armed: bool,
+    /// The distinguished segment: when it left, `acked_total` once it is acknowledged,
+    /// and `sent_total` before it.
+    sent_at: Option<Time>,
+    end: u64,
+    sent_before: u64,
+    /// Linear change in progress: +1/−1 segment over the next RTT, bytes still to apply,
+    /// and the window it is spread over.
+    ramp: i8,
+    ramp_left: u64,
+    ramp_cwnd: u64,
+}
+
 /// TCP Vegas: delay-based congestion avoidance and fine-grained retransmission.
 #[derive(Clone, Debug)]
 pub struct Vegas {
     p: Params,
+    variant: VegasVariant,
+    dist: Distinguished,
     /// Per-ACK slow-start growth (RFC 3465 byte counting) during growing RTTs.
     growth: NewReno,
     base_rtt: Option<Dur>,
@@ -83,8 +116,13 @@ impl Vegas {
     /// - `fine_rto_from` = 0: what the fine-grained timeout is timed from — 0: the head
     ///   segment's latest transmission (Brakmo & Peterson), 1: its first transmission
     ///   (INET's `TcpVegas`, seed 001; retransmits more after a retransmission);
-    /// - `abc_limit`: as for [`NewReno`].
+    /// - `abc_limit`: as for [`NewReno`] (slow-start growth);
+    /// - `vegas_variant` = `"inet"` (default) or `"brakmo"` (see the module docs).
     pub fn from_params(p: &mut CcParams) -> Result<Vegas, String> {
+        let variant = match p.take_choice("vegas_variant", "inet", &["inet", "brakmo"], &[])? {
+            "brakmo" => VegasVariant::Brakmo,
+            _ => VegasVariant::Inet,
+        };
         let pos = |v: f64| v >= 0.0;
         let alpha = p.take("alpha", 2.0, pos, ">= 0 (segments)")?;
         let beta = p.take("beta", 4.0, pos, ">= 0 (segments)")?;
@@ -125,6 +163,11 @@ impl Vegas {
         };
         Ok(Vegas {
             p: params,
+            variant,
+            dist: Distinguished {
+                armed: true,
+                ..Distinguished::default()
+            },
             growth: NewReno::slow_start_from_params(p)?,
             base_rtt: None,
             rtt_sum: 0,
@@ -163,7 +206,16 @@ impl Vegas {
         self.fine_rto = Some(Dur((t * (1.0 + self.p.fine_rto_margin)) as u64));
     }
 
-    /// The once-per-RTT decision.
+    pub fn variant(&self) -> VegasVariant {
+        self.variant
+    }
+
+    /// The last diff, in segments.
+    pub fn diff(&self) -> f64 {
+        self.diff
+    }
+
+    /// The once-per-RTT decision (INET).
     fn end_round(&mut self, w: &mut Window) {
         let (Some(base), true) = (self.base_rtt, self.rtt_cnt > 0) else {
             return;
@@ -174,6 +226,33 @@ impl Vegas {
         self.rtt_cnt = 0;
         let base = base.0 as f64;
         self.diff = w.cwnd as f64 / mss as f64 * (rtt - base).max(0.0) / rtt;
+        self.decide(w, false);
+    }
+
+    /// Brakmo & Peterson: the distinguished segment was acknowledged at `now`.
+    fn end_round_brakmo(&mut self, w: &mut Window, now: Time) {
+        let d = &mut self.dist;
+        let Some(sent_at) = d.sent_at.take() else {
+            return;
+        };
+        d.armed = true;
+        let rtt = now.saturating_since(sent_at).max(Dur(1));
+        let sent = d.sent_total - d.sent_before;
+        let base = self.base_rtt.map_or(rtt, |b| b.min(rtt));
+        self.base_rtt = Some(base);
+        let (mss, base, rtt) = (w.mss as f64, base.as_secs_f64(), rtt.as_secs_f64());
+        // Rates in bytes/s; Diff·BaseRTT in segments.
+        let expected = w.cwnd as f64 / base;
+        let actual = sent as f64 / rtt;
+        self.diff = (expected - actual) * base / mss;
+        self.decide(w, true);
+    }
+
+    /// Slow-start exit and the alpha/beta rule on `self.diff`; `linear` spreads the
+    /// ±1 segment over the next RTT (Brakmo & Peterson) instead of stepping (INET).
+    fn decide(&mut self, w: &mut Window, linear: bool) {
+        let mss = w.mss as u64;
+        self.dist.ramp = 0;
         if w.cwnd < w.ssthresh {
             self.ss_grow = !self.ss_grow;
             // Checked after a frozen RTT, when cwnd was constant (Brakmo & Peterson 1995).
@@ -183,11 +262,31 @@ impl Vegas {
                 w.ssthresh = w.cwnd;
                 self.ss_grow = false;
             }
+        } else if linear && (self.diff > self.p.beta || self.diff < self.p.alpha) {
+            self.dist.ramp = if self.diff > self.p.beta { -1 } else { 1 };
+            self.dist.ramp_left = mss;
+            self.dist.ramp_cwnd = w.cwnd.max(1);
         } else if self.diff > self.p.beta {
             w.cwnd = w.cwnd.saturating_sub(mss).max(2 * mss);
             w.ssthresh = w.ssthresh.min(w.cwnd);
         } else if self.diff < self.p.alpha {
             w.cwnd += mss;
+        }
+    }
+
+    /// One ACK's share of a linear change: MSS·acked/cwnd, until one MSS is applied.
+    fn ramp(&mut self, w: &mut Window, acked: u64) {
+        let d = &mut self.dist;
+        if d.ramp == 0 || d.ramp_left == 0 {
+            return;
+        }
+        let step = (w.mss as u64 * acked / d.ramp_cwnd).clamp(1, d.ramp_left);
+        d.ramp_left -= step;
+        if d.ramp > 0 {
+            w.cwnd += step;
+        } else {
+            w.cwnd = w.cwnd.saturating_sub(step).max(2 * w.mss as u64);
+            w.ssthresh = w.ssthresh.min(w.cwnd);
         }
     }
 }
@@ -203,15 +302,27 @@ impl CongestionControl for Vegas {
         if ack.bytes_acked == 0 {
             return;
         }
+        self.dist.acked_total += ack.bytes_acked;
         if let Some(r) = ack.rtt {
             self.on_rtt(r);
         }
         if ack.in_recovery {
             return;
         }
-        if ack.delivered >= self.round_end {
-            self.end_round(w);
-            self.round_end = ack.delivered + ack.in_flight;
+        match self.variant {
+            VegasVariant::Inet => {
+                if ack.delivered >= self.round_end {
+                    self.end_round(w);
+                    self.round_end = ack.delivered + ack.in_flight;
+                }
+            }
+            VegasVariant::Brakmo => {
+                if self.dist.sent_at.is_some() && self.dist.acked_total >= self.dist.end {
+                    self.end_round_brakmo(w, ack.now);
+                } else {
+                    self.ramp(w, ack.bytes_acked);
+                }
+            }
         }
         if w.cwnd < w.ssthresh && self.ss_grow {
             let ssthresh = w.ssthresh;
@@ -233,6 +344,10 @@ impl CongestionControl for Vegas {
         self.rtt_sum = 0;
         self.rtt_cnt = 0;
         self.ss_grow = false;
+        // Brakmo: a new measurement starts with the next segment sent.
+        self.dist.sent_at = None;
+        self.dist.armed = true;
+        self.dist.ramp = 0;
         match ev {
             CongestionEvent::FastRetransmit => {
                 // Brakmo & Peterson / INET: 3/4 of the window, 2 segments if it was <= 3.
@@ -251,6 +366,19 @@ impl CongestionControl for Vegas {
                 }
                 w.cwnd = self.p.rto_cwnd * mss;
             }
+        }
+    }
+
+    fn on_sent(&mut self, now: Time, bytes: u32, in_flight: u64) {
+        let d = &mut self.dist;
+        d.sent_total += bytes as u64;
+        if d.armed && self.variant == VegasVariant::Brakmo {
+            // `in_flight` is SND.NXT − SND.UNA after this segment: it is acknowledged
+            // once the cumulative ACK has advanced that far past what is acked now.
+            d.armed = false;
+            d.sent_at = Some(now);
+            d.end = d.acked_total + in_flight;
+            d.sent_before = d.sent_total - bytes as u64;
         }
     }
 
@@ -295,6 +423,83 @@ impl CongestionControl for Vegas {
         }
         if let Some(t) = self.fine_rto {
             emit("fine_rto_s", t.as_secs_f64());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    const MSS: u64 = 1000;
+
+    /// A fixed-RTT path: a bottleneck of `rate` segments/ms and `base_ms` of propagation
+    /// delay; one ACK per segment. Returns (time ms, diff, segments queued) at every
+    /// once-per-RTT decision.
+    fn fixed_path(cc: &mut Vegas, rate: u64, base_ms: u64, until_ms: u64) -> Vec<(u64, f64, u64)> {
+        let tx = Dur(1_000_000 / rate);
+        let base = Dur::from_millis(base_ms);
+        let mut w = Window {
+            cwnd: 2 * MSS,
+            ssthresh: u64::MAX,
+            mss: MSS as u32,
+        };
+        // (ack time, send time, time it leaves the bottleneck) per segment in flight.
+        let mut flight: VecDeque<(Time, Time, Time)> = VecDeque::new();
+        let (mut sent, mut acked, mut last_dep) = (0u64, 0u64, Time::ZERO);
+        let mut out = Vec::new();
+        let mut now = Time::ZERO;
+        loop {
+            while (sent - acked) * MSS < w.cwnd {
+                let dep = now.max(last_dep) + tx;
+                last_dep = dep;
+                flight.push_back((dep + base, now, dep));
+                sent += 1;
+                cc.on_sent(now, MSS as u32, (sent - acked) * MSS);
+            }
+            let (at, sent_at, _) = flight.pop_front().expect("window > 0");
+            now = at;
+            if now > Time::ZERO + Dur::from_millis(until_ms) {
+                return out;
+            }
+            acked += 1;
+            let info = AckInfo {
+                now,
+                bytes_acked: MSS,
+                rtt: Some(now - sent_at),
+                srtt: None,
+                min_rtt: None,
+                in_flight: (sent - acked) * MSS,
+                in_recovery: false,
+                rate: None,
+                delivered: acked * MSS,
+            };
+            cc.on_ack(&mut w, &info);
+            if cc.dist.armed {
+                // The distinguished segment was just acknowledged: a decision.
+                let queued = flight.iter().filter(|f| f.2 > now + tx).count() as u64;
+                out.push(((now - Time::ZERO).0 / 1_000_000, cc.diff(), queued));
+            }
+        }
+    }
+
+    /// 1 segment/ms (8 Mbit/s at 1000 B), 50 ms base RTT: a 50-segment pipe. Slow start
+    /// ends at diff 13 (> gamma) near 0.57 s; then Brakmo's Vegas keeps
+    /// Diff = (Expected − Actual)·BaseRTT — the segments it holds in the queue — within
+    /// [alpha, beta] = [2, 4] at every decision (it settles at 3.075 with 3 queued).
+    #[test]
+    fn brakmo_holds_diff_between_alpha_and_beta_on_a_fixed_rtt_path() {
+        let mut p = CcParams::new().with_name("vegas_variant", "brakmo");
+        let mut cc = Vegas::from_params(&mut p).unwrap();
+        p.finish("vegas").unwrap();
+        assert_eq!(cc.variant(), VegasVariant::Brakmo);
+        let rounds = fixed_path(&mut cc, 1, 50, 20_000);
+        let late: Vec<_> = rounds.iter().filter(|r| r.0 > 5_000).collect();
+        assert!(late.len() > 100, "{} decisions", late.len());
+        for &&(t, diff, queued) in &late {
+            assert!((2.0..=4.0).contains(&diff), "t={t} ms: diff {diff:.3}");
+            assert!((1..=5).contains(&queued), "t={t} ms: {queued} queued");
         }
     }
 }
