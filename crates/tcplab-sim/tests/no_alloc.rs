@@ -95,6 +95,24 @@ fn rack_allocates_nothing_per_packet() {
     assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
 }
 
+#[test]
+fn controller_options_allocate_nothing_per_packet() {
+    for flow in [
+        "cc = \"newreno\"\ncc_params = { ca_growth = \"per-ack\" }",
+        "cc = \"cubic\"\ncc_params = { hystart = \"classic\" }",
+        "cc = \"vegas\"\ncc_params = { vegas_variant = \"brakmo\" }",
+    ] {
+        let (a1, e1) = allocations_flow("20MiB", "", flow);
+        let (a2, e2) = allocations_flow("40MiB", "", flow);
+        eprintln!("{flow}: {a1} allocations for {e1} events, {a2} for {e2} events");
+        assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+        assert!(
+            a2 < a1 + 64,
+            "{flow}: allocations grew with packets: {a1} -> {a2}"
+        );
+    }
+}
+
 /// A coded flow (`transport` with its `coding` table) on a lossy link.
 fn allocations_coded(bytes: &str, transport: &str) -> (u64, u64) {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
