@@ -17,12 +17,12 @@ CONTROLLERS = {
     "newreno": "NewReno window growth with RFC 6582 recovery",
     "reno": "the same window growth with RFC 5681 recovery",
     "tahoe": "no fast recovery: slow start from one segment after a fast retransmit",
-    "vegas": "delay-based (Brakmo & Peterson; INET's timing)",
+    "vegas": "delay-based: INET's model, or Brakmo & Peterson's rules (vegas_variant)",
     "westwood": "bandwidth estimate sets ssthresh after a loss",
     "westwoodplus": "Westwood+ (once-per-RTT samples); aliases westwood_plus, westwood+",
     "westwood_plus": "alias of westwoodplus",
     "westwood+": "alias of westwoodplus",
-    "cubic": "RFC 9438, optional HyStart++ (RFC 9406)",
+    "cubic": "RFC 9438, optional HyStart++ (RFC 9406) or classic HyStart (Linux, ns-3)",
     "bbr": "BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00)",
     "wave": "TCP Wave: burst transmission paced by a timer",
     "fixed_burst": "test controller: a fixed burst per timer tick",
@@ -153,7 +153,7 @@ KEYS: tuple[Key, ...] = (
     Key("flow", "path", "shortest by cost", "list of names", "graph: explicit route"),
     Key(_TCP, "cc", "newreno", "controller name", "congestion control (tcplab list "
         "controllers)", "newreno"),
-    Key(_TCP, "cc_params", "{}", "table of numbers", "controller parameters "
+    Key(_TCP, "cc_params", "{}", "table of numbers and names", "controller parameters "
         "(docs/scenarios.md)", {}),
     Key(_TCP, "recovery", "by cc", "\"reno\" | \"newreno\" | \"sack\"", "loss recovery "
         "(RFC 5681, 6582, 6675)"),
@@ -189,7 +189,8 @@ KEYS: tuple[Key, ...] = (
     Key(_DGRAM, "trace", "required (trace)", "file", "one datagram at each millisecond "
         "timestamp of a Mahimahi-format file"),
     Key(_TACK, "cc", "bbr", "controller name", "congestion controller (bbr: TCP-TACK)"),
-    Key(_TACK, "cc_params", "none", "table of numbers", "the controller's parameters"),
+    Key(_TACK, "cc_params", "none", "table of numbers and names",
+        "the controller's parameters"),
     Key(_TACK, "mtu", "1500", "bytes", "largest IP packet"),
     Key(_TACK, "mss", "mtu - 52", "bytes", "payload per packet"),
     Key(_TACK, "beta", "4", "TACKs per RTT_min", "beta of f = min(bw/(L*MSS), beta/RTT_min)"),

@@ -196,7 +196,9 @@ impl CongestionControl for Cubic {
             // Section 4.10: standard slow start (RFC 5681 with RFC 3465 byte counting),
             // or HyStart++'s conservative slow start.
             self.region = Region::SlowStart;
-            let inc = ack.bytes_acked.min(self.abc_limit * w.mss as u64);
+            let inc = ack
+                .bytes_acked
+                .min(self.abc_limit.saturating_mul(w.mss as u64));
             let div = match &self.hystart {
                 SlowStartExit::PlusPlus(h) => h.growth_divisor(),
                 _ => 1,

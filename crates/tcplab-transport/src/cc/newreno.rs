@@ -79,7 +79,7 @@ impl CongestionControl for NewReno {
         let mss = w.mss as u64;
         if w.cwnd < w.ssthresh {
             // RFC 5681 (2) with RFC 3465: cwnd += min(N, L·SMSS).
-            w.cwnd += ack.bytes_acked.min(self.abc_limit * mss);
+            w.cwnd += ack.bytes_acked.min(self.abc_limit.saturating_mul(mss));
             self.bytes_acked = 0;
         } else if self.ca_growth == CaGrowth::PerAck {
             // RFC 5681 (3): SMSS·SMSS/cwnd per ACK, rounded down, at least 1 byte.
