@@ -274,13 +274,16 @@ impl Vegas {
         }
     }
 
-    /// One ACK's share of a linear change: MSS·acked/cwnd, until one MSS is applied.
-    fn ramp(&mut self, w: &mut Window, acked: u64) {
+    /// One ACK's share of a linear change: MSS·acked/cwnd, until one MSS is applied;
+    /// `acked = None` applies what is left (the next decision is due).
+    fn ramp(&mut self, w: &mut Window, acked: Option<u64>) {
         let d = &mut self.dist;
         if d.ramp == 0 || d.ramp_left == 0 {
             return;
         }
-        let step = (w.mss as u64 * acked / d.ramp_cwnd).clamp(1, d.ramp_left);
+        let step = acked.map_or(d.ramp_left, |a| {
+            (w.mss as u64 * a / d.ramp_cwnd).clamp(1, d.ramp_left)
+        });
         d.ramp_left -= step;
         if d.ramp > 0 {
             w.cwnd += step;
@@ -317,10 +320,15 @@ impl CongestionControl for Vegas {
                 }
             }
             VegasVariant::Brakmo => {
+                // The last decision's linear change takes this ACK's share first (with a
+                // window of two segments and delayed ACKs, every ACK is also a decision).
+                self.ramp(w, Some(ack.bytes_acked));
                 if self.dist.sent_at.is_some() && self.dist.acked_total >= self.dist.end {
+                    // A round may hold less than a window of ACKs (the distinguished
+                    // segment is the first of its flight): finish the last change first,
+                    // so each decision moves cwnd by exactly one segment.
+                    self.ramp(w, None);
                     self.end_round_brakmo(w, ack.now);
-                } else {
-                    self.ramp(w, ack.bytes_acked);
                 }
             }
         }
@@ -487,7 +495,8 @@ mod tests {
     /// 1 segment/ms (8 Mbit/s at 1000 B), 50 ms base RTT: a 50-segment pipe. Slow start
     /// ends at diff 13 (> gamma) near 0.57 s; then Brakmo's Vegas keeps
     /// Diff = (Expected − Actual)·BaseRTT — the segments it holds in the queue — within
-    /// [alpha, beta] = [2, 4] at every decision (it settles at 3.075 with 3 queued).
+    /// [alpha, beta] = [2, 4] at every decision (it settles at 3.0: three segments at the
+    /// bottleneck, two waiting and one in service).
     #[test]
     fn brakmo_holds_diff_between_alpha_and_beta_on_a_fixed_rtt_path() {
         let mut p = CcParams::new().with_name("vegas_variant", "brakmo");
@@ -500,6 +509,56 @@ mod tests {
         for &&(t, diff, queued) in &late {
             assert!((2.0..=4.0).contains(&diff), "t={t} ms: diff {diff:.3}");
             assert!((1..=5).contains(&queued), "t={t} ms: {queued} queued");
+        }
+    }
+
+    /// A two-segment window under delayed ACKs: every ACK covers both segments and also
+    /// ends the round. The linear increase decided on one ACK must still be applied on the
+    /// next (it once never was, and cwnd stayed at two segments for good: 3.6 Mbit/s on
+    /// the seed-001 channel). With no queue diff stays below alpha, so cwnd grows by one
+    /// segment per round.
+    #[test]
+    fn brakmo_grows_from_two_segments_with_delayed_acks() {
+        let mut p = CcParams::new().with_name("vegas_variant", "brakmo");
+        let mut cc = Vegas::from_params(&mut p).unwrap();
+        let mut w = Window {
+            cwnd: 2 * MSS,
+            ssthresh: 2 * MSS,
+            mss: MSS as u32,
+        };
+        let (mut t, mut acked) = (Time::ZERO, 0u64);
+        for round in 0..10u64 {
+            // One decision per round (at its first ACK), each adding one segment by the
+            // next: r − 1 whole segments at the start of round r, plus part of the next.
+            let done = (2 + round.saturating_sub(1)) * MSS;
+            assert!(
+                (done..done + MSS).contains(&w.cwnd),
+                "round {round}: cwnd {}",
+                w.cwnd
+            );
+            let segs = w.cwnd / MSS;
+            for i in 0..segs {
+                cc.on_sent(t, MSS as u32, (i + 1) * MSS);
+            }
+            t = t + Dur::from_millis(50);
+            let mut left = segs;
+            while left > 0 {
+                let n = left.min(2);
+                left -= n;
+                acked += n * MSS;
+                let info = AckInfo {
+                    now: t,
+                    bytes_acked: n * MSS,
+                    rtt: Some(Dur::from_millis(50)),
+                    srtt: None,
+                    min_rtt: None,
+                    in_flight: left * MSS,
+                    in_recovery: false,
+                    rate: None,
+                    delivered: acked,
+                };
+                cc.on_ack(&mut w, &info);
+            }
         }
     }
 }
