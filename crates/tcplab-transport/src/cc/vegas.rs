@@ -540,7 +540,7 @@ mod tests {
             for i in 0..segs {
                 cc.on_sent(t, MSS as u32, (i + 1) * MSS);
             }
-            t = t + Dur::from_millis(50);
+            t += Dur::from_millis(50);
             let mut left = segs;
             while left > 0 {
                 let n = left.min(2);
