@@ -60,7 +60,7 @@ struct Distinguished {
     /// Bytes handed to the network so far, and bytes cumulatively acknowledged so far.
     sent_total: u64,
     acked_total: u64,
-    /// Time the next segment sent becomes the distinguished one.
+    /// Set when the next segment sent is to become the distinguished one.
     armed: bool,
     /// The distinguished segment: when it left, `acked_total` once it is acknowledged,
     /// and `sent_total` before it.
