@@ -147,6 +147,7 @@ impl ForwardSink {
             self.decode.events += 1;
         }
         let done = self.cpu.run(now, self.p.cost.lt(ops, self.mss));
+        let cum_before = self.cum;
         while self.cum < self.segments && self.dec.is_recovered(self.cum) {
             self.cum += 1;
         }
@@ -163,7 +164,7 @@ impl ForwardSink {
             self.pending.push_back((done, ack));
         }
         self.arrivals.drop_below(self.cum);
-        if let Some(l) = &self.entries {
+        if let Some(l) = self.entries.as_ref().filter(|_| self.cum > cum_before) {
             l.forget_below(self.cum);
         }
         self.release(now);

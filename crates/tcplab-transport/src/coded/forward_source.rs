@@ -308,8 +308,8 @@ impl ForwardSource {
     fn encode(&mut self, now: Time, sym: Symbol) {
         let degree = self
             .sampler
-            .neighbours(sym.start, sym.span, sym.seed)
-            .map_or(1, |n| n.len() as u64);
+            .degree(sym.start, sym.span, sym.seed)
+            .map_or(1, u64::from);
         let ready = self.cpu.run(now, self.p.cost.lt(degree, self.mss));
         if let Some(tx) = self.payload.as_mut() {
             let enc = &mut tx.enc;

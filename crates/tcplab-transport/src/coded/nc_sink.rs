@@ -164,7 +164,7 @@ impl NcSink {
         }
         let cum = before.max(self.tracker.first_undecoded());
         self.arrivals.drop_below(cum);
-        if let Some(l) = &self.entries {
+        if let Some(l) = self.entries.as_ref().filter(|_| cum > before) {
             l.forget_below(cum);
         }
         if r.innovative {
