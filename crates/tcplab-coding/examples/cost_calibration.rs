@@ -63,10 +63,7 @@ fn lt_point(k: usize) -> Point {
     let params = LtParams::single_generation(
         T,
         k as u32,
-        DegreeSpec::RobustSoliton {
-            c: 0.1,
-            delta: 0.5,
-        },
+        DegreeSpec::RobustSoliton { c: 0.1, delta: 0.5 },
     )
     .expect("valid LT parameters");
     let mut enc = LtEncoder::new(params.clone(), &data).expect("encoder");
@@ -209,5 +206,11 @@ fn main() {
          mulacc_ns_per_byte = {b_rlnc:.4}"
     );
     report("LT decode (XOR)", &lt, a, b_lt, 6);
-    report("RLNC decode (GF(2^8) multiply-accumulate)", &rlnc, a, b_rlnc, 6);
+    report(
+        "RLNC decode (GF(2^8) multiply-accumulate)",
+        &rlnc,
+        a,
+        b_rlnc,
+        6,
+    );
 }
