@@ -211,7 +211,8 @@ fn delivery_is_exact_at_90_percent_loss() {
 fn end_to_end_latency_covers_encoding_transfer_and_decoding() {
     // Seed 004, Fig. 8: a segment's latency runs from its entry into the sender's coding
     // layer to its decode, so it exceeds its decoding delay (from its first symbol's
-    // arrival) by at least the two 5 ms links, and a slower CPU lengthens it.
+    // arrival) by at least the two 5 ms links, and a CPU slow enough for decoding to
+    // outlast transmission lengthens it (a mildly slower one need not: Vegas adapts).
     let f = |r: &Results, col: &str| r.flows.opt_floats(col).unwrap()[0].unwrap();
     for coding in [
         format!("{NC}\ncoding = {{ redundancy = 1.5"),
@@ -219,7 +220,7 @@ fn end_to_end_latency_covers_encoding_transfer_and_decoding() {
     ] {
         let pc = run(&tandem(&format!("{coding} }}"), 0.05, "300KB"), 2);
         let slow = run(
-            &tandem(&format!("{coding}, cpu_scale = 100 }}"), 0.05, "300KB"),
+            &tandem(&format!("{coding}, cpu_scale = 10000 }}"), 0.05, "300KB"),
             2,
         );
         let (lat, dec) = (f(&pc, "latency_mean_s"), f(&pc, "decode_delay_mean_s"));
@@ -230,6 +231,7 @@ fn end_to_end_latency_covers_encoding_transfer_and_decoding() {
             "{coding}: {} vs {lat}",
             f(&slow, "latency_mean_s")
         );
-        assert!(f(&slow, "decode_busy_s") > 50.0 * f(&pc, "decode_busy_s"));
+        let ratio = f(&slow, "decode_busy_s") / f(&pc, "decode_busy_s");
+        assert!(ratio > 1000.0, "{coding}: decoding CPU time ratio {ratio}");
     }
 }
