@@ -164,11 +164,12 @@ fn fit(lt: &[Point], rlnc: &[Point]) -> [f64; 3] {
             .max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs()))
             .expect("rows");
         m.swap(c, piv);
-        for r in 0..3 {
+        let pivot_row = m[c];
+        for (r, row) in m.iter_mut().enumerate() {
             if r != c {
-                let f = m[r][c] / m[c][c];
-                for j in c..4 {
-                    m[r][j] -= f * m[c][j];
+                let f = row[c] / pivot_row[c];
+                for (x, p) in row.iter_mut().zip(pivot_row).skip(c) {
+                    *x -= f * p;
                 }
             }
         }
