@@ -17,6 +17,10 @@ import tempfile
 from importlib import resources
 
 BENCHES = {"B1": "b1.toml", "B1-SACK": "b1-sack.toml", "B2": "b2.toml", "B2G": None}
+#: Coded transports (issue 11): 10 MiB at 100 Mbit/s with 10 % loss, description-only
+#: symbols and, beside each, real bytes (`payload = true`).
+BENCHES.update({"NC": "nc.toml", "NC-PAY": "nc-pay.toml", "FWD": "fwd.toml",
+                "FWD-PAY": "fwd-pay.toml"})
 
 
 def b2_as_graph(flows: int = 100) -> str:

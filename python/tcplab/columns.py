@@ -108,6 +108,10 @@ COLUMNS: dict[str, dict[str, Column]] = {
                                       "decode", 0),
         "decode_delay_max_s": Column("s", "largest such decoding delay", 0),
         "first_decode_s": Column("s", "when the first segment was decoded", 0),
+        "latency_mean_s": Column("s", "mean end-to-end latency: from a segment's entry into "
+                                 "the sender's coding layer to its decode (encoding, "
+                                 "transfer and decoding)", 0),
+        "latency_max_s": Column("s", "largest such end-to-end latency", 0),
         "decode_busy_s": Column("s", "CPU time the sink spent decoding (cost model)", 0),
     },
     "links": {

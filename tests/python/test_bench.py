@@ -21,3 +21,18 @@ def test_b1_sack_is_b1_with_sack_recovery(tmp_path):
     assert main(_Args("b1-sack", out)) == 0
     (row,) = json.loads(out.read_text())
     assert row["bench"] == "B1-SACK" and row["events"] > 10_000 and row["wall_s_min"] > 0
+
+
+def test_coded_benches_run_and_payload_mode_simulates_the_same_events(tmp_path):
+    data = resources.files("tcplab") / "data"
+    for name in ("NC", "FWD"):
+        plain = tcplab.Scenario.from_toml(str(data / BENCHES[name]))
+        pay = tcplab.Scenario.from_toml(str(data / BENCHES[f"{name}-PAY"]))
+        assert plain.with_values(**{"flow.0.coding.payload": True,
+                                    "name": f"{name}-PAY"}).data == pay.data
+    out = tmp_path / "bench.json"
+    assert main(_Args("nc,nc-pay,fwd,fwd-pay", out)) == 0
+    rows = {r["bench"]: r for r in json.loads(out.read_text())}
+    for name in ("NC", "FWD"):
+        assert rows[name]["events"] > 10_000
+        assert rows[name]["events"] == rows[f"{name}-PAY"]["events"], name

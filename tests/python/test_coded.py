@@ -26,7 +26,7 @@ def test_bad_coding_settings_are_one_clear_error(flow, needle):
 def test_study_reproduces_the_shape_of_figure_7(tmp_path):
     from tcplab.reproduce import coded
 
-    paths = coded.run(tmp_path, seeds=2, workers=1)
+    paths = coded.run(tmp_path, seeds=2, workers=1, windows=[16], scales=[1.0])
     assert {p.name for p in paths} >= {"fig7_goodput_vs_loss.png", "tables.md",
                                        "summary.csv", "runs.parquet"}
     import pandas as pd
@@ -44,3 +44,30 @@ def test_study_reproduces_the_shape_of_figure_7(tmp_path):
     assert g["TCP-Forward", 0.9] > g["TCP/NC (Vegas)", 0.9]
     runs = pd.read_parquet(tmp_path / "runs.parquet")
     assert runs[runs.transport == "TCP-Forward"]["completed"].all()
+
+
+def test_study_latency_figures_with_small_parameters(tmp_path):
+    """Figures 8-11 and the CPU sensitivity on a small grid (one seed, two windows)."""
+    import pandas as pd
+    from tcplab.reproduce import coded
+
+    paths = coded.run(tmp_path, seeds=1, workers=1, losses=[0.5], windows=[4, 64],
+                      scales=[1.0, 3000.0])
+    names = {p.name for p in paths}
+    assert {"fig8_latency_vs_window.png", "fig10_first_vs_whole_window.png",
+            "fig11_pc_vs_pi.png", "fig9c_decode_delay_vs_cpu.png"} <= names
+    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    w = runs[runs.figure == "fig9"]
+    # End-to-end latency includes the transfer, so it exceeds the decoding delay.
+    assert (w.latency_mean_s > w.decode_delay_mean_s + 0.010).all()
+    # The Pi's decoding costs PI_SCALE times the reference machine's work.
+    pc = w[w.cpu == "PC"].set_index(["transport", "window"])["decode_busy_s"]
+    pi = w[w.cpu == "Pi"].set_index(["transport", "window"])["decode_busy_s"]
+    assert (pi > 0.5 * coded.PI_SCALE * pc).all()
+    # Fig. 10: one coding window; the first segment decodes long before the whole window.
+    g = runs[(runs.figure == "gen") & (runs.transport == "TCP-Forward") & (runs.cpu == "PC")]
+    g = g.set_index("window")
+    assert g.loc[64, "first_decode_s"] < 0.1 < g.loc[64, "completion_s"]
+    assert g.loc[64, "completion_s"] > g.loc[4, "completion_s"]
+    c = runs[runs.figure == "cpu"].set_index(["transport", "cpu"])["decode_busy_s"]
+    assert c["TCP/NC (Vegas)", "×3000"] > 1000 * c["TCP/NC (Vegas)", "PC"]

@@ -55,6 +55,16 @@ impl WindowSampler {
         let dist = self.dists[span as usize].as_ref().expect("built above");
         Ok(self.sampler.sample(dist, span, start, seed))
     }
+
+    /// The degree of symbol (start, span, seed) alone: the first draw of the same
+    /// procedure as [`WindowSampler::neighbours`], without drawing the neighbours (a
+    /// sender's cost model needs only how many symbols it XORs).
+    pub fn degree(&mut self, start: u32, span: u32, seed: u32) -> Result<u32> {
+        self.distribution(span)?;
+        let dist = self.dists[span as usize].as_ref().expect("built above");
+        let mut rng = crate::rng::SplitMix64::for_key(start, seed);
+        Ok(dist.sample(&mut rng).min(span))
+    }
 }
 
 /// Checks that `start..start + span` is a non-empty window inside an object
@@ -84,6 +94,7 @@ mod tests {
                 let x = a.neighbours(start, span, seed).unwrap().to_vec();
                 assert!(!x.is_empty() && x.iter().all(|&i| i < span));
                 assert_eq!(b.neighbours(start, span, seed).unwrap(), &x[..]);
+                assert_eq!(b.degree(start, span, seed).unwrap() as usize, x.len());
             }
         }
         assert!(a.neighbours(0, 0, 1).is_err());

@@ -1,4 +1,5 @@
-//! What a coded sink measures about decoding: events, decoding delay, the first decode.
+//! What a coded sink measures about decoding: events, decoding delay, end-to-end latency,
+//! the first decode.
 
 use tcplab_core::{Dur, Metrics, Time};
 
@@ -11,12 +12,23 @@ pub struct DecodeStats {
     decoded: u64,
     delay_sum_ns: u128,
     delay_max: Dur,
+    latency_n: u64,
+    latency_sum_ns: u128,
+    latency_max: Dur,
     first: Option<Time>,
 }
 
 impl DecodeStats {
-    /// Segment decoded at `done`; the first symbol combining it arrived at `arrived`.
-    pub fn decoded(&mut self, done: Time, arrived: Time) {
+    /// Segment decoded at `done`; the first symbol combining it arrived at `arrived`; it
+    /// entered the sender's coding layer at `entered` (seed 004, Fig. 8: encoding,
+    /// transfer and decoding delay together).
+    pub fn decoded(&mut self, done: Time, arrived: Time, entered: Option<Time>) {
+        if let Some(e) = entered {
+            let l = done.saturating_since(e);
+            self.latency_n += 1;
+            self.latency_sum_ns += u128::from(l.as_nanos());
+            self.latency_max = self.latency_max.max(l);
+        }
         let d = done.saturating_since(arrived);
         self.decoded += 1;
         self.delay_sum_ns += u128::from(d.as_nanos());
@@ -42,6 +54,17 @@ impl DecodeStats {
                 .into(),
         );
         out.put("first_decode_s", self.first.map(Time::as_secs_f64).into());
+        let n = self.latency_n;
+        out.put(
+            "latency_mean_s",
+            (n > 0)
+                .then(|| (self.latency_sum_ns / u128::from(n.max(1))) as f64 / 1e9)
+                .into(),
+        );
+        out.put(
+            "latency_max_s",
+            (n > 0).then(|| self.latency_max.as_secs_f64()).into(),
+        );
     }
 }
 

@@ -14,6 +14,7 @@
 use super::channel::{segment_bytes, PayloadChannel};
 use super::cost::Cpu;
 use super::decode_stats::{Arrivals, DecodeStats};
+use super::entry::EntryLog;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
 use crate::endpoint::{Endpoint, Progress};
@@ -40,6 +41,7 @@ pub struct ForwardSink {
     /// Peeling on the descriptions (one-byte symbols).
     dec: LtDecoder,
     payload: Option<PayloadRx>,
+    entries: Option<EntryLog>,
     cpu: Cpu,
     /// ACKs and in-order points, released when the CPU is done.
     pending: VecDeque<(Time, CodedAck)>,
@@ -94,6 +96,7 @@ impl ForwardSink {
             p,
             dec,
             payload,
+            entries: None,
             pending: VecDeque::new(),
             acks: VecDeque::new(),
             cum: 0,
@@ -105,6 +108,12 @@ impl ForwardSink {
             acks_sent: 0,
             newly: Vec::new(),
         })
+    }
+
+    /// Shares the segments' entry times with the other end (end-to-end latency).
+    pub fn with_entries(mut self, log: EntryLog) -> ForwardSink {
+        self.entries = Some(log);
+        self
     }
 
     fn bytes_of(&self, k: u32) -> u64 {
@@ -138,12 +147,14 @@ impl ForwardSink {
             self.decode.events += 1;
         }
         let done = self.cpu.run(now, self.p.cost.lt(ops, self.mss));
+        let cum_before = self.cum;
         while self.cum < self.segments && self.dec.is_recovered(self.cum) {
             self.cum += 1;
         }
         for k in 0..self.newly.len() {
             let i = self.newly[k];
-            self.decode.decoded(done, self.arrivals.of(i));
+            let entered = self.entries.as_ref().and_then(|l| l.of(i));
+            self.decode.decoded(done, self.arrivals.of(i), entered);
             let ack = CodedAck {
                 flow,
                 index: i,
@@ -153,6 +164,9 @@ impl ForwardSink {
             self.pending.push_back((done, ack));
         }
         self.arrivals.drop_below(self.cum);
+        if let Some(l) = self.entries.as_ref().filter(|_| self.cum > cum_before) {
+            l.forget_below(self.cum);
+        }
         self.release(now);
         Ok(())
     }

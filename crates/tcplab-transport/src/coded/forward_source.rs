@@ -27,6 +27,7 @@
 use super::channel::{segment_bytes, PayloadChannel};
 use super::cost::Cpu;
 use super::diff::DiffDetector;
+use super::entry::EntryLog;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
 use super::redundancy::Redundancy;
@@ -94,6 +95,7 @@ pub struct ForwardSource {
     sampler: WindowSampler,
     cpu: Cpu,
     payload: Option<PayloadTx>,
+    entries: Option<EntryLog>,
     finished_at: Option<Time>,
     symbols: u64,
     repairs: u64,
@@ -176,6 +178,7 @@ impl ForwardSource {
             sampler: WindowSampler::new(degrees),
             cpu: Cpu::new(p.cost),
             payload,
+            entries: None,
             p,
             finished_at: None,
             symbols: 0,
@@ -184,6 +187,12 @@ impl ForwardSource {
             translated_acks: 0,
             last_diff: None,
         })
+    }
+
+    /// Shares the segments' entry times with the other end (end-to-end latency).
+    pub fn with_entries(mut self, log: EntryLog) -> ForwardSource {
+        self.entries = Some(log);
+        self
     }
 
     /// Segments TCP has pushed into the coding buffer.
@@ -222,6 +231,9 @@ impl ForwardSource {
         let limit = self.w.cwnd.min(u64::from(self.p.buffer) * mss);
         while self.pushed < self.app_end && u64::from(self.pushed - self.tcp_una + 1) * mss <= limit
         {
+            if let Some(log) = &self.entries {
+                log.entered(self.pushed, now);
+            }
             self.pushed += 1;
             self.push_time.push_back(now);
             self.acked.push_back(false);
@@ -296,8 +308,8 @@ impl ForwardSource {
     fn encode(&mut self, now: Time, sym: Symbol) {
         let degree = self
             .sampler
-            .neighbours(sym.start, sym.span, sym.seed)
-            .map_or(1, |n| n.len() as u64);
+            .degree(sym.start, sym.span, sym.seed)
+            .map_or(1, u64::from);
         let ready = self.cpu.run(now, self.p.cost.lt(degree, self.mss));
         if let Some(tx) = self.payload.as_mut() {
             let enc = &mut tx.enc;

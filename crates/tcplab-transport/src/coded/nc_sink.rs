@@ -12,6 +12,7 @@
 use super::channel::{segment_bytes, PayloadChannel};
 use super::cost::Cpu;
 use super::decode_stats::{Arrivals, DecodeStats};
+use super::entry::EntryLog;
 use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use super::params::NcParams;
 use super::seen::{Receipt, SeenTracker};
@@ -65,6 +66,7 @@ pub struct NcSink {
     arrivals: Arrivals,
     decode: DecodeStats,
     payload: Option<PayloadRx>,
+    entries: Option<EntryLog>,
     received: u64,
     innovative: u64,
     acks_sent: u64,
@@ -110,10 +112,17 @@ impl NcSink {
             arrivals: Arrivals::default(),
             decode: DecodeStats::default(),
             payload,
+            entries: None,
             received: 0,
             innovative: 0,
             acks_sent: 0,
         })
+    }
+
+    /// Shares the segments' entry times with the other end (end-to-end latency).
+    pub fn with_entries(mut self, log: EntryLog) -> NcSink {
+        self.entries = Some(log);
+        self
     }
 
     /// The receiver's seen/decoded state.
@@ -149,11 +158,15 @@ impl NcSink {
         if !self.tracker.newly_decoded().is_empty() {
             self.decode.events += 1;
             for &i in self.tracker.newly_decoded() {
-                self.decode.decoded(done, self.arrivals.of(i));
+                let entered = self.entries.as_ref().and_then(|l| l.of(i));
+                self.decode.decoded(done, self.arrivals.of(i), entered);
             }
         }
-        self.arrivals
-            .drop_below(before.max(self.tracker.first_undecoded()));
+        let cum = before.max(self.tracker.first_undecoded());
+        self.arrivals.drop_below(cum);
+        if let Some(l) = self.entries.as_ref().filter(|_| cum > before) {
+            l.forget_below(cum);
+        }
         if r.innovative {
             self.innovative += 1;
         }

@@ -15,6 +15,7 @@
 
 use super::channel::{segment_bytes, PayloadChannel};
 use super::cost::Cpu;
+use super::entry::EntryLog;
 use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use super::params::NcParams;
 use crate::endpoint::{Endpoint, Progress};
@@ -51,6 +52,7 @@ pub struct NcSource {
     queue: VecDeque<(Time, Symbol)>,
     cpu: Cpu,
     payload: Option<PayloadTx>,
+    entries: Option<EntryLog>,
     /// A payload-mode failure, reported as a violation at the next input.
     fault: Option<String>,
     packets: u64,
@@ -91,11 +93,18 @@ impl NcSource {
             next_seed: seed,
             queue: VecDeque::new(),
             payload,
+            entries: None,
             fault: None,
             packets: 0,
             handed: 0,
             symbols: 0,
         })
+    }
+
+    /// Shares the segments' entry times with the other end (end-to-end latency).
+    pub fn with_entries(mut self, log: EntryLog) -> NcSource {
+        self.entries = Some(log);
+        self
     }
 
     /// The TCP sender above the coding layer.
@@ -131,6 +140,9 @@ impl NcSource {
         if idx >= self.hi {
             debug_assert_eq!(idx, self.hi, "TCP sends new data in order");
             self.hi = idx + 1;
+            if let Some(log) = &self.entries {
+                log.entered(idx, now);
+            }
             self.packets += 1;
             let len = self.len_of(idx);
             if let Some(tx) = self.payload.as_mut() {

@@ -1,6 +1,7 @@
 //! Building a coded flow's two ends from its settings.
 
 use super::channel::PayloadChannel;
+use super::entry::EntryLog;
 use super::forward_sink::ForwardSink;
 use super::forward_source::ForwardSource;
 use super::nc_sink::NcSink;
@@ -27,9 +28,12 @@ impl NcSpec {
         let tcp = Sender::new(ctx.flow, cfg, controller);
         let channel = self.coding.payload.then(PayloadChannel::new);
         let seed = ctx.source_rng.next_u64() as u32;
+        let entries = EntryLog::new();
         Ok((
-            NcSource::new(ctx.flow, tcp, self.coding.clone(), seed, channel.clone())?,
-            NcSink::new(ctx.flow, mss, ctx.bytes, self.coding.clone(), channel)?,
+            NcSource::new(ctx.flow, tcp, self.coding.clone(), seed, channel.clone())?
+                .with_entries(entries.clone()),
+            NcSink::new(ctx.flow, mss, ctx.bytes, self.coding.clone(), channel)?
+                .with_entries(entries),
         ))
     }
 }
@@ -54,9 +58,12 @@ impl ForwardSpec {
         cc::build(&self.cc, &self.cc_params)?;
         let channel = self.coding.payload.then(PayloadChannel::new);
         let seed = ctx.source_rng.next_u64() as u32;
+        let entries = EntryLog::new();
         Ok((
-            ForwardSource::new(ctx.flow, total, self, seed, channel.clone())?,
-            ForwardSink::new(ctx.flow, total, self.mss, self.coding.clone(), channel)?,
+            ForwardSource::new(ctx.flow, total, self, seed, channel.clone())?
+                .with_entries(entries.clone()),
+            ForwardSink::new(ctx.flow, total, self.mss, self.coding.clone(), channel)?
+                .with_entries(entries),
         ))
     }
 }
