@@ -34,7 +34,7 @@ impl Receiver {
             flow,
             cfg,
             rcv_nxt: 0,
-            ooo: Ranges::with_capacity(16),
+            ooo: Ranges::default(),
             recent: SackRecency::new(),
             received_unique: 0,
             ooo_bytes: 0,
