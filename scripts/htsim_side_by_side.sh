@@ -5,6 +5,7 @@
 #   HTSIM_SIM_DIR  a writable copy of htsim's sim/ folder (built here if libhtsim.a is absent)
 #   HTSIM_DUMBBELL the B2-like htsim main (default /work/shared/bench/htsim_dumbbell.cpp;
 #                  a patched copy of htsim's tests/main_dumbell_tcp.cpp, kept out of this repo)
+#   HTSIM_COMMIT   the htsim commit to print, when HTSIM_SIM_DIR is a copy outside git
 #   CALLGRIND=1    also count instructions of both (valgrind; slow, but load-independent)
 #
 # Per flow count, best of 3: htsim's whole process (wall, CPU = user + system, peak RSS) and
@@ -22,7 +23,8 @@ cpp=${HTSIM_DUMBBELL:-/work/shared/bench/htsim_dumbbell.cpp}
 [ -f "$cpp" ] || { echo "$0: htsim dumbbell main $cpp not found (set HTSIM_DUMBBELL)" >&2; exit 2; }
 ( cd "$sim" && { [ -f libhtsim.a ] || make -j2 libhtsim.a >/dev/null; } )
 g++ -O3 -std=c++11 -w -I"$sim" "$cpp" "$sim/libhtsim.a" -o "$sim/htsim_dumbbell"
-commit=$(git -C "$sim" rev-parse --short HEAD 2>/dev/null || echo "unknown (not a git tree)")
+commit=${HTSIM_COMMIT:-$(git -C "$sim" rev-parse --short HEAD 2>/dev/null \
+  || echo "unknown (not a git tree; set HTSIM_COMMIT)")}
 echo "htsim sim dir $sim, commit $commit; tcplab $(git -C "$(dirname "$0")" rev-parse --short HEAD)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg), nproc $(nproc)"
 
