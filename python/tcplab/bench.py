@@ -4,12 +4,16 @@
 Each run happens in a fresh child process so its peak resident memory is its own; a
 child that only loads tcplab gives the baseline to subtract. The simulation is timed
 inside Rust, without Python start-up or table conversion.
+
+``--flows N[,N...]`` runs the dumbbell family instead: B2 with its flow count set to each
+N (named ``B2@N``), and reports the simulation's share of the peak RSS per flow.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -43,6 +47,15 @@ def b2_as_graph(flows: int = 100) -> str:
                    'cc = "newreno"\nbytes = "unlimited"')
     return "\n".join(out) + "\n"
 
+def b2_with_flows(flows: int) -> str:
+    """B2's scenario text with its flow count set to `flows` (the dumbbell family)."""
+    text = (resources.files("tcplab") / "data" / BENCHES["B2"]).read_text()
+    out, n = re.subn(r"(?m)^count = \d+$", f"count = {flows}", text)
+    if n != 1:
+        raise RuntimeError("b2.toml: expected one `count = N` line to set the flow count")
+    return out.replace('name = "B2"', f'name = "B2@{flows}"')
+
+
 _CHILD = r"""
 import json, sys
 from tcplab import _tcplab
@@ -73,9 +86,16 @@ def _measure(path: str, repeat: int) -> tuple[float, list]:
     return base_mb, [_child(path, "run") for _ in range(repeat)]
 
 
-def run_bench(name: str, repeat: int) -> dict:
-    """Runs benchmark `name` `repeat` times in fresh processes; returns its statistics."""
-    if BENCHES[name] is None:
+def run_bench(name: str, repeat: int, flows: int | None = None) -> dict:
+    """Runs benchmark `name` `repeat` times in fresh processes; returns its statistics.
+    With `flows`, runs B2 with that many flows (`name` is then only the label)."""
+    if flows is not None:
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, f"b2-{flows}.toml")
+            with open(path, "w") as f:
+                f.write(b2_with_flows(flows))
+            base_mb, runs = _measure(path, repeat)
+    elif BENCHES[name] is None:
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, f"{name.lower()}.toml")
             with open(path, "w") as f:
@@ -101,13 +121,41 @@ def run_bench(name: str, repeat: int) -> dict:
         "peak_rss_mb": max(r[1] for r in runs),
         "baseline_rss_mb": base_mb,
         "sim_peak_mb": max(r[1] for r in runs) - base_mb,
+        **({"flows": flows,
+            "sim_bytes_per_flow": (max(r[1] for r in runs) - base_mb) * 1024 * 1024 / flows}
+           if flows else {}),
     }
+
+
+def parse_flows(text: str) -> list[int]:
+    """``--flows 10,100,1000`` -> [10, 100, 1000]; every count a whole number >= 1."""
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise ValueError(f"--flows {text!r}: expected whole numbers >= 1 separated by commas")
+    return counts
 
 
 def main(args) -> int:
     """``tcplab bench``: runs the selected benchmarks and prints (or writes) the table."""
-    names = [n.strip().upper() for n in args.only.split(",")] if args.only else list(BENCHES)
-    unknown = [n for n in names if n not in BENCHES]
+    flows = getattr(args, "flows", None)
+    if flows is not None:
+        try:
+            counts = parse_flows(flows)
+        except ValueError as e:
+            print(f"tcplab bench: {e}", file=sys.stderr)
+            return 2
+        if args.only:
+            print("tcplab bench: --flows runs the dumbbell family (B2); drop --only",
+                  file=sys.stderr)
+            return 2
+        names = [f"B2@{n}" for n in counts]
+    else:
+        counts = []
+        names = [n.strip().upper() for n in args.only.split(",")] if args.only else list(BENCHES)
+    unknown = [n for n in names if n not in BENCHES and not counts]
     if unknown:
         print(f"tcplab bench: unknown benchmark(s) {unknown}; choose from {list(BENCHES)}",
               file=sys.stderr)
@@ -118,18 +166,26 @@ def main(args) -> int:
     results = []
     to_stdout = getattr(args, "json", None) == "-"
     text = not (to_stdout or getattr(args, "quiet", False))
-    hdr = (f"{'bench':<7} {'wall min':>10} {'median':>10} {'events':>11} {'events/s':>11} "
+    w = max(7, *(len(n) for n in names))
+    hdr = (f"{'bench':<{w}} {'wall min':>10} {'median':>10} {'events':>11} {'events/s':>11} "
            f"{'hops/s':>11} {'peak RSS':>9} {'sim part':>9}")
+    if counts:
+        hdr += f" {'B/flow':>9}"
     if text:
         print(hdr)
-    for n in names:
-        r = run_bench(n, args.repeat)
+    for i, n in enumerate(names):
+        r = run_bench(n, args.repeat, counts[i] if counts else None)
+        r["bench"] = n
         results.append(r)
         if text:
-            print(f"{n:<7} {r['wall_s_min'] * 1e3:>8.2f}ms {r['wall_s_median'] * 1e3:>8.2f}ms "
-                  f"{r['events']:>11,} {r['events_per_s'] / 1e6:>9.2f}M/s "
-                  f"{r['packet_hops_per_s'] / 1e6:>9.2f}M/s {r['peak_rss_mb']:>7.1f}MB "
-                  f"{r['sim_peak_mb']:>7.1f}MB")
+            line = (f"{n:<{w}} {r['wall_s_min'] * 1e3:>8.2f}ms "
+                    f"{r['wall_s_median'] * 1e3:>8.2f}ms "
+                    f"{r['events']:>11,} {r['events_per_s'] / 1e6:>9.2f}M/s "
+                    f"{r['packet_hops_per_s'] / 1e6:>9.2f}M/s {r['peak_rss_mb']:>7.1f}MB "
+                    f"{r['sim_peak_mb']:>7.1f}MB")
+            if counts:
+                line += f" {r['sim_bytes_per_flow']:>9,.0f}"
+            print(line)
     if to_stdout:
         print(json.dumps(results, indent=2))
     elif args.json:

@@ -408,6 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--only", help="comma-separated subset, e.g. B1")
     b.add_argument("--repeat", type=_whole(1), default=3,
                    help="runs per benchmark (default 3)")
+    b.add_argument("--flows", metavar="N[,N...]",
+                   help="the dumbbell family instead: B2 with N flows (e.g. 10,100,1000)")
     b.add_argument("--json", nargs="?", const="-", metavar="FILE",
                    help="print the results as JSON (or write them to FILE)")
     b.add_argument("--quiet", action="store_true", help="print nothing but errors")

@@ -36,3 +36,33 @@ def test_coded_benches_run_and_payload_mode_simulates_the_same_events(tmp_path):
     for name in ("NC", "FWD"):
         assert rows[name]["events"] > 10_000
         assert rows[name]["events"] == rows[f"{name}-PAY"]["events"], name
+
+
+def test_flows_runs_the_dumbbell_family(tmp_path):
+    from tcplab.bench import b2_with_flows, parse_flows
+
+    sc = tcplab.Scenario.from_toml(str(resources.files("tcplab") / "data" / BENCHES["B2"]))
+    path = tmp_path / "b2-3.toml"
+    path.write_text(b2_with_flows(3))
+    three = tcplab.Scenario.from_toml(str(path))
+    assert three.data == sc.with_values(**{"flow.0.count": 3, "name": "B2@3"}).data
+    assert parse_flows("10, 100") == [10, 100]
+    for bad in ("0", "ten", ""):
+        try:
+            parse_flows(bad)
+        except ValueError as e:
+            assert "--flows" in str(e)
+        else:
+            raise AssertionError(f"--flows {bad!r} accepted")
+
+
+def test_flows_cli_reports_bytes_per_flow(tmp_path):
+    from tcplab.cli import main as cli
+
+    assert cli(["bench", "--flows", "0"]) == 2
+    assert cli(["bench", "--flows", "2", "--only", "B1"]) == 2
+    out = tmp_path / "flows.json"
+    assert cli(["bench", "--flows", "2", "--repeat", "1", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["bench"] == "B2@2" and row["flows"] == 2 and row["events"] > 100_000
+    assert row["sim_bytes_per_flow"] == row["sim_peak_mb"] * 1024 * 1024 / 2

@@ -15,6 +15,7 @@ mod recovery;
 mod reno;
 mod rto;
 mod sack;
+mod sack_recency;
 mod scoreboard;
 mod segment;
 mod send_state;

@@ -3,7 +3,8 @@
 use crate::error::Violation;
 use crate::ranges::Ranges;
 use crate::tcp::config::{AckPolicy, ReceiverConfig};
-use crate::tcp::segment::{SackBlock, Segment, MAX_SACK_BLOCKS};
+use crate::tcp::sack_recency::SackRecency;
+use crate::tcp::segment::{SackBlock, Segment};
 use crate::tcp::stats::ReceiverStats;
 use tcplab_core::Time;
 
@@ -15,10 +16,8 @@ pub struct Receiver {
     rcv_nxt: u64,
     /// Out-of-order ranges above `rcv_nxt`.
     ooo: Ranges,
-    /// Starts of all held ranges, most recently changed first (RFC 2018 block order).
-    /// Every held range is listed, not just the first MAX_SACK_BLOCKS, so that an ACK can
-    /// still fill all its blocks after the cumulative ACK swallows a recent one.
-    recent: Vec<u64>,
+    /// Which held ranges the SACK blocks report, most recently changed first (RFC 2018).
+    recent: SackRecency,
     /// Distinct bytes ever received, to cross-check reassembly.
     received_unique: u64,
     /// Bytes held in `ooo`.
@@ -35,8 +34,8 @@ impl Receiver {
             flow,
             cfg,
             rcv_nxt: 0,
-            ooo: Ranges::with_capacity(16),
-            recent: Vec::with_capacity(16),
+            ooo: Ranges::default(),
+            recent: SackRecency::new(),
             received_unique: 0,
             ooo_bytes: 0,
             unacked_segments: 0,
@@ -135,15 +134,7 @@ impl Receiver {
 
     /// RFC 2018: the block holding the newest segment goes first, then the others by recency.
     fn touch_recent(&mut self, merged: SackBlock) {
-        // Entries of ranges merged into `merged` (their starts lie inside it) are dropped.
-        // Every entry is the start of a held range at some time, and held ranges only
-        // grow, so the others still start held ranges.
-        self.recent.retain(|&s| s < merged.start || s >= merged.end);
-        debug_assert!(self
-            .recent
-            .iter()
-            .all(|&s| self.ooo.containing(s).is_some_and(|b| b.0 == s)));
-        self.recent.insert(0, merged.start);
+        self.recent.touched(merged, &self.ooo, self.rcv_nxt);
     }
 
     fn absorb_ooo(&mut self) {
@@ -157,8 +148,7 @@ impl Receiver {
         if absorbed {
             self.ooo_bytes -= held;
             self.rcv_nxt = nxt;
-            let rcv_nxt = self.rcv_nxt;
-            self.recent.retain(|&s| s > rcv_nxt);
+            self.recent.absorbed(self.rcv_nxt, self.ooo.len());
         }
     }
 
@@ -186,19 +176,7 @@ impl Receiver {
         };
         if self.cfg.sack {
             // RFC 2018 section 4: as many distinct blocks as fit, most recent first.
-            let mut n = 0;
-            for &s in &self.recent {
-                if n == MAX_SACK_BLOCKS {
-                    break;
-                }
-                if let Some((start, end)) = self.ooo.containing(s) {
-                    let b = SackBlock { start, end };
-                    if b.start > self.rcv_nxt && !seg.sack[..n].contains(&b) {
-                        seg.sack[n] = b;
-                        n += 1;
-                    }
-                }
-            }
+            let n = self.recent.blocks(&self.ooo, self.rcv_nxt, &mut seg.sack);
             seg.n_sack = n as u8;
         }
         Some(seg)

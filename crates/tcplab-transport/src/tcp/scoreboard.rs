@@ -76,7 +76,7 @@ impl Scoreboard {
             top: Vec::with_capacity(dupthresh as usize),
             lost_below: 0,
             marked_to: 0,
-            resent: Vec::with_capacity(64),
+            resent: Vec::new(),
             rxt_idx: 0,
             below_rxt: 0,
             lost_scan: 0,
