@@ -94,14 +94,16 @@ fn frequency_switches_regime_at_the_pivot_bdp() {
     assert!((l8 - want).abs() / want < 0.05, "L = 8: {l8} vs {want}");
 }
 
-/// A gap in packet numbers brings an IACK at once, with the second-largest and largest
-/// PNs around the gap; the next TACK lists the gap, TACK-poor only the first.
+/// Without an IACK delay, a gap in packet numbers brings an IACK at once, with the
+/// second-largest and largest PNs around the gap; the next TACK lists the gap,
+/// TACK-poor only the first.
 #[test]
 fn iack_on_gap_and_block_lists() {
     for rich in [true, false] {
         let cfg = TackConfig {
             mss: MSS,
             rich,
+            iack_delay_div: 0,
             ..TackConfig::default()
         };
         let mut r = TackReceiver::new(0, cfg);
@@ -242,4 +244,54 @@ fn tack_before_the_first_packet_covers_nothing() {
     r.handle_timeout(t(2000));
     let b = r.poll_transmit(t(2000)).expect("a TACK is due");
     assert_eq!((b.base, b.covered, b.rcv_nxt), (0, 2, 2 * MSS as u64));
+}
+
+/// Reordering (the paper's §7): a gap is reported only if it is still open RTT_min / 4
+/// after it appeared. A packet that arrives late but within that delay brings no IACK;
+/// a gap still open then brings one at exactly that time, reporting the gap.
+#[test]
+fn reordering_within_the_iack_delay_is_not_a_loss() {
+    let mut r = TackReceiver::new(
+        0,
+        TackConfig {
+            mss: MSS,
+            ..TackConfig::default()
+        },
+    );
+    let rtt = Dur::from_millis(40); // IACK delay 10 ms
+    let t = |ms| Time::ZERO + Dur::from_millis(ms);
+    let mut iacks = vec![];
+    let feed = |r: &mut TackReceiver, at: u64, pn: u64, iacks: &mut Vec<(Time, TackAck)>| {
+        while let Some(w) = r.poll_timeout().filter(|w| *w <= t(at)) {
+            r.handle_timeout(w);
+            while let Some(a) = r.poll_transmit(w) {
+                if a.kind == AckKind::IackLoss {
+                    iacks.push((w, a));
+                }
+            }
+        }
+        if pn != u64::MAX {
+            r.handle_data(t(at), &data(pn, pn * MSS as u64, t(0), rtt))
+                .unwrap();
+        }
+        while let Some(a) = r.poll_transmit(t(at)) {
+            if a.kind == AckKind::IackLoss {
+                iacks.push((t(at), a));
+            }
+        }
+    };
+    // PN 1 overtaken by PN 2, arrives 9 ms later: no loss.
+    for (at, pn) in [(0, 0), (1, 2), (10, 1), (11, 3)] {
+        feed(&mut r, at, pn, &mut iacks);
+    }
+    assert!(iacks.is_empty(), "{iacks:?}");
+    // PN 4 never arrives: an IACK 10 ms after PN 5 opened the gap, naming PN 4.
+    for (at, pn) in [(12, 5), (13, 6), (50, u64::MAX)] {
+        feed(&mut r, at, pn, &mut iacks);
+    }
+    assert_eq!(iacks.len(), 1, "{iacks:?}");
+    let (when, a) = iacks[0];
+    assert_eq!(when, t(22));
+    assert_eq!((a.base, a.covered), (3, 3));
+    assert_eq!(a.gaps(), &[Gap { start: 1, len: 1 }]);
 }

@@ -4,8 +4,10 @@
 //! - **TACK** when the TACK interval ([`TackClock`]) has passed since the previous one
 //!   and new data arrived; before any rate estimate, every L packets (or after
 //!   `initial_delay` for a lone packet).
-//! - **IACK (loss)** at once when a packet number skips ahead: it reports the largest
-//!   and second-largest PNs received, i.e. the new gap.
+//! - **IACK (loss)** when a packet number skips ahead and the gap is still open after
+//!   the IACK delay, RTT_min / 4 (§7, "Handling reordering": a settling time before a
+//!   packet counts as lost, so reordering within it is not reported as loss). It reports
+//!   the PNs just below and just above the gap (the paper's second-largest and largest).
 //! - **IACK (window)** when the window drops below a quarter of the buffer (nearly full)
 //!   and when it climbs back above half after that (a large release).
 //! - A new RTT_min from the sender (carried in data packets: the paper's sender-side
@@ -13,6 +15,9 @@
 //!
 //! A TACK lists the PN gaps above the sender's floor, smallest first ("TACK-rich": up to
 //! [`MAX_GAPS`]; "TACK-poor": only the first, Q = 1), and only gaps an IACK has reported.
+
+/// Gaps waiting out their IACK delay at once; more merge into the newest.
+const GAP_CHECKS: usize = 8;
 
 use super::config::TackConfig;
 use super::frequency::TackClock;
@@ -50,6 +55,15 @@ pub struct TackReceiver {
     largest_at: Time,
     /// PNs up to here had their gaps reported by an IACK.
     iack_upto: u64,
+    /// Gaps waiting out the IACK delay, oldest first (a ring): (deadline, the PN whose
+    /// arrival opened the gap).
+    gap_checks: [(Time, u64); GAP_CHECKS],
+    gap_head: usize,
+    gap_n: usize,
+    /// The gap the pending loss IACK reports: (base, first missing PN, first PN received
+    /// above the gap). The base is the PN received just below the gap, or the gap's
+    /// start at the floor.
+    iack_gap: (u64, u64, u64),
     rtt_min: Option<Dur>,
     clock: TackClock,
     owd: OwdTracker,
@@ -87,6 +101,10 @@ impl TackReceiver {
             largest: None,
             largest_at: Time::ZERO,
             iack_upto: 0,
+            gap_checks: [(Time::ZERO, 0); GAP_CHECKS],
+            gap_head: 0,
+            gap_n: 0,
+            iack_gap: (0, 0, 0),
             rtt_min: None,
             last_tack: None,
             pending: 0,
@@ -164,11 +182,14 @@ impl TackReceiver {
         }
         match self.largest {
             Some(l) if d.pn > l + 1 => {
-                // A gap: the packets in between are lost (or late); tell the sender now.
+                // A gap: the packets in between are lost, or late. Report it once the
+                // IACK delay has passed and it is still open (at once without a delay).
                 self.largest = Some(d.pn);
                 self.largest_at = now;
-                self.iack_upto = d.pn;
-                self.ack_now(AckKind::IackLoss);
+                match self.iack_delay() {
+                    Dur::ZERO => self.check_gap(d.pn),
+                    delay => self.push_gap_check(now + delay, d.pn),
+                }
             }
             Some(l) if d.pn <= l => {}
             _ => {
@@ -226,6 +247,60 @@ impl TackReceiver {
         Ok(())
     }
 
+    /// How long a gap may stay open before it counts as a loss (see the module docs).
+    fn iack_delay(&self) -> Dur {
+        match (self.cfg.iack_delay_div, self.rtt_min) {
+            (0, _) => Dur::ZERO,
+            (div, Some(r)) => r / div as u64,
+            (_, None) => self.cfg.iack_delay_initial,
+        }
+    }
+
+    fn push_gap_check(&mut self, at: Time, pn: u64) {
+        if self.gap_n == GAP_CHECKS {
+            // Full: the newest check also covers this gap (reported no later than it).
+            let newest = (self.gap_head + GAP_CHECKS - 1) % GAP_CHECKS;
+            self.gap_checks[newest].1 = pn;
+        } else {
+            self.gap_checks[(self.gap_head + self.gap_n) % GAP_CHECKS] = (at, pn);
+            self.gap_n += 1;
+        }
+    }
+
+    /// The IACK delay of the gap that `pn`'s arrival opened has passed: if a PN below
+    /// `pn` is still missing and no IACK reported it, a loss IACK reports the gap just
+    /// below `pn`, and TACKs list every gap up to `pn` from now on.
+    fn check_gap(&mut self, pn: u64) {
+        if pn <= self.iack_upto {
+            return;
+        }
+        let old = self.iack_upto;
+        self.iack_upto = pn;
+        // The range holding `pn` starts at `above`; the gap below it ends there and
+        // starts at the end of the range below (or at the floor: `pn` is in the lowest).
+        let mut above = None;
+        let mut gap = None;
+        for (s, e) in self.pns.iter().rev() {
+            match above {
+                None if s <= pn => above = Some(s),
+                None => {}
+                Some(a) => {
+                    gap = Some((e - 1, e, a));
+                    break;
+                }
+            }
+        }
+        let gap = gap.or_else(|| above.map(|a| (self.floor, self.floor, a)));
+        if let Some(g) = gap.filter(|&(_, lo, a)| a > lo && a > old) {
+            self.iack_gap = g;
+            self.ack_now(AckKind::IackLoss);
+        }
+    }
+
+    fn next_gap_check(&self) -> Option<Time> {
+        (self.gap_n > 0).then(|| self.gap_checks[self.gap_head].0)
+    }
+
     /// When the next TACK is due (with data pending).
     fn tack_at(&self) -> Option<Time> {
         if self.pending == 0 {
@@ -241,6 +316,12 @@ impl TackReceiver {
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
+        while self.next_gap_check().is_some_and(|t| t <= now) {
+            let (_, pn) = self.gap_checks[self.gap_head];
+            self.gap_head = (self.gap_head + 1) % GAP_CHECKS;
+            self.gap_n -= 1;
+            self.check_gap(pn);
+        }
         if self.tack_at().is_some_and(|t| t <= now) {
             self.ack_now(AckKind::Tack);
         }
@@ -250,7 +331,10 @@ impl TackReceiver {
         if self.due.is_some() {
             return None;
         }
-        self.tack_at()
+        match (self.tack_at(), self.next_gap_check()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The pending ACK, if one is due.
@@ -269,23 +353,22 @@ impl TackReceiver {
         };
         if kind == AckKind::IackLoss {
             self.stats.iacks_loss += 1;
-            // [second largest, largest]: the PNs received just below the new gap.
-            let below = self.pns.iter().rev().nth(1).map(|r| r.1 - 1);
-            let second = below.unwrap_or(self.floor.min(largest));
-            a.base = second;
-            a.covered = (largest - second + 1).min(u32::MAX as u64) as u32;
-            if largest > second + 1 {
-                let full = largest - second - 1;
-                let len = full.min(u16::MAX as u64);
-                a.gaps[0] = Gap {
-                    start: 1,
-                    len: len as u16,
-                };
-                a.n_gaps = 1;
-                if full > len {
-                    // A longer gap is reported in part: the rest is not covered.
-                    a.covered = 1 + len as u32;
-                }
+            // The PNs received just below and just above the gap (when the IACK goes
+            // at once, the paper's second-largest and largest PNs).
+            let (base, lo, above) = self.iack_gap;
+            let start = (lo - base) as u16; // 0 or 1
+            a.base = base;
+            a.covered = (above - base + 1).min(u32::MAX as u64) as u32;
+            let full = above - lo;
+            let len = full.min(u16::MAX as u64 - 1);
+            a.gaps[0] = Gap {
+                start,
+                len: len as u16,
+            };
+            a.n_gaps = 1;
+            if full > len {
+                // A longer gap is reported in part: the rest is not covered.
+                a.covered = start as u32 + len as u32;
             }
             // An IACK does not end the TACK interval.
             return Some(a);
