@@ -292,6 +292,53 @@ fn reordering_within_the_iack_delay_is_not_a_loss() {
     assert_eq!(iacks.len(), 1, "{iacks:?}");
     let (when, a) = iacks[0];
     assert_eq!(when, t(22));
-    assert_eq!((a.base, a.covered), (3, 3));
+    // From PN 3 (received below the gap) through the block 5-6 received above it.
+    assert_eq!((a.base, a.covered), (3, 4));
     assert_eq!(a.gaps(), &[Gap { start: 1, len: 1 }]);
+}
+
+/// A burst of scattered losses (an overflowing AP queue): as the gaps outlive their IACK
+/// delay, loss IACKs report every one of them exactly once, up to MAX_GAPS per IACK
+/// (reporting only the gap below the PN whose check fired, when checks had merged,
+/// starved the sender of loss reports: measured on 802.11ac at RTT_min 200 ms, 43
+/// instead of 352 Mbit/s).
+#[test]
+fn delayed_iacks_report_every_gap_of_a_burst() {
+    let mut r = TackReceiver::new(
+        0,
+        TackConfig {
+            mss: MSS,
+            ..TackConfig::default()
+        },
+    );
+    let rtt = Dur::from_millis(40);
+    let t = |us| Time::ZERO + Dur::from_micros(us);
+    // Every third PN of 0..60 is lost: 19 gaps (PNs 3, 6, ..., 57).
+    let mut at = 0;
+    for pn in (0..60u64).filter(|p| p % 3 != 0 || *p == 0) {
+        r.handle_data(t(at), &data(pn, pn * MSS as u64, t(0), rtt))
+            .unwrap();
+        while let Some(a) = r.poll_transmit(t(at)) {
+            assert_ne!(a.kind, AckKind::IackLoss, "no IACK within the delay");
+        }
+        at += 10;
+    }
+    // Timers up to 11 ms later: TACKs, and the IACK delays (10 ms) of all the gaps.
+    let mut lost = vec![];
+    let mut n = 0;
+    while let Some(wake) = r.poll_timeout().filter(|w| *w <= t(11_000)) {
+        r.handle_timeout(wake);
+        while let Some(a) = r.poll_transmit(wake) {
+            if a.kind != AckKind::IackLoss {
+                continue;
+            }
+            n += 1;
+            assert!(a.n_gaps as usize <= tcplab_transport::tack::MAX_GAPS);
+            for g in a.gaps() {
+                lost.extend((0..g.len as u64).map(|k| a.base + g.start as u64 + k));
+            }
+        }
+    }
+    assert_eq!(lost, (1..20).map(|k| 3 * k).collect::<Vec<_>>());
+    assert!(n <= 19, "{n} IACKs");
 }

@@ -60,10 +60,9 @@ pub struct TackReceiver {
     gap_checks: [(Time, u64); GAP_CHECKS],
     gap_head: usize,
     gap_n: usize,
-    /// The gap the pending loss IACK reports: (base, first missing PN, first PN received
-    /// above the gap). The base is the PN received just below the gap, or the gap's
-    /// start at the floor.
-    iack_gap: (u64, u64, u64),
+    /// Gaps below this PN outlived their IACK delay: loss IACKs report those above
+    /// `iack_upto`, as many per IACK as the mode allows, until none is left.
+    iack_target: u64,
     rtt_min: Option<Dur>,
     clock: TackClock,
     owd: OwdTracker,
@@ -104,7 +103,7 @@ impl TackReceiver {
             gap_checks: [(Time::ZERO, 0); GAP_CHECKS],
             gap_head: 0,
             gap_n: 0,
-            iack_gap: (0, 0, 0),
+            iack_target: 0,
             rtt_min: None,
             last_tack: None,
             pending: 0,
@@ -267,34 +266,78 @@ impl TackReceiver {
         }
     }
 
-    /// The IACK delay of the gap that `pn`'s arrival opened has passed: if a PN below
-    /// `pn` is still missing and no IACK reported it, a loss IACK reports the gap just
-    /// below `pn`, and TACKs list every gap up to `pn` from now on.
+    /// The IACK delay of the gap that `pn`'s arrival opened has passed: every gap below
+    /// `pn` still open and not yet reported calls for a loss IACK.
     fn check_gap(&mut self, pn: u64) {
-        if pn <= self.iack_upto {
-            return;
-        }
-        let old = self.iack_upto;
-        self.iack_upto = pn;
-        // The range holding `pn` starts at `above`; the gap below it ends there and
-        // starts at the end of the range below (or at the floor: `pn` is in the lowest).
-        let mut above = None;
-        let mut gap = None;
-        for (s, e) in self.pns.iter().rev() {
-            match above {
-                None if s <= pn => above = Some(s),
-                None => {}
-                Some(a) => {
-                    gap = Some((e - 1, e, a));
-                    break;
-                }
-            }
-        }
-        let gap = gap.or_else(|| above.map(|a| (self.floor, self.floor, a)));
-        if let Some(g) = gap.filter(|&(_, lo, a)| a > lo && a > old) {
-            self.iack_gap = g;
+        self.iack_target = self.iack_target.max(pn);
+        if self.first_unreported_gap().is_some() {
             self.ack_now(AckKind::IackLoss);
         }
+    }
+
+    /// The lowest gap [start, end) with `iack_upto < end <= iack_target`, if any (a gap
+    /// at the floor counts: its first PN was lost).
+    fn first_unreported_gap(&self) -> Option<(u64, u64)> {
+        let mut prev_end = None;
+        for (s, e) in self.pns.iter() {
+            if s > self.iack_target {
+                return None;
+            }
+            let start = prev_end.unwrap_or(self.floor);
+            if s > start && s > self.iack_upto {
+                return Some((start, s));
+            }
+            prev_end = Some(e);
+        }
+        None
+    }
+
+    /// Fills a loss IACK with the unreported gaps below `iack_target`, smallest first:
+    /// from the PN received just below the first (or that gap's start, at the floor) to
+    /// the end of the block received after the last one listed. Returns whether gaps
+    /// are left for another IACK.
+    fn fill_iack(&mut self, a: &mut TackAck) -> bool {
+        let Some((lo, _)) = self.first_unreported_gap() else {
+            return false;
+        };
+        let base = if lo > self.floor { lo - 1 } else { lo };
+        a.base = base;
+        let mut covered_end = base;
+        let mut prev_end = None;
+        for (s, e) in self.pns.iter() {
+            let start = prev_end.unwrap_or(self.floor);
+            prev_end = Some(e);
+            if s <= start || s <= self.iack_upto {
+                continue; // no gap, or one reported already
+            }
+            if s > self.iack_target || a.n_gaps as usize == self.max_gaps {
+                break;
+            }
+            if e - base > u16::MAX as u64 {
+                if a.n_gaps == 0 {
+                    // A gap longer than an ACK can describe: report its first part
+                    // (TACKs and the timeout handle the rest) and move on.
+                    let start = (start - base) as u16;
+                    a.gaps[0] = Gap {
+                        start,
+                        len: u16::MAX - start,
+                    };
+                    a.n_gaps = 1;
+                    covered_end = base + u16::MAX as u64;
+                    self.iack_upto = s;
+                }
+                break;
+            }
+            a.gaps[a.n_gaps as usize] = Gap {
+                start: (start - base) as u16,
+                len: (s - start) as u16,
+            };
+            a.n_gaps += 1;
+            covered_end = e;
+            self.iack_upto = s;
+        }
+        a.covered = (covered_end - base).min(u32::MAX as u64) as u32;
+        self.first_unreported_gap().is_some()
     }
 
     fn next_gap_check(&self) -> Option<Time> {
@@ -353,22 +396,8 @@ impl TackReceiver {
         };
         if kind == AckKind::IackLoss {
             self.stats.iacks_loss += 1;
-            // The PNs received just below and just above the gap (when the IACK goes
-            // at once, the paper's second-largest and largest PNs).
-            let (base, lo, above) = self.iack_gap;
-            let start = (lo - base) as u16; // 0 or 1
-            a.base = base;
-            a.covered = (above - base + 1).min(u32::MAX as u64) as u32;
-            let full = above - lo;
-            let len = full.min(u16::MAX as u64 - 1);
-            a.gaps[0] = Gap {
-                start,
-                len: len as u16,
-            };
-            a.n_gaps = 1;
-            if full > len {
-                // A longer gap is reported in part: the rest is not covered.
-                a.covered = start as u32 + len as u32;
+            if self.fill_iack(&mut a) {
+                self.due = Some(AckKind::IackLoss); // more gaps than one IACK holds
             }
             // An IACK does not end the TACK interval.
             return Some(a);
