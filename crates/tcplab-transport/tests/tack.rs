@@ -342,3 +342,39 @@ fn delayed_iacks_report_every_gap_of_a_burst() {
     assert_eq!(lost, (1..20).map(|k| 3 * k).collect::<Vec<_>>());
     assert!(n <= 19, "{n} IACKs");
 }
+
+/// A gap followed by a received block longer than a Gap's 16-bit offsets: the IACK names
+/// exactly the missing PN and nothing of the block after it.
+#[test]
+fn iack_with_a_long_block_after_the_gap_reports_only_the_gap() {
+    let mut r = TackReceiver::new(
+        0,
+        TackConfig {
+            mss: MSS,
+            ..TackConfig::default()
+        },
+    );
+    let rtt = Dur::from_millis(40); // IACK delay 10 ms
+    let t = |ns| Time::ZERO + Dur(ns);
+    let mut pns = vec![0u64];
+    pns.extend(2..70_002);
+    for (i, pn) in pns.into_iter().enumerate() {
+        let at = t(i as u64 * 100); // 7 ms in all
+        r.handle_data(at, &data(pn, pn * MSS as u64, t(0), rtt))
+            .unwrap();
+        while r.poll_transmit(at).is_some() {}
+    }
+    let mut iacks = vec![];
+    while let Some(w) = r.poll_timeout().filter(|w| *w <= t(20_000_000)) {
+        r.handle_timeout(w);
+        while let Some(a) = r.poll_transmit(w) {
+            if a.kind == AckKind::IackLoss {
+                iacks.push(a);
+            }
+        }
+    }
+    assert_eq!(iacks.len(), 1);
+    let a = iacks[0];
+    assert_eq!((a.base, a.gaps()), (0, &[Gap { start: 1, len: 1 }][..]));
+    assert_eq!(a.covered, 70_002, "0, the gap, and the block 2..70002");
+}

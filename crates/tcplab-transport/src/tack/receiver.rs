@@ -6,8 +6,10 @@
 //!   `initial_delay` for a lone packet).
 //! - **IACK (loss)** when a packet number skips ahead and the gap is still open after
 //!   the IACK delay, RTT_min / 4 (§7, "Handling reordering": a settling time before a
-//!   packet counts as lost, so reordering within it is not reported as loss). It reports
-//!   the PNs just below and just above the gap (the paper's second-largest and largest).
+//!   packet counts as lost, so reordering within it is not reported as loss). It lists
+//!   the gaps that outlived the delay from the PN received just below the first (the
+//!   paper's second-largest PN, for a single gap) to the block received above the last,
+//!   as many per IACK as the mode allows, further IACKs right after for the rest.
 //! - **IACK (window)** when the window drops below a quarter of the buffer (nearly full)
 //!   and when it climbs back above half after that (a large release).
 //! - A new RTT_min from the sender (carried in data packets: the paper's sender-side
@@ -16,9 +18,6 @@
 //! A TACK lists the PN gaps above the sender's floor, smallest first ("TACK-rich": up to
 //! [`MAX_GAPS`]; "TACK-poor": only the first, Q = 1), and only gaps an IACK has reported.
 
-/// Gaps waiting out their IACK delay at once; more merge into the newest.
-const GAP_CHECKS: usize = 8;
-
 use super::config::TackConfig;
 use super::frequency::TackClock;
 use super::owd::OwdTracker;
@@ -26,6 +25,9 @@ use super::packet::{AckKind, Gap, TackAck, TackData, MAX_GAPS};
 use crate::error::Violation;
 use crate::ranges::Ranges;
 use tcplab_core::{Dur, Time};
+
+/// Gaps waiting out their IACK delay at once; more merge into the newest.
+const GAP_CHECKS: usize = 8;
 
 /// What the receiver sent and saw.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -313,28 +315,22 @@ impl TackReceiver {
             if s > self.iack_target || a.n_gaps as usize == self.max_gaps {
                 break;
             }
-            if e - base > u16::MAX as u64 {
-                if a.n_gaps == 0 {
-                    // A gap longer than an ACK can describe: report its first part
-                    // (TACKs and the timeout handle the rest) and move on.
-                    let start = (start - base) as u16;
-                    a.gaps[0] = Gap {
-                        start,
-                        len: u16::MAX - start,
-                    };
-                    a.n_gaps = 1;
-                    covered_end = base + u16::MAX as u64;
-                    self.iack_upto = s;
-                }
-                break;
+            if start - base > u16::MAX as u64 {
+                break; // beyond what this ACK's offsets reach: the next IACK
             }
             a.gaps[a.n_gaps as usize] = Gap {
                 start: (start - base) as u16,
-                len: (s - start) as u16,
+                len: (s - start).min(u16::MAX as u64) as u16,
             };
             a.n_gaps += 1;
-            covered_end = e;
             self.iack_upto = s;
+            if s - start > u16::MAX as u64 {
+                // A gap longer than a Gap can say: report its first part and cover
+                // nothing beyond it (TACKs and the timeout handle the rest).
+                covered_end = start + u16::MAX as u64;
+                break;
+            }
+            covered_end = e.min(base + u32::MAX as u64);
         }
         a.covered = (covered_end - base).min(u32::MAX as u64) as u32;
         self.first_unreported_gap().is_some()
