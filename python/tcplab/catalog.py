@@ -199,10 +199,14 @@ KEYS: tuple[Key, ...] = (
         "loss blocks per ACK: as many as fit, or Q = 1"),
     Key(_TACK, "rcv_buf", "64MiB", "bytes", "receive buffer"),
     Key(_TACK, "bw_window_rtts", "10", "RTT_min", "receiver's windowed-max rate filter length"),
-    Key(_TACK, "owd_gain", "0.125", "EWMA gain", "smoothing of the relative one-way delay"),
+    Key(_TACK, "owd_gain", "1", "EWMA gain", "smoothing of the relative one-way delay "
+        "(1: the raw minimum-OWD packet)"),
     Key(_TACK, "max_interval", "200ms", "duration", "longest TACK interval"),
     Key(_TACK, "initial_delay", "25ms", "duration", "ACK delay before any rate estimate"),
     Key(_TACK, "rtt_window", "10s", "duration", "sender's RTT_min filter length"),
+    Key(_TACK, "iack_delay_div", "4", "integer >= 0", "a gap is reported as lost after "
+        "RTT_min / this (reordering allowance); 0: at once"),
+    Key(_TACK, "iack_delay_initial", "5ms", "duration", "that allowance before RTT_min is known"),
     Key(_TACK, "initial_cwnd", "10", "packets", "initial window"),
     Key(_TACK, "min_rto", "200ms", "duration", "lower bound of the retransmission timeout"),
     Key(_TACK, "initial_rto", "1s", "duration", "retransmission timeout before an RTT sample"),

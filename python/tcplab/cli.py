@@ -266,7 +266,15 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     a.out = str(Path(a.out) / a.study)
     out = _out_dir(a)
     t0 = time.perf_counter()
-    paths = study.run(out, seeds=a.seeds, workers=a.workers)
+    import inspect
+
+    kw = {}
+    if a.quick:
+        if "quick" not in inspect.signature(study.run).parameters:
+            print(f"tcplab reproduce: study '{a.study}' has no --quick mode", file=sys.stderr)
+            return 2
+        kw["quick"] = True
+    paths = study.run(out, seeds=a.seeds, workers=a.workers, **kw)
     secs = time.perf_counter() - t0
     from tcplab.manifest import write_manifest
 
@@ -392,6 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default="results", help="output directory (default results/)")
     rp.add_argument("--seeds", type=_whole(1), default=5, help="runs per point (default 5)")
     rp.add_argument("--workers", type=_whole(1), help="parallel runs (default: CPU count)")
+    rp.add_argument("--quick", action="store_true",
+                    help="short runs to check the study works (not its numbers)")
     rp.set_defaults(fn=_cmd_reproduce)
 
     ls = sub.add_parser("list", help="controllers, transports, studies and scenario keys")

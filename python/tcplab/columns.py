@@ -76,7 +76,8 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "ack_path_loss": Column("", "TACK: share of ACKs lost on the way back", *_FRACTION),
         "rtt_min_legacy_s": Column("s", "TACK: RTT_min by legacy ACK timing (comparison)", 0),
         "tacks_sent": Column("", "TACK: periodic ACKs the receiver sent", 0),
-        "iacks_loss": Column("", "TACK: instant ACKs on a loss (gap)", 0),
+        "iacks_loss": Column("", "TACK: instant ACKs on a loss (a gap still open after the "
+                                "IACK delay)", 0),
         "iacks_window": Column("", "TACK: instant ACKs on a window update", 0),
         # Coded transports (tcp-nc, tcp-forward; docs/coded-transports.md).
         "coding": Column("", "the code: `rlnc` (tcp-nc) or `lt` (tcp-forward)"),

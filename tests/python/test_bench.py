@@ -66,3 +66,17 @@ def test_flows_cli_reports_bytes_per_flow(tmp_path):
     (row,) = json.loads(out.read_text())
     assert row["bench"] == "B2@2" and row["flows"] == 2 and row["events"] > 100_000
     assert row["sim_bytes_per_flow"] == row["sim_peak_mb"] * 1024 * 1024 / 2
+
+
+def test_wlan_benches_saturate_an_80211ac_cell_with_1_and_8_stations(tmp_path):
+    data = resources.files("tcplab") / "data"
+    for name, stations in (("W1", 1), ("W8", 8)):
+        sc = tcplab.Scenario.from_toml(str(data / BENCHES[name]))
+        (cell,) = sc.data["wlan"]
+        assert cell["standard"] == "802.11ac" and len(cell["stations"]) == stations
+        assert sc.data["duration"] == "10s"
+    out = tmp_path / "bench.json"
+    assert main(_Args("w1,w8", out)) == 0
+    rows = {r["bench"]: r for r in json.loads(out.read_text())}
+    assert rows["W1"]["simulated_s"] == 10.0 and rows["W1"]["events"] > 500_000
+    assert rows["W8"]["events"] > rows["W1"]["events"]

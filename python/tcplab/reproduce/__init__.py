@@ -1,8 +1,9 @@
 """``tcplab reproduce NAME``: published studies re-run on tcplab, with data and figures.
 
 Each study is a module with ``NAME``, ``DESCRIPTION`` and ``run(out, seeds, workers)``
-returning the paths it wrote. The documents in ``docs/reproductions/`` compare the
-results with the source's claims.
+returning the paths it wrote; a study whose ``run`` also takes ``quick`` has a
+``--quick`` mode (short runs for tests, not its numbers). The documents in
+``docs/reproductions/`` compare the results with the source's claims.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ STUDIES = {
     "wave": "tcplab.reproduce.wave",
     "wave-real": "tcplab.reproduce.wave_real",
     "coded": "tcplab.reproduce.coded",
+    "tack": "tcplab.reproduce.tack",
 }
 
 

@@ -100,6 +100,12 @@ pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
     if let Some(d) = positive(f, "rtt_window")? {
         c.rtt_window = d;
     }
+    if let Some(v) = f.uint("iack_delay_div", 0, 1000)? {
+        c.iack_delay_div = v as u32;
+    }
+    if let Some(d) = f.duration("iack_delay_initial")? {
+        c.iack_delay_initial = d;
+    }
     if let Some(v) = f.uint("initial_cwnd", 1, 1 << 20)? {
         c.initial_cwnd = v as u32;
     }

@@ -20,7 +20,10 @@ pub struct TackConfig {
     pub rcv_buf: u64,
     /// Bandwidth filter length in RTT_min (the paper: 5–10).
     pub bw_window_rtts: u32,
-    /// EWMA gain of the smoothed one-way delay.
+    /// EWMA gain of the smoothed one-way delay whose per-interval minimum picks the
+    /// RTT_min packet. Default 1 (no smoothing: the packet with the smallest raw OWD):
+    /// the paper's EWMA lags, so on a jittery path the packet where the average is lowest
+    /// is not the queue- and jitter-free one (docs/reproductions/tack.md, Figure 6a).
     pub owd_gain: f64,
     /// Longest TACK interval in the byte-counting regime.
     pub max_interval: Dur,
@@ -28,6 +31,13 @@ pub struct TackConfig {
     pub initial_delay: Dur,
     /// The sender's RTT_min filter length (τ ≤ 10 s).
     pub rtt_window: Dur,
+    /// Reordering allowance (§7, "Handling reordering"): a gap in packet numbers is
+    /// reported by a loss IACK only if it is still open RTT_min / `iack_delay_div` after
+    /// it appeared (default 4, RACK's settling time); 0 reports it at once, so any
+    /// reordering counts as loss.
+    pub iack_delay_div: u32,
+    /// The IACK delay before the receiver knows RTT_min.
+    pub iack_delay_initial: Dur,
     pub initial_cwnd: u32,
     /// Retransmission timeout bounds (the timeout is the last resort: TACKs repeat losses).
     pub min_rto: Dur,
@@ -44,10 +54,12 @@ impl Default for TackConfig {
             rich: true,
             rcv_buf: 64 * 1024 * 1024,
             bw_window_rtts: 10,
-            owd_gain: 1.0 / 8.0,
+            owd_gain: 1.0,
             max_interval: Dur::from_millis(200),
             initial_delay: Dur::from_millis(25),
             rtt_window: Dur::from_secs(10),
+            iack_delay_div: 4,
+            iack_delay_initial: Dur::from_millis(5),
             initial_cwnd: 10,
             min_rto: Dur::from_millis(200),
             initial_rto: Dur::from_secs(1),

