@@ -21,7 +21,10 @@ fn clean_transfer_completes_exactly() {
     let c = p.snd.counters();
     assert_eq!(c.rejected(), 0, "{c:?}");
     assert_eq!(p.rcv.counters().rejected(), 0);
-    assert_eq!(p.snd.sender().stats().retransmitted_segments, 0);
+    assert_eq!(
+        p.snd.tcp_sender().unwrap().stats().retransmitted_segments,
+        0
+    );
 }
 
 #[test]
@@ -37,7 +40,7 @@ fn lossy_transfer_recovers_every_byte() {
         );
         assert_eq!(p.snd.report().unwrap().delivered, 1_000_000, "{cc}");
         assert!(
-            p.snd.sender().stats().retransmitted_segments > 0,
+            p.snd.tcp_sender().unwrap().stats().retransmitted_segments > 0,
             "{cc}: 2 % loss"
         );
     }
@@ -152,7 +155,7 @@ fn hostile_datagrams_are_counted_and_harmless() {
             }
             _ => {
                 // ACKs beyond what was sent, from the right peer and connection.
-                let max = p.snd.sender().snd_max();
+                let max = p.snd.tcp_sender().unwrap().snd_max();
                 p.inject_to_sender(
                     receiver_addr(),
                     &ack(CONN, max + 1000, max + 5000, u64::MAX / 2),
