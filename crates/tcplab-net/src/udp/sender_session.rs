@@ -288,7 +288,9 @@ impl SenderSession {
                     self.control_timeout.as_secs_f64()
                 ));
             }
-            SessionState::Open if now.saturating_since(self.last_heard) >= IDLE_TIMEOUT => {
+            SessionState::Open
+                if self.shape.reliable && now.saturating_since(self.last_heard) >= IDLE_TIMEOUT =>
+            {
                 self.fail(format!(
                     "the receiver at {} went silent for {:.0} s",
                     self.peer,
@@ -307,6 +309,8 @@ impl SenderSession {
 
     /// The next datagram to send to the peer, written into `buf`; its length.
     pub fn poll_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
+        // A source may finish while sending (an unreliable one has no ACK to wait for).
+        self.maybe_close(now);
         if let Some(t) = self.control_at {
             if t <= now {
                 self.control_at = Some(now + CONTROL_RETRY);
@@ -440,8 +444,15 @@ impl SenderSession {
                 Some(t)
             }
             SessionState::Open => {
-                let idle = self.last_heard + IDLE_TIMEOUT;
-                Some(self.ep.poll_timeout().map_or(idle, |t| t.min(idle)))
+                // Only a reliable flow's sink answers: silence means something else.
+                let idle = self
+                    .shape
+                    .reliable
+                    .then_some(self.last_heard + IDLE_TIMEOUT);
+                match (self.ep.poll_timeout(), idle) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
             }
             _ => None,
         }
