@@ -62,6 +62,17 @@ impl InputCounters {
         }
     }
 
+    /// "12 accepted, 3 wrong_source": the non-zero counts, for error messages.
+    pub fn summary(&self) -> String {
+        let v: Vec<String> = self
+            .pairs()
+            .iter()
+            .filter(|(k, n)| *n > 0 || *k == "accepted")
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        v.join(", ")
+    }
+
     pub fn rejected(&self) -> u64 {
         self.total() - self.accepted
     }

@@ -72,7 +72,7 @@ pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
         TransportSpec::TcpNc(t) => {
             if t.coding.payload {
                 return Err(err(
-                    "flow.params.payload",
+                    "flow.coding.payload",
                     "true".into(),
                     NO_CODED_PAYLOAD.into(),
                 ));
@@ -82,7 +82,7 @@ pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
         TransportSpec::Forward(t) => {
             if t.coding.payload {
                 return Err(err(
-                    "flow.params.payload",
+                    "flow.coding.payload",
                     "true".into(),
                     NO_CODED_PAYLOAD.into(),
                 ));
@@ -297,7 +297,10 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         driver::run(&sock, &mut sess, &clock, max_dgram, &mut tick, &mut timer)
     })?;
     if let SessionState::Failed(why) = sess.state() {
-        return Err(NetError::Protocol(why.clone()));
+        return Err(NetError::Protocol(format!(
+            "{why} (datagrams received: {})",
+            sess.counters().summary()
+        )));
     }
     let peer = sess.report().unwrap_or_default();
     let start = sess.started_at().unwrap_or(Time::ZERO);
@@ -474,7 +477,10 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
         )
     })?;
     if let SessionState::Failed(why) = sess.state() {
-        return Err(NetError::Protocol(why.clone()));
+        return Err(NetError::Protocol(format!(
+            "{why} (datagrams received: {})",
+            sess.counters().summary()
+        )));
     }
     let sink = sess.sink().expect("a finished session had a sender");
     let stats = sess.receiver().map(|r| *r.stats()).unwrap_or_default();
