@@ -99,7 +99,8 @@ class TransferResult(Result):
 
     def __repr__(self) -> str:
         f = self.tables["flows"].to_pylist()[0]
-        return (f"TransferResult({f['cc']!r}, {f['bytes_delivered']} bytes, "
+        what = f.get("cc") or f.get("transport", "?")
+        return (f"TransferResult({what!r}, {f['bytes_delivered']} bytes, "
                 f"{f['goodput_bps'] / 1e6:.2f} Mbit/s)")
 
 
@@ -108,7 +109,9 @@ def send(to: str, flow: dict[str, Any] | None = None, *, sample: str | None = "1
          source: str = "<send>") -> TransferResult:
     """Sends one flow with tcplab's endpoints over UDP to a :func:`recv` at `to`
     ("HOST:PORT"). `flow` holds ``[[flow]]`` keys (cc, bytes, recovery, stop, cc_params,
-    ...; ``stop`` ends an unlimited flow). Raises NetworkError if the transfer fails or
+    ...; ``stop`` ends an unlimited flow), of any built-in transport (``transport`` =
+    "tcp", "tack", "tcp-nc", "tcp-forward", "datagram"): the receiver builds its end
+    from the same table, sent in the handshake. Raises NetworkError if the transfer fails or
     the receiver delivered other bytes than were sent."""
     flow = dict(flow or {})
     flow.setdefault("bytes", "10MB")
@@ -151,6 +154,8 @@ def _flow_from_args(a: argparse.Namespace) -> dict[str, Any]:
             raise _tcplab.ScenarioError(f"{a.scenario}: no [[flow]] number {a.flow}")
         flow = dict(flows[a.flow])
         flow.pop("start", None)
+    if a.transport:
+        flow["transport"] = a.transport
     if a.cc:
         flow["cc"] = a.cc
     if a.bytes:
@@ -210,7 +215,8 @@ def _cmd_send(a: argparse.Namespace) -> int:
 
     i = res.info
     inp = i["input"]
-    _note(a, f"# tcplab send -> {a.to}: {i['datagrams_sent']} datagrams (MSS {i['mss']}), "
+    _note(a, f"# tcplab send -> {a.to}: {i['transport']}, {i['datagrams_sent']} datagrams "
+          f"(payload {i['mss']}), "
           f"{i['wall_s']:.2f} s; input accepted {inp['accepted']}, rejected "
           f"{sum(inp.values()) - inp['accepted']}")
     head = {k: i[k] for k in ("datagrams_sent", "mss", "wall_s", "input")}
@@ -228,7 +234,7 @@ def _cmd_recv(a: argparse.Namespace) -> int:
     _note(a, f"# tcplab recv: listening on {a.listen}")
     r = recv(a.listen, flow or None, timeout=a.timeout, realtime=a.realtime)
     rejected = {k: v for k, v in r["input"].items() if v and k != "accepted"}
-    _emit(a, r, f"received {r['bytes_delivered']} bytes from {r['peer']} in "
+    _emit(a, r, f"received {r['bytes_delivered']} bytes ({r['transport']}) from {r['peer']} in "
           f"{r['duration_s']:.3f} s: {r['goodput_bps'] / 1e6:.2f} Mbit/s; "
           f"{r['segments_received']} segments "
           f"({r['duplicate_segments']} duplicate, {r['out_of_order_segments']} out of order), "
@@ -316,9 +322,13 @@ def add_commands(sub) -> None:
 
 
     s = sub.add_parser("send", help="send one flow with tcplab's endpoints over UDP",
-                       description="The iperf-like sender: tcplab's sans-IO TCP (any cc, "
-                       "recovery, ...) over UDP to a `tcplab recv`.")
+                       description="The iperf-like sender: tcplab's sans-IO endpoints (TCP "
+                       "with any cc, recovery, ...; TACK, TCP/NC, TCP-Forward, datagrams) over "
+                       "UDP to a `tcplab recv`.")
     s.add_argument("to", help="receiver HOST:PORT")
+    s.add_argument("--transport", choices=["tcp", "tack", "tcp-nc", "tcp-forward", "datagram"],
+                   help="the flow's transport (default: the flow's, else tcp); the "
+                   "receiver needs no flag: it builds its end from the sender's handshake")
     s.add_argument("--cc", help="congestion control (default: the flow's, else newreno)")
     s.add_argument("--bytes", help='bytes to send, e.g. "100MB" (default 10MB)')
     s.add_argument("--time", help='send for this long instead, e.g. "10s"')

@@ -26,6 +26,8 @@ use tcplab_transport::{
 
 /// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
 pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
+/// The longest flow table a HELLO carries (it stays one unfragmented datagram).
+pub const MAX_FLOW_DESC: usize = 1200;
 /// Largest datagram the receive buffers take whole (IPv4's UDP maximum).
 const MAX_DATAGRAM: usize = 65_507;
 const _: () = assert!(COMMON_HEADER < DATA_HEADER_WITH_TS);
@@ -255,6 +257,12 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
             ))
         }
     };
+    if desc.len() > MAX_FLOW_DESC {
+        return Err(cfg_err(format!(
+            "the flow table is {} bytes of TOML; the HELLO carries at most {MAX_FLOW_DESC}",
+            desc.len()
+        )));
+    }
     let max_dgram = (shape.mss as usize + 128).max(4096);
     let mut sess =
         SenderSession::with_endpoint(clock.now(), opts.to, conn, ends.source, shape, desc)
