@@ -109,10 +109,6 @@ fn every_transport_runs_over_loopback() {
     ];
     for (name, text) in flows {
         let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
-        // Loopback loses only what overflows the receiver's socket buffer; a large one
-        // keeps these runs loss-free, so they test the driver, not recovery (the session
-        // tests cover loss for every transport).
-        let _ = tcplab_net::probe::force_recv_buffer(&rsock, 16 << 20);
         let to = rsock.local_addr().unwrap();
         let table: toml::Table = text.parse().unwrap();
         let (s, r) = std::thread::scope(|sc| {

@@ -26,6 +26,8 @@ use tcplab_transport::{
 
 /// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
 pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
+/// The receive socket buffer a receiver asks for (bytes).
+pub const RECV_BUFFER: i32 = 16 << 20;
 /// The longest flow table a HELLO carries (it stays one unfragmented datagram).
 pub const MAX_FLOW_DESC: usize = 1200;
 /// Largest datagram the receive buffers take whole (IPv4's UDP maximum).
@@ -468,6 +470,12 @@ pub fn receive(listen: SocketAddr, opts: &RecvOptions) -> Result<RecvOutcome, Ne
 
 /// Receives one transfer on `sock`.
 pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, NetError> {
+    // A bulk receiver needs room for a window's worth of datagrams arriving back to back
+    // (the kernel's default, ~200 kB, holds about 70 of them): as TCP's autotuning does,
+    // ask for RECV_BUFFER; as root past rmem_max, else whatever rmem_max allows.
+    if crate::probe::force_recv_buffer(&sock, RECV_BUFFER).is_err() {
+        let _ = crate::probe::set_recv_buffer(&sock, RECV_BUFFER);
+    }
     let clock = Clock::start();
     let listen_until = opts.listen_timeout.map(|d| clock.now() + d);
     let epoch = crate::sys::clock::realtime_ns().saturating_sub(clock.now().0);
