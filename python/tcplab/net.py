@@ -284,8 +284,12 @@ def _cmd_emulate(a: argparse.Namespace) -> int:
     if not ok:
         print(f"tcplab emulate: {why}", file=sys.stderr)
         return 1
-    res = emulate(a.scenario, command, seed=a.seed, timeout=a.timeout,
-                  realtime=not a.no_realtime, packet_log=not a.no_packet_log)
+    host = _start_host_command(a.host)
+    try:
+        res = emulate(a.scenario, command, seed=a.seed, timeout=a.timeout,
+                      realtime=not a.no_realtime, packet_log=not a.no_packet_log)
+    finally:
+        host_exit = _finish_host_command(host)
     from tcplab.cli import _emit, _note, _records
 
     i = res.info
@@ -301,9 +305,33 @@ def _cmd_emulate(a: argparse.Namespace) -> int:
         prefix = f"{i['scenario']}-emu-s{i['seed']}-"
         paths = res.to_parquet(out, prefix=prefix)
         _note(a, f"wrote {', '.join(str(p) for p in paths)}")
+    if host is not None:
+        _note(a, f"host command exit {host_exit}")
     _emit(a, {"exit_code": res.exit_code, "info": i, "links": _records(res.links),
-              "files": [str(p) for p in paths]})
-    return res.exit_code
+              "files": [str(p) for p in paths], "host_exit_code": host_exit})
+    return res.exit_code or (host_exit or 0)
+
+
+def _start_host_command(cmd: str | None):
+    """`--host CMD`: a shell command on the host side (e.g. the receiver the emulated
+    command talks to), started before the emulator and given 10 s to finish after it."""
+    if not cmd:
+        return None
+    import subprocess
+
+    return subprocess.Popen(cmd, shell=True)
+
+
+def _finish_host_command(proc) -> int | None:
+    if proc is None:
+        return None
+    import subprocess
+
+    try:
+        return proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        return proc.wait()
 
 
 def add_commands(sub) -> None:
@@ -381,6 +409,9 @@ def _emulate_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("--no-realtime", action="store_true",
                    help="do not ask for SCHED_FIFO priority for the packet loop")
     e.add_argument("--no-packet-log", action="store_true", help="skip the per-packet log")
+    e.add_argument("--host", metavar="CMD",
+                   help="a shell command to run on the host side meanwhile (e.g. the "
+                   "receiver: 'tcplab recv --listen 0.0.0.0:5201'); waited for 10 s after")
     _json_quiet(e)
 
 

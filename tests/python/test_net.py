@@ -182,3 +182,25 @@ def test_emulate_refuses_a_dumbbell():
           "flow": [{"bytes": "1MB"}]}
     with pytest.raises(tcplab.ScenarioError, match="point-to-point"):
         tnet.emulate(sc, ["true"])
+
+
+@needs_root
+def test_emulate_host_command_runs_the_udp_pair_in_one_command(tmp_path, capsys):
+    # The README's one-command form: receiver on the host (--host), sender through the link.
+    import json
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "tcplab"
+    if not exe.exists():
+        pytest.skip("the tcplab console script is not installed next to this python")
+    sc = tmp_path / "link.toml"
+    sc.write_text('[link]\nrate = "20Mbps"\ndelay = "5ms"\nqueue = "50pkt"\n')
+    port = _free_port()
+    code = cli.main(["emulate", str(sc), "--json",
+                     "--host", f"{exe} recv --listen 0.0.0.0:{port} --timeout 15 --quiet",
+                     "--", "sh", "-c",
+                     f"{exe} send $TCPLAB_EMU_HOST:{port} --transport tack --bytes 500KB --quiet"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["exit_code"] == 0 and doc["host_exit_code"] == 0
+    fwd = next(x for x in doc["links"] if x["direction"] == "fwd")
+    assert fwd["delivered_pkts"] > 300
