@@ -202,7 +202,9 @@ def _print_flows(a: argparse.Namespace, res: Result, prefix: str, head: dict) ->
         from tcplab.plot import plot_run
 
         files = res.to_parquet(a.out, prefix=prefix)
-        files.append(plot_run(res, Path(a.out) / f"{prefix}plot.png"))
+        png = Path(a.out) / f"{prefix}plot.png"
+        plot_run(res, png)
+        files.append(png)
     _emit(a, {**head, "flows": _records(res.flows), "files": [str(p) for p in files]}, text)
     if files:
         _note(a, f"wrote {', '.join(str(p) for p in files)}")

@@ -138,6 +138,10 @@ fn every_transport_runs_over_loopback() {
         assert!(f.bools("completed").unwrap()[0], "{name}");
         assert_eq!(f.ints("bytes_delivered").unwrap()[0], 3_000_000, "{name}");
         assert_eq!(r.counters.rejected(), 0, "{name}: {:?}", r.counters);
+        if name != "datagram" {
+            let d = s.results.flow_series.ints("delivered");
+            assert!(d.is_some_and(|d| !d.is_empty()), "{name}: delivered series");
+        }
         eprintln!(
             "{name}: {:.1} Mbit/s, {} datagrams, {} ACKs",
             f.floats("goodput_bps").unwrap()[0] / 1e6,

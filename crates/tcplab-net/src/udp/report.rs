@@ -353,8 +353,13 @@ fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
     out.put("flow", 0u64.into());
     s.endpoint().sample(&mut out);
     // The sender sees cumulative ACKs, not the receiver's reads: acked bytes.
-    if let Some(snd) = s.tcp_sender() {
-        out.put("delivered", snd.snapshot().acked.into());
+    let acked = match s.endpoint() {
+        AnyEndpoint::TcpSender(t) => Some(t.snapshot().acked),
+        AnyEndpoint::DatagramSource(_) => None,
+        _ => Some(s.acked_bytes()),
+    };
+    if let Some(a) = acked {
+        out.put("delivered", a.into());
     }
 }
 

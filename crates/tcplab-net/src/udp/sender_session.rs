@@ -54,6 +54,8 @@ pub struct SenderSession {
     counters: InputCounters,
     report: Option<PeerReport>,
     datagrams_sent: u64,
+    /// The highest in-order point an accepted ACK reported (bytes).
+    acked_bytes: u64,
 }
 
 impl SenderSession {
@@ -93,6 +95,7 @@ impl SenderSession {
             counters: InputCounters::default(),
             report: None,
             datagrams_sent: 0,
+            acked_bytes: 0,
         }
     }
 
@@ -143,6 +146,11 @@ impl SenderSession {
     }
     pub fn started_at(&self) -> Option<Time> {
         self.started_at
+    }
+    /// The highest in-order point (bytes) the receiver's accepted ACKs reported: TCP's
+    /// cumulative ACK, TACK's rcv_nxt, TCP-Forward's decoded prefix.
+    pub fn acked_bytes(&self) -> u64 {
+        self.acked_bytes
     }
     pub fn datagrams_sent(&self) -> u64 {
         self.datagrams_sent
@@ -204,6 +212,16 @@ impl SenderSession {
                     self.paws.update(t.val);
                 }
                 self.counters.accepted += 1;
+                let point = match msg {
+                    Message::Ack { ack, .. } => ack,
+                    Message::TackAck { ack, .. } => ack.rcv_nxt,
+                    Message::CodedAck { cum, .. } => {
+                        let b = u64::from(cum) * u64::from(self.shape.mss);
+                        self.shape.total.map_or(b, |t| b.min(t))
+                    }
+                    _ => 0,
+                };
+                self.acked_bytes = self.acked_bytes.max(point);
                 if let Err(v) = self.ep.handle_packet(now, &pkt) {
                     self.fail(format!("sender invariant broken: {v}"));
                     return;
