@@ -82,18 +82,21 @@ def test_every_transport_over_the_udp_pair(flow):
     assert f["bytes_delivered"] == 400_000 and f["completed"]
 
 
-def test_send_transport_flag(capsys):
+def test_send_transport_flag(capsys, tmp_path):
     port = _free_port()
     t = threading.Thread(target=lambda: cli.main(["recv", "--listen", f"127.0.0.1:{port}",
                                                   "--timeout", "10", "--quiet"]))
     t.start()
     assert cli.main(["send", f"127.0.0.1:{port}", "--transport", "tack", "--bytes", "300KB",
-                     "--json"]) == 0
+                     "--json", "--out", str(tmp_path)]) == 0
     t.join()
     import json
     doc = json.loads(capsys.readouterr().out)
     assert doc["flows"][0]["transport"] == "tack"
     assert doc["flows"][0]["bytes_delivered"] == 300_000
+    # The run figure, drawn from a socket run's tables (no link series).
+    assert (tmp_path / "send-plot.png").stat().st_size > 10_000
+    assert str(tmp_path / "send-plot.png") in doc["files"]
 
 
 def test_net_commands_take_json_and_quiet(capsys):
