@@ -122,8 +122,10 @@ def send(to: str, flow: dict[str, Any] | None = None, *, sample: str | None = "1
 
 def recv(listen: str = "0.0.0.0:5201", flow: dict[str, Any] | None = None, *,
          timeout: float | None = None, realtime: bool = False) -> dict[str, Any]:
-    """Receives one transfer from :func:`send`; `flow` may set receiver keys (ack,
-    ack_every, ack_delay, sack). Returns a summary (bytes, goodput, input counters)."""
+    """Receives one transfer from :func:`send`, of whatever transport the sender's
+    handshake names (it carries the flow table the sink is built from); for TCP, `flow`
+    may set receiver keys (ack, ack_every, ack_delay, sack). Returns a summary
+    (transport, bytes, goodput, input counters)."""
     return _tcplab.udp_recv(listen, flow, listen_timeout_s=timeout, realtime=realtime)
 
 
