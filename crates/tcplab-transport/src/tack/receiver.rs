@@ -407,7 +407,7 @@ mod tests {
                     assert!(!received(pn), "PN {pn} reported received: {a:?}");
                 }
             }
-            now = now + Dur::from_millis(1);
+            now += Dur::from_millis(1);
             if r.poll_timeout().is_some_and(|x| x <= now) {
                 r.handle_timeout(now);
             }
