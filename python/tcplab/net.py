@@ -99,7 +99,8 @@ class TransferResult(Result):
 
     def __repr__(self) -> str:
         f = self.tables["flows"].to_pylist()[0]
-        return (f"TransferResult({f['cc']!r}, {f['bytes_delivered']} bytes, "
+        what = f.get("cc") or f.get("transport", "?")
+        return (f"TransferResult({what!r}, {f['bytes_delivered']} bytes, "
                 f"{f['goodput_bps'] / 1e6:.2f} Mbit/s)")
 
 
@@ -108,7 +109,9 @@ def send(to: str, flow: dict[str, Any] | None = None, *, sample: str | None = "1
          source: str = "<send>") -> TransferResult:
     """Sends one flow with tcplab's endpoints over UDP to a :func:`recv` at `to`
     ("HOST:PORT"). `flow` holds ``[[flow]]`` keys (cc, bytes, recovery, stop, cc_params,
-    ...; ``stop`` ends an unlimited flow). Raises NetworkError if the transfer fails or
+    ...; ``stop`` ends an unlimited flow), of any built-in transport (``transport`` =
+    "tcp", "tack", "tcp-nc", "tcp-forward", "datagram"): the receiver builds its end
+    from the same table, sent in the handshake. Raises NetworkError if the transfer fails or
     the receiver delivered other bytes than were sent."""
     flow = dict(flow or {})
     flow.setdefault("bytes", "10MB")
@@ -119,8 +122,10 @@ def send(to: str, flow: dict[str, Any] | None = None, *, sample: str | None = "1
 
 def recv(listen: str = "0.0.0.0:5201", flow: dict[str, Any] | None = None, *,
          timeout: float | None = None, realtime: bool = False) -> dict[str, Any]:
-    """Receives one transfer from :func:`send`; `flow` may set receiver keys (ack,
-    ack_every, ack_delay, sack). Returns a summary (bytes, goodput, input counters)."""
+    """Receives one transfer from :func:`send`, of whatever transport the sender's
+    handshake names (it carries the flow table the sink is built from); for TCP, `flow`
+    may set receiver keys (ack, ack_every, ack_delay, sack). Returns a summary
+    (transport, bytes, goodput, input counters)."""
     return _tcplab.udp_recv(listen, flow, listen_timeout_s=timeout, realtime=realtime)
 
 
@@ -151,6 +156,8 @@ def _flow_from_args(a: argparse.Namespace) -> dict[str, Any]:
             raise _tcplab.ScenarioError(f"{a.scenario}: no [[flow]] number {a.flow}")
         flow = dict(flows[a.flow])
         flow.pop("start", None)
+    if a.transport:
+        flow["transport"] = a.transport
     if a.cc:
         flow["cc"] = a.cc
     if a.bytes:
@@ -197,7 +204,9 @@ def _print_flows(a: argparse.Namespace, res: Result, prefix: str, head: dict) ->
         from tcplab.plot import plot_run
 
         files = res.to_parquet(a.out, prefix=prefix)
-        files.append(plot_run(res, Path(a.out) / f"{prefix}plot.png"))
+        png = Path(a.out) / f"{prefix}plot.png"
+        plot_run(res, png)
+        files.append(png)
     _emit(a, {**head, "flows": _records(res.flows), "files": [str(p) for p in files]}, text)
     if files:
         _note(a, f"wrote {', '.join(str(p) for p in files)}")
@@ -210,7 +219,8 @@ def _cmd_send(a: argparse.Namespace) -> int:
 
     i = res.info
     inp = i["input"]
-    _note(a, f"# tcplab send -> {a.to}: {i['datagrams_sent']} datagrams (MSS {i['mss']}), "
+    _note(a, f"# tcplab send -> {a.to}: {i['transport']}, {i['datagrams_sent']} datagrams "
+          f"(payload {i['mss']}), "
           f"{i['wall_s']:.2f} s; input accepted {inp['accepted']}, rejected "
           f"{sum(inp.values()) - inp['accepted']}")
     head = {k: i[k] for k in ("datagrams_sent", "mss", "wall_s", "input")}
@@ -228,7 +238,7 @@ def _cmd_recv(a: argparse.Namespace) -> int:
     _note(a, f"# tcplab recv: listening on {a.listen}")
     r = recv(a.listen, flow or None, timeout=a.timeout, realtime=a.realtime)
     rejected = {k: v for k, v in r["input"].items() if v and k != "accepted"}
-    _emit(a, r, f"received {r['bytes_delivered']} bytes from {r['peer']} in "
+    _emit(a, r, f"received {r['bytes_delivered']} bytes ({r['transport']}) from {r['peer']} in "
           f"{r['duration_s']:.3f} s: {r['goodput_bps'] / 1e6:.2f} Mbit/s; "
           f"{r['segments_received']} segments "
           f"({r['duplicate_segments']} duplicate, {r['out_of_order_segments']} out of order), "
@@ -278,8 +288,12 @@ def _cmd_emulate(a: argparse.Namespace) -> int:
     if not ok:
         print(f"tcplab emulate: {why}", file=sys.stderr)
         return 1
-    res = emulate(a.scenario, command, seed=a.seed, timeout=a.timeout,
-                  realtime=not a.no_realtime, packet_log=not a.no_packet_log)
+    host = _start_host_command(a.host)
+    try:
+        res = emulate(a.scenario, command, seed=a.seed, timeout=a.timeout,
+                      realtime=not a.no_realtime, packet_log=not a.no_packet_log)
+    finally:
+        host_exit = _finish_host_command(host)
     from tcplab.cli import _emit, _note, _records
 
     i = res.info
@@ -295,9 +309,33 @@ def _cmd_emulate(a: argparse.Namespace) -> int:
         prefix = f"{i['scenario']}-emu-s{i['seed']}-"
         paths = res.to_parquet(out, prefix=prefix)
         _note(a, f"wrote {', '.join(str(p) for p in paths)}")
+    if host is not None:
+        _note(a, f"host command exit {host_exit}")
     _emit(a, {"exit_code": res.exit_code, "info": i, "links": _records(res.links),
-              "files": [str(p) for p in paths]})
-    return res.exit_code
+              "files": [str(p) for p in paths], "host_exit_code": host_exit})
+    return res.exit_code or (host_exit or 0)
+
+
+def _start_host_command(cmd: str | None):
+    """`--host CMD`: a shell command on the host side (e.g. the receiver the emulated
+    command talks to), started before the emulator and given 10 s to finish after it."""
+    if not cmd:
+        return None
+    import subprocess
+
+    return subprocess.Popen(cmd, shell=True)
+
+
+def _finish_host_command(proc) -> int | None:
+    if proc is None:
+        return None
+    import subprocess
+
+    try:
+        return proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        return proc.wait()
 
 
 def add_commands(sub) -> None:
@@ -316,9 +354,13 @@ def add_commands(sub) -> None:
 
 
     s = sub.add_parser("send", help="send one flow with tcplab's endpoints over UDP",
-                       description="The iperf-like sender: tcplab's sans-IO TCP (any cc, "
-                       "recovery, ...) over UDP to a `tcplab recv`.")
+                       description="The iperf-like sender: tcplab's sans-IO endpoints (TCP "
+                       "with any cc, recovery, ...; TACK, TCP/NC, TCP-Forward, datagrams) over "
+                       "UDP to a `tcplab recv`.")
     s.add_argument("to", help="receiver HOST:PORT")
+    s.add_argument("--transport", choices=["tcp", "tack", "tcp-nc", "tcp-forward", "datagram"],
+                   help="the flow's transport (default: the flow's, else tcp); the "
+                   "receiver needs no flag: it builds its end from the sender's handshake")
     s.add_argument("--cc", help="congestion control (default: the flow's, else newreno)")
     s.add_argument("--bytes", help='bytes to send, e.g. "100MB" (default 10MB)')
     s.add_argument("--time", help='send for this long instead, e.g. "10s"')
@@ -371,6 +413,9 @@ def _emulate_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("--no-realtime", action="store_true",
                    help="do not ask for SCHED_FIFO priority for the packet loop")
     e.add_argument("--no-packet-log", action="store_true", help="skip the per-packet log")
+    e.add_argument("--host", metavar="CMD",
+                   help="a shell command to run on the host side meanwhile (e.g. the "
+                   "receiver: 'tcplab recv --listen 0.0.0.0:5201'); waited for 10 s after")
     _json_quiet(e)
 
 

@@ -92,6 +92,8 @@ def throughput_series(res: Result, edges=None):
     import pandas as pd
 
     edges = bin_edges(res) if edges is None else np.asarray(edges, dtype=float)
+    if "delivered" not in res.tables["flow_series"].column_names:
+        return pd.DataFrame(columns=["t_s", "flow", "goodput_mbps"])
     d = res.series("delivered")
     rows = []
     for f, g in d.groupby("flow"):
@@ -121,7 +123,10 @@ class LinkLoad:
 
 
 def link_loads(res: Result, edges, top: int = 2) -> list[LinkLoad]:
-    """The `top` link directions with the highest utilisation that carried data."""
+    """The `top` link directions with the highest utilisation that carried data (none
+    for runs without link series, e.g. a `tcplab send` over real sockets)."""
+    if "delivered_bytes" not in res.tables["link_series"].column_names:
+        return []
     q = res.series("delivered_bytes")
     q = q.assign(link=q["link"].astype(str), direction=q["direction"].astype(str))
     cands = []
@@ -315,8 +320,8 @@ def plot_run(res: Result, path: str | Path | None = None, *, axes=None, max_flow
             ax[0].step(edges[1:], ld.capacity_mbps, where="pre", color=c, ls="--", lw=1.0,
                        label=f"{name} capacity")
     if not loads:
-        ax[0].text(0.5, 0.5, "link series not sampled", transform=ax[0].transAxes,
-                   ha="center", fontsize=8)
+        ax[0].text(0.5, 0.5, "no link series (not sampled, or a run over real sockets)",
+                   transform=ax[0].transAxes, ha="center", fontsize=8)
     ax[0].set_ylabel(f"link [Mbit/s]\n(per {width * 1e3:g} ms)")
     ax[0].set_title("link throughput (wire bytes) vs capacity", fontsize=9, loc="left")
 
@@ -374,11 +379,15 @@ def plot_run(res: Result, path: str | Path | None = None, *, axes=None, max_flow
     ax[3].set_ylabel("RTT [ms]")
 
     # 5. queue
-    q = res.series("queue")
-    q = q.assign(link=q["link"].astype(str), direction=q["direction"].astype(str))
-    for (name, d), g in q.groupby(["link", "direction"]):
-        if g["queue_pkts"].max() > 0:
-            ax[4].plot(g["t_s"], g["queue_pkts"], lw=0.8, label=f"{name} {d}")
+    if "queue_pkts" in res.tables["link_series"].column_names:
+        q = res.series("queue")
+        q = q.assign(link=q["link"].astype(str), direction=q["direction"].astype(str))
+        for (name, d), g in q.groupby(["link", "direction"]):
+            if g["queue_pkts"].max() > 0:
+                ax[4].plot(g["t_s"], g["queue_pkts"], lw=0.8, label=f"{name} {d}")
+    else:
+        ax[4].text(0.5, 0.5, "no link queue (a run over real sockets)",
+                   transform=ax[4].transAxes, ha="center", fontsize=8)
     ax[4].set_ylabel("queue [packets]")
     ax[4].set_xlabel("time [s]")
 

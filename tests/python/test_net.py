@@ -56,9 +56,47 @@ def test_send_bad_flow_key_is_a_scenario_error():
         tnet.send("127.0.0.1:9", {"cc": "no-such-cc"})
 
 
-def test_send_refuses_a_transport_without_a_wire_encoding():
-    with pytest.raises(tcplab.ScenarioError, match="flow.transport"):
-        tnet.send("127.0.0.1:9", {"transport": "datagram", "rate": "1Mbps", "bytes": "50KB"})
+def test_send_refuses_coded_payload_bytes_naming_the_key():
+    with pytest.raises(tcplab.ScenarioError, match="flow.coding.payload"):
+        tnet.send("127.0.0.1:9", {"transport": "tcp-nc", "bytes": "50KB",
+                                  "coding": {"payload": True}})
+
+
+@pytest.mark.parametrize("flow", [
+    {"transport": "tack"},
+    {"transport": "tcp-nc", "cc": "cubic"},
+    {"transport": "tcp-forward"},
+    {"transport": "datagram", "rate": "20Mbps"},
+], ids=lambda f: f["transport"])
+def test_every_transport_over_the_udp_pair(flow):
+    port = _free_port()
+    got = {}
+    t = threading.Thread(target=lambda: got.update(tnet.recv(f"127.0.0.1:{port}", timeout=10)))
+    t.start()
+    res = tnet.send(f"127.0.0.1:{port}", {**flow, "bytes": "400KB"}, sample="5ms")
+    t.join()
+    assert got["transport"] == flow["transport"] == res.info["transport"]
+    assert got["bytes_delivered"] == 400_000
+    f = res.flows.iloc[0]
+    assert f["transport"] == flow["transport"]
+    assert f["bytes_delivered"] == 400_000 and f["completed"]
+
+
+def test_send_transport_flag(capsys, tmp_path):
+    port = _free_port()
+    t = threading.Thread(target=lambda: cli.main(["recv", "--listen", f"127.0.0.1:{port}",
+                                                  "--timeout", "10", "--quiet"]))
+    t.start()
+    assert cli.main(["send", f"127.0.0.1:{port}", "--transport", "tack", "--bytes", "300KB",
+                     "--json", "--out", str(tmp_path)]) == 0
+    t.join()
+    import json
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["flows"][0]["transport"] == "tack"
+    assert doc["flows"][0]["bytes_delivered"] == 300_000
+    # The run figure, drawn from a socket run's tables (no link series).
+    assert (tmp_path / "send-plot.png").stat().st_size > 10_000
+    assert str(tmp_path / "send-plot.png") in doc["files"]
 
 
 def test_net_commands_take_json_and_quiet(capsys):
@@ -147,3 +185,25 @@ def test_emulate_refuses_a_dumbbell():
           "flow": [{"bytes": "1MB"}]}
     with pytest.raises(tcplab.ScenarioError, match="point-to-point"):
         tnet.emulate(sc, ["true"])
+
+
+@needs_root
+def test_emulate_host_command_runs_the_udp_pair_in_one_command(tmp_path, capsys):
+    # The README's one-command form: receiver on the host (--host), sender through the link.
+    import json
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "tcplab"
+    if not exe.exists():
+        pytest.skip("the tcplab console script is not installed next to this python")
+    sc = tmp_path / "link.toml"
+    sc.write_text('[link]\nrate = "20Mbps"\ndelay = "5ms"\nqueue = "50pkt"\n')
+    port = _free_port()
+    code = cli.main(["emulate", str(sc), "--json",
+                     "--host", f"{exe} recv --listen 0.0.0.0:{port} --timeout 15 --quiet",
+                     "--", "sh", "-c",
+                     f"{exe} send $TCPLAB_EMU_HOST:{port} --transport tack --bytes 500KB --quiet"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["exit_code"] == 0 and doc["host_exit_code"] == 0
+    fwd = next(x for x in doc["links"] if x["direction"] == "fwd")
+    assert fwd["delivered_pkts"] > 300

@@ -3,7 +3,8 @@
 //! used (so Gbit/s per core), and the batching achieved.
 //!
 //! cargo run --release -p tcplab-net --example udp_loopback -- [FLOW TOML] [--rt]
-//! e.g. 'cc = "cubic"\nbytes = "500MB"\nmtu = 9000'
+//! e.g. 'cc = "cubic"\nbytes = "500MB"\nmtu = 9000' or 'transport = "tack"\nbytes = "300MB"'
+//! (any transport the driver carries).
 
 use std::net::UdpSocket;
 use tcplab_core::Dur;
@@ -28,7 +29,8 @@ fn main() {
         .unwrap_or_else(|| "cc = \"cubic\"\nbytes = \"300MB\"\nrecovery = \"sack\"".into())
         .replace("\\n", "\n");
     let rt = args.iter().any(|a| a == "--rt");
-    let flow = udp::flow_spec(&text.parse().unwrap(), "arg").unwrap();
+    let table: toml::Table = text.parse().unwrap();
+    let flow = udp::flow_spec(&table, "arg").unwrap();
     let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
     // A large receive buffer: the receiver thread shares 2 cores with the sender.
     let _ = probe::force_recv_buffer(&rsock, 8 << 20);
@@ -45,7 +47,7 @@ fn main() {
             let r = udp::receive_on(rsock, &o).unwrap();
             (r, thread_cpu_s() - c0)
         });
-        let mut o = SendOptions::new(to, flow.clone());
+        let mut o = SendOptions::from_table(to, &table, "arg").unwrap();
         o.sample = None;
         o.realtime = rt;
         let c0 = thread_cpu_s();
@@ -65,13 +67,15 @@ fn main() {
     let bits = f.ints("bytes_delivered").unwrap()[0] as f64 * 8.0;
     let _ = (rcpu, scpu);
     println!(
-        "mss {} | goodput {:.2} Gbit/s | wall {:.2} s | process CPU {:.2} s (both sides) -> {:.2} Gbit/s per core | retx {} | datagrams/sendmmsg {:.1} | datagrams/recvmmsg at receiver {:.1} | rejected {}",
-        flow.tcp().unwrap().sender.mss,
+        "{} | payload {} | goodput {:.2} Gbit/s | wall {:.2} s | process CPU {:.2} s (both sides) -> {:.2} Gbit/s per core | retx {} | datagrams/sendmmsg {:.1} | datagrams/recvmmsg at receiver {:.1} | rejected {}",
+        flow.transport.name(),
+        udp::flow_endpoints::shape(&flow).unwrap().mss,
         g / 1e9,
         wall,
         cpu,
         bits / cpu / 1e9,
-        f.ints("retransmitted_segments").unwrap()[0],
+        f.ints("retransmitted_segments")
+            .map_or("-".to_string(), |v| v[0].to_string()),
         s.loop_stats.datagrams_out as f64 / s.loop_stats.send_calls.max(1) as f64,
         r.loop_stats.datagrams_in as f64 / r.loop_stats.recv_calls.max(1) as f64,
         r.counters.rejected() + s.counters.rejected(),

@@ -41,7 +41,27 @@ pub struct Exercised {
 /// 2 a captured real datagram with bytes XOR-ed in at chunk-given positions, 3 a replay
 /// of a captured real datagram.
 pub fn session_input(data: &[u8]) -> Exercised {
-    let mut p = Pair::new(60_000, "cubic", Dur::from_millis(2), 0.0, 1);
+    session_input_for(0, data)
+}
+
+/// The flows `session_input_for` runs: TCP, TACK, TCP/NC, TCP-Forward, datagrams.
+pub const FUZZ_FLOWS: [&str; 5] = [
+    "cc = \"cubic\"\nbytes = \"60000B\"\nrecovery = \"sack\"",
+    "transport = \"tack\"\nbytes = \"60000B\"",
+    "transport = \"tcp-nc\"\ncc = \"reno\"\nbytes = \"60000B\"",
+    "transport = \"tcp-forward\"\nbytes = \"60000B\"",
+    "transport = \"datagram\"\nrate = \"20Mbps\"\nbytes = \"60000B\"",
+];
+
+/// `session_input` for the transport `FUZZ_FLOWS[transport % 5]` (0: the TCP session
+/// of `session_input`, with its 1000-byte MSS and 256 kB window).
+pub fn session_input_for(transport: u8, data: &[u8]) -> Exercised {
+    let t = transport as usize % FUZZ_FLOWS.len();
+    let mut p = if t == 0 {
+        Pair::new(60_000, "cubic", Dur::from_millis(2), 0.0, 1)
+    } else {
+        Pair::for_flow(FUZZ_FLOWS[t], Dur::from_millis(2), 0.0, 1)
+    };
     let stranger: SocketAddr = "192.0.2.1:1".parse().expect("valid");
     let mut captured: Vec<Vec<u8>> = Vec::new();
     let mut ex = Exercised::default();

@@ -2,6 +2,17 @@
 //! so a receiver checks every byte it gets without the sender shipping a checksum, and
 //! bytes from another transfer (another key) or another offset do not verify.
 
+/// Key and offset of datagram `seq`'s bytes (its own stream, 64 KiB per datagram: no
+/// datagram's bytes equal another's).
+pub fn datagram_key(conn: u64, seq: u64) -> (u64, u64) {
+    (conn ^ 0xd47a_6a4d_0000_0001, seq << 16)
+}
+
+/// Key and offset of coded symbol `seed`'s bytes (a symbol's seed is unique in its flow).
+pub fn symbol_key(conn: u64, seed: u32) -> (u64, u64) {
+    (conn ^ 0x5e3b_0150_0000_0002, u64::from(seed) << 16)
+}
+
 #[inline]
 fn word(key: u64, index: u64) -> u64 {
     // SplitMix64's finaliser over (key, word index): cheap and well mixed.

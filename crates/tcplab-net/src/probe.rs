@@ -114,6 +114,25 @@ pub fn force_recv_buffer(sock: &UdpSocket, bytes: i32) -> io::Result<()> {
     Ok(())
 }
 
+/// Sets the socket's receive buffer to `bytes` (`SO_RCVBUF`, capped by `rmem_max`).
+pub fn set_recv_buffer(sock: &UdpSocket, bytes: i32) -> io::Result<()> {
+    let v: libc::c_int = bytes;
+    // SAFETY: setsockopt with a c_int option value.
+    cvt(
+        unsafe {
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUF,
+                (&v as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        },
+        "SO_RCVBUF",
+    )?;
+    Ok(())
+}
+
 /// Asks the kernel to stamp each datagram's arrival (`SO_TIMESTAMPNS`).
 pub fn enable_rx_timestamps(sock: &UdpSocket) -> io::Result<()> {
     let on: libc::c_int = 1;

@@ -161,7 +161,11 @@ fn one_flow(
             let mut f = (**flow).clone();
             f.bytes = bytes;
             let tcp = f.tcp_mut().ok_or_else(|| {
-                NetError::Protocol("the UDP driver carries TCP flows only".into())
+                NetError::Protocol(
+                    "a transfer through the emulator runs TCP flows (for other transports \
+                     use tcplab send --transport inside tcplab emulate)"
+                        .into(),
+                )
             })?;
             tcp.sender.total_bytes = bytes;
             tcp.receiver.total_bytes = bytes;

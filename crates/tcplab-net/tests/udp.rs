@@ -86,3 +86,84 @@ fn a_sender_without_receiver_fails_clearly() {
     let e = udp::send(&o).unwrap_err();
     assert!(e.to_string().contains("no tcplab receiver answered"), "{e}");
 }
+
+/// Every transport the wire format carries, over real sockets on loopback: the receiver
+/// builds the flow's sink from the HELLO alone, and delivers exactly the bytes sent.
+#[test]
+fn every_transport_runs_over_loopback() {
+    let flows = [
+        ("tack", "transport = \"tack\"\nbytes = \"3MB\""),
+        (
+            "tcp-nc",
+            "transport = \"tcp-nc\"\ncc = \"cubic\"\nbytes = \"3MB\"",
+        ),
+        (
+            "tcp-forward",
+            "transport = \"tcp-forward\"\nbytes = \"3MB\"",
+        ),
+        (
+            "datagram",
+            "transport = \"datagram\"\nrate = \"50Mbps\"\nbytes = \"3MB\"",
+        ),
+        ("tcp", "cc = \"bbr\"\nbytes = \"3MB\""),
+    ];
+    for (name, text) in flows {
+        let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let to = rsock.local_addr().unwrap();
+        let table: toml::Table = text.parse().unwrap();
+        let (s, r) = std::thread::scope(|sc| {
+            let rh = sc.spawn(|| {
+                let o = RecvOptions {
+                    listen_timeout: Some(Dur::from_secs(10)),
+                    ..RecvOptions::default()
+                };
+                udp::receive_on(rsock, &o)
+            });
+            let o = SendOptions::from_table(to, &table, "test.toml").unwrap();
+            (udp::send(&o), rh.join().unwrap())
+        });
+        let (s, r) = match (s, r) {
+            (Ok(s), Ok(r)) => (s, r),
+            (s, r) => panic!(
+                "{name}: sender {:?}\nreceiver {:?}",
+                s.err(),
+                r.map(|r| r.counters)
+            ),
+        };
+        assert_eq!(r.transport, name);
+        assert_eq!(r.delivered, 3_000_000, "{name}");
+        assert_eq!(s.peer.delivered, 3_000_000, "{name}");
+        let f = &s.results.flows;
+        assert_eq!(f.texts("transport").unwrap()[0], name);
+        assert!(f.bools("completed").unwrap()[0], "{name}");
+        assert_eq!(f.ints("bytes_delivered").unwrap()[0], 3_000_000, "{name}");
+        assert_eq!(r.counters.rejected(), 0, "{name}: {:?}", r.counters);
+        if name != "datagram" {
+            let d = s.results.flow_series.ints("delivered");
+            assert!(d.is_some_and(|d| !d.is_empty()), "{name}: delivered series");
+        }
+        eprintln!(
+            "{name}: {:.1} Mbit/s, {} datagrams, {} ACKs",
+            f.floats("goodput_bps").unwrap()[0] / 1e6,
+            r.data_received,
+            r.acks_sent
+        );
+    }
+}
+
+#[test]
+fn a_registered_or_payload_carrying_flow_is_refused_with_the_key() {
+    let e = udp::flow_spec(
+        &"transport = \"tcp-nc\"\nbytes = \"1MB\"\ncoding = { payload = true }"
+            .parse()
+            .unwrap(),
+        "f.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "flow.coding.payload", "{e}");
+    // A non-TCP flow without its table cannot tell the receiver what to build.
+    let f = flow("transport = \"tack\"\nbytes = \"1MB\"");
+    let o = SendOptions::new("127.0.0.1:9".parse().unwrap(), f);
+    let e = udp::send(&o).unwrap_err();
+    assert!(e.to_string().contains("from_table"), "{e}");
+}

@@ -194,9 +194,9 @@ fn udp_send<'py>(
     connect_timeout_s: f64,
     realtime: bool,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let spec = flow_spec(source, flow)?;
-    let mut o = SendOptions::new(addr(to)?, spec);
-    o.duration = o.flow.stop;
+    let table = convert::dict_to_table(flow, source)?;
+    let mut o = SendOptions::from_table(addr(to)?, &table, source)
+        .map_err(|e| to_py_err(SimError::Config(e)))?;
     o.sample = duration("sample", sample)?;
     o.connect_timeout = Dur::from_secs_f64(connect_timeout_s);
     o.realtime = realtime;
@@ -210,7 +210,11 @@ fn udp_send<'py>(
     info.set_item("events", out.loop_stats.wakeups)?;
     info.set_item("end_time_s", out.results.info.end_time_s)?;
     info.set_item("wall_s", out.wall_s)?;
-    info.set_item("mss", o.flow.tcp().map(|t| t.sender.mss))?;
+    info.set_item("transport", o.flow.transport.name())?;
+    info.set_item(
+        "mss",
+        udp::flow_endpoints::shape(&o.flow).ok().map(|s| s.mss),
+    )?;
     info.set_item("datagrams_sent", out.datagrams_sent)?;
     info.set_item("input", counters_dict(py, &out.counters)?)?;
     info.set_item("loop", loop_dict(py, &out.loop_stats)?)?;
@@ -250,14 +254,15 @@ fn udp_recv<'py>(
         .map_err(net_err)?;
     let d = PyDict::new(py);
     d.set_item("peer", out.peer.to_string())?;
+    d.set_item("transport", out.transport)?;
     d.set_item("mss", out.conn_mss)?;
     d.set_item("bytes_delivered", out.delivered)?;
     d.set_item("duration_s", out.duration_s)?;
     d.set_item("goodput_bps", out.goodput_bps)?;
-    d.set_item("segments_received", out.stats.segments_received)?;
+    d.set_item("segments_received", out.data_received)?;
     d.set_item("duplicate_segments", out.stats.duplicate_segments)?;
     d.set_item("out_of_order_segments", out.stats.out_of_order_segments)?;
-    d.set_item("acks_sent", out.stats.acks_sent)?;
+    d.set_item("acks_sent", out.acks_sent)?;
     d.set_item("input", counters_dict(py, &out.counters)?)?;
     d.set_item("loop", loop_dict(py, &out.loop_stats)?)?;
     Ok(d)

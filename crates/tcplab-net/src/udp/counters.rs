@@ -62,6 +62,17 @@ impl InputCounters {
         }
     }
 
+    /// "12 accepted, 3 wrong_source": the non-zero counts, for error messages.
+    pub fn summary(&self) -> String {
+        let v: Vec<String> = self
+            .pairs()
+            .iter()
+            .filter(|(k, n)| *n > 0 || *k == "accepted")
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        v.join(", ")
+    }
+
     pub fn rejected(&self) -> u64 {
         self.total() - self.accepted
     }
@@ -122,5 +133,80 @@ impl TsClock {
     pub fn stamp(&mut self, now_ns: u64) -> u64 {
         self.last = now_ns.max(self.last + 1);
         self.last
+    }
+}
+
+/// Which of the last [`SeenWindow::SPAN`] datagram sequence numbers arrived: a repeat
+/// is a replay, and anything older than the window is treated as one (bounded memory).
+#[derive(Clone, Debug)]
+pub struct SeenWindow {
+    /// Highest sequence number seen plus one (0: none yet).
+    top: u64,
+    bits: [u64; SeenWindow::SPAN as usize / 64],
+}
+
+impl Default for SeenWindow {
+    fn default() -> Self {
+        SeenWindow {
+            top: 0,
+            bits: [0; SeenWindow::SPAN as usize / 64],
+        }
+    }
+}
+
+impl SeenWindow {
+    pub const SPAN: u64 = 4096;
+
+    fn slot(seq: u64) -> (usize, u64) {
+        (((seq / 64) % (Self::SPAN / 64)) as usize, 1 << (seq % 64))
+    }
+
+    /// True if `seq` has not been seen and is not older than the window.
+    pub fn fresh(&self, seq: u64) -> bool {
+        if seq >= self.top {
+            return true;
+        }
+        if self.top - seq > Self::SPAN {
+            return false;
+        }
+        let (w, b) = Self::slot(seq);
+        self.bits[w] & b == 0
+    }
+
+    pub fn insert(&mut self, seq: u64) {
+        if seq >= self.top {
+            // Clear the slots the window slides over.
+            let from = self.top.max(seq.saturating_sub(Self::SPAN - 1));
+            for s in from..seq {
+                let (w, b) = Self::slot(s);
+                self.bits[w] &= !b;
+            }
+            self.top = seq + 1;
+        }
+        let (w, b) = Self::slot(seq);
+        self.bits[w] |= b;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SeenWindow;
+
+    #[test]
+    fn seen_window_flags_repeats_and_old_numbers() {
+        let mut s = SeenWindow::default();
+        for q in [0, 1, 5, 3] {
+            assert!(s.fresh(q));
+            s.insert(q);
+        }
+        assert!(!s.fresh(5) && !s.fresh(0));
+        assert!(s.fresh(2) && s.fresh(4) && s.fresh(6));
+        s.insert(10_000);
+        assert!(!s.fresh(3), "older than the window");
+        assert!(s.fresh(9_999) && !s.fresh(10_000));
+        s.insert(9_999);
+        assert!(!s.fresh(9_999));
+        // Slots reused after the slide start empty.
+        assert!(s.fresh(10_000 + SeenWindow::SPAN - 1));
     }
 }

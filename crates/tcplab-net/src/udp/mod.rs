@@ -1,7 +1,9 @@
-//! The UDP driver: tcplab's sans-IO TCP endpoints on real sockets.
+//! The UDP driver: tcplab's sans-IO endpoints, of every built-in transport, on real
+//! sockets.
 //!
-//! A [`SenderSession`] and a [`ReceiverSession`] wrap `tcplab_transport::{Sender,
-//! Receiver}` with a handshake, the [`crate::wire`] format and the checks that keep
+//! A [`SenderSession`] and a [`ReceiverSession`] wrap a flow's source and sink
+//! (`tcplab_transport::AnyEndpoint`: TCP, datagram, TACK, TCP/NC, TCP-Forward) with a
+//! handshake, the [`crate::wire`] format and the checks that keep
 //! hostile datagrams from the endpoints; they are sans-IO themselves, so tests and the
 //! fuzz target drive them without sockets. [`driver::run`] is the event loop that moves
 //! their datagrams through one non-blocking socket with batched system calls.
@@ -10,15 +12,17 @@
 mod batch;
 mod counters;
 pub mod driver;
+pub mod flow_endpoints;
 mod receiver_session;
 mod report;
 mod sender_session;
 #[doc(hidden)]
 pub mod testnet;
 
-pub use counters::{InputCounters, Paws};
+pub use counters::{InputCounters, Paws, SeenWindow};
 pub use driver::{LoopStats, Session};
-pub use receiver_session::ReceiverSession;
+pub use flow_endpoints::FlowShape;
+pub use receiver_session::{ReceiverSession, RESET_REFUSED};
 pub use report::{
     flow_spec, for_udp, receive, receive_on, send, send_from, RecvOptions, RecvOutcome,
     SendOptions, SendOutcome, UDP_OVERHEAD,

@@ -1,14 +1,24 @@
 //! The receiving side of a UDP connection, sans-IO. It listens for one HELLO (from any
-//! address), then serves that peer and connection only, checking every data datagram
-//! before the `tcplab_transport::Receiver` sees it.
+//! address), builds the flow's sink from it (a TCP `Receiver` from its own settings, any
+//! other transport from the `[[flow]]` table the HELLO carries), then serves that peer
+//! and connection only, checking every data datagram before the sink sees it.
 
-use super::counters::{InputCounters, Paws, TsClock};
+use super::counters::{InputCounters, Paws, SeenWindow, TsClock};
+use super::flow_endpoints::{self, FlowShape};
 use super::SessionState;
 use crate::payload;
-use crate::wire::{self, Message, Timestamps};
+use crate::wire::{self, Message, Timestamps, TransportCode};
 use std::net::SocketAddr;
 use tcplab_core::{Dur, Time};
-use tcplab_transport::{Receiver, ReceiverConfig};
+use tcplab_transport::{AnyEndpoint, Endpoint, Packet, Receiver, ReceiverConfig};
+
+/// RESET reasons.
+pub const RESET_REFUSED: u8 = 2;
+/// Coded symbols may reach this many segments past the delivered point of an unlimited
+/// flow (a bound on what a forged window can make the decoder track).
+const SYMBOL_REACH: u64 = 1 << 16;
+/// TACK packet numbers may run this far ahead of the highest seen.
+const PN_REACH: u64 = 1 << 20;
 
 /// After the close, answer repeated CLOSEs this long (the sender may miss our CLOSE_ACK).
 const LINGER: Dur = Dur::from_millis(500);
@@ -22,11 +32,24 @@ pub struct ReceiverSession {
     conn: u64,
     mss: u32,
     total: Option<u64>,
-    rcv: Option<Receiver>,
+    transport: TransportCode,
+    /// The HELLO's flow description (compared on repeated HELLOs).
+    flow_desc: Vec<u8>,
+    shape: FlowShape,
+    rcv: Option<AnyEndpoint>,
     state: SessionState,
-    /// Control answers owed (HELLO_ACK / CLOSE_ACK), one per request received.
+    /// Control answers owed (HELLO_ACK / CLOSE_ACK / RESET), one per request received.
     owe_hello_ack: bool,
     owe_close_ack: bool,
+    owe_reset: bool,
+    /// CLOCK_REALTIME (ns) at this session's `Time::ZERO` (see `SenderSession`).
+    epoch_ns: u64,
+    /// Datagram flows: which sequence numbers arrived lately (duplicates are replays).
+    seen: SeenWindow,
+    /// TACK: the highest packet number accepted.
+    pn_max: Option<u64>,
+    data_accepted: u64,
+    acks_sent: u64,
     linger_until: Option<Time>,
     last_heard: Time,
     started_at: Option<Time>,
@@ -48,10 +71,19 @@ impl ReceiverSession {
             conn: 0,
             mss: 0,
             total: None,
+            transport: TransportCode::Tcp,
+            flow_desc: Vec::new(),
+            shape: FlowShape::tcp(1, None),
             rcv: None,
             state: SessionState::Handshake,
             owe_hello_ack: false,
             owe_close_ack: false,
+            owe_reset: false,
+            epoch_ns: 0,
+            seen: SeenWindow::default(),
+            pn_max: None,
+            data_accepted: 0,
+            acks_sent: 0,
             linger_until: None,
             last_heard: Time::ZERO,
             started_at: None,
@@ -62,8 +94,36 @@ impl ReceiverSession {
         }
     }
 
+    /// See `SenderSession::with_epoch`.
+    pub fn with_epoch(mut self, epoch_ns: u64) -> Self {
+        self.epoch_ns = epoch_ns;
+        self
+    }
+
+    /// The TCP receiver, for TCP flows.
     pub fn receiver(&self) -> Option<&Receiver> {
+        match self.rcv.as_ref()? {
+            AnyEndpoint::TcpReceiver(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// The flow's sink (once a HELLO opened the connection).
+    pub fn sink(&self) -> Option<&AnyEndpoint> {
         self.rcv.as_ref()
+    }
+    pub fn transport(&self) -> TransportCode {
+        self.transport
+    }
+    /// Bytes delivered to the application so far.
+    pub fn delivered(&self) -> u64 {
+        self.rcv.as_ref().map_or(0, |r| r.progress().app_bytes)
+    }
+    /// Data datagrams accepted and ACK datagrams sent.
+    pub fn data_accepted(&self) -> u64 {
+        self.data_accepted
+    }
+    pub fn acks_sent(&self) -> u64 {
+        self.acks_sent
     }
     pub fn state(&self) -> &SessionState {
         &self.state
@@ -101,20 +161,33 @@ impl ReceiverSession {
         let Some(_) = self.peer else {
             // Listening: only a HELLO opens a connection.
             match msg {
-                Message::Hello { conn, mss, total } if conn != 0 => {
-                    let mut cfg = self.cfg.clone();
-                    cfg.mss = mss;
-                    cfg.total_bytes = total;
-                    self.rcv = Some(Receiver::new(0, cfg));
+                Message::Hello {
+                    conn,
+                    mss,
+                    total,
+                    transport,
+                    flow,
+                } if conn != 0 => {
                     self.peer = Some(from);
                     self.conn = conn;
                     self.mss = mss;
                     self.total = total;
-                    self.state = SessionState::Open;
-                    self.owe_hello_ack = true;
+                    self.transport = transport;
+                    self.flow_desc = flow.to_vec();
                     self.started_at = Some(now);
                     self.last_heard = now;
-                    self.counters.accepted += 1;
+                    match self.open(mss, total, transport, flow) {
+                        Ok(()) => {
+                            self.state = SessionState::Open;
+                            self.owe_hello_ack = true;
+                            self.counters.accepted += 1;
+                        }
+                        Err(why) => {
+                            self.counters.unexpected += 1;
+                            self.owe_reset = true;
+                            self.fail(format!("refused the sender's flow: {why}"));
+                        }
+                    }
                 }
                 _ => self.counters.unexpected += 1,
             }
@@ -125,12 +198,22 @@ impl ReceiverSession {
             return;
         }
         match msg {
-            Message::Hello { mss, total, .. } if mss == self.mss && total == self.total => {
+            Message::Hello {
+                mss,
+                total,
+                transport,
+                flow,
+                ..
+            } if mss == self.mss
+                && total == self.total
+                && transport == self.transport
+                && flow == self.flow_desc.as_slice() =>
+            {
                 // Our HELLO_ACK was lost: answer again.
                 self.owe_hello_ack = true;
                 self.counters.accepted += 1;
             }
-            Message::Data { .. } if self.state == SessionState::Open => {
+            m if self.state == SessionState::Open && self.shape.sends_data_as(m.kind()) => {
                 if !self.handle_data(now, &msg) {
                     return;
                 }
@@ -138,9 +221,9 @@ impl ReceiverSession {
             Message::Close { end, .. } => {
                 self.counters.accepted += 1;
                 self.owe_close_ack = true;
-                let delivered = self.rcv.as_ref().map_or(0, Receiver::rcv_nxt);
+                let delivered = self.delivered();
                 if self.state == SessionState::Open {
-                    self.state = if delivered == end {
+                    self.state = if delivered == end || !self.shape.reliable {
                         SessionState::Done
                     } else {
                         SessionState::Failed(format!(
@@ -162,55 +245,170 @@ impl ReceiverSession {
         self.last_heard = now;
     }
 
-    /// Checks a DATA message and hands it to the receiver; false if rejected.
+    /// Builds the sink for a HELLO: TCP from this receiver's settings (MSS and size from
+    /// the HELLO), any other transport from the flow table the HELLO carries.
+    fn open(
+        &mut self,
+        mss: u32,
+        total: Option<u64>,
+        transport: TransportCode,
+        flow: &[u8],
+    ) -> Result<(), String> {
+        if transport == TransportCode::Tcp {
+            let mut cfg = self.cfg.clone();
+            cfg.mss = mss;
+            cfg.total_bytes = total;
+            self.shape = FlowShape {
+                rcv_buf: cfg.rcv_buf,
+                ..FlowShape::tcp(mss, total)
+            };
+            self.rcv = Some(AnyEndpoint::TcpReceiver(Receiver::new(0, cfg)));
+            return Ok(());
+        }
+        let text = std::str::from_utf8(flow).map_err(|_| "flow description is not UTF-8")?;
+        let table: toml::Table = text.parse().map_err(|e| format!("flow description: {e}"))?;
+        let spec = super::report::flow_spec(&table, "HELLO").map_err(|e| e.to_string())?;
+        let (shape, ends) = flow_endpoints::build(&spec, self.conn)?;
+        if shape.transport != transport || shape.mss != mss || shape.total != total {
+            return Err(format!(
+                "the HELLO says {} (payload {mss}, {total:?} bytes), its flow table {} \
+                 (payload {}, {:?} bytes)",
+                transport.name(),
+                shape.transport.name(),
+                shape.mss,
+                shape.total
+            ));
+        }
+        self.shape = shape;
+        self.rcv = Some(ends.sink);
+        Ok(())
+    }
+
+    /// Checks a data-carrying message and hands it to the sink; false if rejected.
     fn handle_data(&mut self, now: Time, msg: &Message<'_>) -> bool {
-        let Message::Data {
-            seq,
-            ts,
-            payload: data,
-            ..
-        } = *msg
-        else {
-            return false;
-        };
-        let rcv = self.rcv.as_ref().expect("open connections have a receiver");
-        let rcv_nxt = rcv.rcv_nxt();
-        let len = data.len() as u64;
-        // The sender cuts the stream at multiples of its MSS; only the last segment of a
-        // finite transfer is shorter. Anything else did not come from a sane sender.
-        let mss = self.mss as u64;
-        let expected_len = self.total.map_or(mss, |t| t.saturating_sub(seq).min(mss));
-        let window_end = rcv_nxt.saturating_add(self.cfg.rcv_buf);
-        if seq % mss != 0 || len != expected_len || seq.saturating_add(len) > window_end {
-            self.counters.out_of_window += 1;
-            return false;
-        }
-        if let Some(t) = ts {
-            if !self.paws.fresh(t.val) && seq + len <= rcv_nxt {
-                // An old segment with an old timestamp: a replay or a stale duplicate.
-                self.counters.replayed += 1;
-                return false;
+        let delivered = self.delivered();
+        let mss = u64::from(self.shape.mss.max(1));
+        let (key, offset, data) = match *msg {
+            Message::Data {
+                seq,
+                ts,
+                payload: data,
+                ..
+            } => {
+                if !self.stream_in_window(seq, data.len() as u64, delivered) {
+                    self.counters.out_of_window += 1;
+                    return false;
+                }
+                if let Some(t) = ts {
+                    if !self.paws.fresh(t.val) && seq + data.len() as u64 <= delivered {
+                        // An old segment with an old timestamp: a replay or a stale duplicate.
+                        self.counters.replayed += 1;
+                        return false;
+                    }
+                }
+                (self.conn, seq, data)
             }
-        }
-        if payload::verify(self.conn, seq, data).is_some() {
+            Message::TackData {
+                seq,
+                pn,
+                payload: data,
+                ..
+            } => {
+                let pn_ok = pn <= self.pn_max.unwrap_or(0).saturating_add(PN_REACH);
+                if !self.stream_in_window(seq, data.len() as u64, delivered) || !pn_ok {
+                    self.counters.out_of_window += 1;
+                    return false;
+                }
+                if self.pn_max.is_some_and(|m| pn <= m) && seq + data.len() as u64 <= delivered {
+                    self.counters.replayed += 1;
+                    return false;
+                }
+                (self.conn, seq, data)
+            }
+            Message::Datagram {
+                seq, payload: data, ..
+            } => {
+                if data.len() as u64 > mss {
+                    self.counters.out_of_window += 1;
+                    return false;
+                }
+                if !self.seen.fresh(seq) {
+                    self.counters.replayed += 1;
+                    return false;
+                }
+                let (key, offset) = payload::datagram_key(self.conn, seq);
+                (key, offset, data)
+            }
+            Message::Symbol {
+                code,
+                start,
+                span,
+                seed,
+                payload: data,
+                ..
+            } => {
+                let end = u64::from(start) + u64::from(span);
+                let reach = self
+                    .shape
+                    .segments()
+                    .unwrap_or_else(|| delivered / mss + SYMBOL_REACH);
+                let len_ok =
+                    data.len() as u64 <= mss + u64::from(tcplab_transport::coded::NC_FRAMING_BYTES);
+                if Some(code) != self.shape.code() || end > reach || !len_ok {
+                    self.counters.out_of_window += 1;
+                    return false;
+                }
+                let (key, offset) = payload::symbol_key(self.conn, seed);
+                (key, offset, data)
+            }
+            _ => return false,
+        };
+        if payload::verify(key, offset, data).is_some() {
             self.counters.corrupt_payload += 1;
             return false;
         }
-        if let Some(t) = ts {
-            // RFC 7323: TS.Recent follows segments at the left edge of the window.
-            if seq <= rcv_nxt {
+        match *msg {
+            Message::Data {
+                seq, ts: Some(t), ..
+            } if seq <= delivered => {
+                // RFC 7323: TS.Recent follows segments at the left edge of the window.
                 self.paws.update(t.val);
             }
+            Message::TackData { pn, .. } => {
+                self.pn_max = Some(self.pn_max.map_or(pn, |m| m.max(pn)));
+            }
+            Message::Datagram { seq, .. } => self.seen.insert(seq),
+            _ => {}
         }
-        let seg = msg.to_segment(0).expect("data is a segment");
+        let Some(mut pkt) = msg.to_packet(0) else {
+            return false;
+        };
+        // Send times cross the wire in real time: map them onto this session's clock.
+        let local = |t: &mut Time| *t = Time(t.0.saturating_sub(self.epoch_ns)).min(now);
+        match &mut pkt {
+            Packet::Datagram(d) => local(&mut d.sent_at),
+            Packet::Tack(tcplab_transport::tack::TackPacket::Data(d)) => local(&mut d.sent_at),
+            _ => {}
+        }
         self.counters.accepted += 1;
-        self.payload_bytes += len;
-        let rcv = self.rcv.as_mut().expect("open connections have a receiver");
-        if let Err(v) = rcv.handle_segment(now, &seg) {
+        self.data_accepted += 1;
+        self.payload_bytes += data.len() as u64;
+        let rcv = self.rcv.as_mut().expect("open connections have a sink");
+        if let Err(v) = rcv.handle_packet(now, &pkt) {
             self.fail(format!("receiver invariant broken: {v}"));
             return false;
         }
         true
+    }
+
+    /// Byte-stream data (TCP, TACK): the sender cuts the stream at multiples of its MSS
+    /// and only the last segment of a finite transfer is shorter; nothing may reach past
+    /// the receive buffer. Anything else did not come from a sane sender.
+    fn stream_in_window(&self, seq: u64, len: u64, delivered: u64) -> bool {
+        let mss = u64::from(self.shape.mss.max(1));
+        let expected_len = self.total.map_or(mss, |t| t.saturating_sub(seq).min(mss));
+        let window_end = delivered.saturating_add(self.shape.rcv_buf);
+        seq % mss == 0 && len == expected_len && seq.saturating_add(len) <= window_end
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
@@ -244,6 +442,14 @@ impl ReceiverSession {
     }
 
     pub fn poll_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
+        if self.owe_reset {
+            self.owe_reset = false;
+            let m = Message::Reset {
+                conn: self.conn,
+                reason: RESET_REFUSED,
+            };
+            return wire::encode(&m, buf).ok();
+        }
         if self.owe_hello_ack {
             self.owe_hello_ack = false;
             let m = Message::HelloAck {
@@ -254,22 +460,22 @@ impl ReceiverSession {
             return wire::encode(&m, buf).ok();
         }
         // ACKs before the CLOSE_ACK, so the sender never hears of a close before the data.
-        if let Some(seg) = self.rcv.as_mut().and_then(|r| r.poll_transmit(now)) {
+        while let Some(pkt) = self.rcv.as_mut().and_then(|r| r.poll_transmit(now)) {
             let ts = self.stamp(now);
-            return wire::encode(&Message::ack_of(self.conn, &seg, Some(ts)), buf).ok();
+            if let Some(m) = Message::ack_of_packet(self.conn, &pkt, Some(ts)) {
+                self.acks_sent += 1;
+                return wire::encode(&m, buf).ok();
+            }
         }
         if self.owe_close_ack {
             self.owe_close_ack = false;
-            let (delivered, st) = self
-                .rcv
-                .as_ref()
-                .map_or((0, Default::default()), |r| (r.rcv_nxt(), *r.stats()));
+            let duplicates = self.receiver().map_or(0, |r| r.stats().duplicate_segments);
             let m = Message::CloseAck {
                 conn: self.conn,
-                delivered,
-                acks_sent: st.acks_sent,
-                segments_received: st.segments_received,
-                duplicate_segments: st.duplicate_segments,
+                delivered: self.delivered(),
+                acks_sent: self.acks_sent,
+                segments_received: self.data_accepted,
+                duplicate_segments: duplicates,
             };
             return wire::encode(&m, buf).ok();
         }
@@ -288,7 +494,7 @@ impl ReceiverSession {
         } else if self.state == SessionState::Open {
             consider(Some(self.last_heard + self.idle_timeout));
         }
-        consider(self.rcv.as_ref().and_then(Receiver::poll_timeout));
+        consider(self.rcv.as_ref().and_then(|r| r.poll_timeout()));
         consider(self.linger_until);
         t
     }
@@ -296,7 +502,7 @@ impl ReceiverSession {
     /// Done (or failed) and no longer lingering for the sender's repeated CLOSEs.
     pub fn is_finished(&self, now: Time) -> bool {
         match self.state {
-            SessionState::Failed(_) => true,
+            SessionState::Failed(_) => !self.owe_reset,
             SessionState::Done => self.linger_until.is_none_or(|t| now >= t),
             _ => false,
         }

@@ -3,21 +3,33 @@
 
 use super::counters::InputCounters;
 use super::driver::{self, LoopStats};
+use super::flow_endpoints;
 use super::receiver_session::ReceiverSession;
 use super::sender_session::{PeerReport, SenderSession};
 use super::SessionState;
 use crate::emu::LatenessHistogram;
 use crate::error::NetError;
 use crate::sys::clock::Clock;
-use crate::wire::{COMMON_HEADER, DATA_HEADER_WITH_TS};
+use crate::wire::{
+    COMMON_HEADER, DATAGRAM_FIXED, DATA_HEADER_WITH_TS, SYMBOL_FIXED, TACK_DATA_FIXED,
+};
 use std::net::{SocketAddr, UdpSocket};
 use tcplab_core::{Dur, Metrics, Time, Value};
 use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
-use tcplab_transport::cc;
-use tcplab_transport::{Endpoint, ReceiverConfig, ReceiverStats, DATA_HEADER_BYTES};
+use tcplab_transport::coded::{
+    FORWARD_HEADER_BYTES, FORWARD_IP_UDP_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
+};
+use tcplab_transport::tack::TACK_DATA_HEADER_BYTES;
+use tcplab_transport::{
+    AnyEndpoint, Endpoint, ReceiverConfig, ReceiverStats, TransportSpec, DATA_HEADER_BYTES,
+};
 
 /// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
 pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
+/// The receive socket buffer a receiver asks for (bytes).
+pub const RECV_BUFFER: i32 = 16 << 20;
+/// The longest flow table a HELLO carries (it stays one unfragmented datagram).
+pub const MAX_FLOW_DESC: usize = 1200;
 /// Largest datagram the receive buffers take whole (IPv4's UDP maximum).
 const MAX_DATAGRAM: usize = 65_507;
 const _: () = assert!(COMMON_HEADER < DATA_HEADER_WITH_TS);
@@ -41,38 +53,93 @@ pub fn flow_spec(flow: &toml::Table, source: &str) -> Result<FlowSpec, ConfigErr
     for_udp(f, source)
 }
 
-/// A simulator flow adapted to the UDP driver: the MSS shrinks by the driver's extra
-/// header bytes so data segments keep their length on the wire.
+/// A simulator flow adapted to the UDP driver: the payload per packet shrinks by the
+/// driver's extra header bytes so data packets keep their simulated length on the wire
+/// (docs/wire-format.md gives each transport's header).
 pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
-    let extra = UDP_OVERHEAD - DATA_HEADER_BYTES;
-    let Some(tcp) = f.tcp_mut() else {
-        return Err(ConfigError {
-            file: source.into(),
-            key: "flow.transport".into(),
-            value: f.transport.name().to_string(),
-            why: "the UDP driver carries TCP flows only (its wire format has no other \
-                  packet kinds yet)"
-                .into(),
-        });
+    let err = |key: &str, value: String, why: String| ConfigError {
+        file: source.into(),
+        key: key.into(),
+        value,
+        why,
     };
-    if tcp.sender.mss <= extra {
-        return Err(ConfigError {
-            file: source.into(),
-            key: "flow.mss".into(),
-            value: tcp.sender.mss.to_string(),
-            why: format!("the UDP driver needs an MSS above {extra} bytes"),
-        });
+    let name = f.transport.name().to_string();
+    // (the payload field to shrink, its key, the driver's extra bytes per packet)
+    let (mss, key, extra): (&mut u32, &str, u32) = match &mut f.transport {
+        TransportSpec::Tcp(t) => (
+            &mut t.sender.mss,
+            "flow.mss",
+            UDP_OVERHEAD - DATA_HEADER_BYTES,
+        ),
+        TransportSpec::Tack(t) => (&mut t.cfg.mss, "flow.mss", TACK_EXTRA),
+        TransportSpec::Datagram(d) => (&mut d.payload, "flow.payload", DATAGRAM_EXTRA),
+        TransportSpec::TcpNc(t) => {
+            if t.coding.payload {
+                return Err(err(
+                    "flow.coding.payload",
+                    "true".into(),
+                    NO_CODED_PAYLOAD.into(),
+                ));
+            }
+            (&mut t.tcp.sender.mss, "flow.mss", NC_EXTRA)
+        }
+        TransportSpec::Forward(t) => {
+            if t.coding.payload {
+                return Err(err(
+                    "flow.coding.payload",
+                    "true".into(),
+                    NO_CODED_PAYLOAD.into(),
+                ));
+            }
+            (&mut t.mss, "flow.mss", FORWARD_EXTRA)
+        }
+        TransportSpec::User { .. } => {
+            return Err(err(
+                "flow.transport",
+                name,
+                "the UDP driver's wire format has no messages for registered transports \
+                 (built-ins: tcp, datagram, tack, tcp-nc, tcp-forward)"
+                    .into(),
+            ))
+        }
+    };
+    if *mss <= extra {
+        return Err(err(
+            key,
+            mss.to_string(),
+            format!("the UDP driver needs more than {extra} bytes per {name} packet"),
+        ));
     }
-    tcp.sender.mss -= extra;
-    tcp.receiver.mss = tcp.sender.mss;
+    *mss -= extra;
+    let m = *mss;
+    if let TransportSpec::Tcp(t) = &mut f.transport {
+        t.receiver.mss = m;
+    }
+    if let TransportSpec::TcpNc(t) = &mut f.transport {
+        t.tcp.receiver.mss = m;
+    }
     Ok(f)
 }
+
+const NO_CODED_PAYLOAD: &str = "over UDP a coded flow's symbols carry generated bytes checked \
+    by the receiver; handing real coded bytes to the decoder's own check is not supported";
+/// Extra bytes per data packet over the simulated headers (IPv4 + UDP + tcplab header
+/// against the simulated packet's headers).
+const TACK_EXTRA: u32 = 28 + (COMMON_HEADER + TACK_DATA_FIXED) as u32 - TACK_DATA_HEADER_BYTES;
+const DATAGRAM_EXTRA: u32 = (COMMON_HEADER + DATAGRAM_FIXED) as u32;
+const NC_EXTRA: u32 =
+    28 + (COMMON_HEADER + SYMBOL_FIXED) as u32 - NC_IP_TCP_BYTES - NC_HEADER_BYTES;
+const FORWARD_EXTRA: u32 =
+    28 + (COMMON_HEADER + SYMBOL_FIXED) as u32 - FORWARD_IP_UDP_BYTES - FORWARD_HEADER_BYTES;
 
 /// How to run a sender.
 #[derive(Clone, Debug)]
 pub struct SendOptions {
     pub to: SocketAddr,
     pub flow: FlowSpec,
+    /// The flow's `[[flow]]` table as TOML: sent in HELLO so the receiver builds the
+    /// same sink. Required for transports other than TCP ([`SendOptions::from_table`]).
+    pub flow_desc: Option<String>,
     /// Stop writing after this long (for `bytes = "unlimited"` flows).
     pub duration: Option<Dur>,
     /// Flow-series sampling interval (`None`: no series).
@@ -87,10 +154,24 @@ pub struct SendOptions {
 }
 
 impl SendOptions {
+    /// Options for the flow of one `[[flow]]` table (parsed as [`flow_spec`] does).
+    pub fn from_table(
+        to: SocketAddr,
+        table: &toml::Table,
+        source: &str,
+    ) -> Result<SendOptions, ConfigError> {
+        let f = flow_spec(table, source)?;
+        let mut o = SendOptions::new(to, f);
+        o.duration = o.flow.stop;
+        o.flow_desc = Some(table.to_string());
+        Ok(o)
+    }
+
     pub fn new(to: SocketAddr, flow: FlowSpec) -> SendOptions {
         SendOptions {
             to,
             flow,
+            flow_desc: None,
             duration: None,
             sample: Some(Dur::from_millis(10)),
             conn: None,
@@ -150,32 +231,50 @@ pub fn send(opts: &SendOptions) -> Result<SendOutcome, NetError> {
 /// Sends one flow from `sock`.
 pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, NetError> {
     let f = &opts.flow;
-    let tcp = f
-        .tcp()
-        .ok_or_else(|| NetError::Protocol("the UDP driver carries TCP flows only".into()))?;
-    if tcp.sender.total_bytes.is_none() && opts.duration.is_none() {
+    if f.bytes.is_none() && opts.duration.is_none() {
         return Err(NetError::Protocol(
             "an unlimited flow needs a duration (--time)".into(),
         ));
     }
-    let controller = cc::build(&tcp.cc, &tcp.cc_params).map_err(|why| {
+    let cfg_err = |why: String| {
         NetError::Config(ConfigError {
             file: String::new(),
-            key: "flow.cc".into(),
-            value: tcp.cc.clone(),
+            key: "flow.transport".into(),
+            value: f.transport.name().to_string(),
             why,
         })
-    })?;
+    };
     let clock = Clock::start();
+    let epoch = crate::sys::clock::realtime_ns().saturating_sub(clock.now().0);
     let conn = opts.conn.unwrap_or_else(random_conn);
-    let mut sess = SenderSession::new(clock.now(), opts.to, conn, tcp.sender.clone(), controller)
-        .with_control_timeout(clock.now(), opts.connect_timeout);
+    let (shape, ends) = flow_endpoints::build(f, conn).map_err(cfg_err)?;
+    let desc = match (&opts.flow_desc, &f.transport) {
+        (Some(d), _) => d.clone().into_bytes(),
+        (None, TransportSpec::Tcp(_)) => Vec::new(),
+        (None, _) => {
+            return Err(cfg_err(
+                "the receiver builds a non-TCP flow from its [[flow]] table: use \
+                 SendOptions::from_table"
+                    .into(),
+            ))
+        }
+    };
+    if desc.len() > MAX_FLOW_DESC {
+        return Err(cfg_err(format!(
+            "the flow table is {} bytes of TOML; the HELLO carries at most {MAX_FLOW_DESC}",
+            desc.len()
+        )));
+    }
+    let max_dgram = (shape.mss as usize + 128).max(4096);
+    let mut sess =
+        SenderSession::with_endpoint(clock.now(), opts.to, conn, ends.source, shape, desc)
+            .with_epoch(epoch)
+            .with_control_timeout(clock.now(), opts.connect_timeout);
     let mut series = Table::default();
     let mut trace = Trace::default();
     let mut next_sample: Option<Time> = None;
     let mut stopped = false;
     let mut timer = LatenessHistogram::default();
-    let max_dgram = (tcp.sender.mss as usize + DATA_HEADER_WITH_TS).max(256);
     let t0 = std::time::Instant::now();
     let mut tick = |s: &mut SenderSession, now: Time| -> Option<Time> {
         let start = s.started_at()?;
@@ -191,7 +290,7 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         }
         if let Some(every) = opts.sample {
             let at = next_sample.get_or_insert(start);
-            if now >= *at && !s.sender().is_complete() {
+            if now >= *at && !s.source_complete() {
                 sample(
                     s,
                     now.saturating_since(start).as_secs_f64(),
@@ -205,17 +304,13 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         next
     };
     let st = on_driver_thread(opts.realtime, || {
-        driver::run(
-            &sock,
-            &mut sess,
-            &clock,
-            max_dgram.max(4096),
-            &mut tick,
-            &mut timer,
-        )
+        driver::run(&sock, &mut sess, &clock, max_dgram, &mut tick, &mut timer)
     })?;
     if let SessionState::Failed(why) = sess.state() {
-        return Err(NetError::Protocol(why.clone()));
+        return Err(NetError::Protocol(format!(
+            "{why} (datagrams received: {})",
+            sess.counters().summary()
+        )));
     }
     let peer = sess.report().unwrap_or_default();
     let start = sess.started_at().unwrap_or(Time::ZERO);
@@ -249,7 +344,6 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
 /// One flow-series sample: what the sender publishes as a simulator endpoint (its
 /// controller's variables go to the trace), then the bytes the receiver acknowledged.
 fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
-    let snd = s.sender();
     let mut out = Sample {
         row: series.row(),
         trace,
@@ -257,9 +351,16 @@ fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
     };
     out.put("t_s", t_s.into());
     out.put("flow", 0u64.into());
-    snd.sample(&mut out);
+    s.endpoint().sample(&mut out);
     // The sender sees cumulative ACKs, not the receiver's reads: acked bytes.
-    out.put("delivered", snd.snapshot().acked.into());
+    let acked = match s.endpoint() {
+        AnyEndpoint::TcpSender(t) => Some(t.snapshot().acked),
+        AnyEndpoint::DatagramSource(_) => None,
+        _ => Some(s.acked_bytes()),
+    };
+    if let Some(a) = acked {
+        out.put("delivered", a.into());
+    }
 }
 
 /// A series row plus the trace its controller writes to.
@@ -291,10 +392,10 @@ fn row(
     start: Time,
     end: Time,
 ) {
-    let snd = s.sender();
-    let st = snd.stats();
-    let completed = snd.is_complete();
-    let done = st.acked_all_at.filter(|_| completed);
+    let snd: &AnyEndpoint = s.endpoint();
+    let progress = snd.progress();
+    let completed = s.source_complete();
+    let done = progress.finished_at.filter(|_| completed);
     let until = done.unwrap_or(end);
     let secs = until.saturating_since(start).as_secs_f64();
     let since = |t: Time| t.saturating_since(start).as_secs_f64();
@@ -306,12 +407,12 @@ fn row(
         r.put("cc", cc.into());
     }
     r.put("bytes_target", f.bytes.into());
-    r.put("bytes_written", snd.progress().app_bytes.into());
+    r.put("bytes_written", progress.app_bytes.into());
     r.put("bytes_delivered", peer.delivered.into());
     r.put("start_s", 0.0.into());
     r.put("completion_s", done.map(since).into());
     r.put("completed", completed.into());
-    r.put("finished_s", st.acked_all_at.map(since).into());
+    r.put("finished_s", progress.finished_at.map(since).into());
     let goodput = if secs > 0.0 {
         peer.delivered as f64 * 8.0 / secs
     } else {
@@ -350,8 +451,14 @@ impl Default for RecvOptions {
 #[derive(Clone, Debug)]
 pub struct RecvOutcome {
     pub peer: SocketAddr,
+    /// The flow's transport (`tcp`, `datagram`, `tack`, `tcp-nc`, `tcp-forward`).
+    pub transport: &'static str,
     pub conn_mss: u32,
     pub delivered: u64,
+    /// Data datagrams accepted and ACK datagrams sent (every transport).
+    pub data_received: u64,
+    pub acks_sent: u64,
+    /// The TCP receiver's statistics (default for other transports).
     pub stats: ReceiverStats,
     /// From the HELLO to the last byte delivered.
     pub duration_s: f64,
@@ -368,9 +475,17 @@ pub fn receive(listen: SocketAddr, opts: &RecvOptions) -> Result<RecvOutcome, Ne
 
 /// Receives one transfer on `sock`.
 pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, NetError> {
+    // A bulk receiver needs room for a window's worth of datagrams arriving back to back
+    // (the kernel's default, ~200 kB, holds about 70 of them): as TCP's autotuning does,
+    // ask for RECV_BUFFER; as root past rmem_max, else whatever rmem_max allows.
+    if crate::probe::force_recv_buffer(&sock, RECV_BUFFER).is_err() {
+        let _ = crate::probe::set_recv_buffer(&sock, RECV_BUFFER);
+    }
     let clock = Clock::start();
     let listen_until = opts.listen_timeout.map(|d| clock.now() + d);
-    let mut sess = ReceiverSession::new(opts.receiver.clone(), listen_until, opts.idle_timeout);
+    let epoch = crate::sys::clock::realtime_ns().saturating_sub(clock.now().0);
+    let mut sess = ReceiverSession::new(opts.receiver.clone(), listen_until, opts.idle_timeout)
+        .with_epoch(epoch);
     let mut timer = LatenessHistogram::default();
     let st = on_driver_thread(opts.realtime, || {
         driver::run(
@@ -383,21 +498,28 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
         )
     })?;
     if let SessionState::Failed(why) = sess.state() {
-        return Err(NetError::Protocol(why.clone()));
+        return Err(NetError::Protocol(format!(
+            "{why} (datagrams received: {})",
+            sess.counters().summary()
+        )));
     }
-    let rcv = sess.receiver().expect("a finished session had a sender");
-    let stats = *rcv.stats();
+    let sink = sess.sink().expect("a finished session had a sender");
+    let stats = sess.receiver().map(|r| *r.stats()).unwrap_or_default();
+    let delivered = sess.delivered();
     let start = sess.started_at().unwrap_or(Time::ZERO);
-    let end = stats.completed_at.unwrap_or_else(|| clock.now());
+    let end = sink.progress().finished_at.unwrap_or_else(|| clock.now());
     let secs = end.saturating_since(start).as_secs_f64();
     Ok(RecvOutcome {
         peer: sess.peer().expect("a finished session had a sender"),
+        transport: sess.transport().name(),
         conn_mss: sess.mss(),
-        delivered: rcv.rcv_nxt(),
+        delivered,
+        data_received: sess.data_accepted(),
+        acks_sent: sess.acks_sent(),
         stats,
         duration_s: secs,
         goodput_bps: if secs > 0.0 {
-            rcv.rcv_nxt() as f64 * 8.0 / secs
+            delivered as f64 * 8.0 / secs
         } else {
             0.0
         },

@@ -1,15 +1,19 @@
 //! The sending side of a UDP connection, sans-IO: datagrams in, datagrams out, time
-//! passed in. It wraps a `tcplab_transport::Sender` with the handshake, the wire format,
-//! the checks that keep hostile datagrams away from the endpoint, and the close.
+//! passed in. It wraps the source endpoint of any built-in transport (`AnyEndpoint`:
+//! TCP, datagram, TACK, TCP/NC, TCP-Forward) with the handshake, the wire format, the
+//! checks that keep hostile datagrams away from the endpoint, and the close.
 
 use super::counters::{InputCounters, Paws, TsClock};
+use super::flow_endpoints::FlowShape;
 use super::SessionState;
 use crate::payload;
 use crate::wire::{self, Message, Timestamps};
 use std::net::SocketAddr;
 use tcplab_core::{Dur, Time};
 use tcplab_transport::cc::Controller;
-use tcplab_transport::{Segment, Sender, SenderConfig};
+use tcplab_transport::coded::{CodedPacket, Symbol};
+use tcplab_transport::tack::TackPacket;
+use tcplab_transport::{AnyEndpoint, Endpoint, Packet, Sender, SenderConfig};
 
 /// HELLO and CLOSE are repeated this often until answered...
 const CONTROL_RETRY: Dur = Dur::from_millis(200);
@@ -31,7 +35,13 @@ pub struct SenderSession {
     conn: u64,
     peer: SocketAddr,
     total: Option<u64>,
-    snd: Sender,
+    ep: AnyEndpoint,
+    shape: FlowShape,
+    /// The `[[flow]]` table as TOML, sent in HELLO (the receiver builds its end from it).
+    flow_desc: Vec<u8>,
+    /// CLOCK_REALTIME (ns) at this session's `Time::ZERO`: send times cross the wire in
+    /// real time so the peer can map them onto its own clock.
+    epoch_ns: u64,
     state: SessionState,
     /// Next HELLO or CLOSE (re)transmission, and when to give up.
     control_at: Option<Time>,
@@ -44,16 +54,36 @@ pub struct SenderSession {
     counters: InputCounters,
     report: Option<PeerReport>,
     datagrams_sent: u64,
+    /// The highest in-order point an accepted ACK reported (bytes).
+    acked_bytes: u64,
 }
 
 impl SenderSession {
-    /// A connection `conn` (non-zero, random) to `peer` that starts at `now`.
+    /// A TCP connection `conn` (non-zero, random) to `peer` that starts at `now`.
     pub fn new(now: Time, peer: SocketAddr, conn: u64, cfg: SenderConfig, cc: Controller) -> Self {
+        let shape = FlowShape::tcp(cfg.mss, cfg.total_bytes);
+        let ep = AnyEndpoint::TcpSender(Box::new(Sender::new(0, cfg, cc)));
+        Self::with_endpoint(now, peer, conn, ep, shape, Vec::new())
+    }
+
+    /// A connection running `ep` (a flow's source) whose receiver builds its end from
+    /// `flow_desc` (the flow's `[[flow]]` table as TOML).
+    pub fn with_endpoint(
+        now: Time,
+        peer: SocketAddr,
+        conn: u64,
+        ep: AnyEndpoint,
+        shape: FlowShape,
+        flow_desc: Vec<u8>,
+    ) -> Self {
         SenderSession {
             conn,
             peer,
-            total: cfg.total_bytes,
-            snd: Sender::new(0, cfg, cc),
+            total: shape.total,
+            ep,
+            shape,
+            flow_desc,
+            epoch_ns: 0,
             state: SessionState::Handshake,
             control_at: Some(now),
             control_deadline: now + CONTROL_TIMEOUT,
@@ -65,6 +95,7 @@ impl SenderSession {
             counters: InputCounters::default(),
             report: None,
             datagrams_sent: 0,
+            acked_bytes: 0,
         }
     }
 
@@ -75,8 +106,34 @@ impl SenderSession {
         self
     }
 
-    pub fn sender(&self) -> &Sender {
-        &self.snd
+    /// The send times on the wire are this (CLOCK_REALTIME ns at `Time::ZERO`) plus the
+    /// session's time.
+    pub fn with_epoch(mut self, epoch_ns: u64) -> Self {
+        self.epoch_ns = epoch_ns;
+        self
+    }
+
+    /// The TCP sender, for TCP flows.
+    pub fn tcp_sender(&self) -> Option<&Sender> {
+        match &self.ep {
+            AnyEndpoint::TcpSender(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// The flow's source endpoint.
+    pub fn endpoint(&self) -> &AnyEndpoint {
+        &self.ep
+    }
+    pub fn shape(&self) -> &FlowShape {
+        &self.shape
+    }
+    /// Every byte written is acknowledged (reliable) or sent (unreliable), and the
+    /// writer has stopped or reached its byte count.
+    pub fn source_complete(&self) -> bool {
+        match &self.ep {
+            AnyEndpoint::TcpSender(s) => s.is_complete(),
+            e => e.progress().finished_at.is_some(),
+        }
     }
     pub fn state(&self) -> &SessionState {
         &self.state
@@ -90,6 +147,11 @@ impl SenderSession {
     pub fn started_at(&self) -> Option<Time> {
         self.started_at
     }
+    /// The highest in-order point (bytes) the receiver's accepted ACKs reported: TCP's
+    /// cumulative ACK, TACK's rcv_nxt, TCP-Forward's decoded prefix.
+    pub fn acked_bytes(&self) -> u64 {
+        self.acked_bytes
+    }
     pub fn datagrams_sent(&self) -> u64 {
         self.datagrams_sent
     }
@@ -102,7 +164,7 @@ impl SenderSession {
 
     /// The application stops writing at `now` (time-limited transfers).
     pub fn stop(&mut self, now: Time) {
-        self.snd.stop();
+        self.ep.stop(now);
         self.maybe_close(now);
     }
 
@@ -127,17 +189,22 @@ impl SenderSession {
                 self.state = SessionState::Open;
                 self.control_at = None;
                 self.started_at = Some(now);
-                self.snd.start(now);
+                self.ep.start(now);
             }
-            (SessionState::Open | SessionState::Closing, Message::Ack { ts, .. }) => {
+            (
+                SessionState::Open | SessionState::Closing,
+                Message::Ack { ts, .. }
+                | Message::TackAck { ts, .. }
+                | Message::CodedAck { ts, .. },
+            ) if self.shape.acks_with(msg.kind()) => {
                 if let Some(t) = ts {
                     if !self.paws.fresh(t.val) {
                         self.counters.replayed += 1;
                         return;
                     }
                 }
-                let seg = msg.to_segment(0).expect("an ACK is a segment");
-                if !self.ack_in_window(&seg) {
+                let pkt = msg.to_packet(0).expect("an ACK is a packet");
+                if !self.ack_in_window(&pkt) {
                     self.counters.out_of_window += 1;
                     return;
                 }
@@ -145,7 +212,17 @@ impl SenderSession {
                     self.paws.update(t.val);
                 }
                 self.counters.accepted += 1;
-                if let Err(v) = self.snd.handle_segment(now, &seg) {
+                let point = match msg {
+                    Message::Ack { ack, .. } => ack,
+                    Message::TackAck { ack, .. } => ack.rcv_nxt,
+                    Message::CodedAck { cum, .. } => {
+                        let b = u64::from(cum) * u64::from(self.shape.mss);
+                        self.shape.total.map_or(b, |t| b.min(t))
+                    }
+                    _ => 0,
+                };
+                self.acked_bytes = self.acked_bytes.max(point);
+                if let Err(v) = self.ep.handle_packet(now, &pkt) {
                     self.fail(format!("sender invariant broken: {v}"));
                     return;
                 }
@@ -168,8 +245,8 @@ impl SenderSession {
                     segments_received,
                     duplicate_segments,
                 });
-                let sent = self.snd.app_bytes().unwrap_or(0);
-                self.state = if delivered == sent {
+                let sent = self.ep.progress().app_bytes;
+                self.state = if delivered == sent || !self.shape.reliable {
                     SessionState::Done
                 } else {
                     SessionState::Failed(format!(
@@ -193,14 +270,22 @@ impl SenderSession {
         self.last_heard = now;
     }
 
-    /// An ACK may only acknowledge and SACK bytes that were sent.
-    fn ack_in_window(&self, seg: &Segment) -> bool {
-        let max = self.snd.snd_max();
-        seg.ack <= max && seg.sack_blocks().iter().all(|b| b.end <= max)
+    /// An ACK may only acknowledge (and SACK) bytes or segments that were sent.
+    fn ack_in_window(&self, pkt: &Packet) -> bool {
+        let max = self.ep.progress().sent_bytes;
+        match pkt {
+            Packet::Tcp(seg) => seg.ack <= max && seg.sack_blocks().iter().all(|b| b.end <= max),
+            Packet::Tack(TackPacket::Ack(a)) => a.rcv_nxt <= max,
+            Packet::Coded(CodedPacket::Ack(a)) => {
+                let segs = self.shape.segments().unwrap_or(u64::from(u32::MAX));
+                u64::from(a.index) < segs && u64::from(a.cum) <= segs
+            }
+            _ => false,
+        }
     }
 
     fn maybe_close(&mut self, now: Time) {
-        if self.state == SessionState::Open && self.snd.is_complete() {
+        if self.state == SessionState::Open && self.source_complete() {
             self.state = SessionState::Closing;
             self.control_at = Some(now);
             self.control_deadline = now + self.control_timeout;
@@ -221,7 +306,9 @@ impl SenderSession {
                     self.control_timeout.as_secs_f64()
                 ));
             }
-            SessionState::Open if now.saturating_since(self.last_heard) >= IDLE_TIMEOUT => {
+            SessionState::Open
+                if self.shape.reliable && now.saturating_since(self.last_heard) >= IDLE_TIMEOUT =>
+            {
                 self.fail(format!(
                     "the receiver at {} went silent for {:.0} s",
                     self.peer,
@@ -229,8 +316,8 @@ impl SenderSession {
                 ));
             }
             SessionState::Open => {
-                if self.snd.poll_timeout().is_some_and(|t| t <= now) {
-                    self.snd.handle_timeout(now);
+                if self.ep.poll_timeout().is_some_and(|t| t <= now) {
+                    self.ep.handle_timeout(now);
                 }
                 self.maybe_close(now);
             }
@@ -240,18 +327,22 @@ impl SenderSession {
 
     /// The next datagram to send to the peer, written into `buf`; its length.
     pub fn poll_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
+        // A source may finish while sending (an unreliable one has no ACK to wait for).
+        self.maybe_close(now);
         if let Some(t) = self.control_at {
             if t <= now {
                 self.control_at = Some(now + CONTROL_RETRY);
                 let msg = match self.state {
                     SessionState::Handshake => Message::Hello {
                         conn: self.conn,
-                        mss: self.snd.window().mss,
+                        mss: self.shape.mss,
                         total: self.total,
+                        transport: self.shape.transport,
+                        flow: &self.flow_desc,
                     },
                     _ => Message::Close {
                         conn: self.conn,
-                        end: self.snd.app_bytes().unwrap_or(0),
+                        end: self.ep.progress().app_bytes,
                     },
                 };
                 self.datagrams_sent += 1;
@@ -261,32 +352,104 @@ impl SenderSession {
         if self.state != SessionState::Open {
             return None;
         }
-        let seg = self.snd.poll_transmit(now)?;
-        let ts = Timestamps {
-            val: self.ts.stamp(now.0),
-            ecr: self.paws.recent().unwrap_or(0),
+        loop {
+            let pkt = self.ep.poll_transmit(now)?;
+            match self.encode(now, &pkt, buf) {
+                Ok(Some(n)) => {
+                    self.datagrams_sent += 1;
+                    return Some(n);
+                }
+                Ok(None) => continue,
+                Err(why) => {
+                    self.fail(why);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Writes `pkt` as a datagram with its payload bytes; `None` for a packet a source
+    /// has no business sending (skipped).
+    fn encode(&mut self, now: Time, pkt: &Packet, buf: &mut [u8]) -> Result<Option<usize>, String> {
+        let conn = self.conn;
+        let (header, offset, key, len) = match *pkt {
+            Packet::Tcp(seg) if seg.len > 0 => {
+                let ts = Timestamps {
+                    val: self.ts.stamp(now.0),
+                    ecr: self.paws.recent().unwrap_or(0),
+                };
+                let h = wire::encode_data_header(
+                    buf,
+                    conn,
+                    seg.seq,
+                    seg.fin,
+                    seg.retransmission,
+                    Some(ts),
+                );
+                (h, seg.seq, conn, seg.len)
+            }
+            Packet::Datagram(d) => {
+                let m = Message::Datagram {
+                    conn,
+                    seq: d.seq,
+                    sent_at_ns: self.epoch_ns.saturating_add(d.sent_at.0),
+                    payload: &[],
+                };
+                let (key, off) = payload::datagram_key(conn, d.seq);
+                (wire::encode(&m, buf), off, key, d.len)
+            }
+            Packet::Tack(TackPacket::Data(d)) => {
+                let m = Message::TackData {
+                    conn,
+                    seq: d.seq,
+                    pn: d.pn,
+                    pn_floor: d.pn_floor,
+                    sent_at_ns: self.epoch_ns.saturating_add(d.sent_at.0),
+                    rtt_min_ns: d.rtt_min_ns,
+                    fin: d.fin,
+                    retransmission: d.retransmission,
+                    payload: &[],
+                };
+                (wire::encode(&m, buf), d.seq, conn, d.len)
+            }
+            Packet::Coded(CodedPacket::Symbol(Symbol {
+                code,
+                start,
+                span,
+                seed,
+                base,
+                payload: len,
+                repair,
+                ..
+            })) => {
+                let m = Message::Symbol {
+                    conn,
+                    code,
+                    repair,
+                    start,
+                    span,
+                    seed,
+                    base,
+                    payload: &[],
+                };
+                let (key, off) = payload::symbol_key(conn, seed);
+                (wire::encode(&m, buf), off, key, len)
+            }
+            Packet::Opaque(_) => {
+                return Err("a registered transport's packets have no wire format".into())
+            }
+            _ => return Ok(None),
         };
-        let h = wire::encode_data_header(
-            buf,
-            self.conn,
-            seg.seq,
-            seg.fin,
-            seg.retransmission,
-            Some(ts),
-        )
-        .ok()?;
-        let end = h + seg.len as usize;
+        let h = header.map_err(|e| format!("encoding a datagram: {e}"))?;
+        let end = h + len as usize;
         if end > buf.len() {
-            self.fail(format!(
-                "MSS {} does not fit a {}-byte datagram buffer",
-                seg.len,
+            return Err(format!(
+                "a {len}-byte payload does not fit a {}-byte datagram buffer",
                 buf.len()
             ));
-            return None;
         }
-        payload::fill(self.conn, seg.seq, &mut buf[h..end]);
-        self.datagrams_sent += 1;
-        Some(end)
+        payload::fill(key, offset, &mut buf[h..end]);
+        Ok(Some(end))
     }
 
     /// When `handle_timeout` is next needed.
@@ -299,8 +462,15 @@ impl SenderSession {
                 Some(t)
             }
             SessionState::Open => {
-                let idle = self.last_heard + IDLE_TIMEOUT;
-                Some(self.snd.poll_timeout().map_or(idle, |t| t.min(idle)))
+                // Only a reliable flow's sink answers: silence means something else.
+                let idle = self
+                    .shape
+                    .reliable
+                    .then_some(self.last_heard + IDLE_TIMEOUT);
+                match (self.ep.poll_timeout(), idle) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
             }
             _ => None,
         }

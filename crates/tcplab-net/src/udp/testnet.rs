@@ -63,6 +63,26 @@ impl Pair {
         }
     }
 
+    /// A transfer of the flow `flow_toml` (one `[[flow]]` table, any built-in transport)
+    /// with one-way `delay` and random `loss` each way.
+    pub fn for_flow(flow_toml: &str, delay: Dur, loss: f64, seed: u64) -> Pair {
+        let table: toml::Table = flow_toml.parse().expect("a TOML table");
+        let f = super::flow_spec(&table, "testnet").expect("a valid flow");
+        let conn = 0xfeed_beef;
+        let (shape, ends) = super::flow_endpoints::build(&f, conn).expect("buildable");
+        let snd = SenderSession::with_endpoint(
+            Time::ZERO,
+            receiver_addr(),
+            conn,
+            ends.source,
+            shape,
+            table.to_string().into_bytes(),
+        );
+        let mut p = Pair::new(1, "reno", delay, loss, seed);
+        p.snd = snd;
+        p
+    }
+
     /// Hands `bytes` from `from` to the receiver now (a foreign or forged datagram).
     pub fn inject_to_receiver(&mut self, from: SocketAddr, bytes: &[u8]) {
         self.rcv.handle_datagram(self.now, from, bytes);

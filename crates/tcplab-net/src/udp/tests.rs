@@ -21,7 +21,10 @@ fn clean_transfer_completes_exactly() {
     let c = p.snd.counters();
     assert_eq!(c.rejected(), 0, "{c:?}");
     assert_eq!(p.rcv.counters().rejected(), 0);
-    assert_eq!(p.snd.sender().stats().retransmitted_segments, 0);
+    assert_eq!(
+        p.snd.tcp_sender().unwrap().stats().retransmitted_segments,
+        0
+    );
 }
 
 #[test]
@@ -37,7 +40,7 @@ fn lossy_transfer_recovers_every_byte() {
         );
         assert_eq!(p.snd.report().unwrap().delivered, 1_000_000, "{cc}");
         assert!(
-            p.snd.sender().stats().retransmitted_segments > 0,
+            p.snd.tcp_sender().unwrap().stats().retransmitted_segments > 0,
             "{cc}: 2 % loss"
         );
     }
@@ -152,7 +155,7 @@ fn hostile_datagrams_are_counted_and_harmless() {
             }
             _ => {
                 // ACKs beyond what was sent, from the right peer and connection.
-                let max = p.snd.sender().snd_max();
+                let max = p.snd.tcp_sender().unwrap().snd_max();
                 p.inject_to_sender(
                     receiver_addr(),
                     &ack(CONN, max + 1000, max + 5000, u64::MAX / 2),
@@ -193,5 +196,158 @@ fn no_receiver_means_a_clear_error() {
     match p.snd.state() {
         SessionState::Failed(why) => assert!(why.contains("no tcplab receiver answered"), "{why}"),
         s => panic!("{s:?}"),
+    }
+}
+
+/// One `[[flow]]` table per transport the wire format carries.
+const FLOWS: [(&str, &str); 5] = [
+    (
+        "tcp",
+        "cc = \"cubic\"\nbytes = \"600kB\"\nrecovery = \"sack\"",
+    ),
+    ("tack", "transport = \"tack\"\nbytes = \"600kB\""),
+    (
+        "tcp-nc",
+        "transport = \"tcp-nc\"\ncc = \"reno\"\nbytes = \"600kB\"",
+    ),
+    (
+        "tcp-forward",
+        "transport = \"tcp-forward\"\ncc = \"vegas\"\nbytes = \"600kB\"",
+    ),
+    (
+        "datagram",
+        "transport = \"datagram\"\nrate = \"20Mbps\"\nbytes = \"600kB\"",
+    ),
+];
+
+#[test]
+fn every_transport_completes_exactly_on_the_virtual_network() {
+    for (name, flow) in FLOWS {
+        let mut p = Pair::for_flow(flow, Dur::from_millis(5), 0.0, 1);
+        p.run(Dur::from_secs(120));
+        assert!(
+            p.both_done(),
+            "{name}: {:?} / {:?}",
+            p.snd.state(),
+            p.rcv.state()
+        );
+        assert_eq!(p.rcv.transport().name(), name);
+        assert_eq!(p.snd.report().unwrap().delivered, 600_000, "{name}");
+        assert_eq!(p.rcv.delivered(), 600_000, "{name}");
+        // What the sender's series report as delivered: the ACKs' in-order point.
+        let acked = if name == "datagram" { 0 } else { 600_000 };
+        assert_eq!(p.snd.acked_bytes(), acked, "{name}");
+        assert_eq!(p.rcv.counters().rejected(), 0, "{name}");
+        assert_eq!(p.snd.counters().rejected(), 0, "{name}");
+        assert!(p.rcv.data_accepted() >= 600_000 / 1500, "{name}");
+    }
+}
+
+#[test]
+fn reliable_transports_recover_every_byte_over_a_lossy_path() {
+    for (name, flow) in &FLOWS[..4] {
+        let mut p = Pair::for_flow(flow, Dur::from_millis(5), 0.02, 5);
+        p.run(Dur::from_secs(300));
+        assert!(
+            p.both_done(),
+            "{name}: {:?} / {:?}",
+            p.snd.state(),
+            p.rcv.state()
+        );
+        assert_eq!(p.snd.report().unwrap().delivered, 600_000, "{name}");
+    }
+    // A datagram flow loses what the path loses and still closes cleanly.
+    let mut p = Pair::for_flow(FLOWS[4].1, Dur::from_millis(5), 0.02, 5);
+    p.run(Dur::from_secs(60));
+    assert!(p.both_done(), "{:?} / {:?}", p.snd.state(), p.rcv.state());
+    let got = p.snd.report().unwrap().delivered;
+    assert!(got < 600_000 && got > 500_000, "{got}");
+    assert_eq!(got, p.rcv.delivered());
+}
+
+/// Replays of every captured datagram (data and ACKs), junk, bit flips and strangers,
+/// for every transport: the transfer completes exactly, no endpoint invariant breaks,
+/// and the replays are counted.
+#[test]
+fn hostile_datagrams_are_harmless_for_every_transport() {
+    for (name, flow) in FLOWS {
+        let mut p = Pair::for_flow(flow, Dur::from_millis(3), 0.0, 2);
+        let mut rng = Rng::from_seed(7);
+        let stranger = "192.0.2.7:6666".parse().unwrap();
+        let (mut to_rcv, mut to_snd): (Vec<Vec<u8>>, Vec<Vec<u8>>) = (Vec::new(), Vec::new());
+        let mut injected = 0u64;
+        let mut steps = 0;
+        while !(p.snd.is_finished() && p.rcv.is_finished(p.now)) && steps < 1_000_000 {
+            if !p.step() {
+                break;
+            }
+            steps += 1;
+            p.emit();
+            if let Some(d) = p.peek_to_receiver() {
+                if to_rcv.len() < 64 && d[3] != 1 {
+                    to_rcv.push(d);
+                }
+            }
+            if let Some(d) = p.peek_to_sender() {
+                if to_snd.len() < 64 && d[3] != 2 {
+                    to_snd.push(d);
+                }
+            }
+            let pick = |v: &Vec<Vec<u8>>, rng: &mut Rng| {
+                v.get(rng.below(v.len().max(1) as u64) as usize).cloned()
+            };
+            match rng.below(6) {
+                0 => {
+                    if let Some(d) = pick(&to_rcv, &mut rng) {
+                        p.inject_to_receiver(sender_addr(), &d);
+                        injected += 1;
+                    }
+                }
+                1 => {
+                    if let Some(d) = pick(&to_snd, &mut rng) {
+                        p.inject_to_sender(receiver_addr(), &d);
+                        injected += 1;
+                    }
+                }
+                2 => {
+                    if let Some(mut d) = pick(&to_rcv, &mut rng) {
+                        let i = rng.below(d.len() as u64) as usize;
+                        d[i] ^= 1 << rng.below(8);
+                        p.inject_to_receiver(sender_addr(), &d);
+                        injected += 1;
+                    }
+                }
+                3 => {
+                    let mut junk = vec![0u8; rng.below(80) as usize];
+                    junk.iter_mut().for_each(|b| *b = rng.below(256) as u8);
+                    p.inject_to_sender(receiver_addr(), &junk);
+                    p.inject_to_receiver(stranger, &junk);
+                    injected += 2;
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            p.both_done(),
+            "{name}: {:?} / {:?}",
+            p.snd.state(),
+            p.rcv.state()
+        );
+        assert_eq!(p.snd.report().unwrap().delivered, 600_000, "{name}");
+        let (r, s) = (p.rcv.counters(), p.snd.counters());
+        eprintln!("{name}: receiver {r:?}\nsender {s:?}");
+        assert_eq!(r.total() + s.total(), p.delivered_datagrams + injected);
+        assert!(
+            r.wrong_source > 0 && r.rejected() > r.wrong_source,
+            "{name}"
+        );
+        if name == "datagram" {
+            assert!(r.replayed > 0, "repeated datagram numbers are replays");
+        } else {
+            assert!(s.replayed > 0, "{name}: replayed ACKs are caught by PAWS");
+        }
+        if matches!(name, "tcp" | "tack") {
+            assert!(r.replayed > 0, "{name}: stale data replays are caught");
+        }
     }
 }

@@ -1,11 +1,13 @@
 //! Bounds-checked decoding of untrusted datagrams.
 
 use super::error::WireError;
-use super::message::{Message, MessageType, Timestamps, MAX_SACK};
+use super::message::{Message, MessageType, Timestamps, TransportCode, MAX_SACK};
 use super::{
-    COMMON_HEADER, FLAG_FIN, FLAG_RETX, MAGIC, OPT_PAD, OPT_SACK, OPT_TIMESTAMP, TIMESTAMP_LEN,
-    VERSION,
+    COMMON_HEADER, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, MAGIC, OPT_PAD, OPT_SACK, OPT_TIMESTAMP,
+    TIMESTAMP_LEN, VERSION,
 };
+use tcplab_transport::coded::Code;
+use tcplab_transport::tack::{AckKind, Gap, TackAck, MAX_GAPS};
 use tcplab_transport::SackBlock;
 
 struct Reader<'a> {
@@ -123,16 +125,22 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
     let msg = match kind {
         MessageType::Hello => {
             let mss = r.u32("mss")?;
-            let _ = r.u32("reserved")?;
+            let code = r.u8("transport")?;
+            let _ = r.take(3, "reserved")?;
             let total = r.u64("total")?;
             if mss == 0 {
                 return Err(WireError::Invalid("mss (0)"));
             }
-            Message::Hello {
+            let transport =
+                TransportCode::from_u8(code).ok_or(WireError::Invalid("transport code"))?;
+            options(r.take(opt_len, "options")?)?;
+            return Ok(Message::Hello {
                 conn,
                 mss,
                 total: (total != u64::MAX).then_some(total),
-            }
+                transport,
+                flow: r.rest(),
+            });
         }
         MessageType::HelloAck => {
             let mss = r.u32("mss")?;
@@ -172,6 +180,145 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
                 wnd,
                 sack: o.sack,
                 n_sack: o.n_sack,
+                ts: o.ts,
+            });
+        }
+        MessageType::Datagram => {
+            let seq = r.u64("sequence number")?;
+            let sent_at_ns = r.u64("send time")?;
+            options(r.take(opt_len, "options")?)?;
+            let payload = r.rest();
+            if payload.is_empty() {
+                return Err(WireError::Invalid("datagram without payload"));
+            }
+            return Ok(Message::Datagram {
+                conn,
+                seq,
+                sent_at_ns,
+                payload,
+            });
+        }
+        MessageType::Symbol => {
+            let code = match r.u8("code")? {
+                1 => Code::Rlnc,
+                2 => Code::Lt,
+                _ => return Err(WireError::Invalid("symbol code")),
+            };
+            let _ = r.take(3, "reserved")?;
+            let start = r.u32("window start")?;
+            let span = r.u32("window length")?;
+            let seed = r.u32("seed")?;
+            let base = r.u32("base")?;
+            options(r.take(opt_len, "options")?)?;
+            let payload = r.rest();
+            if span == 0 || start.checked_add(span).is_none() {
+                return Err(WireError::Invalid("symbol window"));
+            }
+            if payload.is_empty() {
+                return Err(WireError::Invalid("symbol without payload"));
+            }
+            return Ok(Message::Symbol {
+                conn,
+                code,
+                repair: flags & FLAG_REPAIR != 0,
+                start,
+                span,
+                seed,
+                base,
+                payload,
+            });
+        }
+        MessageType::TackData => {
+            let seq = r.u64("sequence number")?;
+            let pn = r.u64("packet number")?;
+            let pn_floor = r.u64("packet number floor")?;
+            let sent_at_ns = r.u64("send time")?;
+            let rtt_min_ns = r.u64("rtt_min")?;
+            options(r.take(opt_len, "options")?)?;
+            let payload = r.rest();
+            if payload.is_empty() {
+                return Err(WireError::Invalid("data without payload"));
+            }
+            if seq.checked_add(payload.len() as u64).is_none() {
+                return Err(WireError::Invalid("sequence number (wraps)"));
+            }
+            if pn_floor > pn {
+                return Err(WireError::Invalid(
+                    "packet number floor (above the packet number)",
+                ));
+            }
+            return Ok(Message::TackData {
+                conn,
+                seq,
+                pn,
+                pn_floor,
+                sent_at_ns,
+                rtt_min_ns,
+                fin: flags & FLAG_FIN != 0,
+                retransmission: flags & FLAG_RETX != 0,
+                payload,
+            });
+        }
+        MessageType::TackAck => {
+            let kind = match r.u8("ACK kind")? {
+                0 => AckKind::Tack,
+                1 => AckKind::IackLoss,
+                2 => AckKind::IackWindow,
+                _ => return Err(WireError::Invalid("TACK kind")),
+            };
+            let n_gaps = r.u8("gap count")?;
+            if n_gaps as usize > MAX_GAPS {
+                return Err(WireError::Invalid("TACK gap count"));
+            }
+            let _ = r.u16("reserved")?;
+            let mut a = TackAck {
+                kind,
+                n_gaps,
+                tack_seq: r.u32("tack_seq")?,
+                wnd: r.u32("window")?,
+                delivery_rate: r.u32("delivery rate")?,
+                rcv_nxt: r.u64("rcv_nxt")?,
+                largest: r.u64("largest")?,
+                base: r.u64("base")?,
+                covered: r.u32("covered")?,
+                min_owd_back: r.u32("min_owd_back")?,
+                min_owd_delay_ns: r.u32("min_owd_delay")?,
+                largest_delay_ns: r.u32("largest_delay")?,
+                ..TackAck::default()
+            };
+            for g in a.gaps.iter_mut().take(n_gaps as usize) {
+                *g = Gap {
+                    start: r.u16("gap start")?,
+                    len: r.u16("gap length")?,
+                };
+            }
+            if a.base > a.largest {
+                return Err(WireError::Invalid("TACK base (above largest)"));
+            }
+            let o = options(r.take(opt_len, "options")?)?;
+            if !r.rest().is_empty() {
+                return Err(WireError::Invalid("trailing bytes after a TACK"));
+            }
+            return Ok(Message::TackAck {
+                conn,
+                ack: a,
+                ts: o.ts,
+            });
+        }
+        MessageType::CodedAck => {
+            let index = r.u32("index")?;
+            let cum = r.u32("cumulative")?;
+            let echo = r.u32("echo")?;
+            let _ = r.u32("reserved")?;
+            let o = options(r.take(opt_len, "options")?)?;
+            if !r.rest().is_empty() {
+                return Err(WireError::Invalid("trailing bytes after a coded ACK"));
+            }
+            return Ok(Message::CodedAck {
+                conn,
+                index,
+                cum,
+                echo,
                 ts: o.ts,
             });
         }

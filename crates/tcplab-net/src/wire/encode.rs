@@ -3,9 +3,19 @@
 use super::error::WireError;
 use super::message::{Message, Timestamps};
 use super::{
-    COMMON_HEADER, DATA_FIXED, FLAG_FIN, FLAG_RETX, MAGIC, OPTION_HEADER, OPT_SACK, OPT_TIMESTAMP,
-    TIMESTAMP_LEN, VERSION,
+    COMMON_HEADER, DATA_FIXED, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, MAGIC, OPTION_HEADER, OPT_SACK,
+    OPT_TIMESTAMP, SYMBOL_FIXED, TACK_ACK_FIXED, TACK_DATA_FIXED, TIMESTAMP_LEN, VERSION,
 };
+use tcplab_transport::coded::Code;
+use tcplab_transport::tack::AckKind;
+
+/// The code byte of a SYMBOL (1: RLNC, 2: LT).
+pub(super) fn code_byte(c: Code) -> u8 {
+    match c {
+        Code::Rlnc => 1,
+        Code::Lt => 2,
+    }
+}
 
 struct Writer<'a> {
     buf: &'a mut [u8],
@@ -85,7 +95,9 @@ pub fn encode_data_header(
     Ok(w.pos)
 }
 
-/// Encodes `msg` into `buf`; returns the datagram's length.
+/// Encodes `msg` into `buf`; returns the datagram's length. A data message encoded with
+/// an empty payload gives its header alone: the caller then writes the payload bytes
+/// right after it (no copy).
 pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
     let conn = msg.conn();
     let ty = msg.kind() as u8;
@@ -137,13 +149,131 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             }
             Ok(w.pos)
         }
-        Message::Hello { mss, total, .. } => {
-            check(buf, COMMON_HEADER + 16)?;
+        Message::Hello {
+            mss,
+            total,
+            transport,
+            flow,
+            ..
+        } => {
+            check(buf, COMMON_HEADER + 16 + flow.len())?;
             let mut w = Writer { buf, pos: 0 };
             common(&mut w, ty, 0, 0, conn);
             w.u32(mss);
-            w.u32(0);
+            w.u8(transport as u8);
+            w.put(&[0, 0, 0]);
             w.u64(total.unwrap_or(u64::MAX));
+            w.put(flow);
+            Ok(w.pos)
+        }
+        Message::Datagram {
+            seq,
+            sent_at_ns,
+            payload,
+            ..
+        } => {
+            check(buf, COMMON_HEADER + 16 + payload.len())?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, 0, conn);
+            w.u64(seq);
+            w.u64(sent_at_ns);
+            w.put(payload);
+            Ok(w.pos)
+        }
+        Message::Symbol {
+            code,
+            repair,
+            start,
+            span,
+            seed,
+            base,
+            payload,
+            ..
+        } => {
+            check(buf, COMMON_HEADER + SYMBOL_FIXED + payload.len())?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, if repair { FLAG_REPAIR } else { 0 }, 0, conn);
+            w.u8(code_byte(code));
+            w.put(&[0, 0, 0]);
+            w.u32(start);
+            w.u32(span);
+            w.u32(seed);
+            w.u32(base);
+            w.put(payload);
+            Ok(w.pos)
+        }
+        Message::TackData {
+            seq,
+            pn,
+            pn_floor,
+            sent_at_ns,
+            rtt_min_ns,
+            fin,
+            retransmission,
+            payload,
+            ..
+        } => {
+            check(buf, COMMON_HEADER + TACK_DATA_FIXED + payload.len())?;
+            let mut w = Writer { buf, pos: 0 };
+            let flags = if fin { FLAG_FIN } else { 0 } | if retransmission { FLAG_RETX } else { 0 };
+            common(&mut w, ty, flags, 0, conn);
+            w.u64(seq);
+            w.u64(pn);
+            w.u64(pn_floor);
+            w.u64(sent_at_ns);
+            w.u64(rtt_min_ns);
+            w.put(payload);
+            Ok(w.pos)
+        }
+        Message::TackAck { ack: a, ts, .. } => {
+            let n = a.n_gaps as usize;
+            if n > a.gaps.len() {
+                return Err(WireError::Invalid("TACK gap count"));
+            }
+            let opt = ts_len(&ts);
+            check(buf, COMMON_HEADER + TACK_ACK_FIXED + 4 * n + opt)?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, opt, conn);
+            w.u8(match a.kind {
+                AckKind::Tack => 0,
+                AckKind::IackLoss => 1,
+                AckKind::IackWindow => 2,
+            });
+            w.u8(a.n_gaps);
+            w.u16(0);
+            w.u32(a.tack_seq);
+            w.u32(a.wnd);
+            w.u32(a.delivery_rate);
+            w.u64(a.rcv_nxt);
+            w.u64(a.largest);
+            w.u64(a.base);
+            w.u32(a.covered);
+            w.u32(a.min_owd_back);
+            w.u32(a.min_owd_delay_ns);
+            w.u32(a.largest_delay_ns);
+            for g in a.gaps() {
+                w.u16(g.start);
+                w.u16(g.len);
+            }
+            put_ts(&mut w, &ts);
+            Ok(w.pos)
+        }
+        Message::CodedAck {
+            index,
+            cum,
+            echo,
+            ts,
+            ..
+        } => {
+            let opt = ts_len(&ts);
+            check(buf, COMMON_HEADER + 16 + opt)?;
+            let mut w = Writer { buf, pos: 0 };
+            common(&mut w, ty, 0, opt, conn);
+            w.u32(index);
+            w.u32(cum);
+            w.u32(echo);
+            w.u32(0);
+            put_ts(&mut w, &ts);
             Ok(w.pos)
         }
         Message::HelloAck { mss, rcv_buf, .. } => {

@@ -1,6 +1,10 @@
 //! The messages of wire format v1.
 
-use tcplab_transport::{SackBlock, Segment, MAX_SACK_BLOCKS};
+use tcplab_core::Time;
+use tcplab_transport::coded::{Code, CodedAck, CodedPacket, Symbol};
+use tcplab_transport::datagram::Datagram;
+use tcplab_transport::tack::{TackAck, TackData, TackPacket};
+use tcplab_transport::{Packet, SackBlock, Segment, MAX_SACK_BLOCKS};
 
 /// SACK blocks one ACK may carry (RFC 2018's four; the endpoints send up to
 /// `tcplab_transport::MAX_SACK_BLOCKS`).
@@ -18,6 +22,16 @@ pub enum MessageType {
     Close = 5,
     CloseAck = 6,
     Reset = 7,
+    /// An unreliable datagram (`transport = "datagram"`).
+    Datagram = 8,
+    /// A coded symbol (TCP/NC's RLNC, TCP-Forward's LT).
+    Symbol = 16,
+    /// TACK data.
+    TackData = 17,
+    /// A TACK or IACK.
+    TackAck = 18,
+    /// TCP-Forward's acknowledgement of a decoded segment.
+    CodedAck = 19,
 }
 
 impl MessageType {
@@ -30,6 +44,11 @@ impl MessageType {
             5 => MessageType::Close,
             6 => MessageType::CloseAck,
             7 => MessageType::Reset,
+            8 => MessageType::Datagram,
+            16 => MessageType::Symbol,
+            17 => MessageType::TackData,
+            18 => MessageType::TackAck,
+            19 => MessageType::CodedAck,
             _ => return None,
         })
     }
@@ -51,6 +70,11 @@ pub enum Message<'a> {
         mss: u32,
         /// `None`: until the sender closes.
         total: Option<u64>,
+        /// Which transport the flow runs ([`TransportCode`]).
+        transport: TransportCode,
+        /// The flow's `[[flow]]` table as TOML text (may be empty for TCP): the receiver
+        /// builds its end of the flow from it.
+        flow: &'a [u8],
     },
     /// Receiver → sender: accepted; the receive buffer it will advertise.
     HelloAck { conn: u64, mss: u32, rcv_buf: u64 },
@@ -82,6 +106,97 @@ pub enum Message<'a> {
     },
     /// Either side: the connection is refused or aborted (reason code).
     Reset { conn: u64, reason: u8 },
+    /// Source → sink: datagram `seq`, sent at `sent_at_ns` (the sender's CLOCK_REALTIME).
+    Datagram {
+        conn: u64,
+        seq: u64,
+        sent_at_ns: u64,
+        payload: &'a [u8],
+    },
+    /// Source → sink: one coded symbol's header and its bytes.
+    Symbol {
+        conn: u64,
+        code: Code,
+        repair: bool,
+        start: u32,
+        span: u32,
+        seed: u32,
+        base: u32,
+        payload: &'a [u8],
+    },
+    /// TACK data; `sent_at_ns` is the sender's CLOCK_REALTIME.
+    TackData {
+        conn: u64,
+        seq: u64,
+        pn: u64,
+        pn_floor: u64,
+        sent_at_ns: u64,
+        rtt_min_ns: u64,
+        fin: bool,
+        retransmission: bool,
+        payload: &'a [u8],
+    },
+    /// A TACK or IACK (the endpoint's fields, `flow` aside).
+    TackAck {
+        conn: u64,
+        ack: TackAck,
+        ts: Option<Timestamps>,
+    },
+    /// TCP-Forward's ACK.
+    CodedAck {
+        conn: u64,
+        index: u32,
+        cum: u32,
+        echo: u32,
+        ts: Option<Timestamps>,
+    },
+}
+
+/// The transport a HELLO opens (byte 4 of its fixed part).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum TransportCode {
+    Tcp = 0,
+    Datagram = 1,
+    Tack = 2,
+    TcpNc = 3,
+    TcpForward = 4,
+}
+
+impl TransportCode {
+    pub fn from_u8(b: u8) -> Option<TransportCode> {
+        Some(match b {
+            0 => TransportCode::Tcp,
+            1 => TransportCode::Datagram,
+            2 => TransportCode::Tack,
+            3 => TransportCode::TcpNc,
+            4 => TransportCode::TcpForward,
+            _ => return None,
+        })
+    }
+
+    /// The scenario name (`transport = "..."`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportCode::Tcp => "tcp",
+            TransportCode::Datagram => "datagram",
+            TransportCode::Tack => "tack",
+            TransportCode::TcpNc => "tcp-nc",
+            TransportCode::TcpForward => "tcp-forward",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<TransportCode> {
+        [
+            TransportCode::Tcp,
+            TransportCode::Datagram,
+            TransportCode::Tack,
+            TransportCode::TcpNc,
+            TransportCode::TcpForward,
+        ]
+        .into_iter()
+        .find(|c| c.name() == name)
+    }
 }
 
 impl<'a> Message<'a> {
@@ -93,7 +208,12 @@ impl<'a> Message<'a> {
             | Message::Ack { conn, .. }
             | Message::Close { conn, .. }
             | Message::CloseAck { conn, .. }
-            | Message::Reset { conn, .. } => conn,
+            | Message::Reset { conn, .. }
+            | Message::Datagram { conn, .. }
+            | Message::Symbol { conn, .. }
+            | Message::TackData { conn, .. }
+            | Message::TackAck { conn, .. }
+            | Message::CodedAck { conn, .. } => conn,
         }
     }
 
@@ -106,6 +226,11 @@ impl<'a> Message<'a> {
             Message::Close { .. } => MessageType::Close,
             Message::CloseAck { .. } => MessageType::CloseAck,
             Message::Reset { .. } => MessageType::Reset,
+            Message::Datagram { .. } => MessageType::Datagram,
+            Message::Symbol { .. } => MessageType::Symbol,
+            Message::TackData { .. } => MessageType::TackData,
+            Message::TackAck { .. } => MessageType::TackAck,
+            Message::CodedAck { .. } => MessageType::CodedAck,
         }
     }
 
@@ -161,5 +286,99 @@ impl<'a> Message<'a> {
             n_sack: seg.n_sack,
             ts,
         }
+    }
+
+    /// The endpoint's packet for any data or acknowledgement message (`None` for the
+    /// connection's control messages). Send times stay in the sender's clock
+    /// (`Time(sent_at_ns)`): the session maps them onto its own.
+    pub fn to_packet(&self, flow: u32) -> Option<Packet> {
+        Some(match *self {
+            Message::Data { .. } | Message::Ack { .. } => Packet::Tcp(self.to_segment(flow)?),
+            Message::Datagram {
+                seq,
+                sent_at_ns,
+                payload,
+                ..
+            } => Packet::Datagram(Datagram {
+                seq,
+                sent_at: Time(sent_at_ns),
+                len: payload.len() as u32,
+            }),
+            Message::Symbol {
+                code,
+                repair,
+                start,
+                span,
+                seed,
+                base,
+                payload,
+                ..
+            } => Packet::Coded(CodedPacket::Symbol(Symbol {
+                flow,
+                code,
+                start,
+                span,
+                seed,
+                base,
+                payload: payload.len() as u32,
+                repair,
+            })),
+            Message::TackData {
+                seq,
+                pn,
+                pn_floor,
+                sent_at_ns,
+                rtt_min_ns,
+                fin,
+                retransmission,
+                payload,
+                ..
+            } => Packet::Tack(TackPacket::Data(TackData {
+                flow,
+                len: payload.len() as u32,
+                seq,
+                pn,
+                pn_floor,
+                sent_at: Time(sent_at_ns),
+                rtt_min_ns,
+                fin,
+                retransmission,
+            })),
+            Message::TackAck { ack, .. } => Packet::Tack(TackPacket::Ack(TackAck { flow, ..ack })),
+            Message::CodedAck {
+                index, cum, echo, ..
+            } => Packet::Coded(CodedPacket::Ack(CodedAck {
+                flow,
+                index,
+                cum,
+                echo,
+            })),
+            _ => return None,
+        })
+    }
+
+    /// The message for an endpoint's acknowledgement packet (`None` for data packets,
+    /// which carry payload bytes the session writes in place).
+    pub fn ack_of_packet(
+        conn: u64,
+        pkt: &Packet,
+        ts: Option<Timestamps>,
+    ) -> Option<Message<'static>> {
+        Some(match pkt {
+            Packet::Tcp(seg) if seg.len == 0 && !seg.fin => Message::ack_of(conn, seg, ts),
+            Packet::Tack(TackPacket::Ack(a)) => Message::TackAck {
+                conn,
+                ack: TackAck { flow: 0, ..*a },
+                ts,
+            },
+            Packet::Coded(CodedPacket::Ack(a)) => Message::CodedAck {
+                conn,
+                index: a.index,
+                cum: a.cum,
+                echo: a.echo,
+                ts,
+            },
+            _ => return None,
+        })
     }
 }

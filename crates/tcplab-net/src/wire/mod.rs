@@ -16,7 +16,7 @@ mod message;
 pub use decode::decode;
 pub use encode::{encode, encode_data_header};
 pub use error::WireError;
-pub use message::{Message, MessageType, Timestamps, MAX_SACK};
+pub use message::{Message, MessageType, Timestamps, TransportCode, MAX_SACK};
 
 /// "TL"
 pub const MAGIC: u16 = 0x544c;
@@ -36,6 +36,19 @@ pub const DATA_HEADER_WITH_TS: usize = COMMON_HEADER + DATA_FIXED + OPTION_HEADE
 /// Flag bits.
 pub const FLAG_FIN: u8 = 0x01;
 pub const FLAG_RETX: u8 = 0x02;
+/// SYMBOL: sent by loss recovery (TCP-Forward's Diff_p repair symbols).
+pub const FLAG_REPAIR: u8 = 0x04;
+
+/// DATAGRAM fixed part: seq (8), sent_at (8).
+pub const DATAGRAM_FIXED: usize = 16;
+/// SYMBOL fixed part: code (1), reserved (3), start, span, seed, base (4 each).
+pub const SYMBOL_FIXED: usize = 20;
+/// TACK_DATA fixed part: seq, pn, pn_floor, sent_at, rtt_min (8 each).
+pub const TACK_DATA_FIXED: usize = 40;
+/// TACK_ACK fixed part before its gaps: kind (1), gap count (1), reserved (2), tack_seq,
+/// wnd, delivery_rate (4 each), rcv_nxt, largest, base (8 each), covered, min_owd_back,
+/// min_owd_delay, largest_delay (4 each).
+pub const TACK_ACK_FIXED: usize = 56;
 
 /// Option kinds.
 pub const OPT_PAD: u8 = 0;
