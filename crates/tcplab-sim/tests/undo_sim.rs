@@ -102,3 +102,52 @@ fn undo_restores_the_window_after_a_spurious_timeout() {
     );
     assert!(goodput(&eifel) > goodput(&base_ts));
 }
+
+fn parse(flow_keys: &str) -> Result<tcplab_sim::Scenario, String> {
+    let text = format!(
+        "[link]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n[[flow]]\nbytes = \"1MB\"\n{flow_keys}\n"
+    );
+    parse_scenario_str(&text, "keys.toml").map_err(|e| e.to_string())
+}
+
+/// Each key names itself and why when it cannot work; timestamps take 12 bytes of MSS.
+#[test]
+fn keys_are_validated() {
+    let e = parse("dsack = true\nsack = false").unwrap_err();
+    assert!(e.contains("dsack") && e.contains("sack = true"), "{e}");
+    let e = parse("undo = true").unwrap_err();
+    assert!(
+        e.contains("undo") && e.contains("timestamps") && e.contains("dsack"),
+        "{e}"
+    );
+    let e = parse("timestamps = \"yes\"").unwrap_err();
+    assert!(
+        e.contains("timestamps") && e.contains("true or false"),
+        "{e}"
+    );
+    let e = parse("timestamps = true\nmss = 1460").unwrap_err();
+    assert!(e.contains("mss") && e.contains("timestamp option"), "{e}");
+    assert!(parse("timestamps = true\nmss = 1448").is_ok());
+    assert!(parse("timestamps = true\nundo = true").is_ok());
+    assert!(parse("dsack = true\nundo = true").is_ok());
+}
+
+/// With timestamps the default MSS is MTU − 52: full data packets are 1500 bytes on the
+/// wire, and every packet (ACKs too) carries the 12-byte option.
+#[test]
+fn timestamps_make_1500_byte_packets_at_mss_1448() {
+    for (keys, mss, hdr) in [("timestamps = true", 1448, 52), ("", 1460, 40)] {
+        let sc = parse(&format!("ack = \"per-packet\"\nrcv_buf = \"30KB\"\n{keys}")).unwrap();
+        let r = simulate(&sc, 1, 0).unwrap();
+        let segs = int(&r, "segments_sent");
+        assert_eq!(int(&r, "retransmitted_segments"), 0);
+        assert_eq!(segs, 1_000_000u64.div_ceil(mss), "{keys}");
+        // One row per direction: the data and the pure ACKs.
+        let sent = r.links.ints("sent_bytes").unwrap();
+        let pkts = r.links.ints("sent_pkts").unwrap();
+        assert_eq!(sent.len(), 2);
+        let fwd = usize::from(sent[1] > sent[0]);
+        assert_eq!(sent[fwd], 1_000_000 + segs * hdr, "{keys}");
+        assert_eq!(sent[1 - fwd], pkts[1 - fwd] * hdr, "{keys}: pure ACKs");
+    }
+}
