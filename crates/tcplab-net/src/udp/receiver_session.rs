@@ -206,6 +206,10 @@ impl ReceiverSession {
         self.counters.accepted += 1;
         self.payload_bytes += len;
         let rcv = self.rcv.as_mut().expect("open connections have a receiver");
+        if seg.ts.is_some() {
+            // The sender uses RFC 7323 timestamps (option kind 3): echo them.
+            rcv.use_timestamps();
+        }
         if let Err(v) = rcv.handle_segment(now, &seg) {
             self.fail(format!("receiver invariant broken: {v}"));
             return false;

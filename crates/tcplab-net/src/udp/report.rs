@@ -9,15 +9,19 @@ use super::SessionState;
 use crate::emu::LatenessHistogram;
 use crate::error::NetError;
 use crate::sys::clock::Clock;
-use crate::wire::{COMMON_HEADER, DATA_HEADER_WITH_TS};
+use crate::wire::{COMMON_HEADER, DATA_HEADER_WITH_TS, OPTION_HEADER, TCP_TIMESTAMP_LEN};
 use std::net::{SocketAddr, UdpSocket};
 use tcplab_core::{Dur, Metrics, Time, Value};
 use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
 use tcplab_transport::cc;
-use tcplab_transport::{Endpoint, ReceiverConfig, ReceiverStats, DATA_HEADER_BYTES};
+use tcplab_transport::{
+    Endpoint, ReceiverConfig, ReceiverStats, DATA_HEADER_BYTES, TS_OPTION_BYTES,
+};
 
 /// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
 pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
+/// The endpoint's RFC 7323 option in a datagram (`timestamps = true`).
+const TCP_TS_OPTION: u32 = (OPTION_HEADER + TCP_TIMESTAMP_LEN) as u32;
 /// Largest datagram the receive buffers take whole (IPv4's UDP maximum).
 const MAX_DATAGRAM: usize = 65_507;
 const _: () = assert!(COMMON_HEADER < DATA_HEADER_WITH_TS);
@@ -44,7 +48,6 @@ pub fn flow_spec(flow: &toml::Table, source: &str) -> Result<FlowSpec, ConfigErr
 /// A simulator flow adapted to the UDP driver: the MSS shrinks by the driver's extra
 /// header bytes so data segments keep their length on the wire.
 pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
-    let extra = UDP_OVERHEAD - DATA_HEADER_BYTES;
     let Some(tcp) = f.tcp_mut() else {
         return Err(ConfigError {
             file: source.into(),
@@ -54,6 +57,13 @@ pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
                   packet kinds yet)"
                 .into(),
         });
+    };
+    // With RFC 7323 timestamps the simulated segment carries 12 option bytes and the
+    // datagram the 10-byte TCP timestamp option (kind 3).
+    let extra = if tcp.sender.timestamps {
+        UDP_OVERHEAD + TCP_TS_OPTION - DATA_HEADER_BYTES - TS_OPTION_BYTES
+    } else {
+        UDP_OVERHEAD - DATA_HEADER_BYTES
     };
     if tcp.sender.mss <= extra {
         return Err(ConfigError {
@@ -175,7 +185,8 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
     let mut next_sample: Option<Time> = None;
     let mut stopped = false;
     let mut timer = LatenessHistogram::default();
-    let max_dgram = (tcp.sender.mss as usize + DATA_HEADER_WITH_TS).max(256);
+    let max_dgram =
+        (tcp.sender.mss as usize + DATA_HEADER_WITH_TS + TCP_TS_OPTION as usize).max(256);
     let t0 = std::time::Instant::now();
     let mut tick = |s: &mut SenderSession, now: Time| -> Option<Time> {
         let start = s.started_at()?;

@@ -273,6 +273,7 @@ impl SenderSession {
             seg.fin,
             seg.retransmission,
             Some(ts),
+            seg.ts,
         )
         .ok()?;
         let end = h + seg.len as usize;

@@ -3,9 +3,10 @@
 use super::error::WireError;
 use super::message::{Message, Timestamps};
 use super::{
-    COMMON_HEADER, DATA_FIXED, FLAG_FIN, FLAG_RETX, MAGIC, OPTION_HEADER, OPT_SACK, OPT_TIMESTAMP,
-    TIMESTAMP_LEN, VERSION,
+    COMMON_HEADER, DATA_FIXED, FLAG_FIN, FLAG_RETX, MAGIC, OPTION_HEADER, OPT_SACK,
+    OPT_TCP_TIMESTAMP, OPT_TIMESTAMP, TCP_TIMESTAMP_LEN, TIMESTAMP_LEN, VERSION,
 };
+use tcplab_transport::Timestamps as TcpTimestamps;
 
 struct Writer<'a> {
     buf: &'a mut [u8],
@@ -55,6 +56,19 @@ fn ts_len(ts: &Option<Timestamps>) -> usize {
     ts.map_or(0, |_| OPTION_HEADER + TIMESTAMP_LEN)
 }
 
+fn tcp_ts_len(ts: &Option<TcpTimestamps>) -> usize {
+    ts.map_or(0, |_| OPTION_HEADER + TCP_TIMESTAMP_LEN)
+}
+
+fn put_tcp_ts(w: &mut Writer<'_>, ts: &Option<TcpTimestamps>) {
+    if let Some(t) = ts {
+        w.u8(OPT_TCP_TIMESTAMP);
+        w.u8(TCP_TIMESTAMP_LEN as u8);
+        w.u32(t.val);
+        w.u32(t.ecr);
+    }
+}
+
 fn put_ts(w: &mut Writer<'_>, ts: &Option<Timestamps>) {
     if let Some(t) = ts {
         w.u8(OPT_TIMESTAMP);
@@ -64,7 +78,7 @@ fn put_ts(w: &mut Writer<'_>, ts: &Option<Timestamps>) {
     }
 }
 
-/// Writes a DATA header (common header, sequence number, timestamp option) at the start
+/// Writes a DATA header (common header, sequence number, timestamp options) at the start
 /// of `buf` and returns its length; the caller writes the payload right after it.
 pub fn encode_data_header(
     buf: &mut [u8],
@@ -73,8 +87,9 @@ pub fn encode_data_header(
     fin: bool,
     retransmission: bool,
     ts: Option<Timestamps>,
+    tcp_ts: Option<TcpTimestamps>,
 ) -> Result<usize, WireError> {
-    let opt = ts_len(&ts);
+    let opt = ts_len(&ts) + tcp_ts_len(&tcp_ts);
     let n = COMMON_HEADER + DATA_FIXED + opt;
     check(buf, n)?;
     let mut w = Writer { buf, pos: 0 };
@@ -82,6 +97,7 @@ pub fn encode_data_header(
     common(&mut w, super::MessageType::Data as u8, flags, opt, conn);
     w.u64(seq);
     put_ts(&mut w, &ts);
+    put_tcp_ts(&mut w, &tcp_ts);
     Ok(w.pos)
 }
 
@@ -95,10 +111,11 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             fin,
             retransmission,
             ts,
+            tcp_ts,
             payload,
             ..
         } => {
-            let h = encode_data_header(buf, conn, seq, fin, retransmission, ts)?;
+            let h = encode_data_header(buf, conn, seq, fin, retransmission, ts, tcp_ts)?;
             check(buf, h + payload.len())?;
             buf[h..h + payload.len()].copy_from_slice(payload);
             Ok(h + payload.len())
@@ -109,6 +126,7 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             sack,
             n_sack,
             ts,
+            tcp_ts,
             ..
         } => {
             let n_sack = n_sack as usize;
@@ -120,13 +138,14 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             } else {
                 0
             };
-            let opt = ts_len(&ts) + sack_len;
+            let opt = ts_len(&ts) + tcp_ts_len(&tcp_ts) + sack_len;
             check(buf, COMMON_HEADER + 16 + opt)?;
             let mut w = Writer { buf, pos: 0 };
             common(&mut w, ty, 0, opt, conn);
             w.u64(ack);
             w.u64(wnd);
             put_ts(&mut w, &ts);
+            put_tcp_ts(&mut w, &tcp_ts);
             if n_sack > 0 {
                 w.u8(OPT_SACK);
                 w.u8((16 * n_sack) as u8);

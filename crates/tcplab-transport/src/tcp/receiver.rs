@@ -68,6 +68,12 @@ impl Receiver {
         self.ooo_bytes
     }
 
+    /// Echoes timestamps from now on (a peer that sends them; RFC 7323 negotiates this in
+    /// the handshake, which drivers without one do on the first stamped segment).
+    pub fn use_timestamps(&mut self) {
+        self.cfg.timestamps = true;
+    }
+
     /// Processes a data segment.
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Result<(), Violation> {
         if seg.len == 0 {

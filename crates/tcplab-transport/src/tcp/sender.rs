@@ -194,6 +194,7 @@ impl Sender {
             prior_una,
             prior_sacked,
             no_sack: seg.n_sack == 0,
+            dsack_end: dsack_block(seg).map(|d| d.end),
             early,
         };
         self.recovery.after_ack(&mut self.s, now, &summary);
