@@ -95,9 +95,9 @@ fn reordered_head(recovery: RecoveryMode, timestamps: bool, undo: bool, dsack: b
     let mut now = ms(31);
     let mut out = ack_all(&mut s, now, &acks);
     while !out.is_empty() && now < ms(1000) {
-        now = now + Dur::from_millis(10);
+        now += Dur::from_millis(10);
         let acks = deliver(&mut r, now, &out);
-        now = now + Dur::from_millis(10);
+        now += Dur::from_millis(10);
         out = ack_all(&mut s, now, &acks);
     }
     s
