@@ -50,7 +50,7 @@ const DSACK_UNDO: &str = "dsack = true\nundo = true";
 const EIFEL_UNDO: &str = "timestamps = true\nundo = true";
 
 /// Reordering, no loss (unlimited queue, no loss model): every cut is spurious. Measured
-/// (seeds 1-3): 41-54 cuts stand without undo (1.7-2.0 Mbit/s); with D-SACK undo 4-6
+/// (seeds 1-3): 41-54 cuts stand without undo (1.7-2.0 Mbit/s); with D-SACK undo 3-6
 /// (3.3-3.6 Mbit/s: detection comes after recovery has resent); with Eifel none
 /// (8.3 Mbit/s).
 #[test]

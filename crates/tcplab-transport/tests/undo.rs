@@ -131,9 +131,13 @@ fn dsack_undoes_a_spurious_fast_retransmit() {
 /// retransmission's: undone at once, D-SACK not needed.
 #[test]
 fn eifel_undoes_a_spurious_fast_retransmit() {
-    let s = reordered_head(RecoveryMode::Sack, true, true, false);
-    assert_eq!(s.stats().undos, 1);
-    assert_eq!(s.window().ssthresh, u64::MAX);
+    for recovery in [RecoveryMode::Sack, RecoveryMode::NewReno] {
+        let s = reordered_head(recovery, true, true, false);
+        assert_eq!(s.stats().undos, 1, "{recovery:?}");
+        assert_eq!(s.window().ssthresh, u64::MAX, "{recovery:?}");
+        // Undone on the ACK that NewReno would take as partial: no further resends.
+        assert_eq!(s.stats().retransmitted_segments, 1, "{recovery:?}");
+    }
     // A genuine loss: the retransmission fills the hole and is echoed; nothing undone.
     let mut s = snd(RecoveryMode::Sack, true, true);
     let mut r = rcv(true, false);

@@ -5,6 +5,8 @@
 //! - `transmit.rs`: the in-order send pass and each segment's bookkeeping;
 //! - `rto.rs`: the retransmission timer and go-back-N after it;
 //! - `recovery.rs`: loss recovery behind one interface (`reno.rs`, `sack.rs`, `rack.rs`);
+//! - `timestamps.rs` (RFC 7323 clock and echo) and `undo.rs` (spurious-cut detection and
+//!   undo);
 //! - [`crate::pacing`] and [`crate::timer_rounds`]: when segments may leave.
 
 use crate::cc::{AckInfo, CongestionControl, Controller, Window};

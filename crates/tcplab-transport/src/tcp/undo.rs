@@ -162,6 +162,9 @@ impl SendState {
             self.w.cwnd = self.w.cwnd.max(e.prior_cwnd);
             self.w.ssthresh = self.w.ssthresh.max(e.prior_ssthresh);
         }
+        // Nothing was lost: no pending retransmission of the head (NewReno's partial ACK
+        // may just have asked for one).
+        self.retx_head = false;
         if self.go_back_n {
             // The presumed losses were not: stop resending what the receiver holds.
             self.go_back_n = false;
