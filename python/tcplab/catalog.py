@@ -158,7 +158,8 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "recovery", "by cc", "\"reno\" | \"newreno\" | \"sack\"", "loss recovery "
         "(RFC 5681, 6582, 6675)"),
     Key(_TCP, "mtu", "1500", "bytes", "IP packet size", 1500),
-    Key(_TCP, "mss", "mtu - 40", "bytes", "payload per segment", 1460),
+    Key(_TCP, "mss", "mtu - 40 (- 12 with timestamps)", "bytes", "payload per segment",
+        1460),
     Key(_TCP, "initial_cwnd", "10", "segments", "initial window (RFC 6928)", 10),
     Key(_TCP, "dupthresh", "3", "count", "duplicate ACKs for a fast retransmit", 3),
     Key(_TCP, "loss_detection", "dupack", "\"dupack\" | \"rack\"", "SACK loss detection: "
@@ -176,6 +177,12 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "ack_delay", "200ms", "duration", "delayed ACK: longest wait", "200ms"),
     Key(_TCP, "sack", "true", "bool", "receiver sends SACK blocks (RFC 2018)", True),
     Key(_TCP, "rcv_buf", "64MiB", "size", "receive buffer (the advertised window)", "64MiB"),
+    Key(_TCP, "timestamps", "false", "bool", "RFC 7323 timestamp option on every segment: "
+        "RTT from every ACK, retransmissions included", False),
+    Key(_TCP, "dsack", "false", "bool", "receiver reports duplicates in the first SACK "
+        "block (RFC 2883)", False),
+    Key(_TCP, "undo", "false", "bool", "undo spurious window cuts: Eifel (RFC 3522/4015) "
+        "with timestamps, else D-SACK (RFC 3708)", False),
     Key(_DGRAM, "rate", "required", "rate (bit/s)", "sending rate (IP packet bytes)"),
     Key(_DGRAM, "pattern", "cbr", "\"cbr\" | \"onoff\" | \"trace\"", "sending pattern"),
     Key(_DGRAM, "packet_size", "1472", "bytes", "UDP payload (1500-byte IP packets)", 1472),

@@ -59,6 +59,7 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "fast_retransmits": Column("", "fast retransmits (window cuts on loss)", 0),
         "tlp_probes": Column("", "RACK-TLP tail loss probes sent", 0),
         "rack_lost": Column("segments", "segments RACK marked lost", 0),
+        "undos": Column("", "window reductions found spurious and undone", 0),
         "rtt_min_s": Column("s", "smallest RTT sample", 0),
         "rtt_mean_s": Column("s", "mean RTT sample", 0),
         "rtt_max_s": Column("s", "largest RTT sample", 0),

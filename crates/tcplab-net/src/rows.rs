@@ -25,6 +25,7 @@ pub struct FlowRow {
     pub fast_retransmits: u64,
     pub tlp_probes: u64,
     pub rack_lost: u64,
+    pub undos: u64,
     pub rtt_min_s: Option<f64>,
     pub rtt_mean_s: Option<f64>,
     pub rtt_max_s: Option<f64>,
@@ -57,6 +58,7 @@ impl FlowRow {
         r.put("fast_retransmits", self.fast_retransmits.into());
         r.put("tlp_probes", self.tlp_probes.into());
         r.put("rack_lost", self.rack_lost.into());
+        r.put("undos", self.undos.into());
         r.put("rtt_min_s", self.rtt_min_s.into());
         r.put("rtt_mean_s", self.rtt_mean_s.into());
         r.put("rtt_max_s", self.rtt_max_s.into());

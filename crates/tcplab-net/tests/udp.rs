@@ -167,3 +167,33 @@ fn a_registered_or_payload_carrying_flow_is_refused_with_the_key() {
     let e = udp::send(&o).unwrap_err();
     assert!(e.to_string().contains("from_table"), "{e}");
 }
+
+/// RFC 7323 timestamps over the UDP driver: the endpoint's option (kind 3) travels in
+/// both directions, so the sender takes an RTT sample from every ACK of new data.
+#[test]
+fn loopback_transfer_with_tcp_timestamps() {
+    let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let to = rsock.local_addr().unwrap();
+    let spec =
+        flow("bytes = \"2MB\"\nrecovery = \"sack\"\ntimestamps = true\nack = \"per-packet\"");
+    assert_eq!(
+        spec.tcp().unwrap().sender.mss,
+        1448 - 28,
+        "MTU 1500 on the wire"
+    );
+    let (s, r) = std::thread::scope(|sc| {
+        let rh = sc.spawn(|| {
+            let o = RecvOptions {
+                listen_timeout: Some(Dur::from_secs(10)),
+                ..RecvOptions::default()
+            };
+            udp::receive_on(rsock, &o).unwrap()
+        });
+        let s = udp::send(&SendOptions::new(to, spec)).unwrap();
+        (s, rh.join().unwrap())
+    });
+    assert_eq!(r.delivered, 2_000_000);
+    let f = &s.results.flows;
+    assert!(f.bools("completed").unwrap()[0]);
+    assert!(f.opt_floats("rtt_mean_s").unwrap()[0].is_some());
+}

@@ -113,6 +113,23 @@ fn controller_options_allocate_nothing_per_packet() {
     }
 }
 
+/// Timestamps, D-SACK and undo on a reordering, lossy link (undo episodes, D-SACK blocks
+/// and Eifel checks on the per-packet path).
+#[test]
+fn timestamps_dsack_undo_allocate_nothing_per_packet() {
+    let link = "jitter = { dist = \"normal\", mean = \"1ms\", sd = \"300us\" }\nreorder = true";
+    for flow in [
+        "timestamps = true\ndsack = true\nundo = true",
+        "dsack = true\nundo = true",
+    ] {
+        let (a1, e1) = allocations_flow("20MiB", link, flow);
+        let (a2, e2) = allocations_flow("40MiB", link, flow);
+        eprintln!("{flow:?}: {a1} allocations for {e1} events, {a2} for {e2} events");
+        assert!(e2 > e1 * 19 / 10, "twice the work: {e1} -> {e2} events");
+        assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
+    }
+}
+
 /// A coded flow (`transport` with its `coding` table) on a lossy link.
 fn allocations_coded(bytes: &str, transport: &str) -> (u64, u64) {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -37,6 +37,7 @@ pub use rtt::RttEstimator;
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
     RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot,
-    SenderStats, TcpSpec, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
+    SenderStats, TcpSpec, Timestamps, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
+    TS_OPTION_BYTES,
 };
 pub use transport::{AnyEndpoint, FlowContext, FlowEndpoints, TransportSpec};

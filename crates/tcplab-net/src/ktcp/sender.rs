@@ -193,6 +193,7 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
         fast_retransmits: if cfg.ns_exclusive { ns.fast_retrans } else { 0 },
         tlp_probes: 0,
         rack_lost: 0,
+        undos: 0,
         rtt_min_s: (last.min_rtt > 0).then(|| last.min_rtt as f64 / 1e6),
         rtt_mean_s: (!srtts.is_empty()).then(|| srtts.iter().sum::<f64>() / srtts.len() as f64),
         rtt_max_s: srtts.iter().copied().reduce(f64::max),

@@ -394,6 +394,12 @@ impl ReceiverSession {
         self.data_accepted += 1;
         self.payload_bytes += data.len() as u64;
         let rcv = self.rcv.as_mut().expect("open connections have a sink");
+        if let (AnyEndpoint::TcpReceiver(r), Packet::Tcp(seg)) = (&mut *rcv, &pkt) {
+            if seg.ts.is_some() {
+                // The sender uses RFC 7323 timestamps (option kind 3): echo them.
+                r.use_timestamps();
+            }
+        }
         if let Err(v) = rcv.handle_packet(now, &pkt) {
             self.fail(format!("receiver invariant broken: {v}"));
             return false;

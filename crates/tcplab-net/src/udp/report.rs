@@ -11,7 +11,8 @@ use crate::emu::LatenessHistogram;
 use crate::error::NetError;
 use crate::sys::clock::Clock;
 use crate::wire::{
-    COMMON_HEADER, DATAGRAM_FIXED, DATA_HEADER_WITH_TS, SYMBOL_FIXED, TACK_DATA_FIXED,
+    COMMON_HEADER, DATAGRAM_FIXED, DATA_HEADER_WITH_TS, OPTION_HEADER, SYMBOL_FIXED,
+    TACK_DATA_FIXED, TCP_TIMESTAMP_LEN,
 };
 use std::net::{SocketAddr, UdpSocket};
 use tcplab_core::{Dur, Metrics, Time, Value};
@@ -22,6 +23,7 @@ use tcplab_transport::coded::{
 use tcplab_transport::tack::TACK_DATA_HEADER_BYTES;
 use tcplab_transport::{
     AnyEndpoint, Endpoint, ReceiverConfig, ReceiverStats, TransportSpec, DATA_HEADER_BYTES,
+    TS_OPTION_BYTES,
 };
 
 /// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
@@ -30,6 +32,8 @@ pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
 pub const RECV_BUFFER: i32 = 16 << 20;
 /// The longest flow table a HELLO carries (it stays one unfragmented datagram).
 pub const MAX_FLOW_DESC: usize = 1200;
+/// The endpoint's RFC 7323 option in a datagram (`timestamps = true`).
+const TCP_TS_OPTION: u32 = (OPTION_HEADER + TCP_TIMESTAMP_LEN) as u32;
 /// Largest datagram the receive buffers take whole (IPv4's UDP maximum).
 const MAX_DATAGRAM: usize = 65_507;
 const _: () = assert!(COMMON_HEADER < DATA_HEADER_WITH_TS);
@@ -66,6 +70,13 @@ pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
     let name = f.transport.name().to_string();
     // (the payload field to shrink, its key, the driver's extra bytes per packet)
     let (mss, key, extra): (&mut u32, &str, u32) = match &mut f.transport {
+        // With RFC 7323 timestamps the simulated segment carries 12 option bytes and the
+        // datagram the 10-byte TCP timestamp option (kind 3).
+        TransportSpec::Tcp(t) if t.sender.timestamps => (
+            &mut t.sender.mss,
+            "flow.mss",
+            UDP_OVERHEAD + TCP_TS_OPTION - DATA_HEADER_BYTES - TS_OPTION_BYTES,
+        ),
         TransportSpec::Tcp(t) => (
             &mut t.sender.mss,
             "flow.mss",

@@ -385,6 +385,7 @@ impl SenderSession {
                     seg.fin,
                     seg.retransmission,
                     Some(ts),
+                    seg.ts,
                 );
                 (h, seg.seq, conn, seg.len)
             }

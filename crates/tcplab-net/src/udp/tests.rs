@@ -55,6 +55,7 @@ fn data(conn: u64, seq: u64, len: usize, ts: u64) -> Vec<u8> {
         false,
         false,
         Some(Timestamps { val: ts, ecr: 0 }),
+        None,
     )
     .unwrap();
     payload::fill(conn, seq, &mut b[h..h + len]);
@@ -75,6 +76,7 @@ fn ack(conn: u64, ack: u64, sack_end: u64, ts: u64) -> Vec<u8> {
         sack,
         n_sack: 1,
         ts: Some(Timestamps { val: ts, ecr: 0 }),
+        tcp_ts: None,
     };
     let mut b = vec![0u8; 128];
     let n = wire::encode(&m, &mut b).unwrap();

@@ -3,12 +3,12 @@
 use super::error::WireError;
 use super::message::{Message, MessageType, Timestamps, TransportCode, MAX_SACK};
 use super::{
-    COMMON_HEADER, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, MAGIC, OPT_PAD, OPT_SACK, OPT_TIMESTAMP,
-    TIMESTAMP_LEN, VERSION,
+    COMMON_HEADER, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, MAGIC, OPT_PAD, OPT_SACK, OPT_TCP_TIMESTAMP,
+    OPT_TIMESTAMP, TCP_TIMESTAMP_LEN, TIMESTAMP_LEN, VERSION,
 };
 use tcplab_transport::coded::Code;
 use tcplab_transport::tack::{AckKind, Gap, TackAck, MAX_GAPS};
-use tcplab_transport::SackBlock;
+use tcplab_transport::{SackBlock, Timestamps as TcpTimestamps};
 
 struct Reader<'a> {
     buf: &'a [u8],
@@ -57,6 +57,7 @@ impl<'a> Reader<'a> {
 #[derive(Default)]
 struct Options {
     ts: Option<Timestamps>,
+    tcp_ts: Option<TcpTimestamps>,
     sack: [SackBlock; MAX_SACK],
     n_sack: u8,
 }
@@ -80,6 +81,15 @@ fn options(area: &[u8]) -> Result<Options, WireError> {
                 o.ts = Some(Timestamps {
                     val: v.u64("tsval")?,
                     ecr: v.u64("tsecr")?,
+                });
+            }
+            OPT_TCP_TIMESTAMP => {
+                if len as usize != TCP_TIMESTAMP_LEN || o.tcp_ts.is_some() {
+                    return Err(WireError::BadOption { kind, len });
+                }
+                o.tcp_ts = Some(TcpTimestamps {
+                    val: v.u32("TCP tsval")?,
+                    ecr: v.u32("TCP tsecr")?,
                 });
             }
             OPT_SACK => {
@@ -164,6 +174,7 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
                 fin: flags & FLAG_FIN != 0,
                 retransmission: flags & FLAG_RETX != 0,
                 ts: o.ts,
+                tcp_ts: o.tcp_ts,
                 payload,
             });
         }
@@ -181,6 +192,7 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
                 sack: o.sack,
                 n_sack: o.n_sack,
                 ts: o.ts,
+                tcp_ts: o.tcp_ts,
             });
         }
         MessageType::Datagram => {

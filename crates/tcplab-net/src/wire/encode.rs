@@ -4,10 +4,12 @@ use super::error::WireError;
 use super::message::{Message, Timestamps};
 use super::{
     COMMON_HEADER, DATA_FIXED, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, MAGIC, OPTION_HEADER, OPT_SACK,
-    OPT_TIMESTAMP, SYMBOL_FIXED, TACK_ACK_FIXED, TACK_DATA_FIXED, TIMESTAMP_LEN, VERSION,
+    OPT_TCP_TIMESTAMP, OPT_TIMESTAMP, SYMBOL_FIXED, TACK_ACK_FIXED, TACK_DATA_FIXED,
+    TCP_TIMESTAMP_LEN, TIMESTAMP_LEN, VERSION,
 };
 use tcplab_transport::coded::Code;
 use tcplab_transport::tack::AckKind;
+use tcplab_transport::Timestamps as TcpTimestamps;
 
 /// The code byte of a SYMBOL (1: RLNC, 2: LT).
 pub(super) fn code_byte(c: Code) -> u8 {
@@ -65,6 +67,19 @@ fn ts_len(ts: &Option<Timestamps>) -> usize {
     ts.map_or(0, |_| OPTION_HEADER + TIMESTAMP_LEN)
 }
 
+fn tcp_ts_len(ts: &Option<TcpTimestamps>) -> usize {
+    ts.map_or(0, |_| OPTION_HEADER + TCP_TIMESTAMP_LEN)
+}
+
+fn put_tcp_ts(w: &mut Writer<'_>, ts: &Option<TcpTimestamps>) {
+    if let Some(t) = ts {
+        w.u8(OPT_TCP_TIMESTAMP);
+        w.u8(TCP_TIMESTAMP_LEN as u8);
+        w.u32(t.val);
+        w.u32(t.ecr);
+    }
+}
+
 fn put_ts(w: &mut Writer<'_>, ts: &Option<Timestamps>) {
     if let Some(t) = ts {
         w.u8(OPT_TIMESTAMP);
@@ -74,7 +89,7 @@ fn put_ts(w: &mut Writer<'_>, ts: &Option<Timestamps>) {
     }
 }
 
-/// Writes a DATA header (common header, sequence number, timestamp option) at the start
+/// Writes a DATA header (common header, sequence number, timestamp options) at the start
 /// of `buf` and returns its length; the caller writes the payload right after it.
 pub fn encode_data_header(
     buf: &mut [u8],
@@ -83,8 +98,9 @@ pub fn encode_data_header(
     fin: bool,
     retransmission: bool,
     ts: Option<Timestamps>,
+    tcp_ts: Option<TcpTimestamps>,
 ) -> Result<usize, WireError> {
-    let opt = ts_len(&ts);
+    let opt = ts_len(&ts) + tcp_ts_len(&tcp_ts);
     let n = COMMON_HEADER + DATA_FIXED + opt;
     check(buf, n)?;
     let mut w = Writer { buf, pos: 0 };
@@ -92,6 +108,7 @@ pub fn encode_data_header(
     common(&mut w, super::MessageType::Data as u8, flags, opt, conn);
     w.u64(seq);
     put_ts(&mut w, &ts);
+    put_tcp_ts(&mut w, &tcp_ts);
     Ok(w.pos)
 }
 
@@ -107,10 +124,11 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             fin,
             retransmission,
             ts,
+            tcp_ts,
             payload,
             ..
         } => {
-            let h = encode_data_header(buf, conn, seq, fin, retransmission, ts)?;
+            let h = encode_data_header(buf, conn, seq, fin, retransmission, ts, tcp_ts)?;
             check(buf, h + payload.len())?;
             buf[h..h + payload.len()].copy_from_slice(payload);
             Ok(h + payload.len())
@@ -121,6 +139,7 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             sack,
             n_sack,
             ts,
+            tcp_ts,
             ..
         } => {
             let n_sack = n_sack as usize;
@@ -132,13 +151,14 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             } else {
                 0
             };
-            let opt = ts_len(&ts) + sack_len;
+            let opt = ts_len(&ts) + tcp_ts_len(&tcp_ts) + sack_len;
             check(buf, COMMON_HEADER + 16 + opt)?;
             let mut w = Writer { buf, pos: 0 };
             common(&mut w, ty, 0, opt, conn);
             w.u64(ack);
             w.u64(wnd);
             put_ts(&mut w, &ts);
+            put_tcp_ts(&mut w, &tcp_ts);
             if n_sack > 0 {
                 w.u8(OPT_SACK);
                 w.u8((16 * n_sack) as u8);

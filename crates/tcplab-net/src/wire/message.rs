@@ -4,7 +4,7 @@ use tcplab_core::Time;
 use tcplab_transport::coded::{Code, CodedAck, CodedPacket, Symbol};
 use tcplab_transport::datagram::Datagram;
 use tcplab_transport::tack::{TackAck, TackData, TackPacket};
-use tcplab_transport::{Packet, SackBlock, Segment, MAX_SACK_BLOCKS};
+use tcplab_transport::{Packet, SackBlock, Segment, Timestamps as TcpTimestamps, MAX_SACK_BLOCKS};
 
 /// SACK blocks one ACK may carry (RFC 2018's four; the endpoints send up to
 /// `tcplab_transport::MAX_SACK_BLOCKS`).
@@ -84,6 +84,8 @@ pub enum Message<'a> {
         fin: bool,
         retransmission: bool,
         ts: Option<Timestamps>,
+        /// The endpoint's RFC 7323 option (option kind 3), when it uses timestamps.
+        tcp_ts: Option<TcpTimestamps>,
         payload: &'a [u8],
     },
     Ack {
@@ -93,6 +95,7 @@ pub enum Message<'a> {
         sack: [SackBlock; MAX_SACK],
         n_sack: u8,
         ts: Option<Timestamps>,
+        tcp_ts: Option<TcpTimestamps>,
     },
     /// Sender → receiver: the transfer ends at byte `end` (all of it acknowledged).
     Close { conn: u64, end: u64 },
@@ -241,6 +244,7 @@ impl<'a> Message<'a> {
                 seq,
                 fin,
                 retransmission,
+                tcp_ts,
                 payload,
                 ..
             } => Some(Segment {
@@ -249,6 +253,7 @@ impl<'a> Message<'a> {
                 len: payload.len() as u32,
                 fin,
                 retransmission,
+                ts: tcp_ts,
                 ..Segment::default()
             }),
             Message::Ack {
@@ -256,6 +261,7 @@ impl<'a> Message<'a> {
                 wnd,
                 sack,
                 n_sack,
+                tcp_ts,
                 ..
             } => {
                 let n = (n_sack as usize).min(MAX_SACK_BLOCKS);
@@ -264,6 +270,7 @@ impl<'a> Message<'a> {
                     ack,
                     wnd,
                     n_sack: n as u8,
+                    ts: tcp_ts,
                     ..Segment::default()
                 };
                 s.sack[..n].copy_from_slice(&sack[..n]);
@@ -273,7 +280,7 @@ impl<'a> Message<'a> {
         }
     }
 
-    /// An ACK message carrying `seg`'s acknowledgement fields.
+    /// An ACK message carrying `seg`'s acknowledgement fields (and its RFC 7323 option).
     pub fn ack_of(conn: u64, seg: &Segment, ts: Option<Timestamps>) -> Message<'static> {
         let mut sack = [SackBlock::default(); MAX_SACK];
         let n = seg.n_sack as usize;
@@ -285,6 +292,7 @@ impl<'a> Message<'a> {
             sack,
             n_sack: seg.n_sack,
             ts,
+            tcp_ts: seg.ts,
         }
     }
 

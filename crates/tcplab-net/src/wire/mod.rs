@@ -4,7 +4,8 @@
 //!
 //! Every datagram starts with a 16-byte common header (magic, version, type, flags,
 //! options length, connection id), then a fixed part per type, then TLV options
-//! (timestamps, SACK blocks; unknown kinds are skipped), then the payload (data only).
+//! (timestamps, SACK blocks, the endpoint's RFC 7323 timestamps; unknown kinds are
+//! skipped), then the payload (data only).
 //! Decoding never panics and never allocates: every read is bounds-checked and every
 //! failure is a [`WireError`] naming the field.
 
@@ -54,6 +55,11 @@ pub const TACK_ACK_FIXED: usize = 56;
 pub const OPT_PAD: u8 = 0;
 pub const OPT_TIMESTAMP: u8 = 1;
 pub const OPT_SACK: u8 = 2;
+/// The endpoint's own RFC 7323 timestamps (`timestamps = true`), distinct from the
+/// driver's nanosecond TIMESTAMP option above (which PAWS and the driver's RTT use).
+pub const OPT_TCP_TIMESTAMP: u8 = 3;
+/// TCP timestamp option value: tsval (4), tsecr (4), as RFC 7323's 32-bit fields.
+pub const TCP_TIMESTAMP_LEN: usize = 8;
 
 #[cfg(test)]
 mod tests;

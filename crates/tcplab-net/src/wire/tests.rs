@@ -12,6 +12,13 @@ fn ts() -> impl Strategy<Value = Option<Timestamps>> {
     )
 }
 
+fn tcp_ts() -> impl Strategy<Value = Option<tcplab_transport::Timestamps>> {
+    proptest::option::of(
+        (any::<u32>(), any::<u32>())
+            .prop_map(|(val, ecr)| tcplab_transport::Timestamps { val, ecr }),
+    )
+}
+
 fn sack() -> impl Strategy<Value = ([SackBlock; MAX_SACK], u8)> {
     proptest::collection::vec((0u64..u64::MAX - 1, 1u64..1 << 40), 0..=MAX_SACK).prop_map(|v| {
         let mut s = [SackBlock::default(); MAX_SACK];
@@ -68,6 +75,10 @@ fn data_message(kind: u8, conn: u64, v: [u64; 5], flags: [bool; 2], payload: &[u
             ts: Some(Timestamps {
                 val: v[1],
                 ecr: v[2],
+            }),
+            tcp_ts: (v[4] % 3 != 0).then(|| tcplab_transport::Timestamps {
+                val: v[3] as u32,
+                ecr: v[4] as u32,
             }),
             payload,
         },
@@ -139,16 +150,25 @@ fn control() -> impl Strategy<Value = Message<'static>> {
             duplicate_segments: v[3],
         }),
         (any::<u64>(), any::<u8>()).prop_map(|(conn, reason)| Message::Reset { conn, reason }),
-        (any::<u64>(), any::<u64>(), any::<u64>(), sack(), ts()).prop_map(
-            |(conn, ack, wnd, (sack, n_sack), ts)| Message::Ack {
-                conn,
-                ack,
-                wnd,
-                sack,
-                n_sack,
-                ts
-            }
-        ),
+        (
+            any::<u64>(),
+            any::<u64>(),
+            any::<u64>(),
+            sack(),
+            ts(),
+            tcp_ts()
+        )
+            .prop_map(
+                |(conn, ack, wnd, (sack, n_sack), ts, tcp_ts)| Message::Ack {
+                    conn,
+                    ack,
+                    wnd,
+                    sack,
+                    n_sack,
+                    ts,
+                    tcp_ts,
+                }
+            ),
     ]
 }
 
@@ -172,14 +192,17 @@ proptest! {
 
     #[test]
     fn data_round_trips(conn: u64, seq in 0u64..u64::MAX / 2, fin: bool, retx: bool, ts in ts(),
+                        tcp_ts in tcp_ts(),
                         payload in proptest::collection::vec(any::<u8>(), 1..1500)) {
-        let m = Message::Data { conn, seq, fin, retransmission: retx, ts, payload: &payload };
+        let m = Message::Data {
+            conn, seq, fin, retransmission: retx, ts, tcp_ts, payload: &payload,
+        };
         let mut buf = vec![0u8; 2048];
         let n = encode(&m, &mut buf).unwrap();
         prop_assert_eq!(decode(&buf[..n]), Ok(m));
         // The in-place header writer lays out the same bytes.
         let mut b2 = vec![0u8; 2048];
-        let h = encode_data_header(&mut b2, conn, seq, fin, retx, ts).unwrap();
+        let h = encode_data_header(&mut b2, conn, seq, fin, retx, ts, tcp_ts).unwrap();
         b2[h..h + payload.len()].copy_from_slice(&payload);
         prop_assert_eq!(&buf[..n], &b2[..h + payload.len()]);
     }
@@ -239,6 +262,7 @@ fn golden_ack_bytes() {
         ],
         n_sack: 1,
         ts: Some(Timestamps { val: 7, ecr: 9 }),
+        tcp_ts: None,
     };
     let mut buf = [0u8; 128];
     let n = encode(&m, &mut buf).unwrap();
@@ -277,6 +301,7 @@ fn unknown_options_are_skipped_and_bad_ones_rejected() {
         sack: [SackBlock::default(); MAX_SACK],
         n_sack: 0,
         ts: None,
+        tcp_ts: None,
     };
     let n = encode(&m, &mut buf).unwrap();
     // Append an unknown option (kind 99, 3 bytes) and a pad byte.
@@ -323,6 +348,7 @@ fn rejects_other_versions_types_and_backwards_sack() {
             sack: m,
             n_sack: 1,
             ts: None,
+            tcp_ts: None,
         },
         &mut buf,
     )
@@ -396,4 +422,40 @@ fn hello_carries_the_transport_and_the_flow_table() {
     // An unknown transport code is a malformed field, not a panic.
     buf[20] = 99;
     assert_eq!(decode(&buf[..n]), Err(WireError::Invalid("transport code")));
+}
+
+/// The endpoint's RFC 7323 option (kind 3) survives a segment → message → bytes →
+/// segment round trip in both directions; a message without it is byte-for-byte as before.
+#[test]
+fn tcp_timestamps_reach_the_endpoints() {
+    use tcplab_transport::{Segment, Timestamps as Ts};
+    let stamp = Some(Ts {
+        val: 0xdead_beef,
+        ecr: 42,
+    });
+    let ack = Segment {
+        ack: 1448,
+        wnd: 1 << 20,
+        ts: stamp,
+        ..Segment::default()
+    };
+    let mut buf = [0u8; 128];
+    let n = encode(&Message::ack_of(9, &ack, None), &mut buf).unwrap();
+    assert_eq!(n, COMMON_HEADER + 16 + OPTION_HEADER + TCP_TIMESTAMP_LEN);
+    assert_eq!(&buf[32..36], &[OPT_TCP_TIMESTAMP, 8, 0xde, 0xad]);
+    assert_eq!(decode(&buf[..n]).unwrap().to_segment(0).unwrap().ts, stamp);
+    let plain = Segment { ts: None, ..ack };
+    assert_eq!(
+        encode(&Message::ack_of(9, &plain, None), &mut buf).unwrap(),
+        COMMON_HEADER + 16
+    );
+    let payload = [7u8; 10];
+    let h = encode_data_header(&mut buf, 9, 0, false, false, None, stamp).unwrap();
+    buf[h..h + 10].copy_from_slice(&payload);
+    let seg = decode(&buf[..h + 10]).unwrap().to_segment(0).unwrap();
+    assert_eq!((seg.len, seg.ts), (10, stamp));
+    // A wrong length is rejected like any known option's.
+    let mut bad = buf;
+    bad[h - 9] = 7;
+    assert!(decode(&bad[..h + 10]).is_err());
 }

@@ -9,8 +9,8 @@
 //! TCP segments: sequence and acknowledgement numbers are the model's byte offsets modulo
 //! 2^32; every segment has ACK set (the model's data segments acknowledge nothing, so
 //! their acknowledgement number is the sink's constant sequence number, 0), FIN marks the
-//! last data segment; SACK blocks are a SACK option (two NOPs, kind 5); the model has no
-//! timestamps, so there is no timestamp option. The sink's window is its advertised
+//! last data segment; the timestamp option (two NOPs, kind 8; RFC 7323) when the flow uses
+//! timestamps, then SACK blocks as a SACK option (two NOPs, kind 5). The sink's window is its advertised
 //! receive window in units of 2^[`WINDOW_SHIFT`] bytes, rounded up (so a non-zero window
 //! never reads as zero); the source advertises no window in the model and is given
 //! 65535. Registered transports' packets are IPv4 protocol 253 (RFC 3692 experimentation)
@@ -35,8 +35,9 @@ const UDP: u8 = 17;
 const EXPERIMENTAL: u8 = 253;
 
 const IP_HEADER: usize = 20;
-/// IPv4 + TCP with four SACK blocks is the longest prefix written.
-pub const MAX_PREFIX: usize = IP_HEADER + 20 + 4 + 8 * 4;
+/// IPv4 + the longest TCP header (60 bytes: timestamps and three SACK blocks, or four
+/// SACK blocks) is the longest prefix written.
+pub const MAX_PREFIX: usize = IP_HEADER + 60;
 
 /// A packet's first bytes and its length on the wire; bytes past `prefix_len` are zeros.
 #[derive(Clone, Copy, Debug)]
@@ -145,14 +146,15 @@ fn pseudo(ends: Endpoints, proto: u8, len: u32) -> Checksum {
 }
 
 fn tcp(w: &mut Wire, s: &Segment, ends: Endpoints, from_sink: bool) {
+    let ts = if s.ts.is_some() { 12 } else { 0 };
     let blocks = s.sack_blocks();
-    let blocks = &blocks[..blocks.len().min(4)];
-    let opt = if blocks.is_empty() {
+    let blocks = &blocks[..blocks.len().min(if ts > 0 { 3 } else { 4 })];
+    let sack = if blocks.is_empty() {
         0
     } else {
         4 + 8 * blocks.len()
     };
-    let hlen = 20 + opt;
+    let hlen = 20 + ts + sack;
     let seg_len = hlen as u32 + s.len;
     ipv4(w, TCP, seg_len, ends);
     let h = &mut w.bytes[IP_HEADER..IP_HEADER + hlen];
@@ -168,13 +170,19 @@ fn tcp(w: &mut Wire, s: &Segment, ends: Endpoints, from_sink: bool) {
         u16::MAX
     };
     h[14..16].copy_from_slice(&window.to_be_bytes());
+    if let Some(t) = s.ts {
+        h[20..24].copy_from_slice(&[1, 1, 8, 10]); // NOP, NOP, timestamps (RFC 7323)
+        h[24..28].copy_from_slice(&t.val.to_be_bytes());
+        h[28..32].copy_from_slice(&t.ecr.to_be_bytes());
+    }
     if !blocks.is_empty() {
-        h[20] = 1; // NOP
-        h[21] = 1;
-        h[22] = 5; // SACK (RFC 2018)
-        h[23] = opt as u8 - 2;
+        let at = 20 + ts;
+        h[at] = 1; // NOP
+        h[at + 1] = 1;
+        h[at + 2] = 5; // SACK (RFC 2018)
+        h[at + 3] = sack as u8 - 2;
         for (i, b) in blocks.iter().enumerate() {
-            let o = 24 + 8 * i;
+            let o = at + 4 + 8 * i;
             h[o..o + 4].copy_from_slice(&(b.start as u32).to_be_bytes());
             h[o + 4..o + 8].copy_from_slice(&(b.end as u32).to_be_bytes());
         }
@@ -318,6 +326,35 @@ mod tests {
         assert_eq!(u32::from_be_bytes([b[44], b[45], b[46], b[47]]), 8000);
         assert_eq!(u32::from_be_bytes([b[56], b[57], b[58], b[59]]), 7000);
         assert!(verifies(&b[..20]));
+        assert!(transport_verifies(&w, TCP));
+    }
+
+    /// RFC 7323 option first, then SACK: 20 + 12 + 4 + 8 bytes, as long as `wire_len`.
+    #[test]
+    fn timestamps_and_sack_options() {
+        let mut s = Segment {
+            ack: 5000,
+            n_sack: 1,
+            ts: Some(tcplab_transport::Timestamps {
+                val: 0x0102_0304,
+                ecr: 7,
+            }),
+            ..Segment::default()
+        };
+        s.sack[0] = SackBlock {
+            start: 8000,
+            end: 9000,
+        };
+        let w = encode(&Packet::Tcp(s), ends().reversed(), true);
+        let b = w.prefix();
+        assert_eq!(b.len(), 20 + 20 + 12 + 12);
+        assert_eq!(w.len, s.wire_len());
+        assert_eq!(b[32] >> 4, 11, "a 44-byte TCP header");
+        assert_eq!(&b[40..44], &[1, 1, 8, 10]);
+        assert_eq!(&b[44..48], &[1, 2, 3, 4]);
+        assert_eq!(u32::from_be_bytes([b[48], b[49], b[50], b[51]]), 7);
+        assert_eq!(&b[52..56], &[1, 1, 5, 10]);
+        assert_eq!(u32::from_be_bytes([b[56], b[57], b[58], b[59]]), 8000);
         assert!(transport_verifies(&w, TCP));
     }
 

@@ -7,7 +7,7 @@ use tcplab_core::Dur;
 use tcplab_transport::cc;
 use tcplab_transport::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
-    SenderConfig, TcpSpec, DATA_HEADER_BYTES,
+    SenderConfig, TcpSpec, DATA_HEADER_BYTES, TS_OPTION_BYTES,
 };
 use toml::Value;
 
@@ -33,16 +33,26 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
     }
     let mut r = ReceiverConfig::default();
     let mtu = f.uint("mtu", 68, MAX_MTU as u64)?.unwrap_or(1500) as u32;
+    // RFC 7323: both ends stamp every segment, and the 12-byte option comes out of the MSS.
+    let timestamps = f.boolean("timestamps")?.unwrap_or(false);
+    s.timestamps = timestamps;
+    r.timestamps = timestamps;
+    let headers = DATA_HEADER_BYTES + if timestamps { TS_OPTION_BYTES } else { 0 };
     if let Some(m) = f.uint("mss", 1, u32::MAX as u64)? {
         s.mss = m as u32;
     } else {
-        s.mss = mtu - DATA_HEADER_BYTES;
+        s.mss = mtu - headers;
     }
-    if s.mss + DATA_HEADER_BYTES > mtu {
+    if s.mss as u64 + headers as u64 > mtu as u64 {
+        let what = if timestamps {
+            " (40 + the 12-byte timestamp option)"
+        } else {
+            ""
+        };
         return Err(f.err(
             "mss",
             f.table.get("mss"),
-            format!("MSS plus {DATA_HEADER_BYTES} bytes of headers exceeds the MTU of {mtu} bytes"),
+            format!("MSS plus {headers} bytes of headers{what} exceeds the MTU of {mtu} bytes"),
         ));
     }
     r.mss = s.mss;
@@ -155,6 +165,27 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
             f.table.get("recovery_cwnd"),
             "\"prr\" applies to SACK recovery: set recovery = \"sack\" (and sack = true)",
         ));
+    }
+    if let Some(b) = f.boolean("dsack")? {
+        if b && !r.sack {
+            return Err(f.err(
+                "dsack",
+                f.table.get("dsack"),
+                "D-SACK blocks (RFC 2883) need sack = true",
+            ));
+        }
+        r.dsack = b;
+    }
+    if let Some(b) = f.boolean("undo")? {
+        if b && !timestamps && !r.dsack {
+            return Err(f.err(
+                "undo",
+                f.table.get("undo"),
+                "undo needs a detector: timestamps = true (Eifel, RFC 3522) or dsack = true \
+                 (RFC 3708)",
+            ));
+        }
+        s.undo = b;
     }
     if let Some(b) = f.bytes("rcv_buf")? {
         if b < s.mss as u64 {

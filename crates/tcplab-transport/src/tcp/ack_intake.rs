@@ -1,12 +1,15 @@
 //! ACK intake: checks an ACK against what was sent, takes its SACK blocks into the
-//! scoreboard and its cumulative ACK into released records, with a Karn-valid RTT sample
-//! (RFC 6298 section 3) and delivery-rate accounting for every newly delivered segment.
+//! scoreboard and its cumulative ACK into released records, with an RTT sample — from the
+//! echoed timestamp when timestamps are on (RFC 7323 section 4: every ACK of new data,
+//! retransmissions included), else Karn-valid (RFC 6298 section 3) — and delivery-rate
+//! accounting for every newly delivered segment.
 //! What the ACK means for the window and for recovery is decided by the caller.
 
 use crate::error::Violation;
 use crate::records::SentRecord;
 use crate::tcp::segment::Segment;
 use crate::tcp::send_state::SendState;
+use crate::tcp::timestamps::elapsed_since;
 use tcplab_core::{Dur, Time};
 
 impl SendState {
@@ -52,11 +55,13 @@ impl SendState {
 
     /// Releases the segments below `ack` (new data acknowledged): each counts as
     /// delivered for rate sampling unless a SACK already did, and `on_delivered` sees those
-    /// not SACKed before. Advances snd_una and takes the RTT sample, if Karn allows one.
+    /// not SACKed before. Advances snd_una and takes the RTT sample: from `ts_ecr`, the
+    /// ACK's TSecr, when timestamps are on, else if Karn allows one.
     pub fn take_cumulative_ack(
         &mut self,
         now: Time,
         ack: u64,
+        ts_ecr: Option<u32>,
         mut on_delivered: impl FnMut(u64, &SentRecord),
     ) -> Option<Dur> {
         let mss = self.cfg.mss as u64;
@@ -82,6 +87,11 @@ impl SendState {
         // the retransmission, so no segment it covers gives a valid sample.
         if covers_retransmission {
             rtt_sample = None;
+        }
+        // RFC 7323 section 4.1: with timestamps the echoed TSval dates the transmission
+        // the ACK answers, whichever it was; no Karn ambiguity.
+        if let (true, Some(ecr)) = (self.cfg.timestamps, ts_ecr) {
+            rtt_sample = Some(elapsed_since(now, ecr));
         }
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -143,10 +153,10 @@ mod tests {
     fn karn_rule_and_release() {
         let mut s = state();
         let mut seen = vec![];
-        let r = s.take_cumulative_ack(Time(100_000_000), 1000, |i, _| seen.push(i));
+        let r = s.take_cumulative_ack(Time(100_000_000), 1000, None, |i, _| seen.push(i));
         assert_eq!(r, Some(Dur::from_millis(100)));
         assert_eq!((s.snd_una, s.stats.rtt_samples), (1000, 1));
-        let r = s.take_cumulative_ack(Time(120_000_000), 3000, |i, _| seen.push(i));
+        let r = s.take_cumulative_ack(Time(120_000_000), 3000, None, |i, _| seen.push(i));
         assert_eq!(r, None, "covers the retransmitted segment 1");
         assert_eq!(seen, vec![0, 1, 2]);
         assert_eq!(s.recs.base(), 3);
@@ -170,7 +180,7 @@ mod tests {
         let mut seen = vec![];
         assert_eq!(s.take_sack(Time(1), &ack, |i, _| seen.push(i)), 2000);
         assert_eq!(s.sb.sacked_bytes, 2000);
-        s.take_cumulative_ack(Time(2), 4000, |i, _| seen.push(i));
+        s.take_cumulative_ack(Time(2), 4000, None, |i, _| seen.push(i));
         assert_eq!(seen, vec![2, 3, 0, 1]);
         assert_eq!(s.rate.delivered, 4000);
         assert_eq!(s.sb.sacked_bytes, 0);

@@ -110,6 +110,14 @@ pub struct SenderConfig {
     pub min_rto: Dur,
     pub max_rto: Dur,
     pub clock_granularity: Dur,
+    /// RFC 7323 timestamps on every segment: RTT samples from TSecr on every ACK of new
+    /// data, retransmissions included (no Karn ambiguity), which also clear the RTO
+    /// backoff. The receiver must use them too ([`ReceiverConfig::timestamps`]).
+    pub timestamps: bool,
+    /// Undo spurious window reductions: Eifel detection (RFC 3522) with timestamps, else
+    /// DSACK-based detection (RFC 3708); restore cwnd and ssthresh (RFC 4015 after a
+    /// timeout). See `undo.rs`.
+    pub undo: bool,
 }
 
 impl Default for SenderConfig {
@@ -127,6 +135,8 @@ impl Default for SenderConfig {
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
             clock_granularity: Dur::from_millis(1),
+            timestamps: false,
+            undo: false,
         }
     }
 }
@@ -164,6 +174,10 @@ pub struct ReceiverConfig {
     pub mss: u32,
     /// Transfer size if known, so the receiver can check it never gets bytes past the end.
     pub total_bytes: Option<u64>,
+    /// Echo timestamps (RFC 7323 section 4.3) and stamp ACKs.
+    pub timestamps: bool,
+    /// Report duplicate segments in the first SACK block (RFC 2883 D-SACK).
+    pub dsack: bool,
 }
 
 impl Default for ReceiverConfig {
@@ -174,6 +188,8 @@ impl Default for ReceiverConfig {
             rcv_buf: 64 * 1024 * 1024,
             mss: 1460,
             total_bytes: None,
+            timestamps: false,
+            dsack: false,
         }
     }
 }

@@ -120,6 +120,7 @@ impl Endpoint for Sender {
         out.put("fast_retransmits", s.fast_retransmits.into());
         out.put("tlp_probes", s.tlp_probes.into());
         out.put("rack_lost", s.rack_lost.into());
+        out.put("undos", s.undos.into());
         out.put("rtt_min_s", secs(s.rtt_min));
         out.put("rtt_mean_s", secs(s.rtt_mean()));
         out.put("rtt_max_s", secs(s.rtt_max));

@@ -21,7 +21,9 @@ mod segment;
 mod send_state;
 mod sender;
 mod stats;
+mod timestamps;
 mod transmit;
+mod undo;
 
 pub use config::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
@@ -29,6 +31,9 @@ pub use config::{
 };
 pub use endpoint::TcpSpec;
 pub use receiver::Receiver;
-pub use segment::{SackBlock, Segment, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS};
+pub use segment::{
+    SackBlock, Segment, Timestamps, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
+    TS_OPTION_BYTES,
+};
 pub use sender::{Sender, SenderSnapshot};
 pub use stats::{ReceiverStats, SenderStats};

@@ -356,11 +356,15 @@ impl RackRecovery {
         s.recs.get(last).is_some_and(|r| !r.sacked).then_some(last)
     }
 
-    /// RFC 8985 section 7.4 (TLP_process_ack, without DSACK) and PTO re-arming on ACKs.
+    /// RFC 8985 section 7.4 (TLP_process_ack, with D-SACK when the receiver sends it) and
+    /// PTO re-arming on ACKs.
     fn tlp_on_ack(&mut self, s: &mut SendState, now: Time, a: &AckSummary) {
         if let Some(end) = self.rack.tlp_end.filter(|&e| a.ack >= e) {
             if !self.rack.tlp_retrans {
                 self.rack.tlp_end = None; // a probe of new data: nothing was repaired
+            } else if a.dsack_end == Some(end) {
+                // RFC 8985 7.4: a D-SACK for the probe: the original arrived, nothing lost.
+                self.rack.tlp_end = None;
             } else if a.ack > end {
                 // The retransmitted probe repaired a loss: respond as to fast recovery.
                 self.rack.tlp_end = None;
@@ -484,6 +488,47 @@ impl LossRecovery for RackRecovery {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// RFC 8985 section 7.4: a D-SACK for a retransmitted probe means the original arrived:
+    /// no congestion response when a later ACK covers more than the probe. Without it the
+    /// probe counts as a repaired loss and the window is cut.
+    #[test]
+    fn dsack_for_a_probe_is_no_loss() {
+        use crate::cc::{Controller, NewReno};
+        use crate::tcp::config::{RecoveryMode, SenderConfig};
+        for dsack in [true, false] {
+            let cfg = SenderConfig {
+                mss: 1000,
+                recovery: RecoveryMode::Sack,
+                ..SenderConfig::default()
+            };
+            let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
+            s.w.ssthresh = 8000;
+            s.w.cwnd = 8000;
+            s.snd_una = 10_000;
+            s.snd_max = 10_000;
+            let mut r = RackRecovery::new(1000);
+            r.rack.tlp_end = Some(10_000);
+            r.rack.tlp_retrans = true;
+            let a = AckSummary {
+                ack: 10_000,
+                prior_una: 10_000,
+                prior_sacked: 0,
+                no_sack: false,
+                early: false,
+                dsack_end: dsack.then_some(10_000),
+            };
+            r.tlp_on_ack(&mut s, Time(1), &a);
+            let later = AckSummary {
+                ack: 12_000,
+                dsack_end: None,
+                ..a
+            };
+            r.tlp_on_ack(&mut s, Time(2), &later);
+            let cut = s.w.ssthresh < 8000;
+            assert_eq!(cut, !dsack, "D-SACK seen: {dsack}");
+        }
+    }
 
     fn rec(sent_ms: u64, tx_count: u16) -> SentRecord {
         SentRecord {

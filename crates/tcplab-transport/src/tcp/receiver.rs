@@ -1,11 +1,13 @@
-//! The receiving endpoint: reassembly, delayed ACKs and SACK blocks.
+//! The receiving endpoint: reassembly, delayed ACKs, SACK and D-SACK blocks, and the
+//! timestamp echo.
 
 use crate::error::Violation;
 use crate::ranges::Ranges;
 use crate::tcp::config::{AckPolicy, ReceiverConfig};
 use crate::tcp::sack_recency::SackRecency;
-use crate::tcp::segment::{SackBlock, Segment};
+use crate::tcp::segment::{SackBlock, Segment, Timestamps, MAX_SACK_BLOCKS};
 use crate::tcp::stats::ReceiverStats;
+use crate::tcp::timestamps::{tsval, TsRecent};
 use tcplab_core::Time;
 
 /// A sans-IO TCP receiver whose application reads every in-order byte at once.
@@ -25,6 +27,10 @@ pub struct Receiver {
     unacked_segments: u32,
     ack_now: bool,
     ack_at: Option<Time>,
+    /// RFC 7323 TS.Recent and Last.ACK.sent (with `cfg.timestamps`).
+    ts: TsRecent,
+    /// A duplicate segment to report in the next ACK's first SACK block (RFC 2883).
+    dsack: Option<SackBlock>,
     stats: ReceiverStats,
 }
 
@@ -41,6 +47,8 @@ impl Receiver {
             unacked_segments: 0,
             ack_now: false,
             ack_at: None,
+            ts: TsRecent::default(),
+            dsack: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -59,6 +67,12 @@ impl Receiver {
         self.ooo_bytes
     }
 
+    /// Echoes timestamps from now on (a peer that sends them; RFC 7323 negotiates this in
+    /// the handshake, which drivers without one do on the first stamped segment).
+    pub fn use_timestamps(&mut self) {
+        self.cfg.timestamps = true;
+    }
+
     /// Processes a data segment.
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Result<(), Violation> {
         if seg.len == 0 {
@@ -66,6 +80,9 @@ impl Receiver {
         }
         self.stats.segments_received += 1;
         let (start, end) = (seg.seq, seg.seq + seg.len as u64);
+        if let (true, Some(t)) = (self.cfg.timestamps, seg.ts) {
+            self.ts.on_segment(start, t.val);
+        }
         if let Some(total) = self.cfg.total_bytes {
             if end > total {
                 return Err(Violation::DataBeyondEnd {
@@ -78,12 +95,17 @@ impl Receiver {
         if end <= self.rcv_nxt {
             // Entirely old: the sender missed our ACK; tell it again now (RFC 5681 4.2).
             self.stats.duplicate_segments += 1;
+            self.note_duplicate(start, end);
             self.ack_now = true;
             return Ok(());
         }
         if start > self.rcv_nxt {
             self.stats.out_of_order_segments += 1;
+            let held = self.ooo_bytes;
             let merged = self.insert_ooo(start, end);
+            if self.ooo_bytes == held {
+                self.note_duplicate(start, end);
+            }
             self.touch_recent(merged);
             // Out-of-order data: ACK at once so the sender sees a duplicate ACK.
             self.ack_now = true;
@@ -91,6 +113,9 @@ impl Receiver {
         }
         // In order (possibly overlapping old data or held out-of-order data).
         let had_gap = !self.ooo.is_empty();
+        if start < self.rcv_nxt {
+            self.note_duplicate(start, self.rcv_nxt);
+        }
         self.insert_ooo(self.rcv_nxt, end);
         self.absorb_ooo();
         self.stats.delivered = self.rcv_nxt;
@@ -121,6 +146,13 @@ impl Receiver {
             }
         }
         Ok(())
+    }
+
+    /// RFC 2883: `[start, end)` arrived a second time; the next ACK reports it first.
+    fn note_duplicate(&mut self, start: u64, end: u64) {
+        if self.cfg.dsack && self.cfg.sack {
+            self.dsack = Some(SackBlock { start, end });
+        }
     }
 
     /// Adds `[start, end)` above rcv_nxt, merging neighbours; counts only new bytes.
@@ -160,7 +192,7 @@ impl Receiver {
     }
 
     /// The pending acknowledgement, if one is due.
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<Segment> {
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
         if !self.ack_now {
             return None;
         }
@@ -174,12 +206,52 @@ impl Receiver {
             wnd: self.cfg.rcv_buf,
             ..Segment::default()
         };
+        if self.cfg.timestamps {
+            let ecr = self.ts.on_ack_sent(self.rcv_nxt);
+            seg.ts = Some(Timestamps {
+                val: tsval(now),
+                ecr,
+            });
+        }
         if self.cfg.sack {
+            let mut n = self.take_dsack(&mut seg);
+            let first_sack = n.min(1);
             // RFC 2018 section 4: as many distinct blocks as fit, most recent first.
-            let n = self.recent.blocks(&self.ooo, self.rcv_nxt, &mut seg.sack);
+            if n == 0 {
+                n = self.recent.blocks(&self.ooo, self.rcv_nxt, &mut seg.sack);
+            } else {
+                // After a D-SACK: the recent blocks not already reported, as fit.
+                let mut recent = [SackBlock::default(); MAX_SACK_BLOCKS];
+                let m = self.recent.blocks(&self.ooo, self.rcv_nxt, &mut recent);
+                for &b in &recent[..m] {
+                    if n == MAX_SACK_BLOCKS {
+                        break;
+                    }
+                    if !seg.sack[first_sack..n].contains(&b) {
+                        seg.sack[n] = b;
+                        n += 1;
+                    }
+                }
+            }
             seg.n_sack = n as u8;
         }
         Some(seg)
+    }
+
+    /// RFC 2883 section 4: a pending duplicate goes in the first block, followed by the
+    /// held block that contains it, if any. Returns the blocks written.
+    fn take_dsack(&mut self, seg: &mut Segment) -> usize {
+        let Some(d) = self.dsack.take() else {
+            return 0;
+        };
+        seg.sack[0] = d;
+        match self.ooo.containing(d.start) {
+            Some((start, end)) if d.start >= self.rcv_nxt => {
+                seg.sack[1] = SackBlock { start, end };
+                2
+            }
+            _ => 1,
+        }
     }
 
     pub fn poll_timeout(&self) -> Option<Time> {

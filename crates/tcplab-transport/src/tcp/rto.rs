@@ -47,6 +47,7 @@ impl Sender {
         let s = &mut self.s;
         s.stats.rtos += 1;
         let repeated = s.rtt.backoff_count() > 0;
+        s.undo_begin(crate::tcp::undo::Reduction::Rto);
         let flight = if s.in_recovery {
             self.recovery.in_network(s)
         } else {

@@ -172,6 +172,7 @@ mod tests {
             prior_una: 0,
             prior_sacked: 0,
             no_sack: false,
+            dsack_end: None,
             early: false,
         };
         let mut r = SackRecovery;

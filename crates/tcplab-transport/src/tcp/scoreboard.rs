@@ -260,6 +260,19 @@ impl Scoreboard {
         self.lost_scan = 0;
     }
 
+    /// Undoes [`mark_all_lost`](Self::mark_all_lost) after a spurious timeout: segments
+    /// at or above IsLost's boundary are no longer presumed lost (those below it stay
+    /// lost, as RFC 6675's IsLost has it).
+    pub fn unmark_presumed_lost(&mut self, recs: &mut Records) {
+        let from = self.lost_below.max(recs.base());
+        for (_, r) in recs.iter_mut().filter(|(i, _)| *i >= from) {
+            if r.lost {
+                r.lost = false;
+                self.lost_bytes -= r.len as u64;
+            }
+        }
+    }
+
     /// Bytes of `flight` (outstanding) neither SACKed nor marked lost.
     pub fn unsacked_unlost(&self, flight: u64) -> u64 {
         flight.saturating_sub(self.sacked_bytes + self.lost_bytes)

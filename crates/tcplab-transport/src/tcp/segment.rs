@@ -9,6 +9,16 @@ pub const DATA_HEADER_BYTES: u32 = 40;
 pub const ACK_HEADER_BYTES: u32 = 40;
 /// SACK blocks per ACK (RFC 2018 allows 4, or 3 alongside timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;
+/// The RFC 7323 timestamp option as sent: 2 NOPs + kind 8, length 10, TSval, TSecr.
+pub const TS_OPTION_BYTES: u32 = 12;
+
+/// RFC 7323 timestamp option values: the sender's clock in ticks (`TSval`) and the
+/// peer's value echoed back (`TSecr`). 32-bit, compared modulo 2^32.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timestamps {
+    pub val: u32,
+    pub ecr: u32,
+}
 
 /// A received range `[start, end)` reported in a SACK option.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,6 +47,8 @@ pub struct Segment {
     pub n_sack: u8,
     /// True for data segments that are retransmissions (for traces only; receivers ignore it).
     pub retransmission: bool,
+    /// The timestamp option, on every segment when both ends use timestamps (RFC 7323).
+    pub ts: Option<Timestamps>,
 }
 
 impl Segment {
@@ -48,13 +60,20 @@ impl Segment {
         &self.sack[..self.n_sack as usize]
     }
 
-    /// Bytes on the wire: headers, SACK option (2 NOPs + kind/len + 8 per block), payload.
+    /// Bytes on the wire: headers, timestamp option (12), SACK option (2 NOPs +
+    /// kind/len + 8 per block), payload.
     pub fn wire_len(&self) -> u32 {
-        let sack_opt = if self.n_sack > 0 {
-            4 + 8 * self.n_sack as u32
+        let ts_opt = if self.ts.is_some() {
+            TS_OPTION_BYTES
         } else {
             0
         };
+        let sack_opt = ts_opt
+            + if self.n_sack > 0 {
+                4 + 8 * self.n_sack as u32
+            } else {
+                0
+            };
         if self.len > 0 {
             DATA_HEADER_BYTES + self.len + sack_opt
         } else {

@@ -11,6 +11,7 @@ use crate::tcp::config::{RecoveryCwnd, SenderConfig};
 use crate::tcp::prr::Prr;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
+use crate::tcp::undo::{Reduction, Undo};
 use tcplab_core::{Dur, Time};
 
 #[derive(Debug)]
@@ -44,6 +45,10 @@ pub(super) struct SendState {
     pub rto_at: Option<Time>,
     /// RFC 6937 state of the current SACK recovery episode (`recovery_cwnd = "prr"`).
     pub prr: Prr,
+    /// The reduction that may still be undone (`undo.rs`).
+    pub undo: Undo,
+    /// The newest TSval of the receiver's ACKs, echoed in data segments (RFC 7323).
+    pub peer_ts: u32,
     pub stats: SenderStats,
 }
 
@@ -83,6 +88,8 @@ impl SendState {
             go_back_n: false,
             rto_at: None,
             prr: Prr::default(),
+            undo: Undo::default(),
+            peer_ts: 0,
             stats: SenderStats::default(),
         }
     }
@@ -131,6 +138,7 @@ impl SendState {
     pub fn enter_fast_retransmit(&mut self, now: Time) {
         let flight = self.flight_size();
         self.stats.fast_retransmits += 1;
+        self.undo_begin(Reduction::FastRetransmit);
         self.cc
             .on_congestion_event(&mut self.w, CongestionEvent::FastRetransmit, now, flight);
         self.recover = Some(self.snd_max);

@@ -5,6 +5,8 @@
 //! - `transmit.rs`: the in-order send pass and each segment's bookkeeping;
 //! - `rto.rs`: the retransmission timer and go-back-N after it;
 //! - `recovery.rs`: loss recovery behind one interface (`reno.rs`, `sack.rs`, `rack.rs`);
+//! - `timestamps.rs` (RFC 7323 clock and echo) and `undo.rs` (spurious-cut detection and
+//!   undo);
 //! - [`crate::pacing`] and [`crate::timer_rounds`]: when segments may leave.
 
 use crate::cc::{AckInfo, CongestionControl, Controller, Window};
@@ -13,9 +15,10 @@ use crate::pacing::Pacer;
 use crate::rtt::RttEstimator;
 use crate::tcp::config::SenderConfig;
 use crate::tcp::recovery::{AckSummary, LossRecovery, Recovery};
-use crate::tcp::segment::{Segment, DATA_HEADER_BYTES};
+use crate::tcp::segment::{Segment, DATA_HEADER_BYTES, TS_OPTION_BYTES};
 use crate::tcp::send_state::SendState;
 use crate::tcp::stats::SenderStats;
+use crate::tcp::undo::dsack_block;
 use crate::timer_rounds::TimerRounds;
 use tcplab_core::{Dur, Time};
 
@@ -47,7 +50,8 @@ pub struct Sender {
 impl Sender {
     pub fn new(flow: u32, cfg: SenderConfig, cc: Controller) -> Sender {
         let recovery = Recovery::new(&cfg);
-        let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES) as u64);
+        let ts = if cfg.timestamps { TS_OPTION_BYTES } else { 0 };
+        let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
         Sender {
             s: SendState::new(flow, cfg, cc),
             recovery,
@@ -156,6 +160,12 @@ impl Sender {
             return Ok(());
         }
         self.s.rwnd = seg.wnd;
+        if let Some(ts) = seg.ts.filter(|_| seg.ack >= self.s.snd_una) {
+            self.s.peer_ts = ts.val;
+        }
+        // Undo detection looks at the ACK as it arrived (D-SACK against the old snd_una).
+        let dsack_spurious = self.s.undo_on_dsack(seg);
+        let eifel_spurious = seg.ack > self.s.snd_una && self.s.undo_eifel(seg);
         let prior_una = self.s.snd_una;
         let prior_sacked = self.s.sb.sacked_bytes;
         let min_rtt = self.s.rtt.min_rtt();
@@ -165,8 +175,10 @@ impl Sender {
         });
         let mut early = false;
         if seg.ack > self.s.snd_una {
-            self.on_new_ack(now, seg.ack);
-        } else if self.s.is_dup_ack(seg) {
+            self.on_new_ack(now, seg.ack, seg.ts.map(|t| t.ecr));
+        } else if self.s.is_dup_ack(seg) && !(newly_sacked == 0 && dsack_block(seg).is_some()) {
+            // An ACK whose only SACK news is a D-SACK reports a duplicate, not a segment
+            // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
             s.dupacks += 1;
             let flight = s.flight_size();
@@ -184,9 +196,14 @@ impl Sender {
             prior_una,
             prior_sacked,
             no_sack: seg.n_sack == 0,
+            dsack_end: dsack_block(seg).map(|d| d.end),
             early,
         };
         self.recovery.after_ack(&mut self.s, now, &summary);
+        if eifel_spurious || dsack_spurious {
+            self.s
+                .undo_reduction(now, eifel_spurious, seg.ack.saturating_sub(prior_una));
+        }
         #[cfg(debug_assertions)]
         self.s.sb.check(&mut self.s.recs);
         Ok(())
@@ -194,11 +211,11 @@ impl Sender {
 
     /// An ACK of new data: release what it covers, let recovery act on it, run the
     /// timer, then tell the controller.
-    fn on_new_ack(&mut self, now: Time, ack: u64) {
+    fn on_new_ack(&mut self, now: Time, ack: u64, ts_ecr: Option<u32>) {
         let acked = ack - self.s.snd_una;
         let min_rtt = self.s.rtt.min_rtt();
         let recovery = &mut self.recovery;
-        let rtt_sample = self.s.take_cumulative_ack(now, ack, |idx, rec| {
+        let rtt_sample = self.s.take_cumulative_ack(now, ack, ts_ecr, |idx, rec| {
             recovery.on_delivered(now, idx, rec, min_rtt)
         });
         let was_in_recovery = self.s.in_recovery;

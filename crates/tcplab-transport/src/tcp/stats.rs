@@ -15,6 +15,8 @@ pub struct SenderStats {
     pub tlp_probes: u64,
     /// Segments RACK marked lost (RFC 8985), retransmissions included.
     pub rack_lost: u64,
+    /// Window reductions found spurious and undone (`undo = true`).
+    pub undos: u64,
     pub rtt_samples: u64,
     pub rtt_sum: Dur,
     pub rtt_min: Option<Dur>,

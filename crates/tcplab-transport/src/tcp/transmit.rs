@@ -5,9 +5,10 @@
 use crate::cc::CongestionControl;
 use crate::records::SentRecord;
 use crate::tcp::recovery::LossRecovery;
-use crate::tcp::segment::Segment;
+use crate::tcp::segment::{Segment, Timestamps};
 use crate::tcp::send_state::SendState;
 use crate::tcp::sender::Sender;
+use crate::tcp::timestamps::tsval;
 use tcplab_core::Time;
 
 impl SendState {
@@ -73,6 +74,7 @@ impl SendState {
         if retransmission {
             s.retransmitted_segments += 1;
             s.retransmitted_bytes += len as u64;
+            self.undo_on_retransmit(now);
         }
         self.arm_rto(now);
         Segment {
@@ -81,6 +83,10 @@ impl SendState {
             len,
             fin: seq + len as u64 == self.app_end,
             retransmission,
+            ts: self.cfg.timestamps.then(|| Timestamps {
+                val: tsval(now),
+                ecr: self.peer_ts,
+            }),
             ..Segment::default()
         }
     }
