@@ -23,8 +23,14 @@ pub struct Receiver {
     received_unique: u64,
     /// Bytes held in `ooo`.
     ooo_bytes: u64,
+    /// Right edge of the window last advertised (rcv_nxt + wnd): it never moves left.
+    right_edge: u64,
     unacked_segments: u32,
+    /// Segments still ACKed at once in quick-ACK mode.
+    quick: u32,
     ack_now: bool,
+    /// A SYN arrived: answer with a SYN-ACK (`handshake.rs`).
+    syn_ack_due: bool,
     ack_at: Option<Time>,
     stats: ReceiverStats,
 }
@@ -33,14 +39,17 @@ impl Receiver {
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
         Receiver {
             flow,
+            quick: cfg.quick_ack,
             cfg,
             rcv_nxt: 0,
             ooo: Ranges::with_capacity(16),
             recent: Vec::with_capacity(16),
             received_unique: 0,
             ooo_bytes: 0,
+            right_edge: 0,
             unacked_segments: 0,
             ack_now: false,
+            syn_ack_due: false,
             ack_at: None,
             stats: ReceiverStats::default(),
         }
@@ -62,6 +71,13 @@ impl Receiver {
 
     /// Processes a data segment.
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Result<(), Violation> {
+        if seg.syn {
+            // A (possibly retransmitted) SYN: answer each with a SYN-ACK; the sender's SYN
+            // timer covers a lost SYN-ACK.
+            self.syn_ack_due = true;
+            self.ack_now = true;
+            return Ok(());
+        }
         if seg.len == 0 {
             return Ok(());
         }
@@ -86,8 +102,10 @@ impl Receiver {
             self.stats.out_of_order_segments += 1;
             let merged = self.insert_ooo(start, end);
             self.touch_recent(merged);
-            // Out-of-order data: ACK at once so the sender sees a duplicate ACK.
+            // Out-of-order data: ACK at once so the sender sees a duplicate ACK (and, as
+            // Linux, ACK the next segments at once too while recovery is under way).
             self.ack_now = true;
+            self.quick = self.cfg.quick_ack;
             return Ok(());
         }
         // In order (possibly overlapping old data or held out-of-order data).
@@ -114,7 +132,10 @@ impl Receiver {
             AckPolicy::PerPacket => self.ack_now = true,
             AckPolicy::Delayed { every, max_delay } => {
                 self.unacked_segments += 1;
-                if self.unacked_segments >= every {
+                if self.quick > 0 {
+                    self.quick -= 1;
+                    self.ack_now = true;
+                } else if self.unacked_segments >= every {
                     self.ack_now = true;
                 } else if self.ack_at.is_none() {
                     self.ack_at = Some(now + max_delay);
@@ -169,6 +190,14 @@ impl Receiver {
         }
     }
 
+    /// The window to advertise: the free receive buffer (only out-of-order data occupies
+    /// it), but never less than keeps the last advertised right edge (no shrinking).
+    fn window(&mut self) -> u64 {
+        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        self.right_edge = self.right_edge.max(self.rcv_nxt + free);
+        self.right_edge - self.rcv_nxt
+    }
+
     /// The pending acknowledgement, if one is due.
     pub fn poll_transmit(&mut self, _now: Time) -> Option<Segment> {
         if !self.ack_now {
@@ -178,10 +207,19 @@ impl Receiver {
         self.ack_at = None;
         self.unacked_segments = 0;
         self.stats.acks_sent += 1;
+        let wnd = self.window();
+        if std::mem::take(&mut self.syn_ack_due) {
+            return Some(Segment {
+                flow: self.flow,
+                syn: true,
+                wnd,
+                ..Segment::default()
+            });
+        }
         let mut seg = Segment {
             flow: self.flow,
             ack: self.rcv_nxt,
-            wnd: self.cfg.rcv_buf,
+            wnd,
             ..Segment::default()
         };
         if self.cfg.sack {

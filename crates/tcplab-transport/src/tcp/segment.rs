@@ -7,6 +7,8 @@
 pub const DATA_HEADER_BYTES: u32 = 40;
 /// A pure ACK without SACK option.
 pub const ACK_HEADER_BYTES: u32 = 40;
+/// Options of a SYN or SYN-ACK: MSS (4), SACK-permitted (2), window scale (3), padding.
+pub const SYN_OPTION_BYTES: u32 = 12;
 /// SACK blocks per ACK (RFC 2018 allows 4, or 3 alongside timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
@@ -35,21 +37,29 @@ pub struct Segment {
     /// Valid SACK blocks: `sack[..n_sack]`.
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     pub n_sack: u8,
+    /// SYN (sender → receiver) or SYN-ACK (receiver → sender) of the handshake; carries
+    /// no data and occupies no sequence number here.
+    pub syn: bool,
     /// True for data segments that are retransmissions (for traces only; receivers ignore it).
     pub retransmission: bool,
 }
 
 impl Segment {
     pub fn is_ack(&self) -> bool {
-        self.len == 0 && !self.fin
+        self.len == 0 && !self.fin && !self.syn
     }
 
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.n_sack as usize]
     }
 
-    /// Bytes on the wire: headers, SACK option (2 NOPs + kind/len + 8 per block), payload.
+    /// Bytes on the wire: headers, SACK option (2 NOPs + kind/len + 8 per block), payload;
+    /// a SYN or SYN-ACK carries MSS, SACK-permitted and window-scale options (12 bytes
+    /// with padding).
     pub fn wire_len(&self) -> u32 {
+        if self.syn {
+            return ACK_HEADER_BYTES + SYN_OPTION_BYTES;
+        }
         let sack_opt = if self.n_sack > 0 {
             4 + 8 * self.n_sack as u32
         } else {

@@ -12,6 +12,7 @@ use crate::error::Violation;
 use crate::pacing::Pacer;
 use crate::rtt::RttEstimator;
 use crate::tcp::config::SenderConfig;
+use crate::tcp::handshake::Handshake;
 use crate::tcp::recovery::{AckSummary, LossRecovery, Recovery};
 use crate::tcp::segment::{Segment, DATA_HEADER_BYTES};
 use crate::tcp::send_state::SendState;
@@ -42,6 +43,7 @@ pub struct Sender {
     pub(super) recovery: Recovery,
     pub(super) pacer: Pacer,
     rounds: TimerRounds,
+    pub(super) hs: Handshake,
 }
 
 impl Sender {
@@ -53,6 +55,7 @@ impl Sender {
             recovery,
             pacer,
             rounds: TimerRounds::default(),
+            hs: Handshake::Done,
         }
     }
 
@@ -135,8 +138,9 @@ impl Sender {
             return;
         }
         self.s.started = true;
-        self.pacer.start(now);
-        self.s.cc.init(&mut self.s.w, now);
+        if self.open() {
+            self.begin_data(now);
+        }
     }
 
     /// The application stops writing: only data already sent is still delivered.
@@ -154,6 +158,13 @@ impl Sender {
         self.s.check_ack(seg)?;
         if !self.s.started {
             return Ok(());
+        }
+        if !self.established() {
+            self.on_handshake_segment(now, seg);
+            return Ok(());
+        }
+        if seg.syn {
+            return Ok(()); // a duplicate SYN-ACK
         }
         self.s.rwnd = seg.wnd;
         let prior_una = self.s.snd_una;
@@ -244,6 +255,10 @@ impl Sender {
         if !self.s.started {
             return;
         }
+        if !self.established() {
+            self.on_syn_timeout(now);
+            return;
+        }
         self.recovery.on_timeout(&mut self.s, now);
         if self.s.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(now);
@@ -262,6 +277,9 @@ impl Sender {
         self.pacer.begin_attempt();
         if !self.s.started || self.s.is_complete() {
             return None;
+        }
+        if !self.established() {
+            return self.poll_syn(now);
         }
         // Delivery-rate draft (section 3.2): a send with nothing in flight starts a new
         // sampling interval; after a timeout that is true although data is outstanding.
@@ -309,6 +327,9 @@ impl Sender {
         let s = &self.s;
         if !s.started || s.is_complete() {
             return None;
+        }
+        if !self.established() {
+            return self.syn_timeout();
         }
         let (rate, quantum) = (s.cc.pacing_rate(), s.cc.send_quantum());
         [
