@@ -110,10 +110,11 @@ impl SsthreshBasis {
     }
 }
 
-/// Default send buffer: Linux's `tcp_wmem` maximum (4 MiB), the size autotuning grows
-/// a bulk sender's buffer to.
-pub const DEFAULT_SND_BUF: u64 = 4 * 1024 * 1024;
-/// Default receive buffer: Linux's `tcp_rmem` maximum (6 MiB).
+/// Default send buffer: no limit (the `linux` profile sets Linux's `tcp_wmem` maximum,
+/// 4 MiB; `ns3` ns-3's 128 KiB).
+pub const DEFAULT_SND_BUF: u64 = u64::MAX;
+/// Default receive buffer: Linux's `tcp_rmem` maximum (6 MiB), what its autotuning grows
+/// a bulk receiver's buffer to (it was 64 MiB before issue 9).
 pub const DEFAULT_RCV_BUF: u64 = 6 * 1024 * 1024;
 
 /// Sender settings.
@@ -166,7 +167,7 @@ impl Default for SenderConfig {
             max_rto: Dur::from_secs(60),
             clock_granularity: Dur::from_millis(1),
             snd_buf: DEFAULT_SND_BUF,
-            ssthresh_basis: SsthreshBasis::InFlight,
+            ssthresh_basis: SsthreshBasis::FlightSize,
             handshake: false,
             syn_rto: None,
         }

@@ -283,22 +283,28 @@ mod tests {
 
     /// ssthresh on a loss: half of what is still in the network (FlightSize less the
     /// SACKed bytes, or one SMSS per duplicate ACK without SACK blocks), or half of
-    /// FlightSize under `ssthresh_basis = "flight-size"` (RFC 5681 eq. 4).
+    /// FlightSize under `ssthresh_basis = "flight-size"` (RFC 5681 eq. 4, the default).
     #[test]
     fn ssthresh_comes_from_what_is_in_flight() {
         let mut s = state(Controller::NewReno(NewReno::default()));
+        s.cfg.ssthresh_basis = SsthreshBasis::InFlight;
         s.dupacks = 3;
         s.enter_fast_retransmit(Time(1));
         assert_eq!(s.w.ssthresh, 3500, "(10 - 3 dupACKed) / 2 segments");
 
         let mut t = state(Controller::NewReno(NewReno::default()));
+        t.cfg.ssthresh_basis = SsthreshBasis::InFlight;
         t.dupacks = 3;
         t.sb.sacked_bytes = 6000;
         t.enter_fast_retransmit(Time(1));
         assert_eq!(t.w.ssthresh, 2000, "(10 - 6 SACKed) / 2 segments");
 
         let mut u = state(Controller::NewReno(NewReno::default()));
-        u.cfg.ssthresh_basis = SsthreshBasis::FlightSize;
+        assert_eq!(
+            u.cfg.ssthresh_basis,
+            SsthreshBasis::FlightSize,
+            "the default"
+        );
         u.dupacks = 3;
         u.sb.sacked_bytes = 6000;
         u.enter_fast_retransmit(Time(1));

@@ -24,8 +24,8 @@ pub fn ms(x: u64) -> Time {
     Time(x * 1_000_000)
 }
 
-/// RFC settings: ssthresh from FlightSize (RFC 5681 eq. 4), so window arithmetic in the
-/// assertions is the RFCs'; `send_state.rs` tests the in-flight default.
+/// RFC settings: ssthresh from FlightSize (RFC 5681 eq. 4, also the default), so window
+/// arithmetic in the assertions is the RFCs'; `send_state.rs` tests the in-flight basis.
 pub fn sender_cfg(recovery: RecoveryMode, total: Option<u64>) -> SenderConfig {
     SenderConfig {
         mss: MSS,
