@@ -1,5 +1,5 @@
 """``tcplab bench``: wall time, events/s, packet-hops/s and peak memory of B1, B1-SACK
-(B1 with RFC 6675 SACK recovery) and B2.
+(B1 with RFC 6675 SACK recovery), B1-LINUX (B1 under ``stack = "linux"``) and B2.
 
 Each run happens in a fresh child process so its peak resident memory is its own; a
 child that only loads tcplab gives the baseline to subtract. The simulation is timed
@@ -16,7 +16,8 @@ import sys
 import tempfile
 from importlib import resources
 
-BENCHES = {"B1": "b1.toml", "B1-SACK": "b1-sack.toml", "B2": "b2.toml", "B2G": None}
+BENCHES = {"B1": "b1.toml", "B1-SACK": "b1-sack.toml", "B1-LINUX": "b1-linux.toml",
+           "B2": "b2.toml", "B2G": None}
 
 
 def b2_as_graph(flows: int = 100) -> str:

@@ -15,6 +15,7 @@ STUDIES = {
     "wave": "tcplab.reproduce.wave",
     "wave-real": "tcplab.reproduce.wave_real",
     "coded": "tcplab.reproduce.coded",
+    "profiles": "tcplab.reproduce.profiles",
 }
 
 
