@@ -21,7 +21,13 @@ from pathlib import Path
 import pandas as pd
 
 from tcplab.plot import plot_summary
-from tcplab.reproduce.common import pivot_means, same_note, to_markdown, write_outputs
+from tcplab.reproduce.common import (
+    PRE_ISSUE_9,
+    pivot_means,
+    same_note,
+    to_markdown,
+    write_outputs,
+)
 from tcplab.scenario import Scenario, simulate
 from tcplab.stats import interval
 
@@ -60,6 +66,8 @@ def scenario(label: str, p: float, window: int | None = None) -> Scenario:
     """One run of the tandem: transport `label` at end-to-end loss `p`."""
     q = per_link(p)
     flow = {"from": "sender", "to": "receiver", "bytes": BYTES, **TRANSPORTS[label]}
+    if "transport" not in flow:
+        flow.update(PRE_ISSUE_9)
     if flow.get("transport") == "tcp-nc":
         coding = {"redundancy": round(NC_MARGIN / (1.0 - p), 4)}
         if window is not None:
