@@ -100,10 +100,8 @@ fn newreno_lossy_4mib_under_linux_needs_no_timeout() {
         "/../../examples/newreno-lossy.toml"
     ))
     .unwrap()
-    .replace(
-        "recovery = \"newreno\"",
-        "stack = \"linux\"\nrcv_buf = \"4MiB\"",
-    )
+    .replace("recovery = \"newreno\"", "stack = \"linux\"")
+    .replace("rcv_buf = \"64MiB\"", "rcv_buf = \"4MiB\"")
     .replace("sample = \"10ms\"", "sample = \"off\"");
     let sc = parse(&text);
     for seed in 1..=5 {

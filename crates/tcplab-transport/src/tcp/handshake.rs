@@ -47,8 +47,9 @@ impl Sender {
         false
     }
 
+    #[inline]
     pub(super) fn established(&self) -> bool {
-        self.hs == Handshake::Done
+        matches!(self.hs, Handshake::Done)
     }
 
     /// The SYN, if one is due (outside window and pacing).
