@@ -53,6 +53,8 @@ impl Sender {
     }
 
     /// The SYN, if one is due (outside window and pacing).
+    #[cold]
+    #[inline(never)]
     pub(super) fn poll_syn(&mut self, now: Time) -> Option<Segment> {
         let Handshake::SynDue { syns, timeout } = self.hs else {
             return None;
@@ -75,6 +77,8 @@ impl Sender {
     }
 
     /// When the SYN timer expires.
+    #[cold]
+    #[inline(never)]
     pub(super) fn syn_timeout(&self) -> Option<Time> {
         match self.hs {
             Handshake::SynSent { at, .. } => Some(at),
@@ -83,6 +87,8 @@ impl Sender {
     }
 
     /// The SYN timer: resend with the timeout doubled (RFC 6298 section 5.5).
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_syn_timeout(&mut self, now: Time) {
         if let Handshake::SynSent {
             syns, at, timeout, ..
@@ -98,6 +104,8 @@ impl Sender {
     }
 
     /// A segment arrived before the connection is established: a SYN-ACK completes it.
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_handshake_segment(&mut self, now: Time, seg: &Segment) {
         let Handshake::SynSent { syns, sent, .. } = self.hs else {
             return;

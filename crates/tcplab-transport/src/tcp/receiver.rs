@@ -72,10 +72,7 @@ impl Receiver {
     /// Processes a data segment.
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Result<(), Violation> {
         if seg.syn {
-            // A (possibly retransmitted) SYN: answer each with a SYN-ACK; the sender's SYN
-            // timer covers a lost SYN-ACK.
-            self.syn_ack_due = true;
-            self.ack_now = true;
+            self.on_syn();
             return Ok(());
         }
         if seg.len == 0 {
@@ -190,6 +187,27 @@ impl Receiver {
         }
     }
 
+    /// A (possibly retransmitted) SYN: answer each with a SYN-ACK; the sender's SYN timer
+    /// covers a lost SYN-ACK.
+    #[cold]
+    #[inline(never)]
+    fn on_syn(&mut self) {
+        self.syn_ack_due = true;
+        self.ack_now = true;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn syn_ack(&mut self, wnd: u64) -> Segment {
+        self.syn_ack_due = false;
+        Segment {
+            flow: self.flow,
+            syn: true,
+            wnd,
+            ..Segment::default()
+        }
+    }
+
     /// The window to advertise: the free receive buffer (only out-of-order data occupies
     /// it), but never less than keeps the last advertised right edge (no shrinking).
     fn window(&mut self) -> u64 {
@@ -208,13 +226,8 @@ impl Receiver {
         self.unacked_segments = 0;
         self.stats.acks_sent += 1;
         let wnd = self.window();
-        if std::mem::take(&mut self.syn_ack_due) {
-            return Some(Segment {
-                flow: self.flow,
-                syn: true,
-                wnd,
-                ..Segment::default()
-            });
+        if self.syn_ack_due {
+            return Some(self.syn_ack(wnd));
         }
         let mut seg = Segment {
             flow: self.flow,

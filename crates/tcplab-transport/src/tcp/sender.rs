@@ -159,12 +159,10 @@ impl Sender {
         if !self.s.started {
             return Ok(());
         }
-        if !self.established() {
+        if seg.syn || !self.established() {
+            // The SYN-ACK (or a late duplicate of it, ignored), or an early segment.
             self.on_handshake_segment(now, seg);
             return Ok(());
-        }
-        if seg.syn {
-            return Ok(()); // a duplicate SYN-ACK
         }
         self.s.rwnd = seg.wnd;
         let prior_una = self.s.snd_una;
