@@ -53,6 +53,7 @@ fn explicit_keys_override_and_sack_off_falls_back() {
     assert_eq!(b.sender.recovery_cwnd, RecoveryCwnd::Ssthresh);
     assert_eq!(b.sender.mss, 1448);
     assert_eq!(b.receiver.rcv_buf, 128 * 1024);
+    assert_eq!(b.sender.syn_rto, Some(tcplab_core::Dur::from_secs(3)));
 }
 
 #[test]

@@ -108,3 +108,19 @@ fn receiver_answers_each_syn() {
     r.handle_segment(ms(1001), &seg(0)).unwrap();
     assert_eq!(r.rcv_nxt(), M);
 }
+
+/// `syn_rto` sets the first SYN timeout apart from the RTO (ns-3's ConnTimeout, 3 s).
+#[test]
+fn syn_rto_sets_the_first_syn_timeout() {
+    let cfg = tcplab_transport::SenderConfig {
+        handshake: true,
+        syn_rto: Some(Dur::from_secs(3)),
+        ..sender_cfg(RecoveryMode::NewReno, Some(10 * M))
+    };
+    let mut s = sender_with(cfg);
+    drain_sender(&mut s, Time::ZERO);
+    assert_eq!(s.poll_timeout(), Some(ms(3000)));
+    s.handle_timeout(ms(3000));
+    assert_eq!(drain_sender(&mut s, ms(3000)).len(), 1);
+    assert_eq!(s.poll_timeout(), Some(ms(9000)), "then doubling: 6 s");
+}
