@@ -1,6 +1,6 @@
 """``tcplab bench``: wall time, events/s, packet-hops/s and peak memory of B1, B1-SACK
-(B1 with RFC 6675 SACK recovery), B2, and W1/W8 (a saturated 802.11ac cell with 1 and 8
-stations, 10 s).
+(B1 with RFC 6675 SACK recovery), B1-LINUX (B1 under ``stack = "linux"``), B2, and W1/W8
+(a saturated 802.11ac cell with 1 and 8 stations, 10 s).
 
 Each run happens in a fresh child process so its peak resident memory is its own; a
 child that only loads tcplab gives the baseline to subtract. The simulation is timed
@@ -21,7 +21,8 @@ import sys
 import tempfile
 from importlib import resources
 
-BENCHES = {"B1": "b1.toml", "B1-SACK": "b1-sack.toml", "B2": "b2.toml", "B2G": None,
+BENCHES = {"B1": "b1.toml", "B1-SACK": "b1-sack.toml", "B1-LINUX": "b1-linux.toml",
+           "B2": "b2.toml", "B2G": None,
            "W1": "w1.toml", "W8": "w8.toml"}
 #: Coded transports (issue 11): 10 MiB at 100 Mbit/s with 10 % loss, description-only
 #: symbols and, beside each, real bytes (`payload = true`).

@@ -64,6 +64,8 @@ KEYS: tuple[Key, ...] = (
         "output file", None),
     Key("scenario", "duration", "none", "duration", "stop the run at this simulated time "
         "(required when a flow never ends)"),
+    Key("scenario", "stack", "none", "\"linux\" | \"ns3\" | \"rfc\"", "stack profile "
+        "of every TCP flow that names none (docs/scenarios.md)"),
     Key("scenario", "max_time", "3600s", "duration", "safety cap when no duration is given",
         "3600s"),
     Key("scenario", "sample", "10ms", "duration | \"ack\" | \"off\"", "time-series sampling",
@@ -176,7 +178,20 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "ack_every", "2", "segments", "delayed ACK: ACK every N full segments", 2),
     Key(_TCP, "ack_delay", "200ms", "duration", "delayed ACK: longest wait", "200ms"),
     Key(_TCP, "sack", "true", "bool", "receiver sends SACK blocks (RFC 2018)", True),
-    Key(_TCP, "rcv_buf", "64MiB", "size", "receive buffer (the advertised window)", "64MiB"),
+    Key(_TCP, "rcv_buf", "6MiB", "size", "receive buffer: the window advertised is what "
+        "out-of-order data leave free (Linux tcp_rmem max)", "6MiB"),
+    Key(_TCP, "snd_buf", "unlimited", "size", "send buffer: most bytes outstanding"),
+    Key(_TCP, "ssthresh_basis", "flight-size", "\"flight-size\" | \"in-flight\"",
+        "what a loss halves: RFC 5681 FlightSize, or FlightSize less data the receiver "
+        "holds (Linux, ns-3)", "flight-size"),
+    Key(_TCP, "handshake", "true", "bool", "SYN / SYN-ACK before data (RFC 6298 1 s SYN "
+        "timer, backoff)", True),
+    Key(_TCP, "syn_rto", "initial_rto", "duration (> 0)", "first SYN timeout (ns-3's "
+        "ConnTimeout)"),
+    Key(_TCP, "quick_ack", "0", "segments", "Linux quick-ACK: ACK this many segments at "
+        "once at the start and after out-of-order data", 0),
+    Key(_TCP, "stack", "none", "\"linux\" | \"ns3\" | \"rfc\"", "stack profile: that "
+        "stack's defaults (docs/scenarios.md); also a top-level key for every TCP flow"),
     Key(_TCP, "timestamps", "false", "bool", "RFC 7323 timestamp option on every segment: "
         "RTT from every ACK, retransmissions included", False),
     Key(_TCP, "dsack", "false", "bool", "receiver reports duplicates in the first SACK "

@@ -38,6 +38,8 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "transport": Column("", "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a "
                             "registered transport"),
         "cc": Column("", "congestion controller (TCP flows)"),
+        "stack": Column("", "TCP flows: the `stack` profile (`linux`, `ns3`, `rfc`), or "
+                        "`tcplab` for tcplab's own defaults"),
         "recovery": Column("", "loss recovery: `reno`, `newreno` or `sack` (TCP flows)"),
         "bytes_target": Column("B", "bytes the application was to write (null: unlimited)", 0),
         "bytes_written": Column("B", "bytes the application wrote", 0),
@@ -58,6 +60,8 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "rtos": Column("", "retransmission timeouts", 0),
         "fast_retransmits": Column("", "fast retransmits (window cuts on loss)", 0),
         "tlp_probes": Column("", "RACK-TLP tail loss probes sent", 0),
+        "syn_retransmits": Column("", "SYNs sent again after the SYN timer expired", 0),
+        "established_s": Column("s", "when the SYN-ACK arrived (TCP with handshake)", 0),
         "rack_lost": Column("segments", "segments RACK marked lost", 0),
         "undos": Column("", "window reductions found spurious and undone", 0),
         "rtt_min_s": Column("s", "smallest RTT sample", 0),

@@ -80,3 +80,14 @@ def test_wlan_benches_saturate_an_80211ac_cell_with_1_and_8_stations(tmp_path):
     rows = {r["bench"]: r for r in json.loads(out.read_text())}
     assert rows["W1"]["simulated_s"] == 10.0 and rows["W1"]["events"] > 500_000
     assert rows["W8"]["events"] > rows["W1"]["events"]
+
+
+def test_b1_linux_is_b1_under_the_linux_profile(tmp_path):
+    data = resources.files("tcplab") / "data"
+    b1 = tcplab.Scenario.from_toml(str(data / BENCHES["B1"]))
+    lin = tcplab.Scenario.from_toml(str(data / BENCHES["B1-LINUX"]))
+    assert b1.with_values(**{"flow.0.stack": "linux", "name": "B1-LINUX"}).data == lin.data
+    out = tmp_path / "bench.json"
+    assert main(_Args("b1-linux", out)) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["bench"] == "B1-LINUX" and row["events"] > 10_000

@@ -79,8 +79,15 @@ fn main() {
             let f = &r.flows;
             let names = f.texts("name").unwrap_or_default();
             let goodput = f.floats("goodput_bps").unwrap_or_default();
-            for (n, g) in names.iter().zip(goodput) {
-                println!("{n}: {:.3} Mbit/s", g / 1e6);
+            for (i, (n, g)) in names.iter().zip(goodput).enumerate() {
+                print!("{n}: {:.3} Mbit/s", g / 1e6);
+                // COLS=rtos,fast_retransmits prints those integer columns too.
+                for c in std::env::var("COLS").unwrap_or_default().split(',') {
+                    if let Some(v) = f.ints(c).and_then(|v| v.get(i)) {
+                        print!(" {c}={v}");
+                    }
+                }
+                println!();
             }
         }
         Err(e) => {

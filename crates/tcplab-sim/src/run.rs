@@ -633,6 +633,9 @@ fn collect_flows(table: &mut Table, sc: &Scenario, flows: &[Flow], end: Time) {
         if let Some(cc) = spec.transport.cc() {
             row.put("cc", cc.into());
         }
+        if let Some(stack) = spec.transport.stack() {
+            row.put("stack", stack.into());
+        }
         row.put("bytes_target", spec.bytes.into());
         row.put("bytes_written", src.app_bytes.into());
         row.put("bytes_delivered", sink.app_bytes.into());

@@ -89,11 +89,22 @@ fn the_file_holds_what_the_link_delivered() {
     assert!(pk.last().unwrap().1 <= end_ns);
     // Forward: data segments whose sequence numbers cover the whole transfer.
     let mut top = 0u64;
+    let mut syns = 0;
     for (iface, _, bytes, len) in &pk {
         let tcp = &bytes[20..];
         let seq = u32::from_be_bytes(tcp[4..8].try_into().unwrap()) as u64;
         let hlen = (tcp[12] >> 4) as u32 * 4;
         let payload = u64::from(len - 20 - hlen);
+        if tcp[13] & 0x02 != 0 {
+            // The handshake: SYN forward, SYN-ACK back, before any data.
+            assert_eq!(
+                (tcp[13], payload),
+                (if *iface == 0 { 0x02 } else { 0x12 }, 0)
+            );
+            assert_eq!(top, 0);
+            syns += 1;
+            continue;
+        }
         match iface {
             0 => {
                 assert_eq!(&bytes[12..20], &[10, 0, 0, 1, 10, 0, 0, 2]);
@@ -107,6 +118,7 @@ fn the_file_holds_what_the_link_delivered() {
         }
     }
     assert_eq!(top, 2_000_000);
+    assert_eq!(syns, 2);
     assert!(
         file.len() as u64 <= 112 * (stats.packets[0] + stats.packets[1]) + 2048,
         "80-byte snapshots keep the file small: {} bytes",

@@ -84,6 +84,7 @@ from = "sta2"
 to = "ap"
 cc = "cubic"
 bytes = "unlimited"
+handshake = false   # its SYN would count as one non-data frame
 "#);
     let links = &r.links;
     let dir = links.texts("direction").unwrap();

@@ -58,6 +58,15 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// RFC 6298 section 5.7: after a timeout during the handshake, data starts with this
+    /// RTO unless an RTT sample has been taken.
+    pub fn reinit_without_sample(&mut self, rto: Dur) {
+        if self.srtt.is_none() {
+            self.initial_rto = self.initial_rto.max(rto);
+            self.backoff = 0;
+        }
+    }
+
     /// (5.5) Doubles the RTO after a timeout, up to the maximum.
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(32);

@@ -132,6 +132,15 @@ impl TransportSpec {
         }
     }
 
+    /// The stack profile a TCP flow was configured with (`stack = "linux"`), or
+    /// `"tcplab"` for tcplab's own defaults.
+    pub fn stack(&self) -> Option<&str> {
+        match self {
+            TransportSpec::Tcp(t) => Some(t.stack.as_deref().unwrap_or("tcplab")),
+            _ => None,
+        }
+    }
+
     /// Builds the endpoints of one run of the flow.
     pub fn build(&self, ctx: FlowContext) -> Result<FlowEndpoints, String> {
         Ok(match self {

@@ -17,6 +17,7 @@ STUDIES = {
     "wave-real": "tcplab.reproduce.wave_real",
     "coded": "tcplab.reproduce.coded",
     "tack": "tcplab.reproduce.tack",
+    "profiles": "tcplab.reproduce.profiles",
 }
 
 

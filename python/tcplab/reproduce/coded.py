@@ -25,7 +25,13 @@ from pathlib import Path
 import pandas as pd
 
 from tcplab.plot import plot_summary
-from tcplab.reproduce.common import pivot_means, same_note, to_markdown, write_outputs
+from tcplab.reproduce.common import (
+    PRE_ISSUE_9,
+    pivot_means,
+    same_note,
+    to_markdown,
+    write_outputs,
+)
 from tcplab.scenario import Scenario, simulate
 from tcplab.stats import interval
 
@@ -94,6 +100,8 @@ def scenario(label: str, p: float, window: int | None = None, cpu: float = 1.0,
     of `window` segments."""
     q = per_link(p)
     flow = {"from": "sender", "to": "receiver", "bytes": BYTES, **TRANSPORTS[label]}
+    if "transport" not in flow:
+        flow.update(PRE_ISSUE_9)
     kind = flow.get("transport")
     coding: dict = {}
     if kind == "tcp-nc":

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tcplab.reproduce.common import SAME, same_note, to_markdown, write_outputs
+from tcplab.reproduce.common import PRE_ISSUE_9, SAME, same_note, to_markdown, write_outputs
 from tcplab.reproduce.recovery import recovery_time
 from tcplab.scenario import Scenario, simulate
 from tcplab.stats import format_interval, interval
@@ -55,7 +55,8 @@ def scenario(cc: str, direction: str, ht: float, timer: str = "impatient") -> Sc
                  "queue": b["queue"]},
             ],
         },
-        "flow": [{"cc": cc, "bytes": "unlimited", "partial_ack_timer": timer}],
+        "flow": [{"cc": cc, "bytes": "unlimited", "partial_ack_timer": timer,
+                  **PRE_ISSUE_9}],
     }
     return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from tcplab.reproduce.common import (
+    PRE_ISSUE_9,
     pivot_means,
     run_figure,
     same_note,
@@ -47,7 +48,7 @@ BASE = {
     "name": NAME,
     "sample": "off",
     "link": {"rate": "100Mbps", "delay": "1ms", "queue": "100pkt", "loss": "0.5%"},
-    "flow": [{"cc": "reno", "bytes": "10MiB", "mss": 1460}],
+    "flow": [{"cc": "reno", "bytes": "10MiB", "mss": 1460, **PRE_ISSUE_9}],
 }
 
 

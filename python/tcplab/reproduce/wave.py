@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tcplab.plot import _new_figure, save
-from tcplab.reproduce.common import SAME, same_note, to_markdown, write_outputs
+from tcplab.reproduce.common import PRE_ISSUE_9, SAME, same_note, to_markdown, write_outputs
 from tcplab.scenario import Scenario, simulate
 from tcplab.stats import format_interval, interval, jain_index
 
@@ -36,7 +36,7 @@ def path(rate: str, flows: list[dict], duration: str, sample: str = "ack") -> Sc
         "topology": {"kind": "dumbbell"},
         "bottleneck": {"rate": rate, "delay": ONE_WAY, "queue": BUFFER},
         "access": {"rate": "1Gbps", "delay": "1ms", "queue": "1000pkt"},
-        "flow": flows,
+        "flow": [{**f, **PRE_ISSUE_9} for f in flows],
     }
     return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
 

@@ -123,11 +123,15 @@ pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
     }
     *mss -= extra;
     let m = *mss;
+    // The session's own HELLO opens the connection; the endpoint's SYN exchange
+    // (`handshake = true`, the scenario default) has no wire format here.
     if let TransportSpec::Tcp(t) = &mut f.transport {
         t.receiver.mss = m;
+        t.sender.handshake = false;
     }
     if let TransportSpec::TcpNc(t) = &mut f.transport {
         t.tcp.receiver.mss = m;
+        t.tcp.sender.handshake = false;
     }
     Ok(f)
 }

@@ -61,6 +61,12 @@ pub struct SenderSession {
 impl SenderSession {
     /// A TCP connection `conn` (non-zero, random) to `peer` that starts at `now`.
     pub fn new(now: Time, peer: SocketAddr, conn: u64, cfg: SenderConfig, cc: Controller) -> Self {
+        // The session's own handshake (below) opens the connection; the endpoint's SYN
+        // exchange (`handshake = true`, the scenario default) has no wire format here.
+        let cfg = SenderConfig {
+            handshake: false,
+            ..cfg
+        };
         let shape = FlowShape::tcp(cfg.mss, cfg.total_bytes);
         let ep = AnyEndpoint::TcpSender(Box::new(Sender::new(0, cfg, cc)));
         Self::with_endpoint(now, peer, conn, ep, shape, Vec::new())

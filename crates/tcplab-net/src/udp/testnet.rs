@@ -39,6 +39,8 @@ impl Pair {
             total_bytes: Some(bytes),
             mss: 1000,
             recovery: tcplab_transport::RecoveryMode::Sack,
+            // As a parsed scenario gives it: the session must open the connection itself.
+            handshake: true,
             ..SenderConfig::default()
         };
         let c = cc::build(cc_name, &Default::default()).expect("built-in controller");

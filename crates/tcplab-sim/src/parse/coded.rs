@@ -57,7 +57,15 @@ pub(super) fn nc_spec(f: &Section<'_>, bytes: Option<u64>) -> R<NcSpec> {
         }
     }
     let explicit_recovery = f.table.contains_key("recovery");
+    if let Some(v @ toml::Value::Boolean(true)) = f.table.get("handshake") {
+        return Err(f.err(
+            "handshake",
+            Some(v),
+            "tcp-nc has no handshake: its coding layer answers no SYN",
+        ));
+    }
     let mut spec = tcp::tcp_spec(f, bytes)?;
+    spec.sender.handshake = false;
     spec.sender.mss = mss(f, NC_IP_TCP_BYTES + NC_HEADER_BYTES + NC_FRAMING_BYTES)?;
     spec.receiver.mss = spec.sender.mss;
     if spec.sender.recovery == RecoveryMode::Sack {

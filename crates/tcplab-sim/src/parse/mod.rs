@@ -15,6 +15,7 @@ mod graph;
 mod jitter;
 mod link;
 mod section;
+mod stack;
 mod tack;
 mod tcp;
 mod timevar;
@@ -51,7 +52,11 @@ pub fn parse_toml(text: &str, source: &str) -> R<Table> {
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
 pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
-    let root = Section::new(source, String::new(), t);
+    let spread = stack::spread_global(t);
+    let root = Section::new(source, String::new(), spread.as_ref().unwrap_or(t));
+    if let Some(name) = root.string("stack")? {
+        stack::check(&root, "stack", name)?;
+    }
     let name = root.label("name")?.map(str::to_string).unwrap_or_else(|| {
         std::path::Path::new(source)
             .file_stem()

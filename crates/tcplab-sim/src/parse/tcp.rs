@@ -2,17 +2,32 @@
 
 use super::flow::number_params;
 use super::section::MAX_MTU;
-use super::{Section, R};
+use super::{stack, Section, R};
 use tcplab_core::Dur;
 use tcplab_transport::cc;
 use tcplab_transport::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
-    SenderConfig, TcpSpec, DATA_HEADER_BYTES, TS_OPTION_BYTES,
+    SenderConfig, SsthreshBasis, TcpSpec, DATA_HEADER_BYTES, TS_OPTION_BYTES,
 };
 use toml::Value;
 
 /// Keys of a flow with `transport = "tcp"` (the default); `bytes` comes from the caller.
+/// A `stack` profile's keys are merged under the flow's own (`stack.rs`) and read through
+/// the same path; checks that depend on what the user wrote look at the flow's own table.
 pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
+    let Some(name) = f.string("stack")? else {
+        return tcp_keys(f, f, bytes);
+    };
+    let merged = stack::apply(f, name)?;
+    let g = Section::new(f.file, f.path.clone(), &merged);
+    let mut spec = tcp_keys(&g, f, bytes)?;
+    f.used.borrow_mut().extend(g.used.take());
+    spec.stack = Some(name.to_string());
+    Ok(spec)
+}
+
+/// Reads the keys from `f`; `own` is the flow as written (for what the user chose).
+fn tcp_keys(f: &Section<'_>, own: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
     let cc_name = f.string("cc")?.unwrap_or("newreno").to_string();
     let cc_params = number_params(f, "cc_params")?;
     // Validate the controller and its parameters now, so the error names this file.
@@ -147,7 +162,7 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
             "\"rack\" needs SACK recovery: recovery = \"sack\" and sack = true",
         ));
     }
-    if s.recovery == RecoveryMode::Sack && !r.sack && !f.table.contains_key("recovery") {
+    if s.recovery == RecoveryMode::Sack && !r.sack && !own.table.contains_key("recovery") {
         // The controller's default (BBR: SACK) needs SACK blocks; without them it falls
         // back to RFC 6582 rather than rejecting a key the user never wrote.
         s.recovery = RecoveryMode::NewReno;
@@ -197,10 +212,40 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
         }
         r.rcv_buf = b;
     }
+    if let Some(b) = f.bytes("snd_buf")? {
+        if b < s.mss as u64 {
+            return Err(f.err(
+                "snd_buf",
+                f.table.get("snd_buf"),
+                "must hold at least one MSS",
+            ));
+        }
+        s.snd_buf = b;
+    }
+    if let Some(b) = f.string("ssthresh_basis")? {
+        s.ssthresh_basis = SsthreshBasis::parse(b).ok_or_else(|| {
+            f.err(
+                "ssthresh_basis",
+                f.table.get("ssthresh_basis"),
+                "use \"in-flight\" (FlightSize less data the receiver holds) or \"flight-size\" (RFC 5681)",
+            )
+        })?;
+    }
+    s.handshake = f.boolean("handshake")?.unwrap_or(true);
+    if let Some(d) = f.duration("syn_rto")? {
+        if d == Dur::ZERO {
+            return Err(f.err("syn_rto", f.table.get("syn_rto"), "must be > 0"));
+        }
+        s.syn_rto = Some(d);
+    }
+    if let Some(n) = f.uint("quick_ack", 0, 1 << 16)? {
+        r.quick_ack = n as u32;
+    }
     Ok(TcpSpec {
         cc: cc_name,
         cc_params,
         sender: s,
         receiver: r,
+        stack: None,
     })
 }

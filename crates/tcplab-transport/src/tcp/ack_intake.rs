@@ -101,11 +101,7 @@ impl SendState {
         }
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(now, r);
-            let s = &mut self.stats;
-            s.rtt_samples += 1;
-            s.rtt_sum += r;
-            s.rtt_min = Some(s.rtt_min.map_or(r, |m| m.min(r)));
-            s.rtt_max = Some(s.rtt_max.map_or(r, |m| m.max(r)));
+            self.stats.note_rtt(r);
         }
         rtt_sample
     }

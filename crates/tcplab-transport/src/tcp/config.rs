@@ -87,6 +87,36 @@ impl RecoveryCwnd {
     }
 }
 
+/// What the congestion window is cut from on a loss (the `in_flight` given to the
+/// controller's congestion event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshBasis {
+    /// RFC 5681 eq. (4) / RFC 6582 / RFC 6675: FlightSize, all data outstanding, including
+    /// data the receiver already holds out of order.
+    FlightSize,
+    /// What is still in the network: FlightSize less what the receiver is known to hold
+    /// (SACKed bytes, or one SMSS per duplicate ACK without SACK blocks), as ns-3's
+    /// BytesInFlight (with its Reno "SACK" emulation) and Linux's packets_in_flight.
+    InFlight,
+}
+
+impl SsthreshBasis {
+    pub fn parse(s: &str) -> Option<SsthreshBasis> {
+        match s {
+            "flight-size" => Some(SsthreshBasis::FlightSize),
+            "in-flight" => Some(SsthreshBasis::InFlight),
+            _ => None,
+        }
+    }
+}
+
+/// Default send buffer: no limit (the `linux` profile sets Linux's `tcp_wmem` maximum,
+/// 4 MiB; `ns3` ns-3's 128 KiB).
+pub const DEFAULT_SND_BUF: u64 = u64::MAX;
+/// Default receive buffer: Linux's `tcp_rmem` maximum (6 MiB), what its autotuning grows
+/// a bulk receiver's buffer to (it was 64 MiB before issue 9).
+pub const DEFAULT_RCV_BUF: u64 = 6 * 1024 * 1024;
+
 /// Sender settings.
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -118,6 +148,15 @@ pub struct SenderConfig {
     /// DSACK-based detection (RFC 3708); restore cwnd and ssthresh (RFC 4015 after a
     /// timeout). See `undo.rs`.
     pub undo: bool,
+    /// Send buffer: at most this many bytes sent and not cumulatively acknowledged
+    /// (the application's unacknowledged data must fit in it).
+    pub snd_buf: u64,
+    /// What ssthresh is computed from on a loss.
+    pub ssthresh_basis: SsthreshBasis,
+    /// Open the connection with a SYN / SYN-ACK exchange first (`handshake.rs`).
+    pub handshake: bool,
+    /// First SYN timeout when it differs from `initial_rto` (ns-3's ConnTimeout).
+    pub syn_rto: Option<Dur>,
 }
 
 impl Default for SenderConfig {
@@ -137,6 +176,10 @@ impl Default for SenderConfig {
             clock_granularity: Dur::from_millis(1),
             timestamps: false,
             undo: false,
+            snd_buf: DEFAULT_SND_BUF,
+            ssthresh_basis: SsthreshBasis::FlightSize,
+            handshake: false,
+            syn_rto: None,
         }
     }
 }
@@ -166,9 +209,9 @@ pub struct ReceiverConfig {
     pub ack_policy: AckPolicy,
     /// Report SACK blocks (RFC 2018).
     pub sack: bool,
-    /// Receive buffer, advertised as the window: the application reads in-order data at
-    /// once, so only out-of-order data occupies it (a constant window keeps duplicate
-    /// ACKs recognisable per RFC 5681).
+    /// Receive buffer: the application reads in-order data at once, so only out-of-order
+    /// data occupies it; the advertised window is what is free, and its right edge never
+    /// moves left (RFC 7323 section 2.4, RFC 9293 section 3.8.6).
     pub rcv_buf: u64,
     /// Full-sized segment, for counting segments towards a delayed ACK.
     pub mss: u32,
@@ -178,6 +221,9 @@ pub struct ReceiverConfig {
     pub timestamps: bool,
     /// Report duplicate segments in the first SACK block (RFC 2883 D-SACK).
     pub dsack: bool,
+    /// Linux's quick-ACK mode: ACK each of the first `quick_ack` segments at once, and
+    /// again after out-of-order data (0: off).
+    pub quick_ack: u32,
 }
 
 impl Default for ReceiverConfig {
@@ -185,11 +231,12 @@ impl Default for ReceiverConfig {
         ReceiverConfig {
             ack_policy: AckPolicy::default(),
             sack: true,
-            rcv_buf: 64 * 1024 * 1024,
+            rcv_buf: DEFAULT_RCV_BUF,
             mss: 1460,
             total_bytes: None,
             timestamps: false,
             dsack: false,
+            quick_ack: 0,
         }
     }
 }

@@ -16,6 +16,8 @@ pub struct TcpSpec {
     pub cc_params: CcParams,
     pub sender: SenderConfig,
     pub receiver: ReceiverConfig,
+    /// The stack profile the scenario named (`stack = "linux"`), for results rows.
+    pub stack: Option<String>,
 }
 
 impl TcpSpec {
@@ -119,6 +121,11 @@ impl Endpoint for Sender {
         out.put("rtos", s.rtos.into());
         out.put("fast_retransmits", s.fast_retransmits.into());
         out.put("tlp_probes", s.tlp_probes.into());
+        out.put("syn_retransmits", s.syn_retransmits.into());
+        out.put(
+            "established_s",
+            s.established_at.map(Time::as_secs_f64).into(),
+        );
         out.put("rack_lost", s.rack_lost.into());
         out.put("undos", s.undos.into());
         out.put("rtt_min_s", secs(s.rtt_min));

@@ -8,6 +8,7 @@
 mod ack_intake;
 mod config;
 mod endpoint;
+mod handshake;
 mod prr;
 mod rack;
 mod receiver;
@@ -27,7 +28,7 @@ mod undo;
 
 pub use config::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
-    SenderConfig,
+    SenderConfig, SsthreshBasis, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,
 };
 pub use endpoint::TcpSpec;
 pub use receiver::Receiver;

@@ -368,7 +368,7 @@ impl RackRecovery {
             } else if a.ack > end {
                 // The retransmitted probe repaired a loss: respond as to fast recovery.
                 self.rack.tlp_end = None;
-                let flight = s.flight_size();
+                let flight = s.loss_flight();
                 s.cc.on_congestion_event(&mut s.w, CongestionEvent::FastRetransmit, now, flight);
                 s.cc.on_recovery_exit(&mut s.w, now);
             } else if a.ack == a.prior_una && a.no_sack {

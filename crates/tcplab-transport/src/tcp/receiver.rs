@@ -24,8 +24,14 @@ pub struct Receiver {
     received_unique: u64,
     /// Bytes held in `ooo`.
     ooo_bytes: u64,
+    /// Right edge of the window last advertised (rcv_nxt + wnd): it never moves left.
+    right_edge: u64,
     unacked_segments: u32,
+    /// Segments still ACKed at once in quick-ACK mode.
+    quick: u32,
     ack_now: bool,
+    /// A SYN arrived: answer with a SYN-ACK (`handshake.rs`).
+    syn_ack_due: bool,
     ack_at: Option<Time>,
     /// RFC 7323 TS.Recent and Last.ACK.sent (with `cfg.timestamps`).
     ts: TsRecent,
@@ -38,14 +44,17 @@ impl Receiver {
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
         Receiver {
             flow,
+            quick: cfg.quick_ack,
             cfg,
             rcv_nxt: 0,
             ooo: Ranges::default(),
             recent: SackRecency::new(),
             received_unique: 0,
             ooo_bytes: 0,
+            right_edge: 0,
             unacked_segments: 0,
             ack_now: false,
+            syn_ack_due: false,
             ack_at: None,
             ts: TsRecent::default(),
             dsack: None,
@@ -75,6 +84,10 @@ impl Receiver {
 
     /// Processes a data segment.
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Result<(), Violation> {
+        if seg.syn {
+            self.on_syn();
+            return Ok(());
+        }
         if seg.len == 0 {
             return Ok(());
         }
@@ -107,8 +120,10 @@ impl Receiver {
                 self.note_duplicate(start, end);
             }
             self.touch_recent(merged);
-            // Out-of-order data: ACK at once so the sender sees a duplicate ACK.
+            // Out-of-order data: ACK at once so the sender sees a duplicate ACK (and, as
+            // Linux, ACK the next segments at once too while recovery is under way).
             self.ack_now = true;
+            self.quick = self.cfg.quick_ack;
             return Ok(());
         }
         // In order (possibly overlapping old data or held out-of-order data).
@@ -138,7 +153,10 @@ impl Receiver {
             AckPolicy::PerPacket => self.ack_now = true,
             AckPolicy::Delayed { every, max_delay } => {
                 self.unacked_segments += 1;
-                if self.unacked_segments >= every {
+                if self.quick > 0 {
+                    self.quick -= 1;
+                    self.ack_now = true;
+                } else if self.unacked_segments >= every {
                     self.ack_now = true;
                 } else if self.ack_at.is_none() {
                     self.ack_at = Some(now + max_delay);
@@ -191,6 +209,35 @@ impl Receiver {
         }
     }
 
+    /// A (possibly retransmitted) SYN: answer each with a SYN-ACK; the sender's SYN timer
+    /// covers a lost SYN-ACK.
+    #[cold]
+    #[inline(never)]
+    fn on_syn(&mut self) {
+        self.syn_ack_due = true;
+        self.ack_now = true;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn syn_ack(&mut self, wnd: u64) -> Segment {
+        self.syn_ack_due = false;
+        Segment {
+            flow: self.flow,
+            syn: true,
+            wnd,
+            ..Segment::default()
+        }
+    }
+
+    /// The window to advertise: the free receive buffer (only out-of-order data occupies
+    /// it), but never less than keeps the last advertised right edge (no shrinking).
+    fn window(&mut self) -> u64 {
+        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        self.right_edge = self.right_edge.max(self.rcv_nxt + free);
+        self.right_edge - self.rcv_nxt
+    }
+
     /// The pending acknowledgement, if one is due.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
         if !self.ack_now {
@@ -200,10 +247,14 @@ impl Receiver {
         self.ack_at = None;
         self.unacked_segments = 0;
         self.stats.acks_sent += 1;
+        let wnd = self.window();
+        if self.syn_ack_due {
+            return Some(self.syn_ack(wnd));
+        }
         let mut seg = Segment {
             flow: self.flow,
             ack: self.rcv_nxt,
-            wnd: self.cfg.rcv_buf,
+            wnd,
             ..Segment::default()
         };
         if self.cfg.timestamps {

@@ -151,6 +151,7 @@ impl LossRecovery for Recovery {
     fn after_ack(&mut self, s: &mut SendState, now: Time, a: &AckSummary) {
         dispatch!(self, r => r.after_ack(s, now, a))
     }
+    #[inline]
     fn next_segment(&mut self, s: &mut SendState) -> Option<u64> {
         dispatch!(self, r => r.next_segment(s))
     }

@@ -107,6 +107,7 @@ mod tests {
         let cfg = SenderConfig {
             mss: 1000,
             recovery: mode,
+            ssthresh_basis: crate::tcp::config::SsthreshBasis::FlightSize,
             ..SenderConfig::default()
         };
         let s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));

@@ -51,7 +51,7 @@ impl Sender {
         let flight = if s.in_recovery {
             self.recovery.in_network(s)
         } else {
-            s.flight_size()
+            s.loss_flight()
         };
         s.cc.on_congestion_event(&mut s.w, CongestionEvent::Rto { repeated }, now, flight);
         s.rtt.back_off();

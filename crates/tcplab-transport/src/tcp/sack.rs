@@ -160,11 +160,12 @@ mod tests {
     }
 
     /// Three SACKed segments above segment 0 make it lost: recovery starts on the first
-    /// duplicate ACK, with cwnd = ssthresh = FlightSize / 2, and pipe counts the six
+    /// duplicate ACK, with cwnd = ssthresh = FlightSize / 2 (RFC 6675's basis), and pipe counts the six
     /// segments neither SACKed nor lost. NextSeg then offers nothing while pipe ≥ cwnd.
     #[test]
     fn islost_starts_recovery_and_pipe_gates_nextseg() {
         let mut s = state();
+        s.cfg.ssthresh_basis = crate::tcp::config::SsthreshBasis::FlightSize;
         sack(&mut s, &[(1000, 4000)]);
         s.dupacks = 1;
         let a = AckSummary {

@@ -7,6 +7,8 @@
 pub const DATA_HEADER_BYTES: u32 = 40;
 /// A pure ACK without SACK option.
 pub const ACK_HEADER_BYTES: u32 = 40;
+/// Options of a SYN or SYN-ACK: MSS (4), SACK-permitted (2), window scale (3), padding.
+pub const SYN_OPTION_BYTES: u32 = 12;
 /// SACK blocks per ACK (RFC 2018 allows 4, or 3 alongside timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;
 /// The RFC 7323 timestamp option as sent: 2 NOPs + kind 8, length 10, TSval, TSecr.
@@ -45,6 +47,9 @@ pub struct Segment {
     /// Valid SACK blocks: `sack[..n_sack]`.
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     pub n_sack: u8,
+    /// SYN (sender → receiver) or SYN-ACK (receiver → sender) of the handshake; carries
+    /// no data and occupies no sequence number here.
+    pub syn: bool,
     /// True for data segments that are retransmissions (for traces only; receivers ignore it).
     pub retransmission: bool,
     /// The timestamp option, on every segment when both ends use timestamps (RFC 7323).
@@ -53,7 +58,7 @@ pub struct Segment {
 
 impl Segment {
     pub fn is_ack(&self) -> bool {
-        self.len == 0 && !self.fin
+        self.len == 0 && !self.fin && !self.syn
     }
 
     pub fn sack_blocks(&self) -> &[SackBlock] {
@@ -61,8 +66,12 @@ impl Segment {
     }
 
     /// Bytes on the wire: headers, timestamp option (12), SACK option (2 NOPs +
-    /// kind/len + 8 per block), payload.
+    /// kind/len + 8 per block), payload; a SYN or SYN-ACK carries MSS, SACK-permitted and
+    /// window-scale options (12 bytes with padding; its timestamps are not modelled).
     pub fn wire_len(&self) -> u32 {
+        if self.syn {
+            return ACK_HEADER_BYTES + SYN_OPTION_BYTES;
+        }
         let ts_opt = if self.ts.is_some() {
             TS_OPTION_BYTES
         } else {

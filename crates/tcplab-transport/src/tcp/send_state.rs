@@ -7,7 +7,7 @@ use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSeg
 use crate::rate::{RateSample, RateSampler};
 use crate::records::Records;
 use crate::rtt::RttEstimator;
-use crate::tcp::config::{RecoveryCwnd, SenderConfig};
+use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis};
 use crate::tcp::prr::Prr;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
@@ -121,6 +121,20 @@ impl SendState {
         }
     }
 
+    /// What a loss cuts the window from (see [`SsthreshBasis`]): FlightSize, or FlightSize
+    /// less what the receiver is known to hold. Without SACK blocks each duplicate ACK
+    /// stands for one segment that left the network (Linux's and ns-3's Reno "SACK").
+    pub fn loss_flight(&self) -> u64 {
+        let flight = self.flight_size();
+        match self.cfg.ssthresh_basis {
+            SsthreshBasis::FlightSize => flight,
+            SsthreshBasis::InFlight => {
+                let by_dupacks = self.dupacks as u64 * self.cfg.mss as u64;
+                flight.saturating_sub(self.sb.sacked_bytes.max(by_dupacks))
+            }
+        }
+    }
+
     /// Payload bytes of segment `idx`.
     pub fn seg_len(&self, idx: u64) -> u32 {
         let seq = idx * self.cfg.mss as u64;
@@ -137,10 +151,11 @@ impl SendState {
     /// instead.
     pub fn enter_fast_retransmit(&mut self, now: Time) {
         let flight = self.flight_size();
+        let basis = self.loss_flight();
         self.stats.fast_retransmits += 1;
         self.undo_begin(Reduction::FastRetransmit);
         self.cc
-            .on_congestion_event(&mut self.w, CongestionEvent::FastRetransmit, now, flight);
+            .on_congestion_event(&mut self.w, CongestionEvent::FastRetransmit, now, basis);
         self.recover = Some(self.snd_max);
         self.retx_head = true;
         self.prr.start(flight);
@@ -272,6 +287,36 @@ mod tests {
         assert!(!t.in_recovery && t.go_back_n);
         assert_eq!((t.snd_nxt, t.w.cwnd), (0, 1000));
         assert_eq!(t.in_flight(), 0, "everything presumed lost");
+    }
+
+    /// ssthresh on a loss: half of what is still in the network (FlightSize less the
+    /// SACKed bytes, or one SMSS per duplicate ACK without SACK blocks), or half of
+    /// FlightSize under `ssthresh_basis = "flight-size"` (RFC 5681 eq. 4, the default).
+    #[test]
+    fn ssthresh_comes_from_what_is_in_flight() {
+        let mut s = state(Controller::NewReno(NewReno::default()));
+        s.cfg.ssthresh_basis = SsthreshBasis::InFlight;
+        s.dupacks = 3;
+        s.enter_fast_retransmit(Time(1));
+        assert_eq!(s.w.ssthresh, 3500, "(10 - 3 dupACKed) / 2 segments");
+
+        let mut t = state(Controller::NewReno(NewReno::default()));
+        t.cfg.ssthresh_basis = SsthreshBasis::InFlight;
+        t.dupacks = 3;
+        t.sb.sacked_bytes = 6000;
+        t.enter_fast_retransmit(Time(1));
+        assert_eq!(t.w.ssthresh, 2000, "(10 - 6 SACKed) / 2 segments");
+
+        let mut u = state(Controller::NewReno(NewReno::default()));
+        assert_eq!(
+            u.cfg.ssthresh_basis,
+            SsthreshBasis::FlightSize,
+            "the default"
+        );
+        u.dupacks = 3;
+        u.sb.sacked_bytes = 6000;
+        u.enter_fast_retransmit(Time(1));
+        assert_eq!(u.w.ssthresh, 5000, "FlightSize / 2");
     }
 
     /// Segment lengths: full MSS up to the application's end, the last one shorter.

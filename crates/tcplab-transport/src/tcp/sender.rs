@@ -14,6 +14,7 @@ use crate::error::Violation;
 use crate::pacing::Pacer;
 use crate::rtt::RttEstimator;
 use crate::tcp::config::SenderConfig;
+use crate::tcp::handshake::Handshake;
 use crate::tcp::recovery::{AckSummary, LossRecovery, Recovery};
 use crate::tcp::segment::{Segment, DATA_HEADER_BYTES, TS_OPTION_BYTES};
 use crate::tcp::send_state::SendState;
@@ -45,6 +46,7 @@ pub struct Sender {
     pub(super) recovery: Recovery,
     pub(super) pacer: Pacer,
     rounds: TimerRounds,
+    pub(super) hs: Handshake,
 }
 
 impl Sender {
@@ -57,6 +59,7 @@ impl Sender {
             recovery,
             pacer,
             rounds: TimerRounds::default(),
+            hs: Handshake::Done,
         }
     }
 
@@ -139,8 +142,9 @@ impl Sender {
             return;
         }
         self.s.started = true;
-        self.pacer.start(now);
-        self.s.cc.init(&mut self.s.w, now);
+        if self.open() {
+            self.begin_data(now);
+        }
     }
 
     /// The application stops writing: only data already sent is still delivered.
@@ -157,6 +161,11 @@ impl Sender {
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Result<(), Violation> {
         self.s.check_ack(seg)?;
         if !self.s.started {
+            return Ok(());
+        }
+        if seg.syn || !self.established() {
+            // The SYN-ACK (or a late duplicate of it, ignored), or an early segment.
+            self.on_handshake_segment(now, seg);
             return Ok(());
         }
         self.s.rwnd = seg.wnd;
@@ -261,6 +270,10 @@ impl Sender {
         if !self.s.started {
             return;
         }
+        if !self.established() {
+            self.on_syn_timeout(now);
+            return;
+        }
         self.recovery.on_timeout(&mut self.s, now);
         if self.s.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(now);
@@ -279,6 +292,9 @@ impl Sender {
         self.pacer.begin_attempt();
         if !self.s.started || self.s.is_complete() {
             return None;
+        }
+        if !self.established() {
+            return self.poll_syn(now);
         }
         // Delivery-rate draft (section 3.2): a send with nothing in flight starts a new
         // sampling interval; after a timeout that is true although data is outstanding.
@@ -326,6 +342,9 @@ impl Sender {
         let s = &self.s;
         if !s.started || s.is_complete() {
             return None;
+        }
+        if !self.established() {
+            return self.syn_timeout();
         }
         let (rate, quantum) = (s.cc.pacing_rate(), s.cc.send_quantum());
         [

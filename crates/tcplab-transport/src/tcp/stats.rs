@@ -23,9 +23,21 @@ pub struct SenderStats {
     pub rtt_max: Option<Dur>,
     /// When every byte of a finite transfer was acknowledged.
     pub acked_all_at: Option<Time>,
+    /// SYNs sent again after the SYN timer expired (`handshake.rs`).
+    pub syn_retransmits: u64,
+    /// When the SYN-ACK arrived (with a handshake).
+    pub established_at: Option<Time>,
 }
 
 impl SenderStats {
+    /// Counts a valid RTT sample.
+    pub fn note_rtt(&mut self, r: Dur) {
+        self.rtt_samples += 1;
+        self.rtt_sum += r;
+        self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
+        self.rtt_max = Some(self.rtt_max.map_or(r, |m| m.max(r)));
+    }
+
     pub fn rtt_mean(&self) -> Option<Dur> {
         (self.rtt_samples > 0).then(|| self.rtt_sum / self.rtt_samples)
     }

@@ -34,7 +34,9 @@ impl SendState {
         }
         let idx = self.snd_nxt / mss;
         let len = self.seg_len(idx) as u64;
-        if self.in_flight() + len > self.w.cwnd || self.snd_nxt - self.snd_una + len > self.rwnd {
+        // The peer's window and our own send buffer bound what is outstanding.
+        let limit = self.rwnd.min(self.cfg.snd_buf);
+        if self.in_flight() + len > self.w.cwnd || self.snd_nxt - self.snd_una + len > limit {
             return None;
         }
         Some(idx)

@@ -14,7 +14,7 @@ use tcplab_core::{Dur, Time};
 use tcplab_transport::cc::{Controller, NewReno};
 use tcplab_transport::{
     AckPolicy, Receiver, ReceiverConfig, RecoveryMode, SackBlock, Segment, Sender, SenderConfig,
-    Violation,
+    SsthreshBasis, Violation,
 };
 
 pub const MSS: u32 = 1000;
@@ -24,11 +24,14 @@ pub fn ms(x: u64) -> Time {
     Time(x * 1_000_000)
 }
 
+/// RFC settings: ssthresh from FlightSize (RFC 5681 eq. 4, also the default), so window
+/// arithmetic in the assertions is the RFCs'; `send_state.rs` tests the in-flight basis.
 pub fn sender_cfg(recovery: RecoveryMode, total: Option<u64>) -> SenderConfig {
     SenderConfig {
         mss: MSS,
         total_bytes: total,
         recovery,
+        ssthresh_basis: SsthreshBasis::FlightSize,
         ..SenderConfig::default()
     }
 }

@@ -1,0 +1,193 @@
+//! Stack profiles: `stack = "linux" | "ns3" | "rfc"` (per flow, or at the top level for
+//! every TCP flow) sets the defaults of one real stack in one word. A profile is a table
+//! of key → value merged under the flow's own keys before the flow is parsed, so it goes
+//! through exactly the parse path (and checks) a hand-written key does, and any key
+//! written in the flow overrides it. docs/scenarios.md ("Stack profiles") cites where
+//! each value comes from.
+
+use super::{Section, R};
+use toml::{Table, Value};
+
+/// The profiles: (name, [(key, value as TOML)]).
+pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "linux",
+        &[
+            ("recovery", "\"sack\""),
+            ("sack", "true"),
+            ("loss_detection", "\"rack\""),
+            ("recovery_cwnd", "\"prr\""),
+            ("initial_cwnd", "10"),
+            ("min_rto", "\"200ms\""),
+            ("initial_rto", "\"1s\""),
+            ("max_rto", "\"120s\""),
+            ("ack", "\"delayed\""),
+            ("ack_every", "2"),
+            ("ack_delay", "\"40ms\""),
+            ("quick_ack", "16"),
+            ("ssthresh_basis", "\"in-flight\""),
+            ("handshake", "true"),
+            ("rcv_buf", "\"6MiB\""),
+            ("snd_buf", "\"4MiB\""),
+            // ---- keys of later branches, one line each (added at merge) ----
+            // ("timestamps", "true"),          // tcp-ts: RFC 7323, net.ipv4.tcp_timestamps=1
+            // ("dsack", "true"),               // tcp-ts: RFC 2883, net.ipv4.tcp_dsack=1
+            // ("undo", "..."),                 // tcp-ts: Eifel / Linux undo
+            // ("window_growth", "..."),        // tcp-cc: Linux counts ACKed packets
+            // ("hystart", "\"classic\""),      // tcp-cc: Cubic's ACK-train/delay HyStart
+        ],
+    ),
+    (
+        "ns3",
+        &[
+            ("recovery", "\"sack\""),
+            ("sack", "true"),
+            ("loss_detection", "\"dupack\""),
+            ("recovery_cwnd", "\"prr\""),
+            ("initial_cwnd", "10"),
+            ("mss", "536"),
+            ("dupthresh", "3"),
+            ("min_rto", "\"1s\""),
+            ("initial_rto", "\"1s\""),
+            ("syn_rto", "\"3s\""),
+            ("ack", "\"delayed\""),
+            ("ack_every", "2"),
+            ("ack_delay", "\"200ms\""),
+            ("quick_ack", "0"),
+            ("partial_ack_timer", "\"impatient\""),
+            ("ssthresh_basis", "\"in-flight\""),
+            ("handshake", "true"),
+            ("rcv_buf", "\"128KiB\""),
+            ("snd_buf", "\"128KiB\""),
+            // ---- keys of later branches, one line each (added at merge) ----
+            // ("timestamps", "true"),          // tcp-ts: TcpSocketBase::Timestamp
+            // ("dsack", "false"),              // tcp-ts
+            // ("undo", "\"off\""),             // tcp-ts
+            // ("window_growth", "\"per-ack\""), // tcp-cc: TcpNewReno MSS*MSS/cwnd
+            // ("hystart", "..."),              // tcp-cc: TcpCubic HyStart
+        ],
+    ),
+    (
+        "rfc",
+        &[
+            ("recovery", "\"sack\""),
+            ("sack", "true"),
+            ("loss_detection", "\"dupack\""),
+            ("recovery_cwnd", "\"ssthresh\""),
+            ("initial_cwnd", "3"),
+            ("dupthresh", "3"),
+            ("min_rto", "\"1s\""),
+            ("initial_rto", "\"1s\""),
+            ("max_rto", "\"60s\""),
+            ("ack", "\"delayed\""),
+            ("ack_every", "2"),
+            ("ack_delay", "\"200ms\""),
+            ("quick_ack", "0"),
+            ("partial_ack_timer", "\"impatient\""),
+            ("ssthresh_basis", "\"flight-size\""),
+            ("handshake", "true"),
+            // ---- keys of later branches, one line each (added at merge) ----
+            // ("timestamps", "false"),         // tcp-ts
+            // ("dsack", "false"),              // tcp-ts
+            // ("undo", "\"off\""),             // tcp-ts
+            // ("window_growth", "\"abc\""),    // tcp-cc: RFC 3465 L = 2
+            // ("hystart", "\"off\""),          // tcp-cc
+        ],
+    ),
+];
+
+/// Keys that only make sense with SACK recovery: a profile's value yields when the flow
+/// itself turns SACK off or picks another recovery.
+const SACK_ONLY: &[&str] = &["loss_detection", "recovery_cwnd"];
+
+pub(super) fn names() -> impl Iterator<Item = &'static str> {
+    PROFILES.iter().map(|(n, _)| *n)
+}
+
+fn profile(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    PROFILES.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+}
+
+fn value(text: &str) -> Value {
+    let t: Table = format!("v = {text}")
+        .parse()
+        .expect("profile values are TOML");
+    t["v"].clone()
+}
+
+/// Checks a `stack` value at `sec.key(key)`.
+pub(super) fn check(sec: &Section<'_>, key: &str, name: &str) -> R<()> {
+    if profile(name).is_none() {
+        let list = names().map(|n| format!("\"{n}\"")).collect::<Vec<_>>();
+        return Err(sec.err(
+            key,
+            sec.table.get(key),
+            format!("unknown stack profile; use {}", list.join(", ")),
+        ));
+    }
+    Ok(())
+}
+
+/// The flow's table with profile `name`'s values under its own keys.
+pub(super) fn apply(f: &Section<'_>, name: &str) -> R<Table> {
+    check(f, "stack", name)?;
+    let own = f.table;
+    let mut out = own.clone();
+    for (k, v) in profile(name).expect("checked") {
+        if !own.contains_key(*k) {
+            out.insert(k.to_string(), value(v));
+        }
+    }
+    // An explicit choice against SACK recovery wins over the profile's SACK-only keys.
+    let sack_off = matches!(own.get("sack"), Some(Value::Boolean(false)));
+    let other_recovery = own
+        .get("recovery")
+        .is_some_and(|v| v.as_str() != Some("sack"));
+    if sack_off && !own.contains_key("recovery") {
+        out.remove("recovery");
+    }
+    if sack_off || other_recovery {
+        for k in SACK_ONLY {
+            if !own.contains_key(*k) {
+                out.remove(*k);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A top-level `stack` becomes the default of every TCP flow that names none.
+pub(super) fn spread_global(root: &Table) -> Option<Table> {
+    let name = root.get("stack")?.clone();
+    let mut t = root.clone();
+    if let Some(Value::Array(flows)) = t.get_mut("flow") {
+        for fl in flows.iter_mut() {
+            if let Value::Table(ft) = fl {
+                let tcp = ft
+                    .get("transport")
+                    .is_none_or(|v| v.as_str() == Some("tcp"));
+                if tcp && !ft.contains_key("stack") {
+                    ft.insert("stack".into(), name.clone());
+                }
+            }
+        }
+    }
+    Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every profile value parses as TOML, and no key is listed twice.
+    #[test]
+    fn profiles_are_well_formed() {
+        for (name, p) in PROFILES {
+            let mut seen = std::collections::HashSet::new();
+            for (k, v) in *p {
+                let _ = value(v);
+                assert!(seen.insert(*k), "{name}: {k} twice");
+            }
+        }
+    }
+}
