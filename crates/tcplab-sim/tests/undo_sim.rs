@@ -137,7 +137,11 @@ fn keys_are_validated() {
 #[test]
 fn timestamps_make_1500_byte_packets_at_mss_1448() {
     for (keys, mss, hdr) in [("timestamps = true", 1448, 52), ("", 1460, 40)] {
-        let sc = parse(&format!("ack = \"per-packet\"\nrcv_buf = \"30KB\"\n{keys}")).unwrap();
+        // No SYN exchange: only data segments and pure ACKs cross the links.
+        let sc = parse(&format!(
+            "ack = \"per-packet\"\nrcv_buf = \"30KB\"\nhandshake = false\n{keys}"
+        ))
+        .unwrap();
         let r = simulate(&sc, 1, 0).unwrap();
         let segs = int(&r, "segments_sent");
         assert_eq!(int(&r, "retransmitted_segments"), 0);
