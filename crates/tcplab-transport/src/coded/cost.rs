@@ -71,8 +71,9 @@ fn round(ns: f64) -> u64 {
     if !(0.0..4_503_599_627_370_496.0).contains(&ns) {
         return ns.round() as u64;
     }
-    let whole = ns as u64;
-    whole + u64::from(ns - whole as f64 >= 0.5)
+    // Through i64: one truncating conversion instruction (u64's needs a range fix-up).
+    let whole = ns as i64;
+    (whole + i64::from(ns - whole as f64 >= 0.5)) as u64
 }
 
 /// A host's CPU: each piece of coding work starts when the previous one is done.
