@@ -12,7 +12,8 @@
 //! 6582 NewReno, RFC 6675 SACK with DupThresh and with RACK-TLP), plus variants for
 //! per-ACK sampling, jitter with reordering, outages, a dumbbell, receive-window limits,
 //! a receiver without SACK, NewReno's timer variants, Vegas' INET timing, HyStart++ and
-//! start/stop times. Each with two seeds.
+//! start/stop times; the coded transports (the NC/FWD benches and their payload modes, and
+//! small high-loss, Pi-speed and window-32 variants). Each with two seeds.
 
 use tcplab_sim::{parse_scenario_file, parse_scenario_str, simulate, Scenario};
 
@@ -97,6 +98,16 @@ const VARIANTS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Coded-transport scenarios: 30 % loss, a slower CPU, a larger window, both directions
+/// lossy (ACK loss and Diff_p repairs), in both symbol modes.
+const CODED: &[(&str, &str)] = &[
+    ("forward-w32", "coding = { window = 32 }"),
+    ("forward-pi", "coding = { cpu_scale = 100 }"),
+    ("forward-w8-pay", "coding = { window = 8, payload = true }"),
+    ("nc-reno", "coding = { redundancy = 1.6 }"),
+    ("nc-pay", "coding = { redundancy = 1.6, payload = true }"),
+];
+
 fn file(path: &str) -> Scenario {
     parse_scenario_file(&format!("{ROOT}/{path}")).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -113,7 +124,7 @@ fn main() {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         runs.push((name.clone(), file(&format!("examples/{name}"))));
     }
-    for b in ["b1", "b2"] {
+    for b in ["b1", "b2", "nc", "fwd", "nc-pay", "fwd-pay"] {
         runs.push((b.to_string(), file(&format!("python/tcplab/data/{b}.toml"))));
     }
     for cc in CONTROLLERS {
@@ -132,6 +143,21 @@ fn main() {
     for (name, body) in VARIANTS {
         let sc = parse_scenario_str(body, name).unwrap_or_else(|e| panic!("{name}: {e}"));
         runs.push((name.to_string(), sc));
+    }
+    for (name, coding) in CODED {
+        let transport = if name.starts_with("nc") {
+            "tcp-nc"
+        } else {
+            "tcp-forward"
+        };
+        let cc = if *name == "nc-reno" { "reno" } else { "vegas" };
+        let body = format!(
+            "sample = \"10ms\"\n[link]\nrate = \"20Mbps\"\ndelay = \"5ms\"\n\
+             queue = \"50pkt\"\nloss = \"30%\"\nack_loss = \"10%\"\n[[flow]]\n\
+             transport = \"{transport}\"\ncc = \"{cc}\"\nbytes = \"1MB\"\n{coding}\n"
+        );
+        let sc = parse_scenario_str(&body, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        runs.push((format!("coded/{name}"), sc));
     }
     for (name, sc) in &runs {
         for seed in [1, 2] {

@@ -168,12 +168,25 @@ impl Backend {
     }
 }
 
+/// Below this many bytes the free functions use the scalar loop: for the simulator's
+/// description-mode symbols (one byte) and TCP/NC's coefficient rows (a few dozen) the
+/// backend dispatch and SIMD set-up cost more than the work. Same results (exact field
+/// arithmetic); the `Backend` methods still run the backend they name.
+const SHORT: usize = 32;
+
 /// `dst ^= src` with the active backend.
 ///
 /// # Panics
 /// If the slices differ in length.
 #[inline]
 pub fn xor_into(dst: &mut [u8], src: &[u8]) {
+    if dst.len() < SHORT {
+        assert_eq!(dst.len(), src.len(), "xor_into: length mismatch");
+        for (a, b) in dst.iter_mut().zip(src) {
+            *a ^= *b;
+        }
+        return;
+    }
     Backend::active().xor_into(dst, src);
 }
 
@@ -183,6 +196,15 @@ pub fn xor_into(dst: &mut [u8], src: &[u8]) {
 /// If the slices differ in length.
 #[inline]
 pub fn mul_acc(dst: &mut [u8], src: &[u8], c: u8) {
+    if dst.len() < SHORT {
+        assert_eq!(dst.len(), src.len(), "mul_acc: length mismatch");
+        match c {
+            0 => {}
+            1 => dst.iter_mut().zip(src).for_each(|(a, b)| *a ^= *b),
+            _ => scalar::mul_acc(dst, src, c),
+        }
+        return;
+    }
     Backend::active().mul_acc(dst, src, c);
 }
 
@@ -199,6 +221,9 @@ pub fn mul_acc_rows(dst: &mut [u8], rows: &[u8], coeffs: &[u8]) {
 /// `buf = c · buf` with the active backend.
 #[inline]
 pub fn mul_in_place(buf: &mut [u8], c: u8) {
+    if buf.len() < SHORT && c > 1 {
+        return scalar::mul_in_place(buf, c);
+    }
     Backend::active().mul_in_place(buf, c);
 }
 
@@ -244,5 +269,29 @@ mod tests {
     fn detect_returns_an_available_backend() {
         assert!(Backend::detect().is_available());
         assert!(Backend::available().contains(&Backend::Scalar));
+    }
+
+    /// The free functions' short-slice path and the backend path agree with the
+    /// definition at every length around the switch-over.
+    #[test]
+    fn short_and_long_slices_give_the_defined_results() {
+        for len in [0, 1, 2, 7, 8, 9, SHORT - 1, SHORT, SHORT + 1, 100] {
+            let src: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            let dst0: Vec<u8> = (0..len).map(|i| (i * 101 + 3) as u8).collect();
+            for c in [0u8, 1, 2, 29, 255] {
+                let mut d = dst0.clone();
+                mul_acc(&mut d, &src, c);
+                let want: Vec<u8> = dst0.iter().zip(&src).map(|(a, b)| a ^ mul(c, *b)).collect();
+                assert_eq!(d, want, "mul_acc len {len} c {c}");
+                let mut d = dst0.clone();
+                mul_in_place(&mut d, c);
+                let want: Vec<u8> = dst0.iter().map(|a| mul(c, *a)).collect();
+                assert_eq!(d, want, "mul_in_place len {len} c {c}");
+            }
+            let mut d = dst0.clone();
+            xor_into(&mut d, &src);
+            let want: Vec<u8> = dst0.iter().zip(&src).map(|(a, b)| a ^ b).collect();
+            assert_eq!(d, want, "xor_into len {len}");
+        }
     }
 }

@@ -32,7 +32,24 @@ impl WindowSampler {
     }
 
     /// The distribution for windows of `span` source symbols.
+    #[inline]
     pub fn distribution(&mut self, span: u32) -> Result<&DegreeDistribution> {
+        self.ensure(span)?;
+        Ok(self.dists[span as usize].as_ref().expect("ensured"))
+    }
+
+    /// Builds the distribution for `span` unless it is cached (the common case is one
+    /// bounds-checked load: this runs for every symbol the simulator codes).
+    #[inline]
+    fn ensure(&mut self, span: u32) -> Result<()> {
+        if matches!(self.dists.get(span as usize), Some(Some(_))) {
+            return Ok(());
+        }
+        self.build(span)
+    }
+
+    #[cold]
+    fn build(&mut self, span: u32) -> Result<()> {
         if span == 0 {
             return Err(CodingError::InvalidParameter(
                 "a coding window holds at least one source symbol".into(),
@@ -42,26 +59,26 @@ impl WindowSampler {
         if self.dists.len() <= i {
             self.dists.resize(i + 1, None);
         }
-        if self.dists[i].is_none() {
-            self.dists[i] = Some(self.spec.build(span)?);
-        }
-        Ok(self.dists[i].as_ref().expect("just built"))
+        self.dists[i] = Some(self.spec.build(span)?);
+        Ok(())
     }
 
     /// Positions (relative to `start`, each below `span`) XORed into symbol
     /// (start, span, seed); their count is the symbol's degree.
+    #[inline]
     pub fn neighbours(&mut self, start: u32, span: u32, seed: u32) -> Result<&[u32]> {
-        self.distribution(span)?;
-        let dist = self.dists[span as usize].as_ref().expect("built above");
+        self.ensure(span)?;
+        let dist = self.dists[span as usize].as_ref().expect("ensured");
         Ok(self.sampler.sample(dist, span, start, seed))
     }
 
     /// The degree of symbol (start, span, seed) alone: the first draw of the same
     /// procedure as [`WindowSampler::neighbours`], without drawing the neighbours (a
     /// sender's cost model needs only how many symbols it XORs).
+    #[inline]
     pub fn degree(&mut self, start: u32, span: u32, seed: u32) -> Result<u32> {
-        self.distribution(span)?;
-        let dist = self.dists[span as usize].as_ref().expect("built above");
+        self.ensure(span)?;
+        let dist = self.dists[span as usize].as_ref().expect("ensured");
         let mut rng = crate::rng::SplitMix64::for_key(start, seed);
         Ok(dist.sample(&mut rng).min(span))
     }

@@ -73,6 +73,9 @@ impl DecodeStats {
 pub struct Arrivals {
     base: u32,
     at: std::collections::VecDeque<Time>,
+    /// Every segment from `base` up to here has its arrival time: a symbol's window
+    /// mostly overlaps the last one, so only the part beyond this needs looking at.
+    seen_to: u32,
 }
 
 impl Arrivals {
@@ -81,11 +84,19 @@ impl Arrivals {
         while self.base + (self.at.len() as u32) < end {
             self.at.push_back(Time::MAX);
         }
-        for i in start.max(self.base)..end {
+        self.seen_to = self.seen_to.max(self.base);
+        for i in start.max(self.seen_to)..end {
             let t = &mut self.at[(i - self.base) as usize];
             if *t == Time::MAX {
                 *t = now;
             }
+        }
+        while self
+            .at
+            .get((self.seen_to - self.base) as usize)
+            .is_some_and(|&t| t != Time::MAX)
+        {
+            self.seen_to += 1;
         }
     }
 
@@ -103,5 +114,40 @@ impl Arrivals {
             self.base += 1;
         }
         self.base = self.base.max(b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The high-water mark changes nothing: arrival times equal a plain per-segment
+    /// first-seen map over windows that jump back (repairs), overlap and skip ahead.
+    #[test]
+    fn arrivals_match_a_first_seen_map() {
+        let mut a = Arrivals::default();
+        let mut first = std::collections::HashMap::new();
+        let mut x: u64 = 7;
+        let mut lo = 0u32;
+        for step in 0..5000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (x >> 33) as u32;
+            let start = lo + r % 40;
+            let end = start + 1 + (r >> 8) % 16;
+            a.saw(Time(step), start, end);
+            for i in start.max(lo)..end {
+                first.entry(i).or_insert(Time(step));
+            }
+            if r % 7 == 0 {
+                lo += r % 5;
+                a.drop_below(lo);
+            }
+            for i in lo..lo + 60 {
+                let want = first.get(&i).copied().unwrap_or(Time::MAX);
+                assert_eq!(a.of(i), want, "segment {i} after step {step}");
+            }
+        }
     }
 }

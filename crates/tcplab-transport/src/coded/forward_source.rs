@@ -43,11 +43,13 @@ use tcplab_core::{Dur, Metrics, Time};
 
 /// A segment's Diff_p clock: ElapsedTime_p runs from `since` (its push into the coding
 /// buffer, or its last repair); `seed` is the first symbol sent since then, so only ACKs
-/// of decodes caused by later symbols give samples (Karn's rule).
+/// of decodes caused by later symbols give samples (Karn's rule). `acked`: the receiver
+/// has decoded the segment (beside the clock, so the deadline scan reads one array).
 #[derive(Clone, Copy, Debug)]
 struct Clock {
     since: Time,
     seed: u32,
+    acked: bool,
 }
 
 /// Real bytes (`payload = true`).
@@ -75,8 +77,7 @@ pub struct ForwardSource {
     push_time: VecDeque<Time>,
     // Coding buffer: segments `buf_lo..pushed`.
     buf_lo: u32,
-    acked: VecDeque<bool>,
-    /// Per segment in the coding buffer: its Diff_p clock.
+    /// Per segment in the coding buffer: its Diff_p clock and whether it is decoded.
     clock: VecDeque<Clock>,
     n_acked: u32,
     // Coding window.
@@ -160,7 +161,6 @@ impl ForwardSource {
             tcp_una: 0,
             push_time: VecDeque::new(),
             buf_lo: 0,
-            acked: VecDeque::new(),
             clock: VecDeque::new(),
             n_acked: 0,
             w_lo: 0,
@@ -208,7 +208,7 @@ impl ForwardSource {
     /// Segments in the coding buffer (pushed, not acknowledged by the receiver).
     pub fn coding_buffer(&self) -> Vec<u32> {
         (self.buf_lo..self.pushed)
-            .filter(|&i| !self.acked[(i - self.buf_lo) as usize])
+            .filter(|&i| !self.clock[(i - self.buf_lo) as usize].acked)
             .collect()
     }
 
@@ -222,7 +222,7 @@ impl ForwardSource {
     }
 
     fn is_acked(&self, i: u32) -> bool {
-        i < self.buf_lo || self.acked[(i - self.buf_lo) as usize]
+        i < self.buf_lo || self.clock[(i - self.buf_lo) as usize].acked
     }
 
     /// TCP pushes what its congestion window allows into the coding buffer.
@@ -236,10 +236,10 @@ impl ForwardSource {
             }
             self.pushed += 1;
             self.push_time.push_back(now);
-            self.acked.push_back(false);
             self.clock.push_back(Clock {
                 since: now,
                 seed: self.next_seed,
+                acked: false,
             });
             self.red.on_segment();
             if !self.p.window_credit {
@@ -338,7 +338,7 @@ impl ForwardSource {
                 continue;
             }
             let o = (i - self.buf_lo) as usize;
-            self.acked[o] = true;
+            self.clock[o].acked = true;
             // ElapsedTime_p runs from the segment's entry or its last repair; like Karn's
             // rule, only a decode caused by a symbol sent since then gives a sample.
             let c = self.clock[o];
@@ -347,8 +347,7 @@ impl ForwardSource {
             }
             newly += 1;
         }
-        while self.acked.front() == Some(&true) {
-            self.acked.pop_front();
+        while self.clock.front().is_some_and(|c| c.acked) {
             self.clock.pop_front();
             self.buf_lo += 1;
         }
@@ -389,13 +388,12 @@ impl ForwardSource {
     }
 
     fn refresh_deadline(&mut self) {
-        let oldest = self
-            .clock
-            .iter()
-            .zip(&self.acked)
-            .filter(|(_, &a)| !a)
-            .map(|(c, _)| c.since)
-            .min();
+        let (a, b) = self.clock.as_slices();
+        let oldest_in = |s: &[Clock]| s.iter().filter(|c| !c.acked).map(|c| c.since).min();
+        let oldest = match (oldest_in(a), oldest_in(b)) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
         self.deadline = oldest.map(|e| e + self.diff.allowed());
     }
 
@@ -403,7 +401,7 @@ impl ForwardSource {
     fn on_timeout(&mut self, now: Time) {
         let overdue = (self.buf_lo..self.pushed).find(|&i| {
             let o = (i - self.buf_lo) as usize;
-            !self.acked[o] && self.diff.overdue(now, self.clock[o].since)
+            !self.clock[o].acked && self.diff.overdue(now, self.clock[o].since)
         });
         let Some(p) = overdue else {
             self.refresh_deadline();
@@ -426,7 +424,7 @@ impl ForwardSource {
         let known = self.diff.min_elapsed().is_some();
         for i in start.max(self.buf_lo)..end {
             let o = (i - self.buf_lo) as usize;
-            if self.acked[o] {
+            if self.clock[o].acked {
                 continue;
             }
             unacked += 1;
