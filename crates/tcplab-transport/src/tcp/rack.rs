@@ -485,7 +485,7 @@ impl LossRecovery for RackRecovery {
 mod tests {
     use super::*;
 
-    fn rec(sent_ms: u64, tx_count: u16) -> SentRecord {
+    fn rec(sent_ms: u64, tx_count: u8) -> SentRecord {
         SentRecord {
             len: 1000,
             sent_time: Time(sent_ms * 1_000_000),
