@@ -248,14 +248,15 @@ impl<P: Packet> Link<P> {
         self.params.reorder || self.arrivals().is_some()
     }
 
-    #[inline]
+    // Once per admission, from `handle_packet` only: inlined so the driver's admission is
+    // one function (measured: out of line it cost B1 about 1 % more instructions).
+    #[inline(always)]
     fn push(&mut self, now: Time, pkt: P, lost: bool) {
         let len = pkt.wire_len();
         let tx_start = now.max(self.busy_until);
         let tx_end = self.cap.tx_end(now, tx_start, len);
         let jitter = if self.has_jitter {
-            let x = self.extras.as_mut().expect("jitter makes the extras");
-            self.params.jitter.draw(&mut x.jitter_rng)
+            self.draw_jitter()
         } else {
             Dur::ZERO
         };
@@ -272,9 +273,7 @@ impl<P: Packet> Link<P> {
         self.counters.sent_pkts += 1;
         self.counters.sent_bytes += len as u64;
         if !lost && self.by_arrival() {
-            let seq = self.head_abs + self.pipe.len() as u64;
-            let x = self.extras.as_mut().expect("reordering makes the extras");
-            x.arrivals.push(arrive, seq);
+            self.push_arrival(arrive);
         }
         self.pipe.push_back(Entry {
             pkt: (!lost).then_some(pkt),
@@ -284,6 +283,22 @@ impl<P: Packet> Link<P> {
             jitter,
             arrive,
         });
+    }
+
+    /// Out of line (with `push_arrival`) so the common admission stays small enough to
+    /// be inlined into the driver.
+    #[inline(never)]
+    fn draw_jitter(&mut self) -> Dur {
+        let x = self.extras.as_mut().expect("jitter makes the extras");
+        self.params.jitter.draw(&mut x.jitter_rng)
+    }
+
+    /// Orders the packet about to enter the pipe by its arrival `arrive`.
+    #[inline(never)]
+    fn push_arrival(&mut self, arrive: Time) {
+        let seq = self.head_abs + self.pipe.len() as u64;
+        let x = self.extras.as_mut().expect("reordering makes the extras");
+        x.arrivals.push(arrive, seq);
     }
 
     /// When the next packet reaches the far end (without `reorder`, possibly one the
