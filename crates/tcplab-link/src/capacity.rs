@@ -97,7 +97,8 @@ impl TraceCursor {
 #[derive(Clone, Debug)]
 pub enum Capacity {
     Rate(u64),
-    Trace(TraceCursor),
+    /// Boxed: a trace cursor is 40 bytes and few links follow a trace.
+    Trace(Box<TraceCursor>),
 }
 
 impl Capacity {
@@ -106,7 +107,7 @@ impl Capacity {
         match (&p.trace, old) {
             (None, _) => Capacity::Rate(p.rate_bps),
             (Some(t), Some(Capacity::Trace(c))) if Arc::ptr_eq(t, c.trace()) => Capacity::Trace(c),
-            (Some(t), _) => Capacity::Trace(TraceCursor::new(t.clone(), now)),
+            (Some(t), _) => Capacity::Trace(Box::new(TraceCursor::new(t.clone(), now))),
         }
     }
 

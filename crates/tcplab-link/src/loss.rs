@@ -87,6 +87,12 @@ impl LossProcess {
         }
     }
 
+    /// Counts `n` packets as offered under no loss model (what a process made late has
+    /// missed), so a drop list still numbers packets from the link's first.
+    pub fn skip(&mut self, n: u64) {
+        self.offered += n;
+    }
+
     pub fn model(&self) -> &LossModel {
         &self.model
     }

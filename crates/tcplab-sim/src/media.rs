@@ -58,7 +58,8 @@ impl Step {
 pub(crate) enum AnyMedium {
     Link(Link<Pkt>),
     Shared(SharedLink<Pkt>),
-    Wlan(Wlan<Pkt>),
+    /// Boxed: a cell is larger than a plain link direction, and there are few cells.
+    Wlan(Box<Wlan<Pkt>>),
 }
 
 macro_rules! dispatch {
@@ -66,7 +67,20 @@ macro_rules! dispatch {
         match $self {
             AnyMedium::Link($m) => $e,
             AnyMedium::Shared($m) => $e,
-            AnyMedium::Wlan($m) => $e,
+            AnyMedium::Wlan($m) => {
+                let $m = &mut **$m;
+                $e
+            }
+        }
+    };
+    (ref $self:ident, $m:ident => $e:expr) => {
+        match $self {
+            AnyMedium::Link($m) => $e,
+            AnyMedium::Shared($m) => $e,
+            AnyMedium::Wlan($m) => {
+                let $m = &**$m;
+                $e
+            }
         }
     };
 }
@@ -99,7 +113,7 @@ impl AnyMedium {
     }
     #[inline]
     pub fn poll_timeout(&self) -> Option<Time> {
-        dispatch!(self, m => Medium::poll_timeout(m))
+        dispatch!(ref self, m => Medium::poll_timeout(m))
     }
     /// Applies a scheduled change (links only: cells have no schedules).
     pub fn set_params(&mut self, now: Time, p: LinkParams) {
@@ -113,7 +127,7 @@ impl AnyMedium {
         dispatch!(self, m => Medium::sample(m, channel, now, out))
     }
     pub fn summary(&self, channel: usize, out: &mut dyn Metrics) {
-        dispatch!(self, m => Medium::summary(m, channel, out))
+        dispatch!(ref self, m => Medium::summary(m, channel, out))
     }
 }
 
@@ -194,7 +208,7 @@ impl Wiring {
                 w.rows
                     .push(row(id, port as u16, &c.name, &sc.nodes[node].name));
             }
-            w.media.push(AnyMedium::Wlan(m));
+            w.media.push(AnyMedium::Wlan(Box::new(m)));
             w.label.push((usize::MAX, "wlan"));
             cell_medium.push(id as u32);
         }

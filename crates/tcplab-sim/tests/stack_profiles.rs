@@ -113,3 +113,71 @@ fn newreno_lossy_4mib_under_linux_needs_no_timeout() {
         assert!(g > 60e6, "seed {seed}: {g}");
     }
 }
+
+/// What a profile run measures: goodput and segments sent, exact.
+fn outcome(flow: &str) -> (f64, i64) {
+    let sc = parse(&format!(
+        "sample = \"off\"\n{LINK}[[flow]]\nbytes = \"3MB\"\n{flow}\n"
+    ));
+    let r = simulate(&sc, 1, 0).unwrap();
+    (
+        r.flows.floats("goodput_bps").unwrap()[0],
+        r.flows.ints("segments_sent").unwrap()[0] as i64,
+    )
+}
+
+/// The profiles also set the TCP options (timestamps, D-SACK, undo) of their stack.
+#[test]
+fn profiles_set_timestamps_dsack_and_undo() {
+    let sc = parse(&format!(
+        "{LINK}[[flow]]\nbytes = \"1MB\"\nstack = \"linux\"\n\
+         [[flow]]\nbytes = \"1MB\"\nstack = \"ns3\"\n\
+         [[flow]]\nbytes = \"1MB\"\nstack = \"rfc\"\n\
+         [[flow]]\nbytes = \"1MB\"\nstack = \"linux\"\ntimestamps = false\n"
+    ));
+    let got: Vec<_> = (0..4)
+        .map(|i| {
+            let t = tcp(&sc, i);
+            (t.sender.timestamps, t.receiver.dsack, t.sender.undo, t.sender.mss)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (true, true, true, 1448),
+            (true, false, false, 536),
+            (false, false, false, 1460),
+            (false, true, true, 1460)
+        ]
+    );
+}
+
+/// The profiles' controller parameters are soft defaults: a profile run equals the run
+/// with those parameters written out, differs from the other choice, and written
+/// `cc_params` win.
+#[test]
+fn profiles_set_window_growth_and_hystart() {
+    let ns3 = outcome("stack = \"ns3\"");
+    assert_eq!(
+        ns3,
+        outcome("stack = \"ns3\"\ncc_params = { ca_growth = \"per-ack\", abc_limit = 1 }")
+    );
+    assert_ne!(
+        ns3,
+        outcome("stack = \"ns3\"\ncc_params = { ca_growth = \"abc\", abc_limit = 2 }")
+    );
+    let cubic = outcome("stack = \"linux\"\ncc = \"cubic\"");
+    assert_eq!(
+        cubic,
+        outcome(
+            "stack = \"linux\"\ncc = \"cubic\"\n\
+             cc_params = { hystart = \"classic\", abc_limit = 1000000 }"
+        )
+    );
+    assert_ne!(
+        cubic,
+        outcome("stack = \"linux\"\ncc = \"cubic\"\ncc_params = { hystart = \"off\" }")
+    );
+    // BBR takes none of them: the profile's controller parameters are not an error.
+    outcome("stack = \"ns3\"\ncc = \"bbr\"");
+}

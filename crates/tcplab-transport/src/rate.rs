@@ -51,7 +51,7 @@ impl RateSampler {
         rec.first_sent_time = self.first_sent_time;
         rec.delivered_time = self.delivered_time;
         rec.delivered = self.delivered;
-        rec.app_limited = self.app_limited_until != 0;
+        rec.set_app_limited(self.app_limited_until != 0);
     }
 
     /// Marks the connection application-limited (nothing to send, window not full).
@@ -69,7 +69,7 @@ impl RateSampler {
             self.have_sample = true;
             self.prior_delivered = rec.delivered;
             self.prior_time = rec.delivered_time;
-            self.sample_app_limited = rec.app_limited;
+            self.sample_app_limited = rec.app_limited();
             self.send_elapsed = rec.sent_time - rec.first_sent_time;
             self.ack_elapsed = self.delivered_time - rec.delivered_time;
             self.sample_rtt = (rec.tx_count == 1).then(|| now - rec.sent_time);

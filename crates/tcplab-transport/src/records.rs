@@ -9,6 +9,9 @@ use std::collections::VecDeque;
 use tcplab_core::Time;
 
 /// What the sender remembers about one segment until it is cumulatively acknowledged.
+///
+/// 48 bytes (one per segment in flight, thousands of flows): the small fields share the
+/// word after `len`, so the two rate-sampling flags are bits of `rate_flags`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SentRecord {
     pub len: u32,
@@ -21,15 +24,52 @@ pub struct SentRecord {
     pub delivered: u64,
     pub delivered_time: Time,
     pub first_sent_time: Time,
-    pub app_limited: bool,
-    /// Times sent; > 1 means retransmitted (Karn: no RTT sample).
-    pub tx_count: u16,
+    /// Times sent (saturating); > 1 means retransmitted (Karn: no RTT sample).
+    pub tx_count: u8,
     /// Reported received by a SACK block.
     pub sacked: bool,
     /// Considered lost (RFC 6675 IsLost or timeout) and not retransmitted since.
     pub lost: bool,
+    /// [`APP_LIMITED`] and [`COUNTED`]; use the accessors.
+    pub rate_flags: u8,
+}
+
+/// Sent while the connection was application-limited (rate sampling).
+const APP_LIMITED: u8 = 1;
+/// Already counted as delivered for rate sampling (by SACK before the cumulative ACK).
+const COUNTED: u8 = 2;
+
+impl SentRecord {
+    #[inline]
+    fn set_flag(&mut self, flag: u8, on: bool) {
+        if on {
+            self.rate_flags |= flag;
+        } else {
+            self.rate_flags &= !flag;
+        }
+    }
+
+    /// Sent while the connection was application-limited.
+    #[inline]
+    pub fn app_limited(&self) -> bool {
+        self.rate_flags & APP_LIMITED != 0
+    }
+
+    #[inline]
+    pub fn set_app_limited(&mut self, on: bool) {
+        self.set_flag(APP_LIMITED, on);
+    }
+
     /// Already counted as delivered for rate sampling (by SACK before the cumulative ACK).
-    pub counted: bool,
+    #[inline]
+    pub fn counted(&self) -> bool {
+        self.rate_flags & COUNTED != 0
+    }
+
+    #[inline]
+    pub fn set_counted(&mut self, on: bool) {
+        self.set_flag(COUNTED, on);
+    }
 }
 
 /// The records of segments `[base, base + len)`.
@@ -97,5 +137,24 @@ impl Records {
             .iter_mut()
             .enumerate()
             .map(move |(i, r)| (base + i as u64, r))
+    }
+}
+
+#[cfg(test)]
+mod record_size {
+    use super::SentRecord;
+
+    #[test]
+    fn a_record_is_48_bytes_and_its_flags_are_independent() {
+        // 56 bytes with the flags as separate bools.
+        assert_eq!(std::mem::size_of::<SentRecord>(), 48);
+        let mut r = SentRecord::default();
+        r.set_app_limited(true);
+        r.set_counted(true);
+        r.set_app_limited(false);
+        assert!(!r.app_limited() && r.counted());
+        r.set_counted(false);
+        r.set_app_limited(true);
+        assert!(r.app_limited() && !r.counted());
     }
 }

@@ -11,7 +11,11 @@ use tcplab_transport::{RecoveryMode, Sender};
 
 fn vegas(recovery: RecoveryMode, params: CcParams) -> Sender {
     let cc = Vegas::from_params(&mut params.clone()).unwrap();
-    let mut s = Sender::new(0, sender_cfg(recovery, None), Controller::Vegas(cc));
+    let mut s = Sender::new(
+        0,
+        sender_cfg(recovery, None),
+        Controller::Vegas(Box::new(cc)),
+    );
     s.start(Time::ZERO);
     s
 }

@@ -37,12 +37,12 @@ fn run(rate_bps: u64, delay: Dur, until: Time) -> Run {
     let mut snd = Sender::new(
         0,
         cfg,
-        Controller::Wave(Wave::new(
+        Controller::Wave(Box::new(Wave::new(
             10,
             3,
             Dur::from_millis(500),
             Dur::from_millis(150),
-        )),
+        ))),
     );
     let mut rcv = tcplab_transport::Receiver::new(0, receiver_cfg(delayed(), true, None));
     snd.start(Time::ZERO);

@@ -262,7 +262,7 @@ impl ReceiverSession {
                 rcv_buf: cfg.rcv_buf,
                 ..FlowShape::tcp(mss, total)
             };
-            self.rcv = Some(AnyEndpoint::TcpReceiver(Receiver::new(0, cfg)));
+            self.rcv = Some(AnyEndpoint::TcpReceiver(Box::new(Receiver::new(0, cfg))));
             return Ok(());
         }
         let text = std::str::from_utf8(flow).map_err(|_| "flow description is not UTF-8")?;

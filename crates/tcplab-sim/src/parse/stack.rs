@@ -6,6 +6,7 @@
 //! each value comes from.
 
 use super::{Section, R};
+use tcplab_transport::cc::{CcParams, ParamValue};
 use toml::{Table, Value};
 
 /// The profiles: (name, [(key, value as TOML)]).
@@ -29,12 +30,9 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("handshake", "true"),
             ("rcv_buf", "\"6MiB\""),
             ("snd_buf", "\"4MiB\""),
-            // ---- keys of later branches, one line each (added at merge) ----
-            // ("timestamps", "true"),          // tcp-ts: RFC 7323, net.ipv4.tcp_timestamps=1
-            // ("dsack", "true"),               // tcp-ts: RFC 2883, net.ipv4.tcp_dsack=1
-            // ("undo", "..."),                 // tcp-ts: Eifel / Linux undo
-            // ("window_growth", "..."),        // tcp-cc: Linux counts ACKed packets
-            // ("hystart", "\"classic\""),      // tcp-cc: Cubic's ACK-train/delay HyStart
+            ("timestamps", "true"), // net.ipv4.tcp_timestamps = 1
+            ("dsack", "true"),      // net.ipv4.tcp_dsack = 1
+            ("undo", "true"),       // tcp_try_undo_* (Eifel with timestamps, D-SACK)
         ],
     ),
     (
@@ -59,12 +57,9 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("handshake", "true"),
             ("rcv_buf", "\"128KiB\""),
             ("snd_buf", "\"128KiB\""),
-            // ---- keys of later branches, one line each (added at merge) ----
-            // ("timestamps", "true"),          // tcp-ts: TcpSocketBase::Timestamp
-            // ("dsack", "false"),              // tcp-ts
-            // ("undo", "\"off\""),             // tcp-ts
-            // ("window_growth", "\"per-ack\""), // tcp-cc: TcpNewReno MSS*MSS/cwnd
-            // ("hystart", "..."),              // tcp-cc: TcpCubic HyStart
+            ("timestamps", "true"), // TcpSocketBase::Timestamp
+            ("dsack", "false"),     // ns-3 sends no D-SACK
+            ("undo", "false"),      // nor undoes a reduction
         ],
     ),
     (
@@ -86,19 +81,113 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("partial_ack_timer", "\"impatient\""),
             ("ssthresh_basis", "\"flight-size\""),
             ("handshake", "true"),
-            // ---- keys of later branches, one line each (added at merge) ----
-            // ("timestamps", "false"),         // tcp-ts
-            // ("dsack", "false"),              // tcp-ts
-            // ("undo", "\"off\""),             // tcp-ts
-            // ("window_growth", "\"abc\""),    // tcp-cc: RFC 3465 L = 2
-            // ("hystart", "\"off\""),          // tcp-cc
+            ("timestamps", "false"), // RFC 7323 is optional
+            ("dsack", "false"),
+            ("undo", "false"),
         ],
     ),
 ];
 
+/// Controller parameters of each profile, by controller family: (profile, controllers,
+/// [(parameter, value)]). They are soft defaults (`CcParams::set_soft`): a controller
+/// that does not take a parameter ignores it, and `cc_params` written in the flow win.
+/// docs/scenarios.md ("Stack profiles") says where each comes from.
+const CC_PARAMS: &[(&str, &[&str], &[(&str, ParamText)])] = &[
+    // Linux: tcp_slow_start adds every ACKed packet (no L); tcp_cong_avoid_ai counts
+    // ACKed packets (byte counting in packets); Cubic's HyStart (ACK train + delay).
+    (
+        "linux",
+        RENO_FAMILY,
+        &[
+            ("ca_growth", ParamText::Name("abc")),
+            ("abc_limit", ParamText::Number(1e6)),
+        ],
+    ),
+    (
+        "linux",
+        &["cubic"],
+        &[
+            ("hystart", ParamText::Name("classic")),
+            ("abc_limit", ParamText::Number(1e6)),
+        ],
+    ),
+    // ns-3: TcpNewReno grows MSS*MSS/cwnd per ACK and adds one segment per ACK in slow
+    // start; TcpCubic has its HyStart on and adds every segment ACKed in slow start.
+    (
+        "ns3",
+        RENO_FAMILY,
+        &[
+            ("ca_growth", ParamText::Name("per-ack")),
+            ("abc_limit", ParamText::Number(1.0)),
+        ],
+    ),
+    (
+        "ns3",
+        &["cubic"],
+        &[
+            ("hystart", ParamText::Name("classic-ns3")),
+            ("abc_limit", ParamText::Number(1e6)),
+        ],
+    ),
+    // RFC 5681: cwnd += min(N, SMSS) per ACK in slow start (L = 1), byte counting in
+    // congestion avoidance; RFC 9438 leaves HyStart++ optional: off.
+    (
+        "rfc",
+        RENO_FAMILY,
+        &[
+            ("ca_growth", ParamText::Name("abc")),
+            ("abc_limit", ParamText::Number(1.0)),
+        ],
+    ),
+    (
+        "rfc",
+        &["cubic"],
+        &[
+            ("hystart", ParamText::Name("off")),
+            ("abc_limit", ParamText::Number(1.0)),
+        ],
+    ),
+];
+
+/// Window controllers with NewReno-style slow start (Vegas takes `abc_limit` alone).
+const RENO_FAMILY: &[&str] = &[
+    "newreno",
+    "reno",
+    "tahoe",
+    "vegas",
+    "westwood",
+    "westwoodplus",
+    "westwood_plus",
+    "westwood+",
+];
+
+/// A profile's parameter value, as a constant.
+#[derive(Clone, Copy)]
+enum ParamText {
+    Number(f64),
+    Name(&'static str),
+}
+
+/// Adds profile `name`'s controller parameters for controller `cc` to `params` as soft
+/// defaults.
+pub(super) fn cc_params(name: &str, cc: &str, params: &mut CcParams) {
+    for (_, _, list) in CC_PARAMS
+        .iter()
+        .filter(|(p, ccs, _)| *p == name && ccs.contains(&cc))
+    {
+        for (k, v) in list.iter() {
+            let v = match *v {
+                ParamText::Number(x) => ParamValue::Number(x),
+                ParamText::Name(n) => ParamValue::Name(n.to_string()),
+            };
+            params.set_soft(k, v);
+        }
+    }
+}
+
 /// Keys that only make sense with SACK recovery: a profile's value yields when the flow
 /// itself turns SACK off or picks another recovery.
-const SACK_ONLY: &[&str] = &["loss_detection", "recovery_cwnd"];
+const SACK_ONLY: &[&str] = &["loss_detection", "recovery_cwnd", "dsack"];
 
 pub(super) fn names() -> impl Iterator<Item = &'static str> {
     PROFILES.iter().map(|(n, _)| *n)

@@ -29,7 +29,10 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
 /// Reads the keys from `f`; `own` is the flow as written (for what the user chose).
 fn tcp_keys(f: &Section<'_>, own: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
     let cc_name = f.string("cc")?.unwrap_or("newreno").to_string();
-    let cc_params = number_params(f, "cc_params")?;
+    let mut cc_params = number_params(f, "cc_params")?;
+    if let Some(profile) = f.string("stack")? {
+        stack::cc_params(profile, &cc_name, &mut cc_params);
+    }
     // Validate the controller and its parameters now, so the error names this file.
     cc::build(&cc_name, &cc_params).map_err(|why| {
         let key = if why.contains("parameter") {

@@ -69,7 +69,7 @@ impl SendState {
         let mut covers_retransmission = false;
         let (rate, sb) = (&mut self.rate, &mut self.sb);
         self.recs.release_below(ack.div_ceil(mss), |idx, rec| {
-            if !rec.counted {
+            if !rec.counted() {
                 rate.on_delivered(now, rec);
             }
             if !rec.sacked {

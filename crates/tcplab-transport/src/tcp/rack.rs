@@ -530,7 +530,7 @@ mod tests {
         }
     }
 
-    fn rec(sent_ms: u64, tx_count: u16) -> SentRecord {
+    fn rec(sent_ms: u64, tx_count: u8) -> SentRecord {
         SentRecord {
             len: 1000,
             sent_time: Time(sent_ms * 1_000_000),

@@ -179,8 +179,8 @@ impl Scoreboard {
                         rec.lost = false;
                         on_sacked(idx, rec);
                         newly += rec.len as u64;
-                        if !rec.counted {
-                            rec.counted = true;
+                        if !rec.counted() {
+                            rec.set_counted(true);
                             rate.on_delivered(now, rec);
                         }
                     }
@@ -532,7 +532,7 @@ mod tests {
                         let i = base + rng.next_u64() % (end - base);
                         let rec = recs.get_mut(i).unwrap();
                         sb.on_resent(i, rec, base);
-                        rec.tx_count += 1;
+                        rec.tx_count = rec.tx_count.saturating_add(1);
                     }
                     3 if end > base && rng.next_u64() % 4 == 0 => {
                         let to = base + rng.next_u64() % (end - base).min(4);

@@ -211,7 +211,7 @@ impl SendState {
             now,
             sent: r.sent_time,
             first_sent: r.orig_sent_time,
-            transmissions: r.tx_count,
+            transmissions: r.tx_count.into(),
             dup_ack,
         };
         self.cc.retransmit_head(&head)

@@ -63,7 +63,7 @@ impl SendState {
         self.sb.on_resent(idx, rec, base);
         rec.len = len;
         rec.tx_count = rec.tx_count.saturating_add(1);
-        rec.counted = false;
+        rec.set_counted(false);
         self.rate.on_send(now, idle, rec);
         rec.sent_time = now;
         if seq == self.snd_nxt {
