@@ -138,7 +138,12 @@ fn profiles_set_timestamps_dsack_and_undo() {
     let got: Vec<_> = (0..4)
         .map(|i| {
             let t = tcp(&sc, i);
-            (t.sender.timestamps, t.receiver.dsack, t.sender.undo, t.sender.mss)
+            (
+                t.sender.timestamps,
+                t.receiver.dsack,
+                t.sender.undo,
+                t.sender.mss,
+            )
         })
         .collect();
     assert_eq!(

@@ -92,7 +92,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
 /// [(parameter, value)]). They are soft defaults (`CcParams::set_soft`): a controller
 /// that does not take a parameter ignores it, and `cc_params` written in the flow win.
 /// docs/scenarios.md ("Stack profiles") says where each comes from.
-const CC_PARAMS: &[(&str, &[&str], &[(&str, ParamText)])] = &[
+const CC_PARAMS: &[CcRow] = &[
     // Linux: tcp_slow_start adds every ACKed packet (no L); tcp_cong_avoid_ai counts
     // ACKed packets (byte counting in packets); Cubic's HyStart (ACK train + delay).
     (
@@ -160,6 +160,13 @@ const RENO_FAMILY: &[&str] = &[
     "westwood_plus",
     "westwood+",
 ];
+
+/// (profile, controllers, [(parameter, value)]).
+type CcRow = (
+    &'static str,
+    &'static [&'static str],
+    &'static [(&'static str, ParamText)],
+);
 
 /// A profile's parameter value, as a constant.
 #[derive(Clone, Copy)]
