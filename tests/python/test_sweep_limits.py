@@ -32,22 +32,26 @@ def test_a_point_that_exhausts_memory_is_a_failure_not_the_end_of_the_sweep():
 
 
 def test_a_run_over_its_time_limit_is_stopped_and_reported():
-    # A 20 GB transfer takes far longer than the 0.5 s limit; the small one finishes.
-    res = tcplab.sweep(base(sample="off"), {"flow.0.bytes": ["100KB", "20GB"]}, seeds=1,
+    # A 200 GB transfer (160,000 simulated seconds) takes far longer than the 0.5 s limit;
+    # the small one finishes.
+    res = tcplab.sweep(base(sample="off", max_time="1000000s"),
+                       {"flow.0.bytes": ["100KB", "200GB"]}, seeds=1,
                        workers=2, time_limit=0.5, progress=False)
     assert list(res.runs["flow.0.bytes"]) == ["100KB"]
-    assert list(res.failures["flow.0.bytes"]) == ["20GB"]
+    assert list(res.failures["flow.0.bytes"]) == ["200GB"]
     assert res.failures["error"][0].startswith("TimeoutError: scenario 'limits' (seed 1, "
                                                "replication 0) exceeded its time limit of 0.5 s")
     for ex in ["serial", "thread"]:  # the limit is the simulator's own, on every executor
-        r = tcplab.sweep(base(sample="off"), {"flow.0.bytes": ["20GB"]}, seeds=1,
+        r = tcplab.sweep(base(sample="off", max_time="1000000s"), {"flow.0.bytes": ["200GB"]},
+                         seeds=1,
                          executor=ex, time_limit=0.2, progress=False)
         assert r.failures["error"].str.startswith("TimeoutError").all()
 
 
 def test_simulate_time_limit():
     with pytest.raises(TimeoutError, match="time limit of 0.2 s"):
-        tcplab.simulate(base(sample="off").with_values(**{"flow.0.bytes": "20GB"}),
+        tcplab.simulate(base(sample="off", max_time="1000000s")
+                        .with_values(**{"flow.0.bytes": "200GB"}),
                         time_limit=0.2)
 
 
@@ -93,8 +97,8 @@ def test_process_sweep_streams_too(tmp_path):
 
 
 def _plan(tmp_path, extra=""):
-    (tmp_path / "s.toml").write_text('sample = "off"\n[link]\nrate = "20Mbps"\n'
-                                     '[[flow]]\nbytes = "100KB"\n')
+    (tmp_path / "s.toml").write_text('sample = "off"\nmax_time = "1000000s"\n[link]\n'
+                                     'rate = "20Mbps"\n[[flow]]\nbytes = "100KB"\n')
     p = tmp_path / "p.toml"
     p.write_text('scenario = "s.toml"\nseeds = 2\n' + extra)
     return p
@@ -125,14 +129,14 @@ def test_plans_are_checked_before_the_first_run(tmp_path, monkeypatch, capsys, e
 
 
 def test_plan_cli_limits_and_stream(tmp_path, capsys):
-    plan = _plan(tmp_path, '[grid]\n"flow.0.bytes" = ["100KB", "4GB"]\n')
+    plan = _plan(tmp_path, '[grid]\n"flow.0.bytes" = ["100KB", "400GB"]\n')
     out = tmp_path / "out"
     assert main(["sweep", str(plan), "--out", str(out), "--time-limit", "0.5",
                  "--workers", "2"]) == 0
     err = capsys.readouterr().err
-    assert "2 failed run(s)" in err and "4GB" in err and "TimeoutError" in err
+    assert "2 failed run(s)" in err and "400GB" in err and "TimeoutError" in err
     runs = pd.read_parquet(out / "p-runs.parquet")
     assert set(runs["flow.0.bytes"]) == {"100KB"}
     fails = pd.read_parquet(out / "p-failures.parquet")
-    assert set(fails["flow.0.bytes"]) == {"4GB"}
+    assert set(fails["flow.0.bytes"]) == {"400GB"}
     assert not (out / "p-runs.parts").exists(), "parts are removed once the table is written"
