@@ -3,7 +3,10 @@
 queue). Needs root (the emulated runs). Prints a Markdown table; --out keeps the tables
 and figures of every point.
 
-    python scripts/compare_grid.py [--out results/compare-grid] [--seed 1]
+    python scripts/compare_grid.py [--out results/compare-grid] [--seed 1] [--stack linux]
+
+--stack names a stack profile for tcplab's flow (the sim and udp columns), e.g. "linux"
+to compare the kernel with tcplab set up as Linux is.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from tcplab.compare import compare
 from tcplab.reproduce.common import to_markdown
 
 
-def scenario(cc: str, rate_mbps: int, delay_ms: int, loss: str) -> tcplab.Scenario:
+def scenario(cc: str, rate_mbps: int, delay_ms: int, loss: str,
+             stack: str | None = None) -> tcplab.Scenario:
     bdp_pkts = max(30, round(rate_mbps * 1e6 * 2 * delay_ms * 1e-3 / 8 / 1500))
     size = "10MB" if rate_mbps <= 20 else "50MB"
     return tcplab.Scenario({
@@ -27,7 +31,8 @@ def scenario(cc: str, rate_mbps: int, delay_ms: int, loss: str) -> tcplab.Scenar
         "sample": "10ms",
         "link": {"rate": f"{rate_mbps}Mbps", "delay": f"{delay_ms}ms",
                  "queue": f"{bdp_pkts}pkt", "loss": loss},
-        "flow": [{"cc": cc, "recovery": "sack", "bytes": size}],
+        "flow": [{"cc": cc, "recovery": "sack", "bytes": size,
+                  **({"stack": stack} if stack else {})}],
     })
 
 
@@ -36,12 +41,13 @@ def main() -> None:
     ap.add_argument("--out")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", help="comma-separated ccs (default cubic,bbr)")
+    ap.add_argument("--stack", help="stack profile of tcplab's flow (linux, ns3, rfc)")
     a = ap.parse_args()
     ccs = a.only.split(",") if a.only else ["cubic", "bbr"]
     rows = []
     t0 = time.time()
     for cc, rate, delay, loss in itertools.product(ccs, [20, 100], [10, 40], ["0%", "0.5%"]):
-        sc = scenario(cc, rate, delay, loss)
+        sc = scenario(cc, rate, delay, loss, a.stack)
         res = compare(sc, seed=a.seed)
         t = res.table.assign(cc=cc, rate_Mbps=rate, delay_ms=delay, loss=loss)
         rows.append(t)
