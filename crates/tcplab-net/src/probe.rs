@@ -97,38 +97,29 @@ pub fn send_paced(
 /// Sets the socket's receive buffer to `bytes`, past `rmem_max` when root
 /// (`SO_RCVBUFFORCE`), so a sink keeps up with bursts at hundreds of Mbit/s.
 pub fn force_recv_buffer(sock: &UdpSocket, bytes: i32) -> io::Result<()> {
-    let v: libc::c_int = bytes;
-    // SAFETY: setsockopt with a c_int option value.
-    cvt(
-        unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_RCVBUFFORCE,
-                (&v as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        },
-        "SO_RCVBUFFORCE",
-    )?;
-    Ok(())
+    set_int_option(sock, libc::SO_RCVBUFFORCE, bytes, "SO_RCVBUFFORCE")
 }
 
 /// Sets the socket's receive buffer to `bytes` (`SO_RCVBUF`, capped by `rmem_max`).
 pub fn set_recv_buffer(sock: &UdpSocket, bytes: i32) -> io::Result<()> {
-    let v: libc::c_int = bytes;
-    // SAFETY: setsockopt with a c_int option value.
+    set_int_option(sock, libc::SO_RCVBUF, bytes, "SO_RCVBUF")
+}
+
+/// `setsockopt(SOL_SOCKET, option, value)` for an int-valued option.
+fn set_int_option(sock: &UdpSocket, option: libc::c_int, value: i32, what: &str) -> io::Result<()> {
+    let v: libc::c_int = value;
+    // SAFETY: setsockopt with a c_int option value that outlives the call.
     cvt(
         unsafe {
             libc::setsockopt(
                 sock.as_raw_fd(),
                 libc::SOL_SOCKET,
-                libc::SO_RCVBUF,
+                option,
                 (&v as *const libc::c_int).cast(),
                 std::mem::size_of::<libc::c_int>() as libc::socklen_t,
             )
         },
-        "SO_RCVBUF",
+        what,
     )?;
     Ok(())
 }
