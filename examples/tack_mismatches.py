@@ -156,6 +156,13 @@ def fig5b(seeds: int) -> pd.DataFrame:
     cases["TCP BBR, 10 % ACK loss in bursts of 10"] = f5_path(tcp, bursty)
     cases["TCP BBR, 10 % ACK loss in bursts of 10, 30-packet buffer"] = f5_path(
         tcp, bursty, queue=30)
+    # Without data loss the receiver's delayed ACKs (L = 2) are not overridden by holes,
+    # so a lost ACK stretches the next one; paced BBR vs unpaced CUBIC behind a
+    # 30-packet buffer shows whether the stretch becomes a burst that overflows it.
+    for cc, flow in (("BBR", tcp), ("CUBIC (unpaced)", {**tcp, "cc": "cubic"})):
+        for a in (0.002, 0.10, 0.30):
+            cases[f"TCP {cc}, no data loss, 30-packet buffer, ACK loss {a:.1%}"] = f5_path(
+                flow, a, queue=30, data_loss=0.0)
     rows = []
     for label, sc in cases.items():
         r = pd.DataFrame([f5_row(sc, s) for s in range(1, seeds + 1)]).mean()
