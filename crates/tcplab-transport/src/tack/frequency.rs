@@ -9,7 +9,9 @@
 //! for bursts (A-MPDUs) alike. The train reaches back at least RTT_min (over as many TACK
 //! intervals as that takes, up to [`SPANS`]): like the delivery-rate draft's rule that a
 //! sample shorter than min RTT is invalid, this keeps jitter and ACK-free bursts from
-//! inflating the max-filtered estimate.
+//! inflating the max-filtered estimate. A mark is kept only if it is at least
+//! RTT_min / (SPANS / 2) after the previous one, so the ring spans ≥ 2 RTT_min at any β
+//! (with one mark per TACK, β > SPANS left no mark old enough and the estimate froze).
 
 use crate::cc::WindowedMax;
 use tcplab_core::{Dur, Time};
@@ -102,7 +104,9 @@ impl TackClock {
             let window = rtt_min.map_or(Dur::from_secs(1), |r| r * self.bw_window_rtts as u64);
             self.bw.update(window.0, now.0, rate);
         }
-        self.push_mark(last, self.bytes);
+        if last - newest_t >= reach / (SPANS as u64 / 2) {
+            self.push_mark(last, self.bytes);
+        }
     }
 
     /// The receiver's bandwidth estimate in bytes/s (0 before the first sample).
@@ -159,6 +163,34 @@ mod tests {
             assert_eq!(c.bw(), rate_bps / 8);
             let hz = c.frequency(rtt).unwrap();
             assert!((hz - want_hz).abs() < 1e-6, "{rate_bps} {rtt_ms}: {hz}");
+        }
+    }
+
+    /// β = 32 TACKs per RTT_min: 16 marks of one TACK each covered only half an RTT_min,
+    /// no sample reached back RTT_min, and the estimate stayed at its start-up value (0
+    /// here) while the rate doubled. It must follow the stream: 12 then 24 Mbit/s.
+    #[test]
+    fn estimate_follows_the_rate_with_more_tacks_per_rtt_than_marks() {
+        let rtt = Some(Dur::from_millis(80));
+        let mut c = TackClock::new(32, 2, 1500, 10, Dur::from_secs(1));
+        let tack = Dur::from_micros(2_500); // RTT_min / β
+        let (mut t, mut next_tack) = (Time::ZERO, Time::ZERO + tack);
+        for (rate_bps, secs) in [(12_000_000u64, 1u64), (24_000_000, 1)] {
+            let gap = Dur::transmission(1500, rate_bps);
+            let end = t + Dur::from_secs(secs);
+            while t < end {
+                c.on_arrival(t, 1500);
+                if t >= next_tack {
+                    c.on_tack(t, rtt);
+                    next_tack += tack;
+                }
+                t += gap;
+            }
+            let got = c.bw() as f64 * 8.0;
+            assert!(
+                (got / rate_bps as f64 - 1.0).abs() < 0.01,
+                "{rate_bps}: {got}"
+            );
         }
     }
 }
