@@ -183,7 +183,7 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "snd_buf", "unlimited", "size", "send buffer: most bytes outstanding"),
     Key(_TCP, "ssthresh_basis", "flight-size", "\"flight-size\" | \"in-flight\"",
         "what a loss halves: RFC 5681 FlightSize, or FlightSize less data the receiver "
-        "holds (Linux, ns-3)", "flight-size"),
+        "holds (ns-3)", "flight-size"),
     Key(_TCP, "handshake", "true", "bool", "SYN / SYN-ACK before data (RFC 6298 1 s SYN "
         "timer, backoff)", True),
     Key(_TCP, "syn_rto", "initial_rto", "duration (> 0)", "first SYN timeout (ns-3's "

@@ -26,7 +26,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("ack_every", "2"),
             ("ack_delay", "\"40ms\""),
             ("quick_ack", "16"),
-            ("ssthresh_basis", "\"in-flight\""),
+            ("ssthresh_basis", "\"flight-size\""), // tcp_reno_ssthresh & co.: snd_cwnd
             ("handshake", "true"),
             ("rcv_buf", "\"6MiB\""),
             ("snd_buf", "\"4MiB\""),
