@@ -263,17 +263,18 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     except KeyError as e:
         print(f"tcplab reproduce: {e.args[0]}", file=sys.stderr)
         return 2
-    a.out = str(Path(a.out) / a.study)
-    out = _out_dir(a)
-    t0 = time.perf_counter()
     import inspect
 
     kw = {}
     if a.quick:
+        # Refused before anything is written (no empty output folder left behind).
         if "quick" not in inspect.signature(study.run).parameters:
             print(f"tcplab reproduce: study '{a.study}' has no --quick mode", file=sys.stderr)
             return 2
         kw["quick"] = True
+    a.out = str(Path(a.out) / a.study)
+    out = _out_dir(a)
+    t0 = time.perf_counter()
     paths = study.run(out, seeds=a.seeds, workers=a.workers, **kw)
     secs = time.perf_counter() - t0
     from tcplab.manifest import write_manifest

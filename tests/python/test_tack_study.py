@@ -21,6 +21,7 @@ def test_quick_study_writes_every_figure_and_table(tmp_path):
     assert "quick mode" in (out / "tables.md").read_text()
 
 
-def test_quick_is_refused_by_a_study_without_it(capsys):
-    assert main(["reproduce", "handover", "--quick"]) == 2
+def test_quick_is_refused_by_a_study_without_it(tmp_path, capsys):
+    assert main(["reproduce", "handover", "--quick", "--out", str(tmp_path)]) == 2
     assert "no --quick mode" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir()), "refused before writing anything"
