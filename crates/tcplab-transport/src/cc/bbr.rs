@@ -10,6 +10,7 @@
 //! duplicate ACKs carry no delivery information, so sending pauses for about one RTT
 //! per loss event. Use `recovery = "sack"` for BBR flows.
 
+use super::delivery_round::DeliveryRound;
 use super::windowed_max::WindowedMax;
 use super::{AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window};
 use tcplab_core::{Dur, Time};
@@ -68,7 +69,7 @@ pub struct Bbr {
     rtprop_expired: bool,
     // ---- rounds (section 4.1.1.3) ----
     round_count: u64,
-    next_round_delivered: u64,
+    round: DeliveryRound,
     round_start: bool,
     last_delivered: u64,
     // ---- full pipe ----
@@ -156,7 +157,7 @@ impl Bbr {
             rtprop_stamp: Time::ZERO,
             rtprop_expired: false,
             round_count: 0,
-            next_round_delivered: 0,
+            round: DeliveryRound::default(),
             round_start: false,
             last_delivered: 0,
             filled_pipe: false,
@@ -206,9 +207,7 @@ impl Bbr {
     /// is acknowledged (its `prior_delivered` reached the mark).
     fn update_round(&mut self, ack: &AckInfo) {
         self.round_start = false;
-        let Some(rs) = ack.rate else { return };
-        if rs.prior_delivered >= self.next_round_delivered {
-            self.next_round_delivered = ack.delivered;
+        if self.round.starts(ack) {
             self.round_count += 1;
             self.round_start = true;
         }
@@ -336,7 +335,7 @@ impl Bbr {
             None if ack.in_flight <= self.min_pipe_cwnd * mss => {
                 self.probe_rtt_done = Some(now + self.probe_rtt_duration);
                 self.probe_rtt_round_done = false;
-                self.next_round_delivered = ack.delivered;
+                self.round.restart_at(ack.delivered);
             }
             Some(done) => {
                 if self.round_start {
@@ -480,7 +479,7 @@ impl CongestionControl for Bbr {
                 self.conservation_fresh = true;
                 // Start a round now: conservation lasts until data sent from here on
                 // is acknowledged.
-                self.next_round_delivered = self.last_delivered;
+                self.round.restart_at(self.last_delivered);
                 // Until the next ACK reports what is in flight, only the retransmission
                 // leaves (the sender sends it outside the window).
                 w.cwnd = (self.min_pipe_cwnd * mss).min(in_flight + mss);

@@ -5,6 +5,7 @@
 //! segment sent after the round began (its `prior_delivered` reached the round's mark),
 //! which is RFC 9406's "ACK beyond windowEnd" without access to SND.NXT.
 
+use super::delivery_round::DeliveryRound;
 use super::{AckInfo, CcParams, Window};
 use tcplab_core::Dur;
 
@@ -20,7 +21,7 @@ pub struct HyStart {
     /// CSS_GROWTH_DIVISOR (4) and CSS_ROUNDS (5).
     css_divisor: u64,
     css_rounds: u32,
-    round_end: u64,
+    round: DeliveryRound,
     last_round_min: Option<Dur>,
     cur_round_min: Option<Dur>,
     samples: u32,
@@ -53,7 +54,7 @@ impl HyStart {
             n_rtt_sample: n as u32,
             css_divisor: css_div as u64,
             css_rounds: css_rounds as u32,
-            round_end: 0,
+            round: DeliveryRound::default(),
             last_round_min: None,
             cur_round_min: None,
             samples: 0,
@@ -83,21 +84,18 @@ impl HyStart {
         if self.done || ack.in_recovery || w.cwnd >= w.ssthresh {
             return;
         }
-        if let Some(rs) = ack.rate {
-            if rs.prior_delivered >= self.round_end {
-                self.round_end = ack.delivered;
-                self.last_round_min = self.cur_round_min;
-                self.cur_round_min = None;
-                self.samples = 0;
-                if self.css_baseline.is_some() {
-                    self.css_count += 1;
-                    if self.css_count >= self.css_rounds {
-                        // Section 4.2: CSS_ROUNDS rounds in CSS: enter congestion avoidance.
-                        w.ssthresh = w.cwnd;
-                        self.done = true;
-                        self.css_baseline = None;
-                        return;
-                    }
+        if self.round.starts(ack) {
+            self.last_round_min = self.cur_round_min;
+            self.cur_round_min = None;
+            self.samples = 0;
+            if self.css_baseline.is_some() {
+                self.css_count += 1;
+                if self.css_count >= self.css_rounds {
+                    // Section 4.2: CSS_ROUNDS rounds in CSS: enter congestion avoidance.
+                    w.ssthresh = w.cwnd;
+                    self.done = true;
+                    self.css_baseline = None;
+                    return;
                 }
             }
         }

@@ -17,6 +17,7 @@
 //! samples for 1 s after a congestion-avoidance epoch starts (it only slows `delay_min`
 //! tracking in congestion avoidance; HyStart itself runs in slow start).
 
+use super::delivery_round::DeliveryRound;
 use super::{AckInfo, CcParams, CongestionEvent, Window};
 use tcplab_core::{Dur, Time};
 
@@ -44,7 +45,7 @@ pub struct ClassicHyStart {
     /// 0 while searching, else TRAIN or DELAY (what ended slow start).
     found: u8,
     delay_min: Option<Dur>,
-    round_end: u64,
+    round: DeliveryRound,
     round_start: Time,
     last_ack: Time,
     curr_rtt: Option<Dur>,
@@ -110,7 +111,7 @@ impl ClassicHyStart {
             first_samples_only: first == 1.0,
             found: 0,
             delay_min: None,
-            round_end: 0,
+            round: DeliveryRound::default(),
             round_start: Time::ZERO,
             last_ack: Time::ZERO,
             curr_rtt: None,
@@ -124,7 +125,7 @@ impl ClassicHyStart {
         if let CongestionEvent::Rto { .. } = ev {
             self.found = 0;
             self.delay_min = None;
-            self.round_end = 0;
+            self.round = DeliveryRound::default();
         }
     }
 
@@ -138,15 +139,12 @@ impl ClassicHyStart {
             return;
         }
         let now = ack.now;
-        if let Some(rs) = ack.rate {
-            if rs.prior_delivered >= self.round_end {
-                // A new round: this ACK covers data sent after the last round began.
-                self.round_end = ack.delivered;
-                self.round_start = now;
-                self.last_ack = now;
-                self.curr_rtt = None;
-                self.samples = 0;
-            }
+        if self.round.starts(ack) {
+            // A new round: this ACK covers data sent after the last round began.
+            self.round_start = now;
+            self.last_ack = now;
+            self.curr_rtt = None;
+            self.samples = 0;
         }
         if w.cwnd < self.low_window * w.mss as u64 {
             return;

@@ -13,6 +13,7 @@
 mod bbr;
 mod controller;
 mod cubic;
+mod delivery_round;
 mod fixed_burst;
 mod hystart;
 mod hystart_classic;

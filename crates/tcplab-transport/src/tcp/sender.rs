@@ -173,7 +173,8 @@ impl Sender {
             self.s.peer_ts = ts.val;
         }
         // Undo detection looks at the ACK as it arrived (D-SACK against the old snd_una).
-        let dsack_spurious = self.s.undo_on_dsack(seg);
+        let dsack = dsack_block(seg);
+        let dsack_spurious = self.s.undo_on_dsack(dsack);
         let eifel_spurious = seg.ack > self.s.snd_una && self.s.undo_eifel(seg);
         let prior_una = self.s.snd_una;
         let prior_sacked = self.s.sb.sacked_bytes;
@@ -185,7 +186,7 @@ impl Sender {
         let mut early = false;
         if seg.ack > self.s.snd_una {
             self.on_new_ack(now, seg.ack, seg.ts.map(|t| t.ecr));
-        } else if self.s.is_dup_ack(seg) && !(newly_sacked == 0 && dsack_block(seg).is_some()) {
+        } else if self.s.is_dup_ack(seg) && !(newly_sacked == 0 && dsack.is_some()) {
             // An ACK whose only SACK news is a D-SACK reports a duplicate, not a segment
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
@@ -205,7 +206,7 @@ impl Sender {
             prior_una,
             prior_sacked,
             no_sack: seg.n_sack == 0,
-            dsack_end: dsack_block(seg).map(|d| d.end),
+            dsack_end: dsack.map(|d| d.end),
             early,
         };
         self.recovery.after_ack(&mut self.s, now, &summary);

@@ -101,11 +101,8 @@ impl SendState {
     /// RFC 3708: counts the segments a D-SACK block reports that the episode
     /// retransmitted (below snd_una, or recorded as retransmitted). Returns true when
     /// every retransmission has been reported: the reduction was spurious.
-    pub fn undo_on_dsack(&mut self, seg: &Segment) -> bool {
-        let Some(e) = self.undo.episode.as_mut() else {
-            return false;
-        };
-        let Some(d) = dsack_block(seg) else {
+    pub fn undo_on_dsack(&mut self, dsack: Option<SackBlock>) -> bool {
+        let (Some(e), Some(d)) = (self.undo.episode.as_mut(), dsack) else {
             return false;
         };
         if e.undo_retrans == 0 || d.end <= e.marker {
