@@ -21,13 +21,13 @@ import sys
 import tempfile
 from importlib import resources
 
+#: Benchmark name -> its scenario in tcplab/data (None: generated, `b2_as_graph`). NC/FWD:
+#: the coded transports, 10 MiB at 100 Mbit/s with 10 % loss, description-only symbols;
+#: -PAY beside each with real bytes (`payload = true`).
 BENCHES = {"B1": "b1.toml", "B1-SACK": "b1-sack.toml", "B1-LINUX": "b1-linux.toml",
-           "B2": "b2.toml", "B2G": None,
-           "W1": "w1.toml", "W8": "w8.toml"}
-#: Coded transports (issue 11): 10 MiB at 100 Mbit/s with 10 % loss, description-only
-#: symbols and, beside each, real bytes (`payload = true`).
-BENCHES.update({"NC": "nc.toml", "NC-PAY": "nc-pay.toml", "FWD": "fwd.toml",
-                "FWD-PAY": "fwd-pay.toml"})
+           "B2": "b2.toml", "B2G": None, "W1": "w1.toml", "W8": "w8.toml",
+           "NC": "nc.toml", "NC-PAY": "nc-pay.toml", "FWD": "fwd.toml",
+           "FWD-PAY": "fwd-pay.toml"}
 
 
 def b2_as_graph(flows: int = 100) -> str:
@@ -50,6 +50,7 @@ def b2_as_graph(flows: int = 100) -> str:
                    'cc = "newreno"\nbytes = "unlimited"\nhandshake = false\n'
                    'rcv_buf = "64MiB"')
     return "\n".join(out) + "\n"
+
 
 def b2_with_flows(flows: int) -> str:
     """B2's scenario text with its flow count set to `flows` (the dumbbell family)."""
@@ -93,17 +94,14 @@ def _measure(path: str, repeat: int) -> tuple[float, list]:
 def run_bench(name: str, repeat: int, flows: int | None = None) -> dict:
     """Runs benchmark `name` `repeat` times in fresh processes; returns its statistics.
     With `flows`, runs B2 with that many flows (`name` is then only the label)."""
-    if flows is not None:
+    # Generated scenarios (the dumbbell family, B2 as a graph) go through a temporary file.
+    text = b2_with_flows(flows) if flows is not None else (
+        b2_as_graph() if BENCHES[name] is None else None)
+    if text is not None:
         with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, f"b2-{flows}.toml")
+            path = os.path.join(d, "bench.toml")
             with open(path, "w") as f:
-                f.write(b2_with_flows(flows))
-            base_mb, runs = _measure(path, repeat)
-    elif BENCHES[name] is None:
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, f"{name.lower()}.toml")
-            with open(path, "w") as f:
-                f.write(b2_as_graph())
+                f.write(text)
             base_mb, runs = _measure(path, repeat)
     else:
         ref = resources.files("tcplab") / "data" / BENCHES[name]
