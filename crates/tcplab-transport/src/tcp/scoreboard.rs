@@ -132,6 +132,12 @@ impl Scoreboard {
         let mss = mss as u64;
         for b in blocks {
             self.high_sacked = self.high_sacked.max(b.end);
+            // Most blocks repeat one of the previous ACK's (the receiver reports up to
+            // three, and usually only the first has grown): nothing to split or walk.
+            let done = &self.done[..self.n_done];
+            if done.iter().any(|d| d.start <= b.start && b.end <= d.end) {
+                continue;
+            }
             // The parts of `b` not inside an already-marked block (at most 4 pieces).
             let mut pieces = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
             pieces[0] = (b.start, b.end);
