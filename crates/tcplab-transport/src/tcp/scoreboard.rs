@@ -138,27 +138,7 @@ impl Scoreboard {
             if done.iter().any(|d| d.start <= b.start && b.end <= d.end) {
                 continue;
             }
-            // The parts of `b` not inside an already-marked block (at most 4 pieces).
-            let mut pieces = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
-            pieces[0] = (b.start, b.end);
-            let mut n = 1;
-            for d in &self.done[..self.n_done] {
-                let mut k = 0;
-                while k < n {
-                    let (s0, e0) = pieces[k];
-                    if d.end <= s0 || d.start >= e0 {
-                        k += 1;
-                        continue;
-                    }
-                    // Replace (s0, e0) by what lies outside d.
-                    pieces[k] = (s0, s0.max(d.start.min(e0)));
-                    if d.end < e0 && n < pieces.len() {
-                        pieces[n] = (d.end, e0);
-                        n += 1;
-                    }
-                    k += 1;
-                }
-            }
+            let (pieces, n) = self.new_parts(b);
             for &(ps, pe) in &pieces[..n] {
                 if pe <= ps {
                     continue;
@@ -174,21 +154,9 @@ impl Scoreboard {
                         break;
                     }
                     if !rec.sacked {
-                        if rec.lost {
-                            self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
-                        }
-                        if idx < self.rxt_idx {
-                            self.below_rxt -= rec.len as u64;
-                        }
-                        self.note_sacked(idx);
-                        rec.sacked = true;
-                        rec.lost = false;
+                        self.mark_sacked(idx, rec, now, rate);
                         on_sacked(idx, rec);
                         newly += rec.len as u64;
-                        if !rec.counted() {
-                            rec.set_counted(true);
-                            rate.on_delivered(now, rec);
-                        }
                     }
                     idx += 1;
                 }
@@ -198,6 +166,51 @@ impl Scoreboard {
         self.done[..self.n_done].copy_from_slice(&blocks[..self.n_done]);
         self.sacked_bytes += newly;
         newly
+    }
+
+    /// The parts of `b` not inside one of the previous ACK's blocks (at most 4 pieces, in
+    /// the order the segment walk takes them: the order decides which segment a rate
+    /// sample comes from when several were sent at the same instant).
+    fn new_parts(&self, b: &SackBlock) -> Parts {
+        let mut pieces = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
+        let done = &self.done[..self.n_done];
+        let overlaps = |d: &SackBlock| d.end > b.start && d.start < b.end;
+        let mut hit = done.iter().filter(|d| overlaps(d));
+        match (hit.next(), hit.next()) {
+            // Usually the block that grew overlaps one old block (or is new): what the
+            // general split below gives, without its loops.
+            (None, _) => {
+                pieces[0] = (b.start, b.end);
+                (pieces, 1)
+            }
+            (Some(d), None) => {
+                pieces[0] = (b.start, b.start.max(d.start.min(b.end)));
+                pieces[1] = (d.end, b.end);
+                (pieces, 1 + usize::from(d.end < b.end))
+            }
+            _ => split(b, done),
+        }
+    }
+
+    /// Segment `idx` is newly SACKed: the counters leave it, and it is delivered for rate
+    /// sampling unless already counted. Out of line: `update` runs for every ACK with
+    /// SACK blocks, mostly to find nothing new, and this body's registers would be set up
+    /// for each of them.
+    #[inline(never)]
+    fn mark_sacked(&mut self, idx: u64, rec: &mut SentRecord, now: Time, rate: &mut RateSampler) {
+        if rec.lost {
+            self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
+        }
+        if idx < self.rxt_idx {
+            self.below_rxt -= rec.len as u64;
+        }
+        self.note_sacked(idx);
+        rec.sacked = true;
+        rec.lost = false;
+        if !rec.counted() {
+            rec.set_counted(true);
+            rate.on_delivered(now, rec);
+        }
     }
 
     /// Keeps `top` the DupThresh highest SACKed segments.
@@ -423,6 +436,34 @@ impl Scoreboard {
     }
 }
 
+/// Parts of a SACK block; at most 4 are used (three old blocks inside one new one).
+type Parts = ([(u64, u64); 2 * MAX_SACK_BLOCKS + 1], usize);
+
+/// The parts of `b` outside every block of `done`, by splitting `b` at each in turn.
+fn split(b: &SackBlock, done: &[SackBlock]) -> Parts {
+    let mut pieces = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
+    pieces[0] = (b.start, b.end);
+    let mut n = 1;
+    for d in done {
+        let mut k = 0;
+        while k < n {
+            let (s0, e0) = pieces[k];
+            if d.end <= s0 || d.start >= e0 {
+                k += 1;
+                continue;
+            }
+            // Replace (s0, e0) by what lies outside d.
+            pieces[k] = (s0, s0.max(d.start.min(e0)));
+            if d.end < e0 && n < pieces.len() {
+                pieces[n] = (d.end, e0);
+                n += 1;
+            }
+            k += 1;
+        }
+    }
+    (pieces, n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -478,6 +519,47 @@ mod tests {
         assert_eq!(rate.delivered, 5000);
         sb.on_released(1, recs.get(1).unwrap());
         assert_eq!(sb.sacked_bytes, 4000);
+    }
+
+    /// The shortcut for a block meeting at most one old block gives the general split's
+    /// parts in the same order (the order of the segment walk), for random disjoint old
+    /// blocks and any new block.
+    #[test]
+    fn new_parts_match_the_general_split() {
+        let mut rng = tcplab_core::Rng::named(7, "new_parts");
+        let mut shortcut = 0;
+        for _ in 0..20_000 {
+            let mut sb = Scoreboard::new(3);
+            let mut at = rng.next_u64() % 4;
+            for d in sb.done.iter_mut().take(1 + (rng.next_u64() % 3) as usize) {
+                let start = at + rng.next_u64() % 4;
+                *d = SackBlock {
+                    start,
+                    end: start + 1 + rng.next_u64() % 4,
+                };
+                at = d.end + 1;
+                sb.n_done += 1;
+            }
+            // Old blocks come in recency order, not address order.
+            if rng.next_u64() % 2 == 0 {
+                sb.done[..sb.n_done].reverse();
+            }
+            let start = rng.next_u64() % 20;
+            let b = SackBlock {
+                start,
+                end: start + 1 + rng.next_u64() % 12,
+            };
+            let done = &sb.done[..sb.n_done];
+            let hits = done.iter().filter(|d| d.end > b.start && d.start < b.end);
+            shortcut += usize::from(hits.count() <= 1);
+            let (got, n) = sb.new_parts(&b);
+            let (want, m) = split(&b, done);
+            assert_eq!(got[..n], want[..m], "{b:?} against {done:?}");
+        }
+        assert!(
+            shortcut > 5_000 && shortcut < 19_000,
+            "both paths taken: {shortcut}"
+        );
     }
 
     /// RFC 6675 IsLost: DupThresh SACKed segments above; SetPipe counts segments neither
