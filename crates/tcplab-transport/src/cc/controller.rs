@@ -107,6 +107,17 @@ pub fn build(name: &str, params: &CcParams) -> Result<Controller, String> {
     Ok(c)
 }
 
+impl Controller {
+    /// Whether [`CongestionControl::retransmit_head`] can ever say yes: only Vegas among
+    /// the built-ins (a custom controller may). The sender asks on every duplicate ACK,
+    /// so the others skip building the question (test
+    /// `only_vegas_declares_the_head_lost_among_built_ins`).
+    #[inline]
+    pub fn may_expire_head(&self) -> bool {
+        matches!(self, Controller::Vegas(_) | Controller::Custom(_))
+    }
+}
+
 impl CongestionControl for Controller {
     fn name(&self) -> &'static str {
         dispatch!(self, c => c.name())
@@ -180,5 +191,33 @@ mod tests {
         assert!(std::mem::size_of::<Controller>() <= 40);
         let c = build("bbr", &CcParams::default()).unwrap();
         assert_eq!(c.name(), "bbr");
+    }
+
+    /// `may_expire_head` is false only for controllers that never declare the head lost:
+    /// every other built-in says no to heads long overdue, retransmitted or not.
+    #[test]
+    fn only_vegas_declares_the_head_lost_among_built_ins() {
+        for name in BUILTIN {
+            let mut c = build(name, &CcParams::default()).unwrap();
+            let mut w = Window {
+                cwnd: 14_480,
+                ssthresh: u64::MAX,
+                mss: 1448,
+            };
+            c.init(&mut w, Time::ZERO);
+            let mut said_yes = false;
+            for (sent_ms, tx, dup_ack) in [(0, 1, true), (0, 2, false), (5_000, 1, false)] {
+                let head = HeadSegment {
+                    now: Time(60_000_000_000),
+                    sent: Time(sent_ms * 1_000_000),
+                    first_sent: Time::ZERO,
+                    transmissions: tx,
+                    dup_ack,
+                };
+                said_yes |= c.retransmit_head(&head);
+            }
+            assert!(c.may_expire_head() || !said_yes, "{name}");
+            assert_eq!(c.may_expire_head(), *name == "vegas", "{name}");
+        }
     }
 }

@@ -201,7 +201,7 @@ impl SendState {
     /// Asks the controller whether to resend the segment at snd_una now (early loss
     /// detection, e.g. Vegas' fine-grained timeout).
     pub fn head_expired(&mut self, now: Time, dup_ack: bool) -> bool {
-        if self.snd_una >= self.snd_max {
+        if !self.cc.may_expire_head() || self.snd_una >= self.snd_max {
             return false;
         }
         let Some(r) = self.recs.get(self.snd_una / self.cfg.mss as u64) else {

@@ -174,7 +174,8 @@ impl Sender {
         }
         // Undo detection looks at the ACK as it arrived (D-SACK against the old snd_una).
         let dsack = dsack_block(seg);
-        let dsack_spurious = self.s.undo_on_dsack(dsack);
+        // (Most ACKs carry no D-SACK: no call.)
+        let dsack_spurious = dsack.is_some() && self.s.undo_on_dsack(dsack);
         let eifel_spurious = seg.ack > self.s.snd_una && self.s.undo_eifel(seg);
         let prior_una = self.s.snd_una;
         let prior_sacked = self.s.sb.sacked_bytes;
