@@ -22,6 +22,23 @@ impl Ranges {
     /// it became part of and how many numbers were new.
     #[inline]
     pub fn insert(&mut self, start: u64, end: u64) -> ((u64, u64), u64) {
+        // Data mostly arrives in order above the highest range: extend or append to it
+        // without the search (what the general case below gives for it).
+        match self.v.last_mut() {
+            Some(last) if start == last.1 && end > start => {
+                last.1 = end;
+                return ((last.0, end), end - start);
+            }
+            Some(last) if start > last.1 => {}
+            Some(_) => return self.insert_within(start, end),
+            None => {}
+        }
+        self.v.push((start, end));
+        ((start, end), end - start)
+    }
+
+    /// [`insert`](Self::insert) of a range that starts at or below the highest range's end.
+    fn insert_within(&mut self, start: u64, end: u64) -> ((u64, u64), u64) {
         let i = self.v.partition_point(|r| r.1 < start);
         let (mut lo, mut hi, mut covered) = (start, end, 0);
         let mut j = i;
@@ -121,5 +138,35 @@ mod tests {
         assert_eq!(r.iter().collect::<Vec<_>>(), vec![(55, 60), (70, 80)]);
         r.remove_below(65);
         assert_eq!(r.first(), Some((70, 80)));
+    }
+
+    /// Any sequence of inserts (mostly at or above the highest range, as data arrives, some
+    /// below and empty ones) leaves exactly the numbers inserted, as sorted disjoint
+    /// non-adjacent ranges, and counts the new ones.
+    #[test]
+    fn inserts_match_a_bitmap() {
+        let mut rng = tcplab_core::Rng::named(3, "ranges");
+        for _ in 0..200 {
+            let (mut r, mut held) = (Ranges::default(), [false; 200]);
+            let mut top = 0;
+            for _ in 0..60 {
+                let start = if rng.next_u64() % 3 == 0 {
+                    rng.next_u64() % 180
+                } else {
+                    (top + rng.next_u64() % 3).min(180)
+                };
+                let end = start + rng.next_u64() % 8;
+                top = top.max(end);
+                let new = (start..end).filter(|&x| !held[x as usize]).count() as u64;
+                let ((lo, hi), got) = r.insert(start, end);
+                (start..end).for_each(|x| held[x as usize] = true);
+                assert_eq!(got, new, "new numbers of [{start}, {end})");
+                assert!(lo <= start && end <= hi || start == end);
+                let want: Vec<u64> = (0..200).filter(|&x| held[x as usize]).collect();
+                let have: Vec<u64> = r.iter().flat_map(|(a, b)| a..b).collect();
+                assert_eq!(have, want);
+                assert!(r.iter().zip(r.iter().skip(1)).all(|(a, b)| a.1 < b.0));
+            }
+        }
     }
 }
