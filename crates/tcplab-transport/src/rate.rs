@@ -90,7 +90,12 @@ impl RateSampler {
         let interval = self.send_elapsed.max(self.ack_elapsed);
         let valid = interval > Dur::ZERO && min_rtt.is_none_or(|m| interval >= m);
         let delivery_rate = if valid {
-            (delivered as u128 * 1_000_000_000 / interval.0 as u128) as u64
+            // The same quotient in 64 bits while the product fits (a 128-bit division is a
+            // library call); it fits for anything below 18 GB delivered per sample.
+            match delivered.checked_mul(1_000_000_000) {
+                Some(p) => p / interval.0,
+                None => (delivered as u128 * 1_000_000_000 / interval.0 as u128) as u64,
+            }
         } else {
             0
         };
@@ -102,5 +107,35 @@ impl RateSampler {
             rtt: self.sample_rtt,
             prior_delivered: self.prior_delivered,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One segment sent at 0 with `before` bytes delivered earlier, delivered at 1 s.
+    fn sample(before: u64) -> RateSample {
+        let mut r = RateSampler::default();
+        let mut rec = SentRecord {
+            len: 1000,
+            tx_count: 1,
+            ..SentRecord::default()
+        };
+        r.on_send(Time::ZERO, true, &mut rec);
+        r.delivered = before;
+        rec.delivered = 0;
+        r.on_delivered(Time(1_000_000_000), &rec);
+        r.take_sample(None).expect("a sample")
+    }
+
+    /// The rate is exact on both sides of the 64-bit product's limit (about 18 GB per
+    /// sample, where the 128-bit division takes over).
+    #[test]
+    fn delivery_rate_is_exact_for_small_and_huge_samples() {
+        assert_eq!(sample(0).delivery_rate, 1000);
+        let huge = sample(40_000_000_000);
+        assert_eq!(huge.delivered, 40_000_001_000);
+        assert_eq!(huge.delivery_rate, 40_000_001_000);
     }
 }

@@ -222,6 +222,11 @@ impl Scoreboard {
         if self.top.len() == k {
             self.top.remove(0);
         }
+        // SACKs mostly arrive in ascending order: the newest goes last.
+        if self.top.last().is_none_or(|&t| t < idx) {
+            self.top.push(idx);
+            return;
+        }
         let at = self.top.partition_point(|&t| t < idx);
         self.top.insert(at, idx);
     }
