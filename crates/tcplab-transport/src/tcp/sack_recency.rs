@@ -98,7 +98,10 @@ impl SackRecency {
             self.rebuild(ooo, rcv_nxt);
         }
         let n = self.n_top as usize;
-        out[..n].copy_from_slice(&self.top[..n]);
+        // Block by block (at most three): a copy of variable length is a memcpy call.
+        for (o, t) in out.iter_mut().zip(&self.top).take(n) {
+            *o = *t;
+        }
         // Compared without collecting: the per-packet path allocates nothing, in debug too.
         #[cfg(debug_assertions)]
         {

@@ -349,13 +349,19 @@ impl Sender {
             return self.syn_timeout();
         }
         let (rate, quantum) = (s.cc.pacing_rate(), s.cc.send_quantum());
-        [
-            s.cc.send_timer(),
-            self.recovery.timeout(),
-            self.pacer.wakeup(rate, quantum),
-        ]
-        .into_iter()
-        .flatten()
-        .fold(s.rto_at, |t, x| Some(t.map_or(x, |y| y.min(x))))
+        // Asked after every event of the flow: pairwise minima, not an iterator chain.
+        let t = earliest(s.rto_at, s.cc.send_timer());
+        let t = earliest(t, self.recovery.timeout());
+        earliest(t, self.pacer.wakeup(rate, quantum))
+    }
+}
+
+/// The earlier of two optional deadlines.
+#[inline]
+fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
     }
 }
