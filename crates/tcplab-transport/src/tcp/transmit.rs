@@ -49,23 +49,29 @@ impl SendState {
         let seq = idx * mss;
         let len = self.seg_len(idx);
         let retransmission = idx < self.recs.end();
-        if !retransmission {
-            self.recs.push(
-                idx,
-                SentRecord {
-                    orig_sent_time: now,
-                    ..SentRecord::default()
-                },
-            );
-        }
         let base = self.recs.base();
-        let rec = self.recs.get_mut(idx).expect("record exists");
-        self.sb.on_resent(idx, rec, base);
-        rec.len = len;
-        rec.tx_count = rec.tx_count.saturating_add(1);
-        rec.set_counted(false);
-        self.rate.on_send(now, idle, rec);
-        rec.sent_time = now;
+        if retransmission {
+            let rec = self.recs.get_mut(idx).expect("record exists");
+            self.sb.on_resent(idx, rec, base);
+            rec.len = len;
+            rec.tx_count = rec.tx_count.saturating_add(1);
+            rec.set_counted(false);
+            self.rate.on_send(now, idle, rec);
+            rec.sent_time = now;
+        } else {
+            // A new segment's record is built whole and appended (no lookup after the
+            // push); the same fields as a resend of a blank record would give.
+            let mut rec = SentRecord {
+                len,
+                tx_count: 1,
+                orig_sent_time: now,
+                sent_time: now,
+                ..SentRecord::default()
+            };
+            self.sb.on_resent(idx, &mut rec, base);
+            self.rate.on_send(now, idle, &mut rec);
+            self.recs.push(idx, rec);
+        }
         if seq == self.snd_nxt {
             self.snd_nxt += len as u64;
         }
