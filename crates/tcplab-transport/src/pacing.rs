@@ -54,6 +54,12 @@ impl Pacer {
         }
     }
 
+    /// A segment was refused since the last attempt began ([`wakeup`](Self::wakeup) is
+    /// `None` otherwise).
+    pub fn is_waiting(&self) -> bool {
+        self.waiting
+    }
+
     /// When to try again, if the last attempt was held back by pacing.
     pub fn wakeup(&self, rate: Option<u64>, quantum: u32) -> Option<Time> {
         if !self.waiting {

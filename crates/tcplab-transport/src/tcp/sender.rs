@@ -314,8 +314,9 @@ impl Sender {
         if timer_driven && self.rounds.credit() == 0 {
             return None;
         }
-        let (rate, quantum) = (self.s.cc.pacing_rate(), self.s.cc.send_quantum());
-        if self.pacer.holds(now, rate, quantum) {
+        // Unpaced controllers (no rate) are never held: no quantum to ask for.
+        let rate = self.s.cc.pacing_rate();
+        if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
             return None;
         }
         let Some(idx) = self.recovery.next_segment(&mut self.s) else {
@@ -348,10 +349,14 @@ impl Sender {
         if !self.established() {
             return self.syn_timeout();
         }
-        let (rate, quantum) = (s.cc.pacing_rate(), s.cc.send_quantum());
-        // Asked after every event of the flow: pairwise minima, not an iterator chain.
+        // Asked after every event of the flow: pairwise minima, not an iterator chain, and
+        // the pacing rate only when the pacer refused a segment.
         let t = earliest(s.rto_at, s.cc.send_timer());
         let t = earliest(t, self.recovery.timeout());
+        if !self.pacer.is_waiting() {
+            return t;
+        }
+        let (rate, quantum) = (s.cc.pacing_rate(), s.cc.send_quantum());
         earliest(t, self.pacer.wakeup(rate, quantum))
     }
 }

@@ -109,8 +109,10 @@ impl Sender {
         if s.in_recovery {
             s.prr.on_sent(seg.len as u64);
         }
-        self.pacer
-            .on_sent(now, seg.wire_len() as u64, s.cc.pacing_rate());
+        // The wire length only matters to a paced sender.
+        if let rate @ Some(_) = s.cc.pacing_rate() {
+            self.pacer.on_sent(now, seg.wire_len() as u64, rate);
+        }
         s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);
         self.recovery.on_sent(s, now, idx, seg.retransmission);
         seg
