@@ -172,7 +172,7 @@ impl Scoreboard {
     /// the order the segment walk takes them: the order decides which segment a rate
     /// sample comes from when several were sent at the same instant).
     fn new_parts(&self, b: &SackBlock) -> Parts {
-        let mut pieces = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
+        let mut pieces = [(0u64, 0u64); MAX_SACK_BLOCKS + 1];
         let done = &self.done[..self.n_done];
         let overlaps = |d: &SackBlock| d.end > b.start && d.start < b.end;
         let mut hit = done.iter().filter(|d| overlaps(d));
@@ -441,12 +441,13 @@ impl Scoreboard {
     }
 }
 
-/// Parts of a SACK block; at most 4 are used (three old blocks inside one new one).
-type Parts = ([(u64, u64); 2 * MAX_SACK_BLOCKS + 1], usize);
+/// Parts of a SACK block: each old block splits at most one part in two (the one holding
+/// its end), so three old blocks leave at most four.
+type Parts = ([(u64, u64); MAX_SACK_BLOCKS + 1], usize);
 
 /// The parts of `b` outside every block of `done`, by splitting `b` at each in turn.
 fn split(b: &SackBlock, done: &[SackBlock]) -> Parts {
-    let mut pieces = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
+    let mut pieces = [(0u64, 0u64); MAX_SACK_BLOCKS + 1];
     pieces[0] = (b.start, b.end);
     let mut n = 1;
     for d in done {
