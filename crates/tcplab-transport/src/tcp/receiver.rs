@@ -131,8 +131,15 @@ impl Receiver {
         if start < self.rcv_nxt {
             self.note_duplicate(start, self.rcv_nxt);
         }
-        self.insert_ooo(self.rcv_nxt, end);
-        self.absorb_ooo();
+        if had_gap {
+            self.insert_ooo(self.rcv_nxt, end);
+            self.absorb_ooo();
+        } else {
+            // Nothing held: what inserting and absorbing `[rcv_nxt, end)` would do.
+            self.received_unique += end - self.rcv_nxt;
+            self.rcv_nxt = end;
+            self.recent.absorbed(self.rcv_nxt, 0);
+        }
         self.stats.delivered = self.rcv_nxt;
         if self.received_unique != self.rcv_nxt + self.ooo_bytes {
             return Err(Violation::ReassemblyMismatch {
