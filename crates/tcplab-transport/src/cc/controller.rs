@@ -116,6 +116,14 @@ impl Controller {
     pub fn may_expire_head(&self) -> bool {
         matches!(self, Controller::Vegas(_) | Controller::Custom(_))
     }
+
+    /// Whether `on_ack` ignores an ACK that acknowledges no new data (NewReno returns at
+    /// once, fixed_burst ignores every ACK). The sender then skips describing duplicate
+    /// ACKs that only SACK (test `newreno_and_fixed_burst_ignore_acks_without_progress`).
+    #[inline]
+    pub fn ignores_acks_without_progress(&self) -> bool {
+        matches!(self, Controller::NewReno(_) | Controller::FixedBurst(_))
+    }
 }
 
 impl CongestionControl for Controller {
@@ -191,6 +199,53 @@ mod tests {
         assert!(std::mem::size_of::<Controller>() <= 40);
         let c = build("bbr", &CcParams::default()).unwrap();
         assert_eq!(c.name(), "bbr");
+    }
+
+    /// A zero-byte ACK changes neither the window nor what later ACKs do to it, for the
+    /// controllers that say they ignore it.
+    #[test]
+    fn newreno_and_fixed_burst_ignore_acks_without_progress() {
+        let ack = |bytes_acked: u64, ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked,
+            rtt: Some(tcplab_core::Dur::from_millis(10)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: false,
+            rate: Some(crate::rate::RateSample {
+                delivered: 5_000,
+                interval: tcplab_core::Dur::from_millis(10),
+                delivery_rate: 500_000,
+                ..Default::default()
+            }),
+            delivered: 50_000,
+        };
+        let mut ignoring = 0;
+        for name in BUILTIN {
+            let mut a = build(name, &CcParams::default()).unwrap();
+            if !a.ignores_acks_without_progress() {
+                continue;
+            }
+            ignoring += 1;
+            let mut b = build(name, &CcParams::default()).unwrap();
+            let w0 = Window {
+                cwnd: 14_480,
+                ssthresh: 20_000,
+                mss: 1448,
+            };
+            let (mut wa, mut wb) = (w0, w0);
+            a.init(&mut wa, Time::ZERO);
+            b.init(&mut wb, Time::ZERO);
+            for ms in 1..40 {
+                a.on_ack(&mut wa, &ack(0, ms));
+                assert_eq!(wa, wb, "{name}: a zero-byte ACK moved the window");
+                a.on_ack(&mut wa, &ack(1448, ms));
+                b.on_ack(&mut wb, &ack(1448, ms));
+                assert_eq!(wa, wb, "{name}: later ACKs act differently");
+            }
+        }
+        assert_eq!(ignoring, 3, "newreno, reno and fixed_burst");
     }
 
     /// `may_expire_head` is false only for controllers that never declare the head lost:

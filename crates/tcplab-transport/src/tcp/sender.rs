@@ -198,8 +198,13 @@ impl Sender {
             self.recovery.on_dup_ack(s, now, early);
             if newly_sacked > 0 {
                 let rs = s.rate.take_sample(s.rtt.min_rtt());
-                let info = self.ack_info(now, 0, None, rs);
-                self.s.cc.on_ack(&mut self.s.w, &info);
+                // A controller that ignores ACKs of no new data needs no description of
+                // this one; building it has no effect when the recovery keeps no pipe.
+                let sack_pipe = self.recovery.pipe(&self.s).is_some();
+                if sack_pipe || !self.s.cc.ignores_acks_without_progress() {
+                    let info = self.ack_info_given(sack_pipe, now, 0, None, rs);
+                    self.s.cc.on_ack(&mut self.s.w, &info);
+                }
             }
         }
         let summary = AckSummary {
@@ -259,7 +264,20 @@ impl Sender {
         rtt: Option<Dur>,
         rate: Option<crate::rate::RateSample>,
     ) -> AckInfo {
-        let in_flight = if self.recovery.pipe(&self.s).is_some() {
+        let sack_pipe = self.recovery.pipe(&self.s).is_some();
+        self.ack_info_given(sack_pipe, now, bytes_acked, rtt, rate)
+    }
+
+    /// [`ack_info`](Self::ack_info) when the caller has asked the recovery for its pipe.
+    fn ack_info_given(
+        &mut self,
+        sack_pipe: bool,
+        now: Time,
+        bytes_acked: u64,
+        rtt: Option<Dur>,
+        rate: Option<crate::rate::RateSample>,
+    ) -> AckInfo {
+        let in_flight = if sack_pipe {
             self.recovery.in_network(&mut self.s)
         } else {
             self.s.in_flight()
