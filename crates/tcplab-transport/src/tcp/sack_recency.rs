@@ -47,16 +47,23 @@ impl SackRecency {
     /// `merged` (a held range of `ooo`, just inserted into) is now the newest.
     pub(super) fn touched(&mut self, merged: SackBlock, ooo: &Ranges, rcv_nxt: u64) {
         let inside = |b: &SackBlock| b.start >= merged.start && b.start < merged.end;
-        let mut next = [merged; MAX_SACK_BLOCKS];
-        let mut n = 1;
-        for b in &self.top[..self.n_top as usize] {
-            if n < MAX_SACK_BLOCKS && !inside(b) {
-                next[n] = *b;
-                n += 1;
+        let n = self.n_top as usize;
+        if n > 0 && self.top[0].start == merged.start && !self.top[1..n].iter().any(inside) {
+            // The newest range grew (the usual case): it stays first, the rest stay.
+            self.top[0] = merged;
+        } else {
+            let mut next = [merged; MAX_SACK_BLOCKS];
+            let mut k = 1;
+            for b in &self.top[..n] {
+                if k < MAX_SACK_BLOCKS && !inside(b) {
+                    next[k] = *b;
+                    k += 1;
+                }
             }
+            self.top = next;
+            self.n_top = k as u8;
         }
-        self.top = next;
-        self.n_top = n as u8;
+        let n = self.n_top as usize;
         self.complete &= n == MAX_SACK_BLOCKS.min(ooo.len());
         if self.log.last() != Some(&merged.start) {
             self.log.push(merged.start);
