@@ -34,6 +34,18 @@ struct Node {
     next: u32,
 }
 
+/// A wheel slot's list: its first and last node (`NIL` when empty).
+#[derive(Clone, Copy, Debug)]
+struct Ends {
+    head: u32,
+    tail: u32,
+}
+
+const EMPTY: Ends = Ends {
+    head: NIL,
+    tail: NIL,
+};
+
 #[derive(Clone, Copy, Debug)]
 struct Far {
     key: u128,
@@ -46,9 +58,9 @@ pub struct EventQueue {
     /// Wheel entries and free nodes (linked through `next`).
     nodes: Vec<Node>,
     free: u32,
-    /// First and last node of each slot's list.
-    heads: Box<[u32; SLOTS]>,
-    tails: Box<[u32; SLOTS]>,
+    /// First and last node of each slot's list, side by side: a push or pop in a slot
+    /// touches one cache line of this table, not one in each of two.
+    ends: Box<[Ends; SLOTS]>,
     /// Occupied slots, and occupied words of `bits`.
     bits: Box<[u64; WORDS]>,
     summary: [u64; WORDS / 64],
@@ -76,8 +88,7 @@ impl EventQueue {
         EventQueue {
             nodes: Vec::with_capacity(n),
             free: NIL,
-            heads: Box::new([NIL; SLOTS]),
-            tails: Box::new([NIL; SLOTS]),
+            ends: Box::new([EMPTY; SLOTS]),
             bits: Box::new([0; WORDS]),
             summary: [0; WORDS / 64],
             in_wheel: 0,
@@ -118,15 +129,14 @@ impl EventQueue {
             self.nodes.push(node);
             (self.nodes.len() - 1) as u32
         };
-        let tail = self.tails[b];
+        let tail = self.ends[b].tail;
         if tail == NIL {
-            self.heads[b] = n;
-            self.tails[b] = n;
+            self.ends[b] = Ends { head: n, tail: n };
             self.bits[b / 64] |= 1 << (b % 64);
             self.summary[b / 4096] |= 1 << ((b / 64) % 64);
         } else if self.nodes[tail as usize].key < key {
             self.nodes[tail as usize].next = n;
-            self.tails[b] = n;
+            self.ends[b].tail = n;
         } else {
             self.insert_sorted(b, n);
         }
@@ -137,10 +147,10 @@ impl EventQueue {
     #[cold]
     fn insert_sorted(&mut self, b: usize, n: u32) {
         let key = self.nodes[n as usize].key;
-        let head = self.heads[b];
+        let head = self.ends[b].head;
         if key < self.nodes[head as usize].key {
             self.nodes[n as usize].next = head;
-            self.heads[b] = n;
+            self.ends[b].head = n;
             return;
         }
         let mut p = head;
@@ -198,12 +208,12 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(Time, u32)> {
         if self.in_wheel > 0 {
             let b = self.first_slot();
-            let first = self.heads[b];
+            let first = self.ends[b].head;
             let node = self.nodes[first as usize];
             if self.far.first().is_none_or(|f| node.key < f.key) {
-                self.heads[b] = node.next;
+                self.ends[b].head = node.next;
                 if node.next == NIL {
-                    self.tails[b] = NIL;
+                    self.ends[b].tail = NIL;
                     self.bits[b / 64] &= !(1 << (b % 64));
                     if self.bits[b / 64] == 0 {
                         self.summary[b / 4096] &= !(1 << ((b / 64) % 64));
@@ -272,7 +282,7 @@ impl EventQueue {
     pub fn peek_time(&self) -> Option<Time> {
         let far = self.far.first().map(|f| f.key);
         let wheel =
-            (self.in_wheel > 0).then(|| self.nodes[self.heads[self.first_slot()] as usize].key);
+            (self.in_wheel > 0).then(|| self.nodes[self.ends[self.first_slot()].head as usize].key);
         match (wheel, far) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
