@@ -8,6 +8,7 @@
 //! [`Step`]s: which medium, entered at which port, left at which.
 
 use crate::scenario::{Duplex, Hop, LinkSpec, Scenario};
+use std::sync::Arc;
 use tcplab_core::{Metrics, Rng, Time};
 use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink, Wlan};
 
@@ -143,6 +144,28 @@ impl AnyMedium {
     }
 }
 
+/// The last few distinct link parameters made into `Arc`s, so link directions with equal
+/// parameters (a generated topology's access links) share one copy. Only the last few:
+/// a topology of all-different links costs no quadratic search.
+#[derive(Default)]
+struct RecentParams(Vec<Arc<LinkParams>>);
+
+impl RecentParams {
+    const KEEP: usize = 4;
+
+    fn share(&mut self, p: &LinkParams) -> Arc<LinkParams> {
+        if let Some(a) = self.0.iter().find(|a| ***a == *p) {
+            return a.clone();
+        }
+        if self.0.len() == Self::KEEP {
+            self.0.remove(0);
+        }
+        let a = Arc::new(p.clone());
+        self.0.push(a.clone());
+        a
+    }
+}
+
 /// One row of the links tables: a channel of a medium.
 pub(crate) struct Channel {
     pub medium: u32,
@@ -184,6 +207,7 @@ impl Wiring {
             link: link.to_string(),
             direction: dir.to_string(),
         };
+        let mut recent = RecentParams::default();
         for (k, l) in links.iter().enumerate() {
             let id = w.media.len() as u32;
             match l.duplex {
@@ -192,7 +216,8 @@ impl Wiring {
                         let rng = Rng::named(master, &format!("link.{}.{dir}", l.name));
                         w.rows.push(row(w.media.len(), 0, &l.name, dir));
                         w.label.push((k, dir));
-                        w.media.push(AnyMedium::Link(Link::new(p.clone(), rng)));
+                        w.media
+                            .push(AnyMedium::Link(Link::new(recent.share(p), rng)));
                     }
                     w.of_link.push([id, id + 1]);
                 }
@@ -275,6 +300,17 @@ impl Wiring {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_link_parameters_are_stored_once() {
+        let mut r = RecentParams::default();
+        let a = LinkParams::new(1_000_000, tcplab_core::Dur::from_millis(1));
+        let b = LinkParams::new(2_000_000, tcplab_core::Dur::from_millis(1));
+        let (a1, b1, a2) = (r.share(&a), r.share(&b), r.share(&a.clone()));
+        assert!(Arc::ptr_eq(&a1, &a2));
+        assert!(!Arc::ptr_eq(&a1, &b1));
+        assert_eq!(*b1, b);
+    }
 
     #[test]
     fn a_medium_is_as_large_as_a_link_direction() {
