@@ -463,7 +463,9 @@ impl World<'_, '_> {
         }
     }
 
-    #[inline]
+    // Inlined everywhere (twice per packet hop): out of line, its call and register
+    // saves were about 15 of its 45 instructions.
+    #[inline(always)]
     fn wake_medium(&mut self, m: usize) {
         if let Some(t) = self.wiring.media[m].poll_timeout() {
             if t < self.medium_wake[m] {
