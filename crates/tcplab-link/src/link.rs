@@ -342,6 +342,14 @@ impl<P: Packet> Link<P> {
         x.arrivals.push(arrive, seq);
     }
 
+    /// True if admitting a packet now cannot change [`Self::poll_timeout`]: packets leave
+    /// in FIFO order and one is already in the pipe, so a new one only joins the back.
+    /// Lets a driver skip re-reading the next wake-up after most admissions.
+    #[inline]
+    pub fn admission_keeps_timeout(&self) -> bool {
+        !self.pipe.is_empty() && !self.gate.reorder && self.arrivals().is_none()
+    }
+
     /// When the next packet reaches the far end (without `reorder`, possibly one the
     /// channel lost: the wake-up then only clears it).
     #[inline]
@@ -776,6 +784,23 @@ mod tests {
             fates,
             vec![Admit::Queued, Admit::DroppedLoss, Admit::Queued]
         );
+    }
+
+    #[test]
+    fn an_admission_behind_a_packet_keeps_the_timeout() {
+        let mut l = link(12_000_000, 10, QueueLimit::Packets(1));
+        assert!(!l.admission_keeps_timeout());
+        l.handle_packet(Time::ZERO, Pkt(0, 1500));
+        assert!(l.admission_keeps_timeout());
+        let t = l.poll_timeout();
+        for i in 1..4 {
+            l.handle_packet(Time::ZERO, Pkt(i, 1500)); // queued, then tail-dropped
+            assert_eq!(l.poll_timeout(), t);
+        }
+        let mut r = link(12_000_000, 10, QueueLimit::Unlimited);
+        r.set_params(Time::ZERO, r.params().clone().with_reorder(true));
+        r.handle_packet(Time::ZERO, Pkt(0, 1500));
+        assert!(!r.admission_keeps_timeout());
     }
 
     #[test]

@@ -446,11 +446,17 @@ impl World<'_, '_> {
     #[inline]
     fn enqueue(&mut self, step: Step, p: Pkt) {
         let m = step.medium as usize;
-        if self.wiring.media[m].handle_packet(self.now, step, p) != Admit::Queued {
+        let medium = &mut self.wiring.media[m];
+        // The pending wake-up is never later than the medium's next one, so when the
+        // admission cannot move that, `wake_medium` would do nothing.
+        let keeps = medium.admission_keeps_timeout();
+        if medium.handle_packet(self.now, step, p) != Admit::Queued {
             self.flows[p.flow as usize].count[p.to_source as usize].dropped += 1;
             self.packets.free(p.slot);
         }
-        self.wake_medium(m);
+        if !keeps {
+            self.wake_medium(m);
+        }
     }
 
     /// Accounts for packets a medium lost after admission (outages).
