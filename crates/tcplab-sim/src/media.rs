@@ -176,13 +176,34 @@ impl RecentParams {
 }
 
 /// One row of the links tables: a channel of a medium.
+///
+/// Its names are looked up in the scenario when a row is written ([`Channel::names`]),
+/// not copied into strings here: four link directions per flow made these copies a few
+/// hundred bytes of every flow's memory.
 pub(crate) struct Channel {
     pub medium: u32,
     pub channel: u16,
+    name: ChannelName,
+}
+
+/// Where a channel's `link` and `direction` columns come from.
+enum ChannelName {
+    /// A link (index in `Scenario::links`) and its direction (`fwd`, `rev`, `shared`).
+    Link(u32, &'static str),
+    /// A cell (index in `Scenario::wlans`) and the node (index in `Scenario::nodes`)
+    /// the channel belongs to.
+    Cell(u32, u32),
+}
+
+impl Channel {
     /// The `link` column (the link's or the cell's name) and the `direction` column
     /// (`fwd`, `rev`, `shared`, or the node a cell's channel belongs to).
-    pub link: String,
-    pub direction: String,
+    pub fn names<'s>(&self, sc: &'s Scenario) -> (&'s str, &'s str) {
+        match self.name {
+            ChannelName::Link(k, dir) => (&sc.links[k as usize].name, dir),
+            ChannelName::Cell(c, n) => (&sc.wlans[c as usize].name, &sc.nodes[n as usize].name),
+        }
+    }
 }
 
 /// The media of the scenario's links and cells, and how to find them.
@@ -210,11 +231,10 @@ impl Wiring {
             label: Vec::with_capacity(links.len() * 2),
             ports: vec![[0, 1]; links.len()],
         };
-        let row = |medium: usize, channel: u16, link: &str, dir: &str| Channel {
+        let row = |medium: usize, channel: u16, name: ChannelName| Channel {
             medium: medium as u32,
             channel,
-            link: link.to_string(),
-            direction: dir.to_string(),
+            name,
         };
         let mut recent = RecentParams::default();
         for (k, l) in links.iter().enumerate() {
@@ -223,7 +243,8 @@ impl Wiring {
                 Duplex::Full => {
                     for (p, dir) in [(&l.fwd, "fwd"), (&l.rev, "rev")] {
                         let rng = Rng::named(master, &format!("link.{}.{dir}", l.name));
-                        w.rows.push(row(w.media.len(), 0, &l.name, dir));
+                        w.rows
+                            .push(row(w.media.len(), 0, ChannelName::Link(k as u32, dir)));
                         w.label.push((k, dir));
                         w.media
                             .push(AnyMedium::Link(Link::new(recent.share(p), rng)));
@@ -232,7 +253,8 @@ impl Wiring {
                 }
                 Duplex::Half => {
                     let rng = Rng::named(master, &format!("link.{}.shared", l.name));
-                    w.rows.push(row(w.media.len(), 0, &l.name, "shared"));
+                    w.rows
+                        .push(row(w.media.len(), 0, ChannelName::Link(k as u32, "shared")));
                     w.label.push((k, "shared"));
                     w.media.push(AnyMedium::Shared(Box::new(SharedLink::new(
                         l.fwd.clone(),
@@ -246,7 +268,7 @@ impl Wiring {
             }
         }
         let mut cell_medium = Vec::with_capacity(sc.wlans.len());
-        for c in &sc.wlans {
+        for (ci, c) in sc.wlans.iter().enumerate() {
             let id = w.media.len();
             let rng = Rng::named(master, &format!("wlan.{}", c.name));
             let mut m = Wlan::new(c.params.clone(), c.nodes.len(), rng);
@@ -254,8 +276,8 @@ impl Wiring {
                 m.set_per(port as Port, per);
             }
             for (port, &node) in c.nodes.iter().enumerate() {
-                w.rows
-                    .push(row(id, port as u16, &c.name, &sc.nodes[node].name));
+                let name = ChannelName::Cell(ci as u32, node as u32);
+                w.rows.push(row(id, port as u16, name));
             }
             w.media.push(AnyMedium::Wlan(Box::new(m)));
             w.label.push((usize::MAX, "wlan"));

@@ -565,8 +565,9 @@ impl World<'_, '_> {
         for ch in &self.wiring.rows {
             let mut row = self.res.link_series.row();
             row.put("t_s", t.into());
-            row.put("link", ch.link.as_str().into());
-            row.put("direction", ch.direction.as_str().into());
+            let (link, direction) = ch.names(self.sc);
+            row.put("link", link.into());
+            row.put("direction", direction.into());
             self.wiring.media[ch.medium as usize].sample(ch.channel as usize, self.now, &mut row);
         }
     }
@@ -623,8 +624,9 @@ impl World<'_, '_> {
         collect_flows(&mut self.res.flows, self.sc, &self.flows, end);
         for ch in &self.wiring.rows {
             let mut row = self.res.links.row();
-            row.put("link", ch.link.as_str().into());
-            row.put("direction", ch.direction.as_str().into());
+            let (link, direction) = ch.names(self.sc);
+            row.put("link", link.into());
+            row.put("direction", direction.into());
             self.wiring.media[ch.medium as usize].summary(ch.channel as usize, &mut row);
         }
     }
