@@ -759,7 +759,7 @@ mod tests {
         assert_eq!(offset_of!(Link<Pkt>, counters), 128);
         assert!(offset_of!(LinkCounters, max_queue_pkts) + 8 <= 64);
         // A FIFO entry of a small packet (the simulator's is 24 bytes) is one whole line.
-        struct Small([u32; 6]);
+        struct Small(#[allow(dead_code)] [u32; 6]);
         assert_eq!(std::mem::size_of::<Entry<Small>>(), 64);
         assert_eq!(align_of::<Entry<Small>>(), 64);
     }

@@ -61,6 +61,7 @@ impl Step {
 /// own (it lives in a niche of the link) and is exactly as large as a [`Link`]: a tag
 /// beside the cache-line-aligned link would take a line of its own, and one more cache
 /// miss per packet hop once thousands of links no longer fit in cache.
+#[allow(clippy::large_enum_variant)] // on purpose: the links are the media that matter
 pub(crate) enum AnyMedium {
     Link(Link<Pkt>),
     /// Boxed: half-duplex links are few.
