@@ -19,6 +19,7 @@ use crate::loss::{LossModel, LossProcess};
 use crate::params::{LinkParams, QueueLimit};
 use crate::Packet;
 use std::collections::VecDeque;
+use std::sync::Arc;
 use tcplab_core::{Dur, Metrics, Rng, Time};
 
 /// What happened to a packet offered to the link.
@@ -34,7 +35,11 @@ pub enum Admit {
     DroppedDown,
 }
 
+/// One packet in the FIFO. Aligned to a cache line (for the simulator's packets it is
+/// exactly 64 bytes): at 16-byte alignment most entries straddled two lines, two cache
+/// misses per admission on a link whose ring has gone cold.
 #[derive(Debug)]
+#[repr(align(64))]
 struct Entry<P> {
     /// `None` once the channel lost it or it was delivered (a hole in the FIFO).
     pkt: Option<P>,
@@ -67,13 +72,48 @@ fn needs_extras(p: &LinkParams) -> bool {
     p.loss != LossModel::None || p.jitter != Jitter::NONE || p.reorder || !p.up
 }
 
+/// The parameters every admission reads, copied out of [`LinkParams`] (which is kept
+/// whole, cold, for sampling, re-timing and `params()`) into the link's second cache line.
+#[derive(Clone, Copy, Debug)]
+struct Gate {
+    delay: Dur,
+    /// Drop-tail bound in packets or bytes (`u64::MAX`: unlimited).
+    limit: u64,
+    limit_in_bytes: bool,
+    up: bool,
+    reorder: bool,
+    /// `params.jitter` draws something (kept so the common case skips the call).
+    has_jitter: bool,
+}
+
+impl Gate {
+    fn of(p: &LinkParams) -> Gate {
+        let (limit, limit_in_bytes) = match p.queue {
+            QueueLimit::Packets(n) => (n as u64, false),
+            QueueLimit::Bytes(b) => (b, true),
+            QueueLimit::Unlimited => (u64::MAX, false),
+        };
+        Gate {
+            delay: p.delay,
+            limit,
+            limit_in_bytes,
+            up: p.up,
+            reorder: p.reorder,
+            has_jitter: p.jitter != Jitter::NONE,
+        }
+    }
+}
+
 /// One direction of a link (see the module docs).
 ///
-/// Fields are laid out hot first (what every admission and delivery touches); what only
-/// loss models, jitter, reordering and outages need is in a box that plain links never
-/// allocate: with thousands of links, the hot part of each is what stays in cache.
+/// With thousands of link directions, every packet hop finds its link out of cache, so
+/// what a hop touches is packed into the first three cache lines, in order of use: the
+/// FIFO and transmitter (line 0), the waiting count, capacity and admission parameters
+/// (line 1), the per-packet counters (line 2). The whole parameters, the loss stream and
+/// what only loss models, jitter, reordering and outages need (in a box that plain links
+/// never allocate) come after and stay cold.
 #[derive(Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Link<P> {
     /// Every packet serialised or waiting, in FIFO order, until it arrives (or would have).
     pipe: VecDeque<Entry<P>>,
@@ -82,31 +122,35 @@ pub struct Link<P> {
     /// Absolute index of the first entry that had not started transmitting at the last
     /// check (never below `head_abs`): the entries from it on are the waiting ones.
     svc_abs: u64,
-    /// Packets and bytes waiting (not yet started) as of the last check.
-    waiting_pkts: u64,
-    waiting_bytes: u64,
     /// When the transmitter is free again.
     busy_until: Time,
     /// Latest arrival of a pending packet, so without `reorder` none arrives before it.
     last_arrive: Time,
-    counters: LinkCounters,
+    /// Bytes waiting (not yet started) as of the last check.
+    waiting_bytes: u64,
     cap: Capacity,
-    /// `params.jitter` draws something (kept so the common case skips the call).
-    has_jitter: bool,
-    params: LinkParams,
+    extras: Option<Box<Extras<P>>>,
+    gate: Gate,
+    /// Packets waiting (not yet started) as of the last check.
+    waiting_pkts: u64,
+    counters: LinkCounters,
+    /// Shared between directions with equal parameters (a topology's access links
+    /// usually all have the same): the parameters are read only when they change, by
+    /// sampling and on making the [`Extras`], so sharing costs nothing per packet and
+    /// saves their ~150 bytes in each direction. Replaced, not edited, by `set_params`.
+    params: Arc<LinkParams>,
     /// The loss stream as given, untouched until [`Extras`] are made from it (a loss
     /// model without packets drawn from it is the same as none, so making them late
     /// changes no draw).
     rng: Rng,
-    extras: Option<Box<Extras<P>>>,
 }
 
 /// When a packet that finishes transmitting at `tx_end` reaches the far end under `p`;
 /// raises `last` past it. A lost packet never arrives: its nominal time only paces the
 /// FIFO, so it carries no jitter and cannot hold back the packets behind it.
-fn arrival(p: &LinkParams, last: &mut Time, tx_end: Time, jitter: Dur, lost: bool) -> Time {
-    let base = tx_end + p.delay + if lost { Dur::ZERO } else { jitter };
-    let arrive = if p.reorder { base } else { base.max(*last) };
+fn arrival(g: &Gate, last: &mut Time, tx_end: Time, jitter: Dur, lost: bool) -> Time {
+    let base = tx_end + g.delay + if lost { Dur::ZERO } else { jitter };
+    let arrive = if g.reorder { base } else { base.max(*last) };
     if !lost {
         *last = (*last).max(arrive);
     }
@@ -114,11 +158,13 @@ fn arrival(p: &LinkParams, last: &mut Time, tx_end: Time, jitter: Dur, lost: boo
 }
 
 impl<P: Packet> Link<P> {
-    /// `rng` feeds the loss model; give each link direction its own named stream.
-    pub fn new(params: LinkParams, rng: Rng) -> Link<P> {
+    /// `rng` feeds the loss model; give each link direction its own named stream. Pass
+    /// one `Arc` to several directions with equal parameters to store them once.
+    pub fn new(params: impl Into<Arc<LinkParams>>, rng: Rng) -> Link<P> {
+        let params: Arc<LinkParams> = params.into();
         let mut link = Link {
             cap: Capacity::for_params(&params, Time::ZERO, None),
-            has_jitter: params.jitter != Jitter::NONE,
+            gate: Gate::of(&params),
             rng,
             extras: None,
             // Grown on demand (to the high-water mark, once): most links of a large
@@ -208,24 +254,19 @@ impl<P: Packet> Link<P> {
     #[inline]
     pub fn handle_packet(&mut self, now: Time, pkt: P) -> Admit {
         self.counters.offered_pkts += 1;
-        if !self.params.up {
+        if !self.gate.up {
             self.counters.dropped_down += 1;
             return Admit::DroppedDown;
         }
         self.advance_service(now);
         let len = pkt.wire_len() as u64;
-        let full = match self.params.queue {
-            QueueLimit::Packets(n) => {
-                // The packet waits unless the transmitter is idle now.
-                let waits = self.busy_until > now;
-                waits && self.waiting_pkts >= n as u64
-            }
-            QueueLimit::Bytes(b) => {
-                let waits = self.busy_until > now;
-                waits && self.waiting_bytes + len > b
-            }
-            QueueLimit::Unlimited => false,
-        };
+        // The packet waits unless the transmitter is idle now.
+        let full = self.busy_until > now
+            && if self.gate.limit_in_bytes {
+                self.waiting_bytes + len > self.gate.limit
+            } else {
+                self.waiting_pkts >= self.gate.limit
+            };
         if full {
             self.counters.dropped_queue += 1;
             return Admit::DroppedQueue;
@@ -245,7 +286,7 @@ impl<P: Packet> Link<P> {
 
     /// True while packets may leave out of FIFO order.
     fn by_arrival(&self) -> bool {
-        self.params.reorder || self.arrivals().is_some()
+        self.gate.reorder || self.arrivals().is_some()
     }
 
     // Once per admission, from `handle_packet` only: inlined so the driver's admission is
@@ -255,12 +296,12 @@ impl<P: Packet> Link<P> {
         let len = pkt.wire_len();
         let tx_start = now.max(self.busy_until);
         let tx_end = self.cap.tx_end(now, tx_start, len);
-        let jitter = if self.has_jitter {
+        let jitter = if self.gate.has_jitter {
             self.draw_jitter()
         } else {
             Dur::ZERO
         };
-        let arrive = arrival(&self.params, &mut self.last_arrive, tx_end, jitter, lost);
+        let arrive = arrival(&self.gate, &mut self.last_arrive, tx_end, jitter, lost);
         self.busy_until = tx_end;
         if tx_start > now {
             self.waiting_pkts += 1;
@@ -301,6 +342,14 @@ impl<P: Packet> Link<P> {
         x.arrivals.push(arrive, seq);
     }
 
+    /// True if admitting a packet now cannot change [`Self::poll_timeout`]: packets leave
+    /// in FIFO order and one is already in the pipe, so a new one only joins the back.
+    /// Lets a driver skip re-reading the next wake-up after most admissions.
+    #[inline]
+    pub fn admission_keeps_timeout(&self) -> bool {
+        !self.pipe.is_empty() && !self.gate.reorder && self.arrivals().is_none()
+    }
+
     /// When the next packet reaches the far end (without `reorder`, possibly one the
     /// channel lost: the wake-up then only clears it).
     #[inline]
@@ -321,8 +370,7 @@ impl<P: Packet> Link<P> {
             if self.pipe.front()?.arrive > now {
                 return None;
             }
-            let e = self.pipe.pop_front().expect("front exists");
-            self.head_abs += 1;
+            let e = self.pop_head().expect("front exists");
             if self.svc_abs < self.head_abs {
                 // It had started (it arrived), but no check since had moved the cursor.
                 self.svc_abs = self.head_abs;
@@ -389,6 +437,20 @@ impl<P: Packet> Link<P> {
         pkt
     }
 
+    /// Takes the FIFO's first entry. A FIFO that empties restarts at the front of its
+    /// buffer: most link directions of a large topology hold one or two packets at a
+    /// time, so their pushes keep landing in the same (cached) line instead of walking
+    /// the whole ring, a cache miss per packet once there are thousands of links.
+    #[inline]
+    fn pop_head(&mut self) -> Option<Entry<P>> {
+        let e = self.pipe.pop_front()?;
+        self.head_abs += 1;
+        if self.pipe.is_empty() {
+            self.pipe.clear();
+        }
+        Some(e)
+    }
+
     /// Pops leading holes that have finished transmitting (the transmitter no longer needs
     /// them to know when it frees up).
     fn pop_finished(&mut self, now: Time) {
@@ -396,8 +458,7 @@ impl<P: Packet> Link<P> {
             if e.pkt.is_some() || e.tx_end > now {
                 break;
             }
-            self.pipe.pop_front();
-            self.head_abs += 1;
+            self.pop_head();
             debug_assert!(
                 self.svc_abs >= self.head_abs,
                 "a finished packet had started"
@@ -417,7 +478,7 @@ impl<P: Packet> Link<P> {
         match &mut self.extras {
             Some(x) => x.loss.set_model(params.loss.clone()),
             None if needs_extras(&params) => {
-                self.params.loss = params.loss.clone();
+                Arc::make_mut(&mut self.params).loss = params.loss.clone();
                 self.make_extras();
             }
             None => {}
@@ -427,8 +488,8 @@ impl<P: Packet> Link<P> {
             self.params.rate_bps == params.rate_bps && self.params.trace == params.trace;
         let old = std::mem::replace(&mut self.cap, Capacity::Rate(1));
         self.cap = Capacity::for_params(&params, now, Some(old));
-        self.has_jitter = params.jitter != Jitter::NONE;
-        self.params = params;
+        self.gate = Gate::of(&params);
+        self.params = Arc::new(params);
         if !self.params.up {
             if was_up {
                 self.drop_in_flight(now);
@@ -526,13 +587,7 @@ impl<P: Packet> Link<P> {
                 e.tx_end = self.cap.tx_end(free, free, e.len);
             }
             let lost = e.pkt.is_none();
-            e.arrive = arrival(
-                &self.params,
-                &mut self.last_arrive,
-                e.tx_end,
-                e.jitter,
-                lost,
-            );
+            e.arrive = arrival(&self.gate, &mut self.last_arrive, e.tx_end, e.jitter, lost);
             free = e.tx_end;
         }
         self.busy_until = free;
@@ -689,8 +744,24 @@ mod tests {
     fn a_plain_link_direction_stays_small() {
         // Loss, jitter, reordering and outage state live in a box plain links never make
         // (488 bytes with them inline).
-        assert!(std::mem::size_of::<Link<Pkt>>() <= 336);
+        assert!(std::mem::size_of::<Link<Pkt>>() <= 256);
         assert!(link(12_000_000, 0, QueueLimit::Unlimited).extras.is_none());
+    }
+
+    #[test]
+    fn what_a_hop_touches_fits_in_three_cache_lines() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<Link<Pkt>>(), 64);
+        // Line 0: FIFO and transmitter; line 1: admission; line 2: per-packet counters.
+        assert!(offset_of!(Link<Pkt>, last_arrive) + 8 <= 64);
+        assert!(offset_of!(Link<Pkt>, waiting_pkts) + 8 <= 128);
+        assert!(offset_of!(Link<Pkt>, gate) + std::mem::size_of::<Gate>() <= 128);
+        assert_eq!(offset_of!(Link<Pkt>, counters), 128);
+        assert!(offset_of!(LinkCounters, max_queue_pkts) + 8 <= 64);
+        // A FIFO entry of a small packet (the simulator's is 24 bytes) is one whole line.
+        struct Small(#[allow(dead_code)] [u32; 6]);
+        assert_eq!(std::mem::size_of::<Entry<Small>>(), 64);
+        assert_eq!(align_of::<Entry<Small>>(), 64);
     }
 
     #[test]
@@ -713,6 +784,23 @@ mod tests {
             fates,
             vec![Admit::Queued, Admit::DroppedLoss, Admit::Queued]
         );
+    }
+
+    #[test]
+    fn an_admission_behind_a_packet_keeps_the_timeout() {
+        let mut l = link(12_000_000, 10, QueueLimit::Packets(1));
+        assert!(!l.admission_keeps_timeout());
+        l.handle_packet(Time::ZERO, Pkt(0, 1500));
+        assert!(l.admission_keeps_timeout());
+        let t = l.poll_timeout();
+        for i in 1..4 {
+            l.handle_packet(Time::ZERO, Pkt(i, 1500)); // queued, then tail-dropped
+            assert_eq!(l.poll_timeout(), t);
+        }
+        let mut r = link(12_000_000, 10, QueueLimit::Unlimited);
+        r.set_params(Time::ZERO, r.params().clone().with_reorder(true));
+        r.handle_packet(Time::ZERO, Pkt(0, 1500));
+        assert!(!r.admission_keeps_timeout());
     }
 
     #[test]

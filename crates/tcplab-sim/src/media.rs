@@ -8,6 +8,7 @@
 //! [`Step`]s: which medium, entered at which port, left at which.
 
 use crate::scenario::{Duplex, Hop, LinkSpec, Scenario};
+use std::sync::Arc;
 use tcplab_core::{Metrics, Rng, Time};
 use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink, Wlan};
 
@@ -55,9 +56,16 @@ impl Step {
 }
 
 /// The built-in media, dispatched statically.
+///
+/// Everything but the plain link direction is boxed, so the enum needs no tag of its
+/// own (it lives in a niche of the link) and is exactly as large as a [`Link`]: a tag
+/// beside the cache-line-aligned link would take a line of its own, and one more cache
+/// miss per packet hop once thousands of links no longer fit in cache.
+#[allow(clippy::large_enum_variant)] // on purpose: the links are the media that matter
 pub(crate) enum AnyMedium {
     Link(Link<Pkt>),
-    Shared(SharedLink<Pkt>),
+    /// Boxed: half-duplex links are few.
+    Shared(Box<SharedLink<Pkt>>),
     /// Boxed: a cell is larger than a plain link direction, and there are few cells.
     Wlan(Box<Wlan<Pkt>>),
 }
@@ -66,7 +74,10 @@ macro_rules! dispatch {
     ($self:ident, $m:ident => $e:expr) => {
         match $self {
             AnyMedium::Link($m) => $e,
-            AnyMedium::Shared($m) => $e,
+            AnyMedium::Shared($m) => {
+                let $m = &mut **$m;
+                $e
+            }
             AnyMedium::Wlan($m) => {
                 let $m = &mut **$m;
                 $e
@@ -76,7 +87,10 @@ macro_rules! dispatch {
     (ref $self:ident, $m:ident => $e:expr) => {
         match $self {
             AnyMedium::Link($m) => $e,
-            AnyMedium::Shared($m) => $e,
+            AnyMedium::Shared($m) => {
+                let $m = &**$m;
+                $e
+            }
             AnyMedium::Wlan($m) => {
                 let $m = &**$m;
                 $e
@@ -89,6 +103,15 @@ impl AnyMedium {
     #[inline]
     pub fn handle_packet(&mut self, now: Time, step: Step, pkt: Pkt) -> Admit {
         dispatch!(self, m => Medium::handle_packet(m, now, step.from, step.to, pkt))
+    }
+    /// True if admitting a packet now cannot move the medium's next wake-up (link
+    /// directions only; other media are always asked again).
+    #[inline]
+    pub fn admission_keeps_timeout(&self) -> bool {
+        match self {
+            AnyMedium::Link(m) => m.admission_keeps_timeout(),
+            AnyMedium::Shared(_) | AnyMedium::Wlan(_) => false,
+        }
     }
     #[inline]
     pub fn handle_timeout(&mut self, now: Time) {
@@ -131,14 +154,57 @@ impl AnyMedium {
     }
 }
 
+/// The last few distinct link parameters made into `Arc`s, so link directions with equal
+/// parameters (a generated topology's access links) share one copy. Only the last few:
+/// a topology of all-different links costs no quadratic search.
+#[derive(Default)]
+struct RecentParams(Vec<Arc<LinkParams>>);
+
+impl RecentParams {
+    const KEEP: usize = 4;
+
+    fn share(&mut self, p: &LinkParams) -> Arc<LinkParams> {
+        if let Some(a) = self.0.iter().find(|a| ***a == *p) {
+            return a.clone();
+        }
+        if self.0.len() == Self::KEEP {
+            self.0.remove(0);
+        }
+        let a = Arc::new(p.clone());
+        self.0.push(a.clone());
+        a
+    }
+}
+
 /// One row of the links tables: a channel of a medium.
+///
+/// Its names are looked up in the scenario when a row is written ([`Channel::names`]),
+/// not copied into strings here: four link directions per flow made these copies a few
+/// hundred bytes of every flow's memory.
 pub(crate) struct Channel {
     pub medium: u32,
     pub channel: u16,
+    name: ChannelName,
+}
+
+/// Where a channel's `link` and `direction` columns come from.
+enum ChannelName {
+    /// A link (index in `Scenario::links`) and its direction (`fwd`, `rev`, `shared`).
+    Link(u32, &'static str),
+    /// A cell (index in `Scenario::wlans`) and the node (index in `Scenario::nodes`)
+    /// the channel belongs to.
+    Cell(u32, u32),
+}
+
+impl Channel {
     /// The `link` column (the link's or the cell's name) and the `direction` column
     /// (`fwd`, `rev`, `shared`, or the node a cell's channel belongs to).
-    pub link: String,
-    pub direction: String,
+    pub fn names<'s>(&self, sc: &'s Scenario) -> (&'s str, &'s str) {
+        match self.name {
+            ChannelName::Link(k, dir) => (&sc.links[k as usize].name, dir),
+            ChannelName::Cell(c, n) => (&sc.wlans[c as usize].name, &sc.nodes[n as usize].name),
+        }
+    }
 }
 
 /// The media of the scenario's links and cells, and how to find them.
@@ -166,30 +232,36 @@ impl Wiring {
             label: Vec::with_capacity(links.len() * 2),
             ports: vec![[0, 1]; links.len()],
         };
-        let row = |medium: usize, channel: u16, link: &str, dir: &str| Channel {
+        let row = |medium: usize, channel: u16, name: ChannelName| Channel {
             medium: medium as u32,
             channel,
-            link: link.to_string(),
-            direction: dir.to_string(),
+            name,
         };
+        let mut recent = RecentParams::default();
         for (k, l) in links.iter().enumerate() {
             let id = w.media.len() as u32;
             match l.duplex {
                 Duplex::Full => {
                     for (p, dir) in [(&l.fwd, "fwd"), (&l.rev, "rev")] {
                         let rng = Rng::named(master, &format!("link.{}.{dir}", l.name));
-                        w.rows.push(row(w.media.len(), 0, &l.name, dir));
+                        w.rows
+                            .push(row(w.media.len(), 0, ChannelName::Link(k as u32, dir)));
                         w.label.push((k, dir));
-                        w.media.push(AnyMedium::Link(Link::new(p.clone(), rng)));
+                        w.media
+                            .push(AnyMedium::Link(Link::new(recent.share(p), rng)));
                     }
                     w.of_link.push([id, id + 1]);
                 }
                 Duplex::Half => {
                     let rng = Rng::named(master, &format!("link.{}.shared", l.name));
-                    w.rows.push(row(w.media.len(), 0, &l.name, "shared"));
+                    w.rows
+                        .push(row(w.media.len(), 0, ChannelName::Link(k as u32, "shared")));
                     w.label.push((k, "shared"));
-                    w.media
-                        .push(AnyMedium::Shared(SharedLink::new(l.fwd.clone(), 2, rng)));
+                    w.media.push(AnyMedium::Shared(Box::new(SharedLink::new(
+                        l.fwd.clone(),
+                        2,
+                        rng,
+                    ))));
                     w.of_link.push([id, id]);
                 }
                 // Filled in below, once the cells have media.
@@ -197,7 +269,7 @@ impl Wiring {
             }
         }
         let mut cell_medium = Vec::with_capacity(sc.wlans.len());
-        for c in &sc.wlans {
+        for (ci, c) in sc.wlans.iter().enumerate() {
             let id = w.media.len();
             let rng = Rng::named(master, &format!("wlan.{}", c.name));
             let mut m = Wlan::new(c.params.clone(), c.nodes.len(), rng);
@@ -205,8 +277,8 @@ impl Wiring {
                 m.set_per(port as Port, per);
             }
             for (port, &node) in c.nodes.iter().enumerate() {
-                w.rows
-                    .push(row(id, port as u16, &c.name, &sc.nodes[node].name));
+                let name = ChannelName::Cell(ci as u32, node as u32);
+                w.rows.push(row(id, port as u16, name));
             }
             w.media.push(AnyMedium::Wlan(Box::new(m)));
             w.label.push((usize::MAX, "wlan"));
@@ -254,5 +326,29 @@ impl Wiring {
         if r != f {
             self.media[r as usize].set_params(now, rev.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_link_parameters_are_stored_once() {
+        let mut r = RecentParams::default();
+        let a = LinkParams::new(1_000_000, tcplab_core::Dur::from_millis(1));
+        let b = LinkParams::new(2_000_000, tcplab_core::Dur::from_millis(1));
+        let (a1, b1, a2) = (r.share(&a), r.share(&b), r.share(&a.clone()));
+        assert!(Arc::ptr_eq(&a1, &a2));
+        assert!(!Arc::ptr_eq(&a1, &b1));
+        assert_eq!(*b1, b);
+    }
+
+    #[test]
+    fn a_medium_is_as_large_as_a_link_direction() {
+        assert_eq!(
+            std::mem::size_of::<AnyMedium>(),
+            std::mem::size_of::<Link<Pkt>>()
+        );
     }
 }
