@@ -76,6 +76,10 @@ struct Flow {
     started: bool,
     finished: bool,
     finite: bool,
+    /// The source has reported `finished_at` (it never goes back): from then on a sink's
+    /// event can finish the flow (an unreliable one, once nothing is in the network),
+    /// and before it no sink event can, so sink events skip asking the source.
+    source_done: bool,
 }
 
 /// Asked every few thousand events whether to go on (Ctrl-C, time limits).
@@ -178,6 +182,7 @@ pub fn simulate_tapped<'c>(
             started: false,
             finished: false,
             finite: f.bytes.is_some() || f.stop.is_some(),
+            source_done: false,
         });
     }
     let unfinished = flows.iter().filter(|f| f.finite).count();
@@ -486,13 +491,15 @@ impl World<'_, '_> {
         let now = self.now;
         let dir = side; // the source sends on route 0, the sink on route 1
         let first = self.flows[f].route[dir];
+        // Every packet of this direction enters the same first step.
+        let step = self.steps[first as usize];
         while let Some(body) = self.flows[f].ends[side].poll_transmit(now) {
             self.flows[f].count[dir].sent += 1;
             let wire_len = body.wire_len();
             let payload_len = body.payload_len();
             let slot = self.packets.put(body);
             self.enqueue(
-                self.steps[first as usize],
+                step,
                 Pkt {
                     slot,
                     wire_len,
@@ -503,7 +510,12 @@ impl World<'_, '_> {
                 },
             );
         }
-        self.check_finished(f);
+        let fl = &mut self.flows[f];
+        // Only the source's own events can make it finish (endpoints share no state), so
+        // until it has, the sink's skip the question (a dispatched call on each of them).
+        if fl.finite && !fl.finished && (side == SOURCE || fl.source_done) {
+            self.check_finished(f);
+        }
         let fl = &mut self.flows[f];
         if let Some(t) = fl.ends[side].poll_timeout() {
             let t = t.max(now);
@@ -516,10 +528,17 @@ impl World<'_, '_> {
 
     /// A finite flow is finished when its source is, and (unreliable transports) nothing
     /// it sent is still in the network.
+    #[inline]
     fn check_finished(&mut self, f: usize) {
         let fl = &mut self.flows[f];
-        if !fl.finite || fl.finished || fl.ends[SOURCE].progress().finished_at.is_none() {
+        if !fl.finite || fl.finished {
             return;
+        }
+        if !fl.source_done {
+            if fl.ends[SOURCE].progress().finished_at.is_none() {
+                return;
+            }
+            fl.source_done = true;
         }
         if fl.reliable || fl.count[0].in_network() == 0 {
             fl.finished = true;
