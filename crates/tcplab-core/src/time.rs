@@ -68,10 +68,19 @@ impl Dur {
     }
     /// Time to serialise `bytes` at `bits_per_sec`, rounded up so a link is never faster
     /// than its rate. A zero rate is rejected at configuration time, never here.
+    ///
+    /// Once per packet admitted to a link: a packet's bit-nanoseconds fit in 64 bits
+    /// (up to 2.3 GB), so it takes one 64-bit division, not a call to the 128-bit one
+    /// (about 40 instructions less); the same value either way.
+    #[inline]
     pub fn transmission(bytes: u64, bits_per_sec: u64) -> Dur {
-        let bits = bytes as u128 * 8 * 1_000_000_000;
-        let r = bits_per_sec.max(1) as u128;
-        Dur(bits.div_ceil(r).min(u64::MAX as u128) as u64)
+        const BIT_NS: u64 = 8 * 1_000_000_000;
+        let r = bits_per_sec.max(1);
+        if bytes <= u64::MAX / BIT_NS {
+            return Dur((bytes * BIT_NS).div_ceil(r));
+        }
+        let bits = bytes as u128 * BIT_NS as u128;
+        Dur(bits.div_ceil(r as u128).min(u64::MAX as u128) as u64)
     }
 }
 
@@ -164,6 +173,34 @@ mod tests {
         assert_eq!(Dur::transmission(1500, 100_000_000), Dur::from_micros(120));
         // 1 B at 3 bit/s = 8/3 s, rounded up.
         assert_eq!(Dur::transmission(1, 3), Dur(2_666_666_667));
+    }
+
+    /// The 64-bit path and the 128-bit one agree at their border, and huge sizes saturate.
+    #[test]
+    fn transmission_is_exact_on_both_paths() {
+        let wide = |b: u64, r: u64| {
+            let x = (b as u128 * 8_000_000_000).div_ceil(r as u128);
+            Dur(x.min(u64::MAX as u128) as u64)
+        };
+        let edge = u64::MAX / 8_000_000_000;
+        for b in [
+            0,
+            1,
+            40,
+            1500,
+            9000,
+            65_535,
+            edge - 1,
+            edge,
+            edge + 1,
+            u64::MAX,
+        ] {
+            for r in [1, 3, 56_000, 100_000_000, 1_000_000_007, u64::MAX] {
+                assert_eq!(Dur::transmission(b, r), wide(b, r), "{b} B at {r} bit/s");
+            }
+        }
+        assert_eq!(Dur::transmission(u64::MAX, 1), Dur(u64::MAX));
+        assert_eq!(Dur::transmission(1500, 0), wide(1500, 1));
     }
 
     #[test]
