@@ -360,8 +360,10 @@ impl<P: Packet> Link<P> {
         }
     }
 
-    /// The next packet that has reached the far end by `now`, if any.
-    #[inline]
+    /// The next packet that has reached the far end by `now`, if any. Always inlined:
+    /// called twice per packet hop by a driver's loop, and out of line the call and its
+    /// register saves were about a third of its cost.
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<P> {
         if self.arrivals().is_some() {
             return self.poll_by_arrival(now);

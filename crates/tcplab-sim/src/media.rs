@@ -100,6 +100,15 @@ macro_rules! dispatch {
 }
 
 impl AnyMedium {
+    /// The link direction, if this medium is one: the loop's fast path for the medium
+    /// nearly every packet hop wakes.
+    #[inline(always)]
+    pub fn as_link(&mut self) -> Option<&mut Link<Pkt>> {
+        match self {
+            AnyMedium::Link(l) => Some(l),
+            AnyMedium::Shared(_) | AnyMedium::Wlan(_) => None,
+        }
+    }
     #[inline]
     pub fn handle_packet(&mut self, now: Time, step: Step, pkt: Pkt) -> Admit {
         dispatch!(self, m => Medium::handle_packet(m, now, step.from, step.to, pkt))
