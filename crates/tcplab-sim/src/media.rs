@@ -113,15 +113,6 @@ impl AnyMedium {
     pub fn handle_packet(&mut self, now: Time, step: Step, pkt: Pkt) -> Admit {
         dispatch!(self, m => Medium::handle_packet(m, now, step.from, step.to, pkt))
     }
-    /// True if admitting a packet now cannot move the medium's next wake-up (link
-    /// directions only; other media are always asked again).
-    #[inline]
-    pub fn admission_keeps_timeout(&self) -> bool {
-        match self {
-            AnyMedium::Link(m) => m.admission_keeps_timeout(),
-            AnyMedium::Shared(_) | AnyMedium::Wlan(_) => false,
-        }
-    }
     #[inline]
     pub fn handle_timeout(&mut self, now: Time) {
         dispatch!(self, m => Medium::handle_timeout(m, now))

@@ -443,14 +443,21 @@ impl World<'_, '_> {
     }
 
     /// Offers `p` to the medium of `step`; a packet dropped at admission is counted.
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, step: Step, p: Pkt) {
         let m = step.medium as usize;
         let medium = &mut self.wiring.media[m];
         // The pending wake-up is never later than the medium's next one, so when the
-        // admission cannot move that, `wake_medium` would do nothing.
-        let keeps = medium.admission_keeps_timeout();
-        if medium.handle_packet(self.now, step, p) != Admit::Queued {
+        // admission cannot move that, `wake_medium` would do nothing. A link direction
+        // (nearly every hop) is matched once, not once per call.
+        let (keeps, admit) = match medium.as_link() {
+            Some(link) => (
+                link.admission_keeps_timeout(),
+                link.handle_packet(self.now, p),
+            ),
+            None => (false, medium.handle_packet(self.now, step, p)),
+        };
+        if admit != Admit::Queued {
             self.flows[p.flow as usize].count[p.to_source as usize].dropped += 1;
             self.packets.free(p.slot);
         }
