@@ -74,6 +74,9 @@ pub struct EventQueue {
     cursor: u64,
     /// Entries beyond the horizon when pushed: a 4-ary min-heap.
     far: Vec<Far>,
+    /// The key of `far`'s root, `u128::MAX` when it is empty: every pop compares the
+    /// wheel's first key with it, one load instead of the heap's pointer and length.
+    far_min: u128,
     seq: u64,
 }
 
@@ -99,6 +102,7 @@ impl EventQueue {
             in_wheel: 0,
             cursor: 0,
             far: Vec::new(),
+            far_min: u128::MAX,
             seq: 0,
         }
     }
@@ -178,7 +182,8 @@ impl EventQueue {
         let w = c / 64;
         let here = self.bits[w] & (!0u64 << (c % 64));
         if here != 0 {
-            return w * 64 + here.trailing_zeros() as usize;
+            // Masked (a no-op) so the slot table's index needs no bounds check.
+            return (w * 64 + here.trailing_zeros() as usize) & (SLOTS - 1);
         }
         // Next occupied word after w, circularly, through the summary.
         let next_word = |from: usize| -> Option<usize> {
@@ -215,7 +220,8 @@ impl EventQueue {
             let b = self.first_slot();
             let first = self.ends[b].head;
             let node = self.nodes[first as usize];
-            if self.far.first().is_none_or(|f| node.key < f.key) {
+            // Keys are unique (the sequence), so no wheel key equals `far_min`.
+            if node.key < self.far_min {
                 self.ends[b].head = node.next;
                 if node.next == NIL {
                     self.ends[b].tail = NIL;
@@ -251,6 +257,7 @@ impl EventQueue {
             i = parent;
         }
         h[i] = e;
+        self.far_min = h[0].key;
     }
 
     fn far_pop(&mut self) -> Option<Far> {
@@ -258,6 +265,7 @@ impl EventQueue {
         let h = &mut self.far[..];
         let n = h.len();
         if n == 0 {
+            self.far_min = u128::MAX;
             return Some(last);
         }
         let top = h[0];
@@ -280,6 +288,7 @@ impl EventQueue {
             i = m;
         }
         h[i] = last;
+        self.far_min = h[0].key;
         Some(top)
     }
 
