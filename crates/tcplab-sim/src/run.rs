@@ -546,11 +546,15 @@ impl World<'_, '_> {
         let first = self.flows[f].route[dir];
         // Every packet of this direction enters the same first step.
         let step = self.steps[first as usize];
-        while let Some(body) = self.flows[f].ends[side].poll_transmit(now) {
+        loop {
+            let end = &mut self.flows[f].ends[side];
+            let Some(slot) = self.packets.put_next(|| end.poll_transmit(now)) else {
+                break;
+            };
             self.flows[f].count[dir].sent += 1;
+            let body = self.packets.get(slot);
             let wire_len = body.wire_len();
             let payload_len = body.payload_len();
-            let slot = self.packets.put(body);
             self.enqueue(
                 step,
                 Pkt {
