@@ -43,16 +43,18 @@ impl SenderStats {
     }
 }
 
-/// What the receiver saw.
+/// What the receiver saw. `repr(C)`: the counters every segment or ACK moves come first
+/// (see [`crate::tcp::Receiver`]'s layout).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct ReceiverStats {
     pub segments_received: u64,
-    /// Segments carrying only bytes already received.
-    pub duplicate_segments: u64,
-    pub out_of_order_segments: u64,
     pub acks_sent: u64,
     /// Bytes delivered to the application, in order.
     pub delivered: u64,
+    /// Segments carrying only bytes already received.
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
     /// When the last byte of a finite transfer was delivered.
     pub completed_at: Option<Time>,
 }
