@@ -89,7 +89,7 @@ pub(super) trait LossRecovery {
     /// ssthresh far above what the path carried.
     fn in_network(&mut self, s: &mut SendState) -> u64 {
         let flight = s.flight_size();
-        s.sb.mark_lost_and_pipe(&mut s.recs, s.cfg.mss, flight)
+        s.sb.mark_lost_and_pipe(&mut s.recs, s.mss, flight)
             .min(flight)
     }
 

@@ -40,13 +40,18 @@ pub struct SenderSnapshot {
 }
 
 /// A sans-IO TCP sender (see the crate docs for the calling protocol).
+///
+/// `repr(C)`: the handshake state and the pacer, read on every ACK and poll, share the
+/// first line with the head of the recovery; the shared state starts on a line of its
+/// own (see its layout).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Sender {
-    pub(super) s: SendState,
-    pub(super) recovery: Recovery,
-    pub(super) pacer: Pacer,
-    rounds: TimerRounds,
     pub(super) hs: Handshake,
+    pub(super) pacer: Pacer,
+    pub(super) recovery: Recovery,
+    rounds: TimerRounds,
+    pub(super) s: SendState,
 }
 
 impl Sender {
@@ -321,7 +326,7 @@ impl Sender {
         let idle = self.bytes_in_flight() == 0;
         if self.s.retx_head {
             self.s.retx_head = false;
-            let idx = self.s.snd_una / self.s.cfg.mss as u64;
+            let idx = self.s.snd_una / self.s.mss as u64;
             self.recovery.on_head_retransmit(&mut self.s, idx);
             return Some(self.send(now, idx, idle));
         }
