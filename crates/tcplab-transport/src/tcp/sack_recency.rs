@@ -53,6 +53,7 @@ impl SackRecency {
     }
 
     /// `merged` (a held range of `ooo`, just inserted into) is now the newest.
+    #[inline]
     pub(super) fn touched(&mut self, merged: SackBlock, ooo: &Ranges, rcv_nxt: u64) {
         let inside = |b: &SackBlock| b.start >= merged.start && b.start < merged.end;
         let n = self.n_top as usize;
