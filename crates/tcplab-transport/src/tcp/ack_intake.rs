@@ -46,7 +46,7 @@ impl SendState {
         self.sb.update(
             &mut self.recs,
             seg.sack_blocks(),
-            self.cfg.mss,
+            self.mss,
             now,
             &mut self.rate,
             on_delivered,
@@ -64,7 +64,7 @@ impl SendState {
         ts_ecr: Option<u32>,
         mut on_delivered: impl FnMut(u64, &SentRecord),
     ) -> Option<Dur> {
-        let mss = self.cfg.mss as u64;
+        let mss = self.mss as u64;
         let mut rtt_sample = None;
         let mut covers_retransmission = false;
         let (rate, sb) = (&mut self.rate, &mut self.sb);
@@ -90,7 +90,7 @@ impl SendState {
         }
         // RFC 7323 section 4.1: with timestamps the echoed TSval dates the transmission
         // the ACK answers, whichever it was; no Karn ambiguity.
-        if let (true, Some(ecr)) = (self.cfg.timestamps, ts_ecr) {
+        if let (true, Some(ecr)) = (self.timestamps, ts_ecr) {
             rtt_sample = Some(elapsed_since(now, ecr));
         }
         self.snd_una = ack;

@@ -127,7 +127,7 @@ impl Sender {
         self.begin_data(now);
         if syns > 1 {
             // RFC 5681 section 3.1: one segment after a lost SYN or SYN-ACK.
-            self.s.w.cwnd = self.s.cfg.mss as u64;
+            self.s.w.cwnd = self.s.mss as u64;
         }
     }
 

@@ -244,11 +244,11 @@ impl RackRecovery {
     fn detect(&mut self, s: &mut SendState, now: Time, early: bool) {
         let before = s.sb.lost_bytes;
         let reo_wnd = Self::reo_wnd(s);
-        let lowest =
-            self.rack
-                .detect_loss(now, &mut s.recs, s.cfg.mss, reo_wnd, &mut s.sb.lost_bytes);
+        let lowest = self
+            .rack
+            .detect_loss(now, &mut s.recs, s.mss, reo_wnd, &mut s.sb.lost_bytes);
         if lowest.is_some() {
-            let mss = s.cfg.mss as u64;
+            let mss = s.mss as u64;
             s.stats.rack_lost += (s.sb.lost_bytes - before).div_ceil(mss);
         }
         if !s.in_recovery {
@@ -257,7 +257,7 @@ impl RackRecovery {
                 // RTO recovery: resend a retransmission RACK found lost (go-back-N then
                 // skips segments that are not lost).
                 if let Some(idx) = lowest {
-                    s.snd_nxt = s.snd_nxt.min(idx * s.cfg.mss as u64);
+                    s.snd_nxt = s.snd_nxt.min(idx * s.mss as u64);
                 }
                 return;
             }
@@ -268,10 +268,7 @@ impl RackRecovery {
             self.last_cut_at = now;
             self.rack.reset_tlp();
             // RFC 6675 (4.3): the first loss leaves regardless of cwnd.
-            s.retx_head = early
-                || s.recs
-                    .get(s.snd_una / s.cfg.mss as u64)
-                    .is_some_and(|r| r.lost);
+            s.retx_head = early || s.recs.get(s.snd_una / s.mss as u64).is_some_and(|r| r.lost);
         } else {
             if early {
                 s.retx_head = true;
@@ -322,7 +319,7 @@ impl RackRecovery {
     /// beyond the RTO expiry (the probe then takes the RTO's place).
     fn arm_pto(&mut self, s: &SendState, now: Time) {
         let pto = match s.rtt.srtt() {
-            Some(srtt) if s.flight_size() <= s.cfg.mss as u64 => srtt * 2 + WC_DEL_ACK,
+            Some(srtt) if s.flight_size() <= s.mss as u64 => srtt * 2 + WC_DEL_ACK,
             Some(srtt) => srtt * 2,
             None => Dur::from_secs(1),
         };
@@ -342,7 +339,7 @@ impl RackRecovery {
     /// The probe: a new segment if the receive window allows one (cwnd is not checked),
     /// else the highest segment sent.
     fn probe_segment(s: &SendState) -> Option<u64> {
-        let mss = s.cfg.mss as u64;
+        let mss = s.mss as u64;
         if s.snd_nxt == s.snd_max && s.snd_nxt < s.app_end {
             let len = s.seg_len(s.snd_nxt / mss) as u64;
             if s.snd_max + len - s.snd_una <= s.rwnd {
@@ -418,7 +415,7 @@ impl LossRecovery for RackRecovery {
         if let Some(idx) = self.next_lost(s) {
             return Some(idx);
         }
-        new_ok.then_some(s.snd_nxt / s.cfg.mss as u64)
+        new_ok.then_some(s.snd_nxt / s.mss as u64)
     }
 
     fn take_probe(&mut self, s: &mut SendState) -> Option<u64> {
@@ -448,7 +445,7 @@ impl LossRecovery for RackRecovery {
 
     fn on_head_retransmit(&mut self, s: &mut SendState, idx: u64) {
         let seq = s.sb.high_rxt().max(s.seg_end(idx));
-        s.sb.set_high_rxt(&s.recs, seq, s.cfg.mss);
+        s.sb.set_high_rxt(&s.recs, seq, s.mss);
     }
 
     fn on_rto(&mut self, s: &mut SendState) {

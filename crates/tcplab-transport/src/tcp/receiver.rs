@@ -11,54 +11,87 @@ use crate::tcp::timestamps::{tsval, TsRecent};
 use tcplab_core::Time;
 
 /// A sans-IO TCP receiver whose application reads every in-order byte at once.
+///
+/// Laid out for the cache (`repr(C)`, line-aligned): with a thousand flows a receiver has
+/// left the cache by its next segment, so every line a segment touches is a miss. An
+/// in-order data segment and the ACK after it touch lines 0 to 2 only: the sequence
+/// state and the settings they read (copied out of [`ReceiverConfig`], whose fields
+/// would otherwise spread over two more lines), then the statistics (per-segment
+/// counters first) and the SACK-recency cache's counts. Its blocks, logs, the D-SACK
+/// block and the timestamp echo (off by default) follow, touched only around
+/// out-of-order data or with timestamps.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Receiver {
-    flow: u32,
-    cfg: ReceiverConfig,
     rcv_nxt: u64,
-    /// Out-of-order ranges above `rcv_nxt`.
-    ooo: Ranges,
-    /// Which held ranges the SACK blocks report, most recently changed first (RFC 2018).
-    recent: SackRecency,
     /// Distinct bytes ever received, to cross-check reassembly.
     received_unique: u64,
     /// Bytes held in `ooo`.
     ooo_bytes: u64,
     /// Right edge of the window last advertised (rcv_nxt + wnd): it never moves left.
     right_edge: u64,
+    /// `ReceiverConfig::rcv_buf`.
+    rcv_buf: u64,
+    /// `ReceiverConfig::total_bytes`, `u64::MAX` if unknown (no byte lies beyond it, and
+    /// `rcv_nxt` never reaches it: the same answers as `None`).
+    total_end: u64,
     unacked_segments: u32,
     /// Segments still ACKed at once in quick-ACK mode.
     quick: u32,
+    flow: u32,
     ack_now: bool,
     /// A SYN arrived: answer with a SYN-ACK (`handshake.rs`).
     syn_ack_due: bool,
+    /// `ReceiverConfig::timestamps`: echo timestamps and stamp ACKs.
+    timestamps: bool,
+    /// `ReceiverConfig::sack`.
+    sack: bool,
+    // -- line 1 --
+    /// Out-of-order ranges above `rcv_nxt`.
+    ooo: Ranges,
+    ack_policy: AckPolicy,
     ack_at: Option<Time>,
-    /// RFC 7323 TS.Recent and Last.ACK.sent (with `cfg.timestamps`).
-    ts: TsRecent,
+    /// `ReceiverConfig::dsack && ReceiverConfig::sack`: duplicates are reported.
+    dsack_on: bool,
+    // -- line 2 --
+    /// Counters; the per-segment ones first.
+    stats: ReceiverStats,
+    /// Which held ranges the SACK blocks report, most recently changed first (RFC 2018);
+    /// its counts end line 2.
+    recent: SackRecency,
     /// A duplicate segment to report in the next ACK's first SACK block (RFC 2883).
     dsack: Option<SackBlock>,
-    stats: ReceiverStats,
+    /// RFC 7323 TS.Recent and Last.ACK.sent (with `timestamps`).
+    ts: TsRecent,
+    /// `ReceiverConfig::quick_ack`.
+    quick_ack: u32,
 }
 
 impl Receiver {
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
         Receiver {
-            flow,
-            quick: cfg.quick_ack,
-            cfg,
             rcv_nxt: 0,
-            ooo: Ranges::default(),
-            recent: SackRecency::new(),
             received_unique: 0,
             ooo_bytes: 0,
             right_edge: 0,
+            rcv_buf: cfg.rcv_buf,
+            total_end: cfg.total_bytes.unwrap_or(u64::MAX),
             unacked_segments: 0,
+            quick: cfg.quick_ack,
+            flow,
             ack_now: false,
             syn_ack_due: false,
+            timestamps: cfg.timestamps,
+            sack: cfg.sack,
+            ooo: Ranges::default(),
+            ack_policy: cfg.ack_policy,
             ack_at: None,
-            ts: TsRecent::default(),
-            dsack: None,
+            dsack_on: cfg.dsack && cfg.sack,
             stats: ReceiverStats::default(),
+            recent: SackRecency::new(),
+            dsack: None,
+            ts: TsRecent::default(),
+            quick_ack: cfg.quick_ack,
         }
     }
 
@@ -79,7 +112,7 @@ impl Receiver {
     /// Echoes timestamps from now on (a peer that sends them; RFC 7323 negotiates this in
     /// the handshake, which drivers without one do on the first stamped segment).
     pub fn use_timestamps(&mut self) {
-        self.cfg.timestamps = true;
+        self.timestamps = true;
     }
 
     /// Processes a data segment.
@@ -93,17 +126,15 @@ impl Receiver {
         }
         self.stats.segments_received += 1;
         let (start, end) = (seg.seq, seg.seq + seg.len as u64);
-        if let (true, Some(t)) = (self.cfg.timestamps, seg.ts) {
+        if let (true, Some(t)) = (self.timestamps, seg.ts) {
             self.ts.on_segment(start, t.val);
         }
-        if let Some(total) = self.cfg.total_bytes {
-            if end > total {
-                return Err(Violation::DataBeyondEnd {
-                    flow: self.flow,
-                    end,
-                    total,
-                });
-            }
+        if end > self.total_end {
+            return Err(Violation::DataBeyondEnd {
+                flow: self.flow,
+                end,
+                total: self.total_end,
+            });
         }
         if end <= self.rcv_nxt {
             // Entirely old: the sender missed our ACK; tell it again now (RFC 5681 4.2).
@@ -123,7 +154,7 @@ impl Receiver {
             // Out-of-order data: ACK at once so the sender sees a duplicate ACK (and, as
             // Linux, ACK the next segments at once too while recovery is under way).
             self.ack_now = true;
-            self.quick = self.cfg.quick_ack;
+            self.quick = self.quick_ack;
             return Ok(());
         }
         // In order (possibly overlapping old data or held out-of-order data).
@@ -148,7 +179,7 @@ impl Receiver {
                 received: self.received_unique,
             });
         }
-        if self.cfg.total_bytes == Some(self.rcv_nxt) && self.stats.completed_at.is_none() {
+        if self.total_end == self.rcv_nxt && self.stats.completed_at.is_none() {
             self.stats.completed_at = Some(now);
         }
         if had_gap || seg.fin {
@@ -156,7 +187,7 @@ impl Receiver {
             self.ack_now = true;
             return Ok(());
         }
-        match self.cfg.ack_policy {
+        match self.ack_policy {
             AckPolicy::PerPacket => self.ack_now = true,
             AckPolicy::Delayed { every, max_delay } => {
                 self.unacked_segments += 1;
@@ -175,7 +206,7 @@ impl Receiver {
 
     /// RFC 2883: `[start, end)` arrived a second time; the next ACK reports it first.
     fn note_duplicate(&mut self, start: u64, end: u64) {
-        if self.cfg.dsack && self.cfg.sack {
+        if self.dsack_on {
             self.dsack = Some(SackBlock { start, end });
         }
     }
@@ -240,7 +271,7 @@ impl Receiver {
     /// The window to advertise: the free receive buffer (only out-of-order data occupies
     /// it), but never less than keeps the last advertised right edge (no shrinking).
     fn window(&mut self) -> u64 {
-        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        let free = self.rcv_buf.saturating_sub(self.ooo_bytes);
         self.right_edge = self.right_edge.max(self.rcv_nxt + free);
         self.right_edge - self.rcv_nxt
     }
@@ -264,14 +295,14 @@ impl Receiver {
             wnd,
             ..Segment::default()
         };
-        if self.cfg.timestamps {
+        if self.timestamps {
             let ecr = self.ts.on_ack_sent(self.rcv_nxt);
             seg.ts = Some(Timestamps {
                 val: tsval(now),
                 ecr,
             });
         }
-        if self.cfg.sack {
+        if self.sack {
             let mut n = self.take_dsack(&mut seg);
             let first_sack = n.min(1);
             // RFC 2018 section 4: as many distinct blocks as fit, most recent first.
@@ -317,5 +348,31 @@ impl Receiver {
             return None;
         }
         self.ack_at
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// The fields an in-order segment and its ACK touch stay in the first three lines
+    /// (see the layout note on [`Receiver`]).
+    #[test]
+    fn the_per_segment_fields_share_three_lines() {
+        assert_eq!(align_of::<Receiver>(), 64);
+        let line = |off: usize, size: usize| {
+            assert_eq!(off / 64, (off + size - 1) / 64, "field straddles a line");
+            off / 64
+        };
+        assert_eq!(line(offset_of!(Receiver, rcv_nxt), 8), 0);
+        assert_eq!(line(offset_of!(Receiver, sack), 1), 0);
+        assert_eq!(line(offset_of!(Receiver, ack_at), 16), 1);
+        assert_eq!(line(offset_of!(Receiver, dsack_on), 1), 1);
+        let stats = offset_of!(Receiver, stats);
+        assert_eq!(line(stats + offset_of!(ReceiverStats, delivered), 8), 2);
+        let recent = offset_of!(Receiver, recent);
+        assert_eq!(line(recent + SackRecency::COUNTS_END - 1, 1), 2);
+        assert!(size_of::<Receiver>() <= 6 * 64);
     }
 }

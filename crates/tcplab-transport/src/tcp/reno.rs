@@ -34,7 +34,7 @@ impl LossRecovery for RenoRecovery {
         if !s.in_recovery {
             return false;
         }
-        let mss = s.cfg.mss as u64;
+        let mss = s.mss as u64;
         let inflate = s.cc.recovery_inflation();
         let recover = s.recover.unwrap_or(0);
         if !self.newreno {
@@ -65,7 +65,7 @@ impl LossRecovery for RenoRecovery {
 
     /// RFC 5681 / 6582 duplicate-ACK handling.
     fn on_dup_ack(&mut self, s: &mut SendState, now: Time, early: bool) {
-        let mss = s.cfg.mss as u64;
+        let mss = s.mss as u64;
         if s.in_recovery {
             // Each further duplicate ACK means a segment left the network: inflate.
             if s.cc.recovery_inflation() {

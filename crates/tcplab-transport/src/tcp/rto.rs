@@ -62,7 +62,7 @@ impl Sender {
         s.retx_head = false;
         // Go back N: resend from the first unacknowledged segment in slow start.
         s.go_back(s.snd_una);
-        s.sb.set_high_rxt(&s.recs, s.snd_una, s.cfg.mss);
+        s.sb.set_high_rxt(&s.recs, s.snd_una, s.mss);
         self.recovery.on_rto(s);
         s.restart_rto(now);
     }

@@ -28,7 +28,7 @@ pub(super) fn exit_at_recovery_point(s: &mut SendState, now: Time, ack: u64) {
 /// NextSeg's precondition: `None` when cwnd − pipe < 1 SMSS, else whether rule 2 (new
 /// data) may apply: unsent data exists and the receive window has room for it.
 pub(super) fn room(s: &SendState, pipe: u64) -> Option<bool> {
-    let mss = s.cfg.mss as u64;
+    let mss = s.mss as u64;
     if pipe + mss > s.w.cwnd.max(mss) {
         return None;
     }
@@ -50,7 +50,7 @@ impl LossRecovery for SackRecovery {
         if s.snd_una >= s.snd_max {
             return;
         }
-        let (dupthresh, mss, flight) = (s.cfg.dupthresh, s.cfg.mss, s.flight_size());
+        let (dupthresh, mss, flight) = (s.cfg.dupthresh, s.mss, s.flight_size());
         if !s.in_recovery {
             // RFC 6675 section 5.1: after a timeout no new recovery starts before
             // RecoveryPoint is acknowledged (IsLost marks would then only disturb the
@@ -93,14 +93,14 @@ impl LossRecovery for SackRecovery {
             return s.next_in_order(false);
         }
         let new_ok = room(s, s.sb.pipe)?;
-        if let Some(idx) = s.sb.next_retransmission(&s.recs, s.cfg.mss, new_ok) {
+        if let Some(idx) = s.sb.next_retransmission(&s.recs, s.mss, new_ok) {
             let end = s.seg_end(idx);
-            s.sb.set_high_rxt(&s.recs, end, s.cfg.mss);
+            s.sb.set_high_rxt(&s.recs, end, s.mss);
             s.sb.pipe += s.seg_len(idx) as u64;
             return Some(idx);
         }
         if new_ok {
-            let idx = s.snd_nxt / s.cfg.mss as u64;
+            let idx = s.snd_nxt / s.mss as u64;
             s.sb.pipe += s.seg_len(idx) as u64;
             return Some(idx);
         }
@@ -109,7 +109,7 @@ impl LossRecovery for SackRecovery {
 
     fn on_head_retransmit(&mut self, s: &mut SendState, idx: u64) {
         let seq = s.sb.high_rxt().max(s.seg_end(idx));
-        s.sb.set_high_rxt(&s.recs, seq, s.cfg.mss);
+        s.sb.set_high_rxt(&s.recs, seq, s.mss);
         s.sb.pipe += s.seg_len(idx) as u64;
     }
 

@@ -20,13 +20,17 @@ use crate::ranges::Ranges;
 use crate::tcp::segment::{SackBlock, MAX_SACK_BLOCKS};
 
 /// The SACK-block order of a receiver's held ranges (see the module docs).
+///
+/// `repr(C)`, counts first: an in-order segment reads only `n_top` (see the receiver's
+/// layout).
 #[derive(Debug, Default)]
+#[repr(C)]
 pub(super) struct SackRecency {
-    /// The newest held ranges, newest first: `top[..n_top]`.
-    top: [SackBlock; MAX_SACK_BLOCKS],
     n_top: u8,
     /// `top` holds the min(MAX_SACK_BLOCKS, held) newest ranges; else rebuild from `log`.
     complete: bool,
+    /// The newest held ranges, newest first: `top[..n_top]`.
+    top: [SackBlock; MAX_SACK_BLOCKS],
     /// Starts of touched ranges, oldest first; entries may be stale (merged or ACKed).
     log: Vec<u64>,
     /// Compaction scratch (start, log position), reused.
@@ -37,6 +41,10 @@ pub(super) struct SackRecency {
 }
 
 impl SackRecency {
+    /// Bytes from the start that an in-order segment touches (`n_top`, `complete`).
+    #[cfg(test)]
+    pub(super) const COUNTS_END: usize = std::mem::offset_of!(SackRecency, complete) + 1;
+
     pub(super) fn new() -> SackRecency {
         SackRecency {
             complete: true,
@@ -45,6 +53,7 @@ impl SackRecency {
     }
 
     /// `merged` (a held range of `ooo`, just inserted into) is now the newest.
+    #[inline]
     pub(super) fn touched(&mut self, merged: SackBlock, ooo: &Ranges, rcv_nxt: u64) {
         let inside = |b: &SackBlock| b.start >= merged.start && b.start < merged.end;
         let n = self.n_top as usize;

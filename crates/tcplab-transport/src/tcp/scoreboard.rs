@@ -24,11 +24,18 @@ use crate::records::{Records, SentRecord};
 use crate::tcp::segment::{SackBlock, MAX_SACK_BLOCKS};
 use tcplab_core::Time;
 
-/// RFC 6675 state beyond the per-segment flags.
+/// RFC 6675 state beyond the per-segment flags. `repr(C)`: what a cumulative ACK
+/// without SACK blocks reads (the released segments' byte counts) comes first, the
+/// lists and the previous ACK's blocks last.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Scoreboard {
     /// Bytes of outstanding segments the receiver SACKed.
     pub sacked_bytes: u64,
+    /// HighRxt as a segment index (`high_rxt.div_ceil(mss)`).
+    rxt_idx: u64,
+    /// Bytes of unSACKed segments below `rxt_idx` (SetPipe's second term).
+    below_rxt: u64,
     /// Bytes of outstanding, unSACKed segments marked lost and not resent since.
     pub lost_bytes: u64,
     /// RFC 6675 pipe, maintained during SACK recovery (SetPipe on each ACK, plus each
@@ -38,28 +45,24 @@ pub struct Scoreboard {
     high_rxt: u64,
     /// End of the highest byte covered by any SACK block.
     pub high_sacked: u64,
-    dupthresh: u32,
-    /// The DupThresh highest SACKed segments, ascending (the lowest is IsLost's boundary).
-    top: Vec<u64>,
     /// Every unSACKed segment below this index IsLost: the highest boundary seen.
     lost_below: u64,
     /// The IsLost passes have marked every unSACKed segment below this index.
     marked_to: u64,
-    /// Segments below `marked_to` resent since the last pass (to be marked again).
-    resent: Vec<u64>,
-    /// HighRxt as a segment index (`high_rxt.div_ceil(mss)`).
-    rxt_idx: u64,
-    /// Bytes of unSACKed segments below `rxt_idx` (SetPipe's second term).
-    below_rxt: u64,
     /// No unSACKed segment in [rxt_idx, lost_scan) is marked lost (NextSeg rule 1).
     lost_scan: u64,
     /// Every segment in [rxt_idx, sacked_run) is SACKed (NextSeg rule 3).
     sacked_run: u64,
+    n_done: usize,
+    dupthresh: u32,
+    /// The DupThresh highest SACKed segments, ascending (the lowest is IsLost's boundary).
+    top: Vec<u64>,
+    /// Segments below `marked_to` resent since the last pass (to be marked again).
+    resent: Vec<u64>,
     /// Blocks of the previous ACK, already fully marked. SACKed flags only ever get set,
     /// so only the parts of new blocks outside these need a walk: O(new) per ACK instead
     /// of O(block length), which dominated runs with long recoveries.
     done: [SackBlock; MAX_SACK_BLOCKS],
-    n_done: usize,
 }
 
 impl Scoreboard {

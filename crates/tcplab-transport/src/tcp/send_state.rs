@@ -14,42 +14,60 @@ use crate::tcp::stats::SenderStats;
 use crate::tcp::undo::{Reduction, Undo};
 use tcplab_core::{Dur, Time};
 
+/// Laid out for the cache (`repr(C)`, line-aligned): with a thousand flows a sender has
+/// left the cache by its next ACK, so every line an ACK or a transmission touches is a
+/// miss. Line 0 holds the sequence space, the flags and the settings read on every ACK
+/// (copied out of `cfg`, whose 96 bytes would add two lines); line 1 the window and
+/// the timers; then the controller, the send records' ring, the estimators, the undo
+/// episode and the statistics' per-ACK head (line 7). The scoreboard (its per-ACK
+/// counts first), the rest of the configuration and PRR follow.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub(super) struct SendState {
-    pub flow: u32,
-    pub cfg: SenderConfig,
-    pub cc: Controller,
-    pub w: Window,
-    pub rtt: RttEstimator,
-    pub rate: RateSampler,
-    pub recs: Records,
-    pub sb: Scoreboard,
     pub snd_una: u64,
     pub snd_nxt: u64,
     pub snd_max: u64,
     /// End of the data the application has written (`u64::MAX`: unlimited).
     pub app_end: u64,
     pub rwnd: u64,
+    /// `cfg.mss`.
+    pub mss: u32,
+    pub dupacks: u32,
+    /// The newest TSval of the receiver's ACKs, echoed in data segments (RFC 7323).
+    pub peer_ts: u32,
+    pub flow: u32,
     pub started: bool,
     pub in_recovery: bool,
-    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; also set by a timeout.
-    pub recover: Option<u64>,
-    pub dupacks: u32,
     /// The segment at snd_una must be retransmitted now, outside the window.
     pub retx_head: bool,
     /// Go-back-N after a timeout (or Tahoe's fast retransmit): every segment the receiver
     /// had not SACKed then is presumed lost, so only what was sent since is in flight.
     /// Lasts until snd_una passes `recover` and the resend pass has caught up.
     pub go_back_n: bool,
+    /// `cfg.timestamps`.
+    pub timestamps: bool,
+    /// `cfg.undo`.
+    pub undo_on: bool,
+    // -- line 1 --
+    pub w: Window,
     /// The retransmission timer (RFC 6298), see `rto.rs`.
     pub rto_at: Option<Time>,
-    /// RFC 6937 state of the current SACK recovery episode (`recovery_cwnd = "prr"`).
-    pub prr: Prr,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint; also set by a timeout.
+    pub recover: Option<u64>,
+    /// `cfg.snd_buf`.
+    pub snd_buf: u64,
+    // -- line 2 --
+    pub cc: Controller,
+    pub recs: Records,
+    pub rtt: RttEstimator,
+    pub rate: RateSampler,
     /// The reduction that may still be undone (`undo.rs`).
     pub undo: Undo,
-    /// The newest TSval of the receiver's ACKs, echoed in data segments (RFC 7323).
-    pub peer_ts: u32,
     pub stats: SenderStats,
+    pub sb: Scoreboard,
+    pub cfg: SenderConfig,
+    /// RFC 6937 state of the current SACK recovery episode (`recovery_cwnd = "prr"`).
+    pub prr: Prr,
 }
 
 impl SendState {
@@ -63,34 +81,38 @@ impl SendState {
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
         let sb = Scoreboard::new(cfg.dupthresh);
         SendState {
-            flow,
-            w: Window {
-                cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
-                ssthresh: u64::MAX,
-                mss: cfg.mss,
-            },
-            cfg,
-            cc,
-            rtt,
-            rate: RateSampler::default(),
-            recs: Records::default(),
-            sb,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
             app_end,
             rwnd: u64::MAX,
+            mss: cfg.mss,
+            dupacks: 0,
+            peer_ts: 0,
+            flow,
             started: false,
             in_recovery: false,
-            recover: None,
-            dupacks: 0,
             retx_head: false,
             go_back_n: false,
+            timestamps: cfg.timestamps,
+            undo_on: cfg.undo,
+            w: Window {
+                cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
+                ssthresh: u64::MAX,
+                mss: cfg.mss,
+            },
             rto_at: None,
-            prr: Prr::default(),
+            recover: None,
+            snd_buf: cfg.snd_buf,
+            cc,
+            recs: Records::default(),
+            rtt,
+            rate: RateSampler::default(),
             undo: Undo::default(),
-            peer_ts: 0,
             stats: SenderStats::default(),
+            sb,
+            cfg,
+            prr: Prr::default(),
         }
     }
 
@@ -129,7 +151,7 @@ impl SendState {
         match self.cfg.ssthresh_basis {
             SsthreshBasis::FlightSize => flight,
             SsthreshBasis::InFlight => {
-                let by_dupacks = self.dupacks as u64 * self.cfg.mss as u64;
+                let by_dupacks = self.dupacks as u64 * self.mss as u64;
                 flight.saturating_sub(self.sb.sacked_bytes.max(by_dupacks))
             }
         }
@@ -137,13 +159,13 @@ impl SendState {
 
     /// Payload bytes of segment `idx`.
     pub fn seg_len(&self, idx: u64) -> u32 {
-        let seq = idx * self.cfg.mss as u64;
-        (self.app_end.saturating_sub(seq)).min(self.cfg.mss as u64) as u32
+        let seq = idx * self.mss as u64;
+        (self.app_end.saturating_sub(seq)).min(self.mss as u64) as u32
     }
 
     /// End (exclusive) of segment `idx`.
     pub fn seg_end(&self, idx: u64) -> u64 {
-        idx * self.cfg.mss as u64 + self.seg_len(idx) as u64
+        idx * self.mss as u64 + self.seg_len(idx) as u64
     }
 
     /// A loss was detected: cut the window (the controller's response), remember the
@@ -194,7 +216,7 @@ impl SendState {
         }
         let delivered =
             (self.snd_una - prior_una + self.sb.sacked_bytes).saturating_sub(prior_sacked);
-        let mss = self.cfg.mss as u64;
+        let mss = self.mss as u64;
         self.w.cwnd = self.prr.on_ack(delivered, pipe, self.w.ssthresh, mss);
     }
 
@@ -204,7 +226,7 @@ impl SendState {
         if !self.cc.may_expire_head() || self.snd_una >= self.snd_max {
             return false;
         }
-        let Some(r) = self.recs.get(self.snd_una / self.cfg.mss as u64) else {
+        let Some(r) = self.recs.get(self.snd_una / self.mss as u64) else {
             return false;
         };
         let head = HeadSegment {
@@ -243,6 +265,25 @@ impl SendState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The per-ACK fields keep their lines (see the layout note on [`SendState`]).
+    #[test]
+    fn the_per_ack_fields_keep_their_lines() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<SendState>(), 64);
+        let line = |off: usize, size: usize| {
+            assert_eq!(off / 64, (off + size - 1) / 64, "field straddles a line");
+            off / 64
+        };
+        assert_eq!(line(offset_of!(SendState, snd_una), 8), 0);
+        assert_eq!(line(offset_of!(SendState, undo_on), 1), 0);
+        assert_eq!(line(offset_of!(SendState, w), 24), 1);
+        assert_eq!(line(offset_of!(SendState, snd_buf), 8), 1);
+        // The statistics' per-ACK head is one whole line.
+        let stats = offset_of!(SendState, stats);
+        assert_eq!(stats % 64, 0);
+        assert_eq!(offset_of!(SenderStats, retransmitted_segments), 64);
+    }
     use crate::cc::{NewReno, Tahoe};
     use crate::records::SentRecord;
 

@@ -40,13 +40,18 @@ pub struct SenderSnapshot {
 }
 
 /// A sans-IO TCP sender (see the crate docs for the calling protocol).
+///
+/// `repr(C)`: the recovery, the pacer and the handshake state's tag, read on every ACK
+/// and poll, share the first line; the shared state starts on a line of its own (see
+/// its layout).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Sender {
-    pub(super) s: SendState,
     pub(super) recovery: Recovery,
     pub(super) pacer: Pacer,
     rounds: TimerRounds,
     pub(super) hs: Handshake,
+    pub(super) s: SendState,
 }
 
 impl Sender {
@@ -321,7 +326,7 @@ impl Sender {
         let idle = self.bytes_in_flight() == 0;
         if self.s.retx_head {
             self.s.retx_head = false;
-            let idx = self.s.snd_una / self.s.cfg.mss as u64;
+            let idx = self.s.snd_una / self.s.mss as u64;
             self.recovery.on_head_retransmit(&mut self.s, idx);
             return Some(self.send(now, idx, idle));
         }
@@ -386,5 +391,20 @@ fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, None) => x,
         (None, y) => y,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recovery, the pacer and the handshake's tag share the first line; the shared
+    /// state starts the second.
+    #[test]
+    fn the_per_ack_parts_share_the_first_line() {
+        use std::mem::{offset_of, size_of};
+        assert!(size_of::<Recovery>() <= 16);
+        assert!(offset_of!(Sender, hs) < 64);
+        assert_eq!(offset_of!(Sender, s), 128);
     }
 }

@@ -2,11 +2,17 @@
 
 use tcplab_core::{Dur, Time};
 
-/// What the sender did.
+/// What the sender did. `repr(C)`: what every transmission and RTT sample moves comes
+/// first, in 64 bytes (see `SendState`'s layout).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct SenderStats {
     pub segments_sent: u64,
     pub bytes_sent: u64,
+    pub rtt_samples: u64,
+    pub rtt_sum: Dur,
+    pub rtt_min: Option<Dur>,
+    pub rtt_max: Option<Dur>,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     pub rtos: u64,
@@ -17,10 +23,6 @@ pub struct SenderStats {
     pub rack_lost: u64,
     /// Window reductions found spurious and undone (`undo = true`).
     pub undos: u64,
-    pub rtt_samples: u64,
-    pub rtt_sum: Dur,
-    pub rtt_min: Option<Dur>,
-    pub rtt_max: Option<Dur>,
     /// When every byte of a finite transfer was acknowledged.
     pub acked_all_at: Option<Time>,
     /// SYNs sent again after the SYN timer expired (`handshake.rs`).
@@ -43,16 +45,18 @@ impl SenderStats {
     }
 }
 
-/// What the receiver saw.
+/// What the receiver saw. `repr(C)`: the counters every segment or ACK moves come first
+/// (see [`crate::tcp::Receiver`]'s layout).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct ReceiverStats {
     pub segments_received: u64,
-    /// Segments carrying only bytes already received.
-    pub duplicate_segments: u64,
-    pub out_of_order_segments: u64,
     pub acks_sent: u64,
     /// Bytes delivered to the application, in order.
     pub delivered: u64,
+    /// Segments carrying only bytes already received.
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
     /// When the last byte of a finite transfer was delivered.
     pub completed_at: Option<Time>,
 }

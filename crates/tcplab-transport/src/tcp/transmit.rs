@@ -17,7 +17,7 @@ impl SendState {
     /// receiver SACKed (and with `skip_unlost`, those not deemed lost: RACK may send the
     /// pass back to a lost retransmission).
     pub fn next_in_order(&mut self, skip_unlost: bool) -> Option<u64> {
-        let mss = self.cfg.mss as u64;
+        let mss = self.mss as u64;
         while self.snd_nxt < self.snd_max {
             match self.recs.get(self.snd_nxt / mss) {
                 Some(r) if r.sacked || (skip_unlost && !r.lost) => {
@@ -35,7 +35,7 @@ impl SendState {
         let idx = self.snd_nxt / mss;
         let len = self.seg_len(idx) as u64;
         // The peer's window and our own send buffer bound what is outstanding.
-        let limit = self.rwnd.min(self.cfg.snd_buf);
+        let limit = self.rwnd.min(self.snd_buf);
         if self.in_flight() + len > self.w.cwnd || self.snd_nxt - self.snd_una + len > limit {
             return None;
         }
@@ -45,7 +45,7 @@ impl SendState {
     /// Records the (re)transmission of segment `idx` at `now` and builds it. `idle`:
     /// nothing was in flight before it (a new delivery-rate interval starts).
     pub fn record_send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
-        let mss = self.cfg.mss as u64;
+        let mss = self.mss as u64;
         let seq = idx * mss;
         let len = self.seg_len(idx);
         let retransmission = idx < self.recs.end();
@@ -91,7 +91,7 @@ impl SendState {
             len,
             fin: seq + len as u64 == self.app_end,
             retransmission,
-            ts: self.cfg.timestamps.then(|| Timestamps {
+            ts: self.timestamps.then(|| Timestamps {
                 val: tsval(now),
                 ecr: self.peer_ts,
             }),

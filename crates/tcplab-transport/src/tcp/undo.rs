@@ -69,7 +69,7 @@ impl SendState {
     /// during a fast-recovery or go-back-N episode keeps that episode's prior window (as
     /// Linux's `tcp_enter_loss` does), only noting that a timeout happened.
     pub fn undo_begin(&mut self, kind: Reduction) {
-        if !self.cfg.undo {
+        if !self.undo_on {
             return;
         }
         if let (Reduction::Rto, Some(e)) = (kind, self.undo.episode.as_mut()) {
@@ -108,7 +108,7 @@ impl SendState {
         if e.undo_retrans == 0 || d.end <= e.marker {
             return false;
         }
-        let mss = self.cfg.mss as u64;
+        let mss = self.mss as u64;
         let (first, stop) = (d.start.max(e.marker) / mss, d.end.div_ceil(mss));
         let mut dup = 0;
         for idx in first..stop {
@@ -130,7 +130,7 @@ impl SendState {
         let Some(rts) = e.retransmit_ts else {
             return false;
         };
-        if e.eifel_judged || seg.ack <= e.marker || !self.cfg.timestamps {
+        if e.eifel_judged || seg.ack <= e.marker || !self.timestamps {
             return false;
         }
         e.eifel_judged = true;
@@ -149,7 +149,7 @@ impl SendState {
             let cwnd = self.w.cwnd;
             self.exit_recovery(now, cwnd);
         }
-        let mss = self.cfg.mss as u64;
+        let mss = self.mss as u64;
         if e.kind == Reduction::Rto && by_eifel {
             // RFC 4015 (2): resume with unsent data; (3) reverse the congestion state.
             let iw = self.cfg.initial_cwnd as u64 * mss;
