@@ -305,8 +305,8 @@ impl Scoreboard {
         flight.saturating_sub(self.sacked_bytes + self.lost_bytes)
     }
 
-    /// The counters match the records (debug builds).
-    #[cfg(debug_assertions)]
+    /// The counters match the records (debug builds, and the unit tests in any profile).
+    #[cfg(any(debug_assertions, test))]
     pub fn check(&self, recs: &mut Records) {
         let (mut sacked, mut lost) = (0, 0);
         for (_, r) in recs.iter_mut() {
