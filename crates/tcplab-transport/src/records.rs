@@ -15,7 +15,7 @@ use tcplab_core::Time;
 /// time is absolute; the first transmission and the two delivery-rate times are stored as
 /// nanoseconds *before* it in 32 bits, and `delivered` in 48 bits. A record whose values
 /// do not fit (times more than 4.29 s apart: RTO backoff, idle flows; 256 TB delivered)
-/// is marked [`FAR`] and keeps them exactly in a slot of the ring's [`FarTable`] (its
+/// is marked [`FAR`] and keeps them exactly in a slot of the sender's [`FarTable`] (its
 /// index in `orig_back`): every read returns exactly the value stored.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
@@ -59,11 +59,11 @@ pub struct SendTimes {
     pub delivered: u64,
 }
 
-/// Exact values of the records whose offsets do not fit 32 bits (kept by the sender beside
-/// its [`Records`], in a cold line: inside the ring's header it would shift the sender's
-/// per-ACK lines; rare: a slot is taken
-/// when such a record is stored and freed when it is released or re-stored compactly;
-/// freed slots are reused, so the table grows only to the most such records at once.
+/// Exact values of the records whose offsets do not fit 32 bits. Kept by the sender beside
+/// its [`Records`], in a cold line (inside the ring's header it would shift the sender's
+/// per-ACK lines). Rare: a slot is taken when such a record is stored and freed when it is
+/// released or stored compactly again; freed slots are reused, so the table grows only to
+/// the most such records at once (no allocation per packet in steady state).
 #[derive(Debug, Default)]
 pub struct FarTable {
     slots: Vec<Option<SendTimes>>,
