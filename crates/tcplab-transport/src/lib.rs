@@ -32,7 +32,7 @@ pub use pacing::Pacer;
 pub use packet::{Opaque, Packet};
 pub use ranges::Ranges;
 pub use rate::{RateSample, RateSampler};
-pub use records::{Records, SentRecord};
+pub use records::{FarTable, Records, SendTimes, SentRecord};
 pub use rtt::RttEstimator;
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,

@@ -3,7 +3,7 @@
 //! Each ACK yields a sample of how fast data was delivered over the interval of the most
 //! recently sent packet it acknowledges, flagged when the sender was application-limited.
 
-use crate::records::SentRecord;
+use crate::records::{FarTable, SendTimes, SentRecord};
 use tcplab_core::{Dur, Time};
 
 /// One delivery-rate sample, handed to the congestion controller on each ACK.
@@ -42,16 +42,25 @@ pub struct RateSampler {
 }
 
 impl RateSampler {
-    /// Fills a record's rate fields when its segment is (re)sent.
-    pub fn on_send(&mut self, now: Time, nothing_in_flight: bool, rec: &mut SentRecord) {
+    /// Sets a record's app-limited flag when its segment is (re)sent and returns its rate
+    /// times (with `orig_sent_time` for the caller to fill) for [`SentRecord::store`].
+    pub fn on_send(
+        &mut self,
+        now: Time,
+        nothing_in_flight: bool,
+        rec: &mut SentRecord,
+    ) -> SendTimes {
         if nothing_in_flight {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
-        rec.first_sent_time = self.first_sent_time;
-        rec.delivered_time = self.delivered_time;
-        rec.delivered = self.delivered;
         rec.set_app_limited(self.app_limited_until != 0);
+        SendTimes {
+            orig_sent_time: now,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            delivered: self.delivered,
+        }
     }
 
     /// Marks the connection application-limited (nothing to send, window not full).
@@ -60,20 +69,23 @@ impl RateSampler {
     }
 
     /// Accounts a segment newly delivered (cumulatively or by SACK) by the current ACK.
-    pub fn on_delivered(&mut self, now: Time, rec: &SentRecord) {
+    #[inline]
+    pub fn on_delivered(&mut self, now: Time, rec: &SentRecord, far: &FarTable) {
         self.delivered += rec.len as u64;
         self.delivered_time = now;
-        let newer = (rec.delivered, rec.sent_time) > (self.prior_delivered, self.sample_sent_time);
+        let t = rec.times(far);
+        let sent = rec.sent_time();
+        let newer = (t.delivered, sent) > (self.prior_delivered, self.sample_sent_time);
         if !self.have_sample || newer {
-            self.sample_sent_time = rec.sent_time;
+            self.sample_sent_time = sent;
             self.have_sample = true;
-            self.prior_delivered = rec.delivered;
-            self.prior_time = rec.delivered_time;
+            self.prior_delivered = t.delivered;
+            self.prior_time = t.delivered_time;
             self.sample_app_limited = rec.app_limited();
-            self.send_elapsed = rec.sent_time - rec.first_sent_time;
-            self.ack_elapsed = self.delivered_time - rec.delivered_time;
-            self.sample_rtt = (rec.tx_count == 1).then(|| now - rec.sent_time);
-            self.first_sent_time = rec.sent_time;
+            self.send_elapsed = sent - t.first_sent_time;
+            self.ack_elapsed = self.delivered_time - t.delivered_time;
+            self.sample_rtt = (rec.tx_count == 1).then(|| now - sent);
+            self.first_sent_time = sent;
         }
     }
 
@@ -117,15 +129,12 @@ mod tests {
     /// One segment sent at 0 with `before` bytes delivered earlier, delivered at 1 s.
     fn sample(before: u64) -> RateSample {
         let mut r = RateSampler::default();
-        let mut rec = SentRecord {
-            len: 1000,
-            tx_count: 1,
-            ..SentRecord::default()
-        };
-        r.on_send(Time::ZERO, true, &mut rec);
+        let mut far = FarTable::default();
+        let mut rec = SentRecord::new(1000, Time::ZERO);
+        let t = r.on_send(Time::ZERO, true, &mut rec);
+        rec.store(&mut far, Time::ZERO, SendTimes { delivered: 0, ..t });
         r.delivered = before;
-        rec.delivered = 0;
-        r.on_delivered(Time(1_000_000_000), &rec);
+        r.on_delivered(Time(1_000_000_000), &rec, &far);
         r.take_sample(None).expect("a sample")
     }
 

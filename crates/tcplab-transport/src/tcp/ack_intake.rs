@@ -45,6 +45,7 @@ impl SendState {
         }
         self.sb.update(
             &mut self.recs,
+            &self.far,
             seg.sack_blocks(),
             self.mss,
             now,
@@ -68,21 +69,22 @@ impl SendState {
         let mut rtt_sample = None;
         let mut covers_retransmission = false;
         let (rate, sb) = (&mut self.rate, &mut self.sb);
-        self.recs.release_below(ack.div_ceil(mss), |idx, rec| {
-            if !rec.counted() {
-                rate.on_delivered(now, rec);
-            }
-            if !rec.sacked {
-                on_delivered(idx, rec);
-            }
-            sb.on_released(idx, rec);
-            if rec.tx_count > 1 {
-                covers_retransmission = true;
-            } else if !rec.sacked {
-                // Karn: only segments sent once give samples; the newest wins.
-                rtt_sample = Some(now - rec.sent_time);
-            }
-        });
+        self.recs
+            .release_below(ack.div_ceil(mss), &mut self.far, |idx, rec, far| {
+                if !rec.counted() {
+                    rate.on_delivered(now, rec, far);
+                }
+                if !rec.sacked() {
+                    on_delivered(idx, rec);
+                }
+                sb.on_released(idx, rec);
+                if rec.tx_count > 1 {
+                    covers_retransmission = true;
+                } else if !rec.sacked() {
+                    // Karn: only segments sent once give samples; the newest wins.
+                    rtt_sample = Some(now - rec.sent_time());
+                }
+            });
         // Karn (RFC 6298 section 3): an ACK that covers retransmitted data was triggered by
         // the retransmission, so no segment it covers gives a valid sample.
         if covers_retransmission {
@@ -128,15 +130,11 @@ mod tests {
         };
         let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
         for i in 0..4 {
-            s.recs.push(
-                i,
-                SentRecord {
-                    len: 1000,
-                    tx_count: if i == 1 { 2 } else { 1 },
-                    sent_time: Time(if i == 1 { 50_000_000 } else { 0 }),
-                    ..SentRecord::default()
-                },
-            );
+            s.recs.push(i, {
+                let mut r = SentRecord::new(1000, Time(if i == 1 { 50_000_000 } else { 0 }));
+                r.tx_count = if i == 1 { 2 } else { 1 };
+                r
+            });
         }
         s.snd_nxt = 4000;
         s.snd_max = 4000;

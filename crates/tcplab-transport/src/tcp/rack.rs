@@ -103,14 +103,14 @@ impl Rack {
         mss: u32,
         min_rtt: Option<Dur>,
     ) {
-        let rtt = now - rec.sent_time;
+        let rtt = now - rec.sent_time();
         if rec.tx_count > 1 && min_rtt.is_some_and(|m| rtt < m) {
             return;
         }
         let end = idx * mss as u64 + rec.len as u64;
-        if !self.have || sent_after((rec.sent_time, end), (self.xmit_ts, self.end_seq)) {
+        if !self.have || sent_after((rec.sent_time(), end), (self.xmit_ts, self.end_seq)) {
             self.have = true;
-            self.xmit_ts = rec.sent_time;
+            self.xmit_ts = rec.sent_time();
             self.end_seq = end;
             self.rtt = rtt;
         }
@@ -141,7 +141,7 @@ impl Rack {
             let e = self.log[i];
             let live = recs
                 .get_mut(e.idx)
-                .filter(|r| r.sent_time == e.at && !r.sacked && !r.lost);
+                .filter(|r| r.sent_time() == e.at && !r.sacked() && !r.lost());
             let Some(rec) = live else {
                 // Delivered, released, resent since or already lost: no longer a
                 // candidate. Entries are only dropped from the front (the log stays in
@@ -159,7 +159,7 @@ impl Rack {
             }
             let deadline = e.at + self.rtt + reo_wnd;
             if deadline <= now {
-                rec.lost = true;
+                rec.set_lost(true);
                 *lost_bytes += rec.len as u64;
                 if rec.tx_count > 1 {
                     self.lost_rtx_sent = Some(self.lost_rtx_sent.map_or(e.at, |t| t.max(e.at)));
@@ -268,7 +268,10 @@ impl RackRecovery {
             self.last_cut_at = now;
             self.rack.reset_tlp();
             // RFC 6675 (4.3): the first loss leaves regardless of cwnd.
-            s.retx_head = early || s.recs.get(s.snd_una / s.mss as u64).is_some_and(|r| r.lost);
+            s.retx_head = early
+                || s.recs
+                    .get(s.snd_una / s.mss as u64)
+                    .is_some_and(|r| r.lost());
         } else {
             if early {
                 s.retx_head = true;
@@ -296,7 +299,7 @@ impl RackRecovery {
     fn next_lost(&mut self, s: &SendState) -> Option<u64> {
         let end = s.recs.end();
         let mut i = self.rack.rxt_from.max(s.recs.base());
-        while i < end && !s.recs.get(i).is_some_and(|r| r.lost) {
+        while i < end && !s.recs.get(i).is_some_and(|r| r.lost()) {
             i += 1;
         }
         self.rack.rxt_from = i;
@@ -350,7 +353,10 @@ impl RackRecovery {
             return None;
         }
         let last = (s.snd_max - 1) / mss;
-        s.recs.get(last).is_some_and(|r| !r.sacked).then_some(last)
+        s.recs
+            .get(last)
+            .is_some_and(|r| !r.sacked())
+            .then_some(last)
     }
 
     /// RFC 8985 section 7.4 (TLP_process_ack, with D-SACK when the receiver sends it) and
@@ -528,12 +534,9 @@ mod tests {
     }
 
     fn rec(sent_ms: u64, tx_count: u8) -> SentRecord {
-        SentRecord {
-            len: 1000,
-            sent_time: Time(sent_ms * 1_000_000),
-            tx_count,
-            ..SentRecord::default()
-        }
+        let mut r = SentRecord::new(1000, Time(sent_ms * 1_000_000));
+        r.tx_count = tx_count;
+        r
     }
 
     /// RFC 8985 section 6.2: a segment is lost once a segment sent later was delivered and
@@ -551,7 +554,7 @@ mod tests {
         let now = Time(102_000_000);
         let r2 = *recs.get(2).unwrap();
         rack.on_delivered(now, 2, &r2, 1000, None);
-        recs.get_mut(2).unwrap().sacked = true;
+        recs.get_mut(2).unwrap().set_sacked(true);
         let mut lost = 0;
         let reo = Dur::from_millis(1);
         // Segment 0: 0 + 100 + 1 <= 102: lost. Segment 1: 1 + 100 + 1 = 102: lost too.
@@ -560,7 +563,7 @@ mod tests {
             Some(0)
         );
         assert_eq!(lost, 2000);
-        assert!(recs.get(0).unwrap().lost && recs.get(1).unwrap().lost);
+        assert!(recs.get(0).unwrap().lost() && recs.get(1).unwrap().lost());
         assert_eq!(rack.reo_timer, None);
         // With a 5 ms window neither is lost yet; the timer waits for the longest
         // remaining time among them (RFC 8985 section 6.2 step 5): segment 1's.
@@ -571,7 +574,7 @@ mod tests {
             rack2.on_sent(i as u64, Time(t * 1_000_000));
         }
         rack2.on_delivered(now, 2, &r2, 1000, None);
-        recs2.get_mut(2).unwrap().sacked = true;
+        recs2.get_mut(2).unwrap().set_sacked(true);
         let mut lost2 = 0;
         let reo = Dur::from_millis(5);
         assert_eq!(

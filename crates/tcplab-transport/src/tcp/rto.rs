@@ -90,15 +90,11 @@ mod tests {
     fn go_back_presumes_unsacked_segments_lost() {
         let mut s = state();
         for i in 0..5 {
-            s.recs.push(
-                i,
-                SentRecord {
-                    len: 1000,
-                    tx_count: 1,
-                    sacked: i == 2,
-                    ..SentRecord::default()
-                },
-            );
+            s.recs.push(i, {
+                let mut r = SentRecord::new(1000, Time::ZERO);
+                r.set_sacked(i == 2);
+                r
+            });
         }
         s.sb.sacked_bytes = 1000;
         s.snd_nxt = 5000;
@@ -107,7 +103,7 @@ mod tests {
         assert_eq!(s.snd_nxt, 0);
         assert_eq!(s.sb.lost_bytes, 4000);
         assert_eq!(s.in_flight(), 0, "4 presumed lost, 1 SACKed");
-        assert!(!s.recs.get(2).unwrap().lost);
+        assert!(!s.recs.get(2).unwrap().lost());
     }
 
     /// RFC 6298: the timer starts with the first send only, stops when all is

@@ -66,7 +66,7 @@ impl LossRecovery for SackRecovery {
             }
             let head_lost = {
                 let _ = s.sb.mark_lost_and_pipe(&mut s.recs, mss, flight);
-                s.recs.get(s.snd_una / mss as u64).is_some_and(|r| r.lost)
+                s.recs.get(s.snd_una / mss as u64).is_some_and(|r| r.lost())
             };
             if !(s.dupacks >= dupthresh || head_lost || a.early) {
                 return;
@@ -135,14 +135,7 @@ mod tests {
         };
         let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
         for i in 0..10 {
-            s.recs.push(
-                i,
-                SentRecord {
-                    len: 1000,
-                    tx_count: 1,
-                    ..SentRecord::default()
-                },
-            );
+            s.recs.push(i, SentRecord::new(1000, Time::ZERO));
         }
         s.snd_nxt = 10_000;
         s.snd_max = 10_000;
@@ -155,7 +148,7 @@ mod tests {
             .map(|&(start, end)| SackBlock { start, end })
             .collect();
         let mut rate = std::mem::take(&mut s.rate);
-        s.sb.update(&mut s.recs, &b, 1000, Time(1), &mut rate, |_, _| {});
+        s.sb.update(&mut s.recs, &s.far, &b, 1000, Time(1), &mut rate, |_, _| {});
         s.rate = rate;
     }
 

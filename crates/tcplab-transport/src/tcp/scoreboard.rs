@@ -20,7 +20,7 @@
 //! every pass and every NextSeg against the walks.
 
 use crate::rate::RateSampler;
-use crate::records::{Records, SentRecord};
+use crate::records::{FarTable, Records, SentRecord};
 use crate::tcp::segment::{SackBlock, MAX_SACK_BLOCKS};
 use tcplab_core::Time;
 
@@ -99,7 +99,7 @@ impl Scoreboard {
         let (base, end) = (recs.base(), recs.end());
         if new > old {
             for (_, r) in recs.iter_from(old.max(base)).take_while(|(i, _)| *i < new) {
-                if !r.sacked {
+                if !r.sacked() {
                     self.below_rxt += r.len as u64;
                 }
             }
@@ -107,7 +107,7 @@ impl Scoreboard {
             self.sacked_run = self.sacked_run.max(new);
         } else if new < old {
             for (_, r) in recs.iter_from(new.max(base)).take_while(|(i, _)| *i < old) {
-                if !r.sacked {
+                if !r.sacked() {
                     self.below_rxt -= r.len as u64;
                 }
             }
@@ -122,9 +122,12 @@ impl Scoreboard {
     /// Marks segments wholly covered by `blocks` as SACKed; returns bytes newly SACKed.
     /// Newly SACKed segments count as delivered for rate sampling, and each is passed to
     /// `on_sacked` (index, record).
+    // The sender's fields, borrowed apart so the callbacks can use the others.
+    #[allow(clippy::too_many_arguments)]
     pub fn update(
         &mut self,
         recs: &mut Records,
+        far: &FarTable,
         blocks: &[SackBlock],
         mss: u32,
         now: Time,
@@ -156,8 +159,8 @@ impl Scoreboard {
                     if seq + rec.len as u64 > b.end {
                         break;
                     }
-                    if !rec.sacked {
-                        self.mark_sacked(idx, rec, now, rate);
+                    if !rec.sacked() {
+                        self.mark_sacked(idx, rec, far, now, rate);
                         on_sacked(idx, rec);
                         newly += rec.len as u64;
                     }
@@ -200,19 +203,26 @@ impl Scoreboard {
     /// SACK blocks, mostly to find nothing new, and this body's registers would be set up
     /// for each of them.
     #[inline(never)]
-    fn mark_sacked(&mut self, idx: u64, rec: &mut SentRecord, now: Time, rate: &mut RateSampler) {
-        if rec.lost {
+    fn mark_sacked(
+        &mut self,
+        idx: u64,
+        rec: &mut SentRecord,
+        far: &FarTable,
+        now: Time,
+        rate: &mut RateSampler,
+    ) {
+        if rec.lost() {
             self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
         }
         if idx < self.rxt_idx {
             self.below_rxt -= rec.len as u64;
         }
         self.note_sacked(idx);
-        rec.sacked = true;
-        rec.lost = false;
+        rec.set_sacked(true);
+        rec.set_lost(false);
         if !rec.counted() {
             rec.set_counted(true);
-            rate.on_delivered(now, rec);
+            rate.on_delivered(now, rec, far);
         }
     }
 
@@ -236,7 +246,7 @@ impl Scoreboard {
 
     /// Cumulatively acknowledged segment `idx` leaves the scoreboard (in index order).
     pub fn on_released(&mut self, idx: u64, rec: &SentRecord) {
-        if rec.sacked {
+        if rec.sacked() {
             self.sacked_bytes = self.sacked_bytes.saturating_sub(rec.len as u64);
             // Released from below: a released SACKed segment is the lowest of `top`.
             if self.top.first() == Some(&idx) {
@@ -245,7 +255,7 @@ impl Scoreboard {
         } else if idx < self.rxt_idx {
             self.below_rxt -= rec.len as u64;
         }
-        if rec.lost {
+        if rec.lost() {
             self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
         }
     }
@@ -253,10 +263,10 @@ impl Scoreboard {
     /// Segment `idx` is being (re)sent: it is no longer awaiting retransmission. `base`:
     /// the lowest outstanding segment.
     pub fn on_resent(&mut self, idx: u64, rec: &mut SentRecord, base: u64) {
-        if rec.lost {
+        if rec.lost() {
             self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
         }
-        rec.lost = false;
+        rec.set_lost(false);
         if idx < self.marked_to {
             if self.resent.len() == self.resent.capacity() {
                 self.resent.retain(|&i| i >= base);
@@ -267,8 +277,8 @@ impl Scoreboard {
 
     /// Marks segment `idx` lost (if it is neither SACKed nor marked already).
     pub fn mark_lost(&mut self, idx: u64, rec: &mut SentRecord) {
-        if !rec.lost && !rec.sacked {
-            rec.lost = true;
+        if !rec.lost() && !rec.sacked() {
+            rec.set_lost(true);
             self.lost_bytes += rec.len as u64;
             self.lost_scan = self.lost_scan.min(idx);
         }
@@ -278,8 +288,8 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self, recs: &mut Records) {
         let mut lost = 0;
         for (_, r) in recs.iter_mut() {
-            if !r.sacked {
-                r.lost = true;
+            if !r.sacked() {
+                r.set_lost(true);
                 lost += r.len as u64;
             }
         }
@@ -293,8 +303,8 @@ impl Scoreboard {
     pub fn unmark_presumed_lost(&mut self, recs: &mut Records) {
         let from = self.lost_below.max(recs.base());
         for (_, r) in recs.iter_mut().filter(|(i, _)| *i >= from) {
-            if r.lost {
-                r.lost = false;
+            if r.lost() {
+                r.set_lost(false);
                 self.lost_bytes -= r.len as u64;
             }
         }
@@ -310,9 +320,9 @@ impl Scoreboard {
     pub fn check(&self, recs: &mut Records) {
         let (mut sacked, mut lost) = (0, 0);
         for (_, r) in recs.iter_mut() {
-            if r.sacked {
+            if r.sacked() {
                 sacked += r.len as u64;
-            } else if r.lost {
+            } else if r.lost() {
                 lost += r.len as u64;
             }
         }
@@ -364,14 +374,14 @@ impl Scoreboard {
         let mss = mss as u64;
         let (mut sacked_above, mut walk, mut below) = (0u32, 0u64, 0u64);
         for (idx, rec) in recs.iter_from(recs.base()).rev() {
-            if rec.sacked {
+            if rec.sacked() {
                 sacked_above = sacked_above.saturating_add(1);
                 continue;
             }
             let seq = idx * mss;
             let is_lost = sacked_above >= self.dupthresh && seq < self.high_sacked;
-            debug_assert!(rec.lost || !is_lost, "IsLost({idx}) not marked");
-            if !rec.lost {
+            debug_assert!(rec.lost() || !is_lost, "IsLost({idx}) not marked");
+            if !rec.lost() {
                 walk += rec.len as u64;
             }
             if seq < self.high_rxt {
@@ -397,7 +407,7 @@ impl Scoreboard {
         let mut found = None;
         while idx < stop {
             let r = recs.get(idx).expect("index within records");
-            if !r.sacked && r.lost {
+            if !r.sacked() && r.lost() {
                 found = Some(idx);
                 break;
             }
@@ -409,7 +419,7 @@ impl Scoreboard {
         } else {
             // Every unSACKed segment in [HighRxt, stop) is not lost: rule 3 takes the first.
             let mut j = self.rxt_idx.max(self.sacked_run).max(base);
-            while j < stop && recs.get(j).is_some_and(|r| r.sacked) {
+            while j < stop && recs.get(j).is_some_and(|r| r.sacked()) {
                 j += 1;
             }
             self.sacked_run = self.sacked_run.max(j);
@@ -428,10 +438,10 @@ impl Scoreboard {
             if idx * mss >= self.high_sacked {
                 break;
             }
-            if rec.sacked {
+            if rec.sacked() {
                 continue;
             }
-            if rec.lost {
+            if rec.lost() {
                 return Some(idx);
             }
             rule3 = rule3.or(Some(idx));
@@ -480,14 +490,7 @@ mod tests {
     fn records(n: u64) -> Records {
         let mut recs = Records::default();
         for i in 0..n {
-            recs.push(
-                i,
-                SentRecord {
-                    len: 1000,
-                    tx_count: 1,
-                    ..SentRecord::default()
-                },
-            );
+            recs.push(i, SentRecord::new(1000, Time::ZERO));
         }
         recs
     }
@@ -508,6 +511,7 @@ mod tests {
         let mut seen = vec![];
         let n = sb.update(
             &mut recs,
+            &FarTable::default(),
             &blocks(&[(1500, 4000)]),
             1000,
             Time(1),
@@ -517,6 +521,7 @@ mod tests {
         assert_eq!((n, sb.sacked_bytes, sb.high_sacked), (2000, 2000, 4000));
         let n = sb.update(
             &mut recs,
+            &FarTable::default(),
             &blocks(&[(1000, 6000)]),
             1000,
             Time(2),
@@ -582,6 +587,7 @@ mod tests {
         // SACKed: 2, 4, 5, 6. Segment 0, 1 have 4 SACKed above, 3 has 3: lost. 7: not.
         sb.update(
             &mut recs,
+            &FarTable::default(),
             &blocks(&[(4000, 7000), (2000, 3000)]),
             1000,
             Time(1),
@@ -623,7 +629,15 @@ mod tests {
                         let a = base + rng.next_u64() % (end - base);
                         let b = (a + 1 + rng.next_u64() % 5).min(end);
                         let bl = blocks(&[(a * mss, b * mss)]);
-                        sb.update(&mut recs, &bl, 1000, Time(step), &mut rate, |_, _| {});
+                        sb.update(
+                            &mut recs,
+                            &FarTable::default(),
+                            &bl,
+                            1000,
+                            Time(step),
+                            &mut rate,
+                            |_, _| {},
+                        );
                     }
                     2 if end > base => {
                         let i = base + rng.next_u64() % (end - base);
@@ -633,7 +647,9 @@ mod tests {
                     }
                     3 if end > base && rng.next_u64() % 4 == 0 => {
                         let to = base + rng.next_u64() % (end - base).min(4);
-                        recs.release_below(to, |i, r| sb.on_released(i, r));
+                        recs.release_below(to, &mut FarTable::default(), |i, r, _| {
+                            sb.on_released(i, r)
+                        });
                     }
                     4 if end > base => {
                         let h = sb.high_rxt().max(base * mss) + mss * (rng.next_u64() % 3);
@@ -645,14 +661,7 @@ mod tests {
                         sb.set_high_rxt(&recs, h.min(end * mss), 1000);
                     }
                     _ => {
-                        recs.push(
-                            end,
-                            SentRecord {
-                                len: 1000,
-                                tx_count: 1,
-                                ..SentRecord::default()
-                            },
-                        );
+                        recs.push(end, SentRecord::new(1000, Time::ZERO));
                     }
                 }
                 let flight = (recs.end() - recs.base()) * mss;

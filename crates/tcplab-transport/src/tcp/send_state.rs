@@ -5,7 +5,7 @@
 
 use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSegment, Window};
 use crate::rate::{RateSample, RateSampler};
-use crate::records::Records;
+use crate::records::{FarTable, Records};
 use crate::rtt::RttEstimator;
 use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis};
 use crate::tcp::prr::Prr;
@@ -68,6 +68,8 @@ pub(super) struct SendState {
     pub cfg: SenderConfig,
     /// RFC 6937 state of the current SACK recovery episode (`recovery_cwnd = "prr"`).
     pub prr: Prr,
+    /// Exact values of the send records that do not fit their 32-byte form (rarely used).
+    pub far: FarTable,
 }
 
 impl SendState {
@@ -113,6 +115,7 @@ impl SendState {
             sb,
             cfg,
             prr: Prr::default(),
+            far: FarTable::default(),
         }
     }
 
@@ -222,6 +225,7 @@ impl SendState {
 
     /// Asks the controller whether to resend the segment at snd_una now (early loss
     /// detection, e.g. Vegas' fine-grained timeout).
+    #[inline]
     pub fn head_expired(&mut self, now: Time, dup_ack: bool) -> bool {
         if !self.cc.may_expire_head() || self.snd_una >= self.snd_max {
             return false;
@@ -231,8 +235,8 @@ impl SendState {
         };
         let head = HeadSegment {
             now,
-            sent: r.sent_time,
-            first_sent: r.orig_sent_time,
+            sent: r.sent_time(),
+            first_sent: r.orig_sent_time(&self.far),
             transmissions: r.tx_count.into(),
             dup_ack,
         };
@@ -294,14 +298,7 @@ mod tests {
         };
         let mut s = SendState::new(0, cfg, cc);
         for i in 0..10 {
-            s.recs.push(
-                i,
-                SentRecord {
-                    len: 1000,
-                    tx_count: 1,
-                    ..SentRecord::default()
-                },
-            );
+            s.recs.push(i, SentRecord::new(1000, Time::ZERO));
         }
         s.snd_nxt = 10_000;
         s.snd_max = 10_000;

@@ -3,7 +3,7 @@
 //! probe, send-timer rounds, pacing, window) is decided in `Sender::poll_transmit`.
 
 use crate::cc::CongestionControl;
-use crate::records::SentRecord;
+use crate::records::{SendTimes, SentRecord};
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::segment::{Segment, Timestamps};
 use crate::tcp::send_state::SendState;
@@ -20,7 +20,7 @@ impl SendState {
         let mss = self.mss as u64;
         while self.snd_nxt < self.snd_max {
             match self.recs.get(self.snd_nxt / mss) {
-                Some(r) if r.sacked || (skip_unlost && !r.lost) => {
+                Some(r) if r.sacked() || (skip_unlost && !r.lost()) => {
                     self.snd_nxt = (self.snd_nxt / mss + 1) * mss
                 }
                 _ => break,
@@ -51,25 +51,31 @@ impl SendState {
         let retransmission = idx < self.recs.end();
         let base = self.recs.base();
         if retransmission {
-            let rec = self.recs.get_mut(idx).expect("record exists");
+            let (rec, far) = (
+                self.recs.get_mut(idx).expect("record exists"),
+                &mut self.far,
+            );
             self.sb.on_resent(idx, rec, base);
             rec.len = len;
             rec.tx_count = rec.tx_count.saturating_add(1);
             rec.set_counted(false);
-            self.rate.on_send(now, idle, rec);
-            rec.sent_time = now;
+            let orig_sent_time = rec.orig_sent_time(far);
+            let t = self.rate.on_send(now, idle, rec);
+            rec.store(
+                far,
+                now,
+                SendTimes {
+                    orig_sent_time,
+                    ..t
+                },
+            );
         } else {
             // A new segment's record is built whole and appended (no lookup after the
             // push); the same fields as a resend of a blank record would give.
-            let mut rec = SentRecord {
-                len,
-                tx_count: 1,
-                orig_sent_time: now,
-                sent_time: now,
-                ..SentRecord::default()
-            };
+            let mut rec = SentRecord::new(len, now);
             self.sb.on_resent(idx, &mut rec, base);
-            self.rate.on_send(now, idle, &mut rec);
+            let t = self.rate.on_send(now, idle, &mut rec);
+            let rec = SentRecord::first(len, now, t, rec.app_limited(), &mut self.far);
             self.recs.push(idx, rec);
         }
         if seq == self.snd_nxt {
@@ -167,8 +173,8 @@ mod tests {
         for i in 0..6 {
             s.record_send(Time(0), i, i == 0);
         }
-        s.recs.get_mut(1).unwrap().sacked = true;
-        s.recs.get_mut(2).unwrap().sacked = true;
+        s.recs.get_mut(1).unwrap().set_sacked(true);
+        s.recs.get_mut(2).unwrap().set_sacked(true);
         s.sb.sacked_bytes = 2000;
         s.go_back(0);
         s.w.cwnd = 2000;
