@@ -2,9 +2,9 @@
 
 /// Everything a link did, counted since it was created.
 ///
-/// A snapshot: the link stores only what it cannot derive (see `Link::counters`), so
-/// what a packet hop touches stays in two cache lines.
+/// `repr(C)`, the per-packet counters first: they share one cache line of the link.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct LinkCounters {
     /// Packets offered to the link.
     pub offered_pkts: u64,

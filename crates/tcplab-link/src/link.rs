@@ -84,14 +84,10 @@ struct Gate {
     reorder: bool,
     /// `params.jitter` draws something (kept so the common case skips the call).
     has_jitter: bool,
-    /// Not a parameter: the largest number of packets ever waiting, here because it is
-    /// written at admission and the gate's padding has room for it (a u32 cannot
-    /// saturate: a FIFO of 2^32 entries would be 256 GB). Carried across `set_params`.
-    max_waiting: u32,
 }
 
 impl Gate {
-    fn of(p: &LinkParams, max_waiting: u32) -> Gate {
+    fn of(p: &LinkParams) -> Gate {
         let (limit, limit_in_bytes) = match p.queue {
             QueueLimit::Packets(n) => (n as u64, false),
             QueueLimit::Bytes(b) => (b, true),
@@ -104,38 +100,16 @@ impl Gate {
             up: p.up,
             reorder: p.reorder,
             has_jitter: p.jitter != Jitter::NONE,
-            max_waiting,
         }
     }
-}
-
-/// The counters a hop does not touch. `offered_pkts`, `sent_pkts` and the delivered
-/// counters of [`LinkCounters`] are derived from these, the FIFO's indices and the
-/// pending entries (see [`Link::counters`]) instead of being counted per packet, which
-/// keeps what a hop touches in two cache lines.
-#[derive(Clone, Copy, Debug, Default)]
-struct Tally {
-    dropped_queue: u64,
-    dropped_loss: u64,
-    lost_bytes: u64,
-    /// Offered while down plus in flight when the link went down.
-    dropped_down: u64,
-    /// Of `dropped_down`, those in flight (they had been sent).
-    down_in_flight: u64,
-    down_in_flight_bytes: u64,
-    /// Entries removed from the FIFO's tail by an outage (they count as sent, but
-    /// `head_abs` never passed them).
-    drained: u64,
 }
 
 /// One direction of a link (see the module docs).
 ///
 /// With thousands of link directions, every packet hop finds its link out of cache, so
-/// what a hop touches is packed into the first two cache lines: the FIFO and transmitter
-/// (line 0; all a delivery touches), the waiting bytes, capacity, admission parameters,
-/// sent bytes and the queue's high-water mark (line 1). The waiting count and the
-/// offered, sent and delivered counters are derived, not stored (see [`Tally`]). The
-/// whole parameters, the loss stream and
+/// what a hop touches is packed into the first three cache lines, in order of use: the
+/// FIFO and transmitter (line 0), the waiting count, capacity and admission parameters
+/// (line 1), the per-packet counters (line 2). The whole parameters, the loss stream and
 /// what only loss models, jitter, reordering and outages need (in a box that plain links
 /// never allocate) come after and stay cold.
 #[derive(Debug)]
@@ -157,10 +131,9 @@ pub struct Link<P> {
     cap: Capacity,
     extras: Option<Box<Extras<P>>>,
     gate: Gate,
-    /// Bytes serialised onto the wire (`sent_pkts` is counted by the FIFO's indices).
-    sent_bytes: u64,
-    /// What [`Link::counters`] cannot derive from the FIFO; touched only by drops.
-    tally: Tally,
+    /// Packets waiting (not yet started) as of the last check.
+    waiting_pkts: u64,
+    counters: LinkCounters,
     /// Shared between directions with equal parameters (a topology's access links
     /// usually all have the same): the parameters are read only when they change, by
     /// sampling and on making the [`Extras`], so sharing costs nothing per packet and
@@ -191,7 +164,7 @@ impl<P: Packet> Link<P> {
         let params: Arc<LinkParams> = params.into();
         let mut link = Link {
             cap: Capacity::for_params(&params, Time::ZERO, None),
-            gate: Gate::of(&params, 0),
+            gate: Gate::of(&params),
             rng,
             extras: None,
             // Grown on demand (to the high-water mark, once): most links of a large
@@ -199,11 +172,11 @@ impl<P: Packet> Link<P> {
             pipe: VecDeque::new(),
             head_abs: 0,
             svc_abs: 0,
+            waiting_pkts: 0,
             waiting_bytes: 0,
-            sent_bytes: 0,
-            tally: Tally::default(),
             busy_until: Time::ZERO,
             last_arrive: Time::ZERO,
+            counters: LinkCounters::default(),
             params,
         };
         if needs_extras(&link.params) {
@@ -218,7 +191,7 @@ impl<P: Packet> Link<P> {
     fn make_extras(&mut self) -> &mut Extras<P> {
         let jitter_rng = Rng::from_seed(self.rng.clone().next_u64() ^ 0x6a69_7474_6572);
         let mut loss = LossProcess::new(self.params.loss.clone(), self.rng.clone());
-        loss.skip(self.sent_pkts());
+        loss.skip(self.counters.sent_pkts);
         self.extras.insert(Box::new(Extras {
             loss,
             jitter_rng,
@@ -240,60 +213,30 @@ impl<P: Packet> Link<P> {
         &self.params
     }
 
-    /// Everything the link did so far. Derived (O(FIFO length) for the delivered
-    /// counters): a sent packet is delivered unless lost, dropped in flight or pending.
-    pub fn counters(&self) -> LinkCounters {
-        let t = &self.tally;
-        let (pending, pending_bytes) = self
-            .pipe
-            .iter()
-            .filter(|e| e.pkt.is_some())
-            .fold((0u64, 0u64), |(n, b), e| (n + 1, b + e.len as u64));
-        let sent_pkts = self.sent_pkts();
-        LinkCounters {
-            offered_pkts: sent_pkts + t.dropped_queue + (t.dropped_down - t.down_in_flight),
-            sent_pkts,
-            sent_bytes: self.sent_bytes,
-            delivered_pkts: sent_pkts - t.dropped_loss - t.down_in_flight - pending,
-            delivered_bytes: self.sent_bytes
-                - t.lost_bytes
-                - t.down_in_flight_bytes
-                - pending_bytes,
-            max_queue_pkts: self.gate.max_waiting as u64,
-            dropped_queue: t.dropped_queue,
-            dropped_loss: t.dropped_loss,
-            dropped_down: t.dropped_down,
-        }
-    }
-
-    /// Packets serialised onto the wire: every FIFO entry ever pushed.
-    #[inline]
-    fn sent_pkts(&self) -> u64 {
-        self.head_abs + self.pipe.len() as u64 + self.tally.drained
-    }
-
-    /// Packets waiting (not yet started) as of the last check: the entries from the
-    /// service cursor on.
-    #[inline]
-    fn waiting_pkts(&self) -> u64 {
-        self.head_abs + self.pipe.len() as u64 - self.svc_abs
+    pub fn counters(&self) -> &LinkCounters {
+        &self.counters
     }
 
     /// Packets and bytes waiting for the transmitter at `now` (the one in service excluded).
     pub fn queue_len(&mut self, now: Time) -> (u64, u64) {
         self.advance_service(now);
-        (self.waiting_pkts(), self.waiting_bytes)
+        (self.waiting_pkts, self.waiting_bytes)
     }
 
     #[inline]
     fn advance_service(&mut self, now: Time) {
         debug_assert!(self.svc_abs >= self.head_abs);
+        debug_assert_eq!(
+            self.waiting_pkts,
+            self.head_abs + self.pipe.len() as u64 - self.svc_abs
+        );
         // Nothing waits, or everything waiting has started (the last ends at busy_until).
-        if self.svc_abs == self.head_abs + self.pipe.len() as u64 {
+        if self.waiting_pkts == 0 {
             return;
         }
         if self.busy_until <= now {
             self.svc_abs = self.head_abs + self.pipe.len() as u64;
+            self.waiting_pkts = 0;
             self.waiting_bytes = 0;
             return;
         }
@@ -301,6 +244,7 @@ impl<P: Packet> Link<P> {
             if e.tx_start > now {
                 break;
             }
+            self.waiting_pkts -= 1;
             self.waiting_bytes -= e.len as u64;
             self.svc_abs += 1;
         }
@@ -309,8 +253,9 @@ impl<P: Packet> Link<P> {
     /// Offers a packet to the link at `now`.
     #[inline]
     pub fn handle_packet(&mut self, now: Time, pkt: P) -> Admit {
+        self.counters.offered_pkts += 1;
         if !self.gate.up {
-            self.tally.dropped_down += 1;
+            self.counters.dropped_down += 1;
             return Admit::DroppedDown;
         }
         self.advance_service(now);
@@ -320,10 +265,10 @@ impl<P: Packet> Link<P> {
             && if self.gate.limit_in_bytes {
                 self.waiting_bytes + len > self.gate.limit
             } else {
-                self.waiting_pkts() >= self.gate.limit
+                self.waiting_pkts >= self.gate.limit
             };
         if full {
-            self.tally.dropped_queue += 1;
+            self.counters.dropped_queue += 1;
             return Admit::DroppedQueue;
         }
         let lost = match &mut self.extras {
@@ -332,8 +277,7 @@ impl<P: Packet> Link<P> {
         };
         self.push(now, pkt, lost);
         if lost {
-            self.tally.dropped_loss += 1;
-            self.tally.lost_bytes += len;
+            self.counters.dropped_loss += 1;
             Admit::DroppedLoss
         } else {
             Admit::Queued
@@ -360,15 +304,15 @@ impl<P: Packet> Link<P> {
         let arrive = arrival(&self.gate, &mut self.last_arrive, tx_end, jitter, lost);
         self.busy_until = tx_end;
         if tx_start > now {
+            self.waiting_pkts += 1;
             self.waiting_bytes += len as u64;
-            // Counting the entry pushed below.
-            let waiting = self.waiting_pkts() + 1;
-            self.gate.max_waiting = self.gate.max_waiting.max(waiting as u32);
+            self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(self.waiting_pkts);
         } else if self.svc_abs == self.head_abs + self.pipe.len() as u64 {
             // Starts at once: it is already in service.
             self.svc_abs += 1;
         }
-        self.sent_bytes += len as u64;
+        self.counters.sent_pkts += 1;
+        self.counters.sent_bytes += len as u64;
         if !lost && self.by_arrival() {
             self.push_arrival(arrive);
         }
@@ -432,6 +376,7 @@ impl<P: Packet> Link<P> {
             if self.svc_abs < self.head_abs {
                 // It had started (it arrived), but no check since had moved the cursor.
                 self.svc_abs = self.head_abs;
+                self.waiting_pkts -= 1;
                 self.waiting_bytes -= e.len as u64;
             }
             if let Some(pkt) = e.pkt {
@@ -465,7 +410,7 @@ impl<P: Packet> Link<P> {
     /// Publishes the state of the queue and the cumulative counters (one time-series row).
     pub fn sample(&mut self, now: Time, out: &mut dyn Metrics) {
         let (qp, qb) = self.queue_len(now);
-        let c = self.counters();
+        let c = &self.counters;
         out.put("queue_pkts", qp.into());
         out.put("queue_bytes", qb.into());
         out.put("delivered_bytes", c.delivered_bytes.into());
@@ -476,7 +421,7 @@ impl<P: Packet> Link<P> {
 
     /// Publishes the final counters (one row of the links table).
     pub fn summary(&self, out: &mut dyn Metrics) {
-        let c = self.counters();
+        let c = &self.counters;
         out.put("offered_pkts", c.offered_pkts.into());
         out.put("sent_pkts", c.sent_pkts.into());
         out.put("sent_bytes", c.sent_bytes.into());
@@ -487,9 +432,10 @@ impl<P: Packet> Link<P> {
         out.put("max_queue_pkts", c.max_queue_pkts.into());
     }
 
-    /// Nothing to count: [`Link::counters`] derives the delivered ones.
     #[inline]
     fn delivered(&mut self, pkt: P) -> P {
+        self.counters.delivered_pkts += 1;
+        self.counters.delivered_bytes += pkt.wire_len() as u64;
         pkt
     }
 
@@ -544,7 +490,7 @@ impl<P: Packet> Link<P> {
             self.params.rate_bps == params.rate_bps && self.params.trace == params.trace;
         let old = std::mem::replace(&mut self.cap, Capacity::Rate(1));
         self.cap = Capacity::for_params(&params, now, Some(old));
-        self.gate = Gate::of(&params, self.gate.max_waiting);
+        self.gate = Gate::of(&params);
         self.params = Arc::new(params);
         if !self.params.up {
             if was_up {
@@ -579,12 +525,9 @@ impl<P: Packet> Link<P> {
         if x.arrivals.is_empty() {
             // FIFO order is arrival order: the lost ones are a suffix.
             let keep = self.pipe.iter().take_while(|e| e.arrive <= now).count();
-            self.tally.drained += (self.pipe.len() - keep) as u64;
             for e in self.pipe.drain(keep..) {
                 if let Some(p) = e.pkt {
-                    self.tally.dropped_down += 1;
-                    self.tally.down_in_flight += 1;
-                    self.tally.down_in_flight_bytes += e.len as u64;
+                    self.counters.dropped_down += 1;
                     x.outage_drops.push(p);
                 }
             }
@@ -593,9 +536,7 @@ impl<P: Packet> Link<P> {
             for e in self.pipe.iter_mut() {
                 if e.arrive > now {
                     if let Some(p) = e.pkt.take() {
-                        self.tally.dropped_down += 1;
-                        self.tally.down_in_flight += 1;
-                        self.tally.down_in_flight_bytes += e.len as u64;
+                        self.counters.dropped_down += 1;
                         x.outage_drops.push(p);
                     }
                 }
@@ -609,6 +550,7 @@ impl<P: Packet> Link<P> {
         }
         self.svc_abs = self.head_abs + self.pipe.len() as u64;
         self.pop_finished(now);
+        self.waiting_pkts = 0;
         self.waiting_bytes = 0;
         self.busy_until = now;
         self.last_arrive = self.pending_last_arrive(self.pipe.len());
@@ -809,99 +751,19 @@ mod tests {
     }
 
     #[test]
-    fn what_a_hop_touches_fits_in_two_cache_lines() {
+    fn what_a_hop_touches_fits_in_three_cache_lines() {
         use std::mem::{align_of, offset_of};
         assert_eq!(align_of::<Link<Pkt>>(), 64);
-        // Line 0: FIFO and transmitter (all a delivery touches); line 1: admission,
-        // including the sent bytes and the high-water mark; the rest is cold.
+        // Line 0: FIFO and transmitter; line 1: admission; line 2: per-packet counters.
         assert!(offset_of!(Link<Pkt>, last_arrive) + 8 <= 64);
-        assert_eq!(offset_of!(Link<Pkt>, waiting_bytes), 64);
+        assert!(offset_of!(Link<Pkt>, waiting_pkts) + 8 <= 128);
         assert!(offset_of!(Link<Pkt>, gate) + std::mem::size_of::<Gate>() <= 128);
-        assert_eq!(offset_of!(Link<Pkt>, sent_bytes) + 8, 128);
+        assert_eq!(offset_of!(Link<Pkt>, counters), 128);
+        assert!(offset_of!(LinkCounters, max_queue_pkts) + 8 <= 64);
         // A FIFO entry of a small packet (the simulator's is 24 bytes) is one whole line.
         struct Small(#[allow(dead_code)] [u32; 6]);
         assert_eq!(std::mem::size_of::<Entry<Small>>(), 64);
         assert_eq!(align_of::<Entry<Small>>(), 64);
-    }
-
-    #[test]
-    fn derived_counters_equal_the_packets_counted_by_their_fates() {
-        // Offered, sent and delivered counters are derived from the FIFO and the drop
-        // tallies, not counted per packet: check them against a count of what the link
-        // returned, through tail drops, losses, an outage (FIFO and arrival order) and
-        // re-timing, at every step.
-        for reorder in [false, true] {
-            let p = LinkParams::new(12_000_000, Dur::from_millis(2))
-                .with_queue(QueueLimit::Packets(4))
-                .with_loss(LossModel::Bernoulli { p: 0.2 })
-                .with_reorder(reorder);
-            let mut l = Link::new(p, Rng::from_seed(7));
-            let (mut offered, mut sent, mut sent_bytes) = (0u64, 0u64, 0u64);
-            let (mut delivered, mut delivered_bytes, mut dropped) = (0u64, 0u64, 0u64);
-            let mut now = Time::ZERO;
-            for i in 0..400u32 {
-                now += Dur::from_micros(300 + 97 * (i as u64 % 13));
-                if i == 150 || i == 300 {
-                    let mut down = l.params().clone();
-                    down.up = false;
-                    l.set_params(now, down);
-                    while l.poll_dropped().is_some() {
-                        dropped += 1;
-                    }
-                }
-                if i == 160 || i == 310 {
-                    let mut up = l.params().clone();
-                    up.up = true;
-                    l.set_params(now, up);
-                }
-                if i == 200 {
-                    // A rate change re-times the waiting packets.
-                    let mut slow = l.params().clone();
-                    slow.rate_bps = 6_000_000;
-                    l.set_params(now, slow);
-                }
-                let len = 200 + (i % 7) * 200;
-                offered += 1;
-                match l.handle_packet(now, Pkt(i, len)) {
-                    Admit::Queued | Admit::DroppedLoss => {
-                        sent += 1;
-                        sent_bytes += len as u64;
-                    }
-                    Admit::DroppedQueue | Admit::DroppedDown => {}
-                }
-                while let Some(q) = l.poll_transmit(now) {
-                    delivered += 1;
-                    delivered_bytes += q.1 as u64;
-                }
-                let c = l.counters();
-                assert_eq!(c.offered_pkts, offered);
-                assert_eq!((c.sent_pkts, c.sent_bytes), (sent, sent_bytes));
-                assert_eq!(
-                    (c.delivered_pkts, c.delivered_bytes),
-                    (delivered, delivered_bytes)
-                );
-                assert_eq!(
-                    c.offered_pkts,
-                    c.sent_pkts + c.dropped_queue + c.dropped_down - dropped
-                );
-            }
-            for (_, q) in drain(&mut l) {
-                delivered += 1;
-                delivered_bytes += q.1 as u64;
-            }
-            let c = l.counters();
-            assert_eq!(
-                (c.delivered_pkts, c.delivered_bytes),
-                (delivered, delivered_bytes)
-            );
-            assert_eq!(c.delivered_pkts + c.dropped_loss + dropped, c.sent_pkts);
-            assert!(
-                c.dropped_queue > 0 && c.dropped_loss > 0 && dropped > 0,
-                "{c:?}"
-            );
-            assert!(c.dropped_down > dropped, "offered while down too: {c:?}");
-            assert!(c.max_queue_pkts == 4, "{c:?}");
-        }
     }
 
     #[test]
