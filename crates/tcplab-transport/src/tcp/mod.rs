@@ -26,6 +26,14 @@ mod timestamps;
 mod transmit;
 mod undo;
 
+/// The 64-byte cache line a field at byte `off` of `size` bytes lies in; fails if it
+/// straddles two (the layout tests of the sender and receiver pin their hot lines).
+#[cfg(test)]
+fn cache_line(off: usize, size: usize) -> usize {
+    assert_eq!(off / 64, (off + size - 1) / 64, "field straddles a line");
+    off / 64
+}
+
 pub use config::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
     SenderConfig, SsthreshBasis, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,

@@ -361,10 +361,7 @@ mod tests {
     #[test]
     fn the_per_segment_fields_share_three_lines() {
         assert_eq!(align_of::<Receiver>(), 64);
-        let line = |off: usize, size: usize| {
-            assert_eq!(off / 64, (off + size - 1) / 64, "field straddles a line");
-            off / 64
-        };
+        let line = crate::tcp::cache_line;
         assert_eq!(line(offset_of!(Receiver, rcv_nxt), 8), 0);
         assert_eq!(line(offset_of!(Receiver, sack), 1), 0);
         assert_eq!(line(offset_of!(Receiver, ack_at), 16), 1);

@@ -275,10 +275,7 @@ mod tests {
     fn the_per_ack_fields_keep_their_lines() {
         use std::mem::{align_of, offset_of};
         assert_eq!(align_of::<SendState>(), 64);
-        let line = |off: usize, size: usize| {
-            assert_eq!(off / 64, (off + size - 1) / 64, "field straddles a line");
-            off / 64
-        };
+        let line = crate::tcp::cache_line;
         assert_eq!(line(offset_of!(SendState, snd_una), 8), 0);
         assert_eq!(line(offset_of!(SendState, undo_on), 1), 0);
         assert_eq!(line(offset_of!(SendState, w), 24), 1);
