@@ -259,7 +259,7 @@ impl ForwardSource {
     fn settle_window(&mut self) -> u32 {
         let n = self.p.window;
         let stride = (n / 2).max(1);
-        let quota = (f64::from(n) * self.red.r()).ceil() as u32;
+        let quota = super::cost::ceil(f64::from(n) * self.red.r()) as u32;
         loop {
             let can_slide = self.w_lo + stride < self.pushed;
             if can_slide
@@ -288,7 +288,7 @@ impl ForwardSource {
         if k == 0 || (self.w_lo..self.w_lo + k).all(|i| self.is_acked(i)) {
             self.credit = self
                 .credit
-                .min((f64::from(self.p.window) * self.red.r()).ceil());
+                .min(super::cost::ceil(f64::from(self.p.window) * self.red.r()));
             return None;
         }
         self.credit -= 1.0;
@@ -460,7 +460,7 @@ impl ForwardSource {
         if known {
             self.red.on_timeout();
         }
-        let count = (f64::from(unacked) * self.red.r()).ceil().max(1.0) as u64;
+        let count = super::cost::ceil(f64::from(unacked) * self.red.r()).max(1.0) as u64;
         for _ in 0..count {
             let sym = self.symbol(start, end - start, true);
             self.repairs += 1;
