@@ -198,12 +198,13 @@ impl LtDecoder {
         // (which needs `&mut self`) can run while it is in use.
         let mut rel = std::mem::take(&mut self.neighbour_scratch);
         rel.clear();
-        rel.extend_from_slice(self.sampler.sample(
+        self.sampler.sample_into(
             &self.dist,
             self.layout.span,
             sym.generation,
             sym.seed,
-        ));
+            &mut rel,
+        );
         self.absorb(range.start, &rel, sym.payload);
         self.neighbour_scratch = rel;
         Ok(&self.newly)
@@ -224,12 +225,9 @@ impl LtDecoder {
         check_window(start, span, self.layout.symbols)?;
         let mut rel = std::mem::take(&mut self.neighbour_scratch);
         rel.clear();
-        match self.windows.neighbours(start, span, seed) {
-            Ok(n) => rel.extend_from_slice(n),
-            Err(e) => {
-                self.neighbour_scratch = rel;
-                return Err(e);
-            }
+        if let Err(e) = self.windows.neighbours_into(start, span, seed, &mut rel) {
+            self.neighbour_scratch = rel;
+            return Err(e);
         }
         self.absorb(start, &rel, payload);
         self.neighbour_scratch = rel;

@@ -34,23 +34,52 @@ impl NeighbourSampler {
         generation: u32,
         seed: u32,
     ) -> &[u32] {
+        let mut picked = std::mem::take(&mut self.picked);
+        picked.clear();
+        self.sample_into(dist, span, generation, seed, &mut picked);
+        self.picked = picked;
+        &self.picked
+    }
+
+    /// [`sample`](Self::sample), appending the positions to `out` (a decoder
+    /// fills its own scratch list instead of copying this sampler's).
+    #[inline]
+    pub fn sample_into(
+        &mut self,
+        dist: &DegreeDistribution,
+        span: u32,
+        generation: u32,
+        seed: u32,
+        out: &mut Vec<u32>,
+    ) {
+        let mut rng = SplitMix64::for_key(generation, seed);
+        let degree = dist.sample(&mut rng).min(span);
+        let from = out.len();
+        if span <= 64 {
+            // Small windows (TCP-Forward's): the marks fit one register, so there
+            // is nothing to clear afterwards. Same draws, same picks.
+            let mut marks = 0u64;
+            for j in span - degree..span {
+                let t = rng.below(j + 1);
+                let pick = if marks >> t & 1 != 0 { j } else { t };
+                marks |= 1 << pick;
+                out.push(pick);
+            }
+            return;
+        }
         let words = (span as usize).div_ceil(64);
         if self.marks.len() < words {
             self.marks.resize(words, 0);
         }
-        let mut rng = SplitMix64::for_key(generation, seed);
-        let degree = dist.sample(&mut rng).min(span);
-        self.picked.clear();
         for j in span - degree..span {
             let t = rng.below(j + 1);
             let pick = if self.is_marked(t) { j } else { t };
             self.marks[(pick / 64) as usize] |= 1 << (pick % 64);
-            self.picked.push(pick);
+            out.push(pick);
         }
-        for &p in &self.picked {
+        for &p in &out[from..] {
             self.marks[(p / 64) as usize] = 0;
         }
-        &self.picked
     }
 
     #[inline]
@@ -77,6 +106,38 @@ mod tests {
             assert_eq!(sorted.len(), x.len(), "distinct");
             assert!(x.iter().all(|&i| i < 100));
             assert_eq!(b.sample(&dist, 100, 3, seed), &x[..]);
+        }
+    }
+
+    /// The one-register path for spans up to 64 picks exactly what the
+    /// general marks-array procedure picks.
+    #[test]
+    fn small_span_fast_path_matches_the_general_procedure() {
+        fn reference(dist: &DegreeDistribution, span: u32, g: u32, seed: u32) -> Vec<u32> {
+            let mut rng = SplitMix64::for_key(g, seed);
+            let degree = dist.sample(&mut rng).min(span);
+            let mut marks = vec![false; span as usize];
+            let mut out = Vec::new();
+            for j in span - degree..span {
+                let t = rng.below(j + 1);
+                let pick = if marks[t as usize] { j } else { t };
+                marks[pick as usize] = true;
+                out.push(pick);
+            }
+            out
+        }
+        for span in [1u32, 2, 16, 63, 64, 65, 130] {
+            let dist = DegreeDistribution::robust_soliton(span, 0.1, 0.5).unwrap();
+            let mut s = NeighbourSampler::default();
+            let mut into = vec![7];
+            for seed in 0..500 {
+                let want = reference(&dist, span, 9, seed);
+                assert_eq!(s.sample(&dist, span, 9, seed), &want[..]);
+                into.truncate(1);
+                s.sample_into(&dist, span, 9, seed, &mut into);
+                assert_eq!(into[0], 7);
+                assert_eq!(&into[1..], &want[..]);
+            }
         }
     }
 

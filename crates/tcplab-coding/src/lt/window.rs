@@ -72,6 +72,21 @@ impl WindowSampler {
         Ok(self.sampler.sample(dist, span, start, seed))
     }
 
+    /// [`neighbours`](Self::neighbours), appended to `out`.
+    #[inline]
+    pub fn neighbours_into(
+        &mut self,
+        start: u32,
+        span: u32,
+        seed: u32,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        self.ensure(span)?;
+        let dist = self.dists[span as usize].as_ref().expect("ensured");
+        self.sampler.sample_into(dist, span, start, seed, out);
+        Ok(())
+    }
+
     /// The degree of symbol (start, span, seed) alone: the first draw of the same
     /// procedure as [`WindowSampler::neighbours`], without drawing the neighbours (a
     /// sender's cost model needs only how many symbols it XORs).

@@ -90,6 +90,10 @@ pub struct ForwardSource {
     diff: DiffDetector,
     /// Earliest time a segment in the window becomes overdue.
     deadline: Option<Time>,
+    /// The smallest `since` of an unacknowledged segment in the coding buffer, kept
+    /// incrementally: pushes add later times, ACKs remove segments, and only removing
+    /// the one holding the minimum (or a repair restarting clocks) needs a rescan.
+    oldest: Option<Time>,
     /// Encoded symbols and when the CPU has finished each.
     queue: VecDeque<(Time, Symbol)>,
     next_seed: u32,
@@ -173,6 +177,7 @@ impl ForwardSource {
                 Dur::from_secs_f64(p.initial_timeout_ms / 1e3),
             ),
             deadline: None,
+            oldest: None,
             queue: VecDeque::new(),
             next_seed: seed,
             sampler: WindowSampler::new(degrees),
@@ -236,6 +241,8 @@ impl ForwardSource {
             }
             self.pushed += 1;
             self.push_time.push_back(now);
+            // Clocks start at `now`, never before an earlier one.
+            self.oldest.get_or_insert(now);
             self.clock.push_back(Clock {
                 since: now,
                 seed: self.next_seed,
@@ -252,7 +259,7 @@ impl ForwardSource {
     fn settle_window(&mut self) -> u32 {
         let n = self.p.window;
         let stride = (n / 2).max(1);
-        let quota = (f64::from(n) * self.red.r()).ceil() as u32;
+        let quota = super::cost::ceil(f64::from(n) * self.red.r()) as u32;
         loop {
             let can_slide = self.w_lo + stride < self.pushed;
             if can_slide
@@ -281,7 +288,7 @@ impl ForwardSource {
         if k == 0 || (self.w_lo..self.w_lo + k).all(|i| self.is_acked(i)) {
             self.credit = self
                 .credit
-                .min((f64::from(self.p.window) * self.red.r()).ceil());
+                .min(super::cost::ceil(f64::from(self.p.window) * self.red.r()));
             return None;
         }
         self.credit -= 1.0;
@@ -333,6 +340,7 @@ impl ForwardSource {
             });
         }
         let mut newly = 0;
+        let mut rescan = false;
         for i in (self.buf_lo..ack.cum).chain(std::iter::once(ack.index)) {
             if self.is_acked(i) {
                 continue;
@@ -342,6 +350,7 @@ impl ForwardSource {
             // ElapsedTime_p runs from the segment's entry or its last repair; like Karn's
             // rule, only a decode caused by a symbol sent since then gives a sample.
             let c = self.clock[o];
+            rescan |= Some(c.since) == self.oldest;
             if ack.echo.wrapping_sub(c.seed) < 1 << 31 {
                 self.diff.on_acked(now, now.saturating_since(c.since));
             }
@@ -350,6 +359,9 @@ impl ForwardSource {
         while self.clock.front().is_some_and(|c| c.acked) {
             self.clock.pop_front();
             self.buf_lo += 1;
+        }
+        if rescan {
+            self.rescan_oldest();
         }
         self.n_acked += newly;
         for _ in 0..newly {
@@ -387,14 +399,24 @@ impl ForwardSource {
         self.cc.on_ack(&mut self.w, &info);
     }
 
-    fn refresh_deadline(&mut self) {
+    /// Recomputes `oldest` from the clocks (after the minimum's segment was acked or
+    /// a repair restarted clocks).
+    fn rescan_oldest(&mut self) {
+        self.oldest = self.scan_oldest();
+    }
+
+    fn scan_oldest(&self) -> Option<Time> {
         let (a, b) = self.clock.as_slices();
         let oldest_in = |s: &[Clock]| s.iter().filter(|c| !c.acked).map(|c| c.since).min();
-        let oldest = match (oldest_in(a), oldest_in(b)) {
+        match (oldest_in(a), oldest_in(b)) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
-        };
-        self.deadline = oldest.map(|e| e + self.diff.allowed());
+        }
+    }
+
+    fn refresh_deadline(&mut self) {
+        debug_assert_eq!(self.oldest, self.scan_oldest(), "incremental minimum");
+        self.deadline = self.oldest.map(|e| e + self.diff.allowed());
     }
 
     /// Diff_p exceeded the Timeout: send repair symbols at once (see the module docs).
@@ -438,12 +460,13 @@ impl ForwardSource {
         if known {
             self.red.on_timeout();
         }
-        let count = (f64::from(unacked) * self.red.r()).ceil().max(1.0) as u64;
+        let count = super::cost::ceil(f64::from(unacked) * self.red.r()).max(1.0) as u64;
         for _ in 0..count {
             let sym = self.symbol(start, end - start, true);
             self.repairs += 1;
             self.encode(now, sym);
         }
+        self.rescan_oldest();
         self.refresh_deadline();
     }
 }
