@@ -272,15 +272,9 @@ mod tests {
 
     fn ack(now_ms: u64, bytes: u64, srtt_ms: u64) -> AckInfo {
         AckInfo {
-            now: Time::ZERO + Dur::from_millis(now_ms),
-            bytes_acked: bytes,
-            rtt: None,
             srtt: Some(Dur::from_millis(srtt_ms)),
             min_rtt: Some(Dur::from_millis(srtt_ms)),
-            in_flight: 0,
-            in_recovery: false,
-            rate: None,
-            delivered: 0,
+            ..AckInfo::bare(Time::ZERO + Dur::from_millis(now_ms), bytes)
         }
     }
 

@@ -140,18 +140,13 @@ mod tests {
 
     fn ack(delivered: u64, prior: u64, rtt_ms: u64) -> AckInfo {
         AckInfo {
-            now: Time::ZERO,
-            bytes_acked: 1000,
             rtt: Some(Dur::from_millis(rtt_ms)),
-            srtt: None,
-            min_rtt: None,
-            in_flight: 0,
-            in_recovery: false,
             rate: Some(RateSample {
                 prior_delivered: prior,
                 ..RateSample::default()
             }),
             delivered,
+            ..AckInfo::bare(Time::ZERO, 1000)
         }
     }
 

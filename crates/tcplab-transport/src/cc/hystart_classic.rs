@@ -190,18 +190,13 @@ mod tests {
     /// An ACK at `t_us` delivering one segment, with an RTT sample of `rtt_us`.
     fn ack(t_us: u64, delivered: u64, prior: u64, rtt_us: u64) -> AckInfo {
         AckInfo {
-            now: Time(t_us * 1000),
-            bytes_acked: MSS,
             rtt: Some(Dur(rtt_us * 1000)),
-            srtt: None,
-            min_rtt: None,
-            in_flight: 0,
-            in_recovery: false,
             rate: Some(RateSample {
                 prior_delivered: prior,
                 ..RateSample::default()
             }),
             delivered,
+            ..AckInfo::bare(Time(t_us * 1000), MSS)
         }
     }
 

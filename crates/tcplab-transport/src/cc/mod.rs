@@ -75,6 +75,25 @@ pub struct AckInfo {
     pub delivered: u64,
 }
 
+/// An ACK of `bytes_acked` at `now` with nothing else to report: the base the
+/// controllers' unit tests build their ACKs on (`AckInfo { rtt: …, ..AckInfo::bare(…) }`).
+#[cfg(test)]
+impl AckInfo {
+    pub(crate) fn bare(now: Time, bytes_acked: u64) -> AckInfo {
+        AckInfo {
+            now,
+            bytes_acked,
+            rtt: None,
+            srtt: None,
+            min_rtt: None,
+            in_flight: 0,
+            in_recovery: false,
+            rate: None,
+            delivered: 0,
+        }
+    }
+}
+
 /// Why the sender reduces its window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CongestionEvent {

@@ -124,17 +124,7 @@ mod tests {
     use tcplab_core::Time;
 
     fn ack(bytes: u64) -> AckInfo {
-        AckInfo {
-            now: Time::ZERO,
-            bytes_acked: bytes,
-            rtt: None,
-            srtt: None,
-            min_rtt: None,
-            in_flight: 0,
-            in_recovery: false,
-            rate: None,
-            delivered: 0,
-        }
+        AckInfo::bare(Time::ZERO, bytes)
     }
 
     #[test]
