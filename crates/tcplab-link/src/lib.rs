@@ -38,9 +38,9 @@ pub use wlan::{Wlan, WlanParams};
 pub trait Packet {
     /// Bytes serialised on the link, headers included.
     fn wire_len(&self) -> u32;
-    /// Application payload bytes; 0 marks a pure acknowledgement (an 802.11 cell reports
-    /// the airtime such packets take). Defaults to the whole packet.
-    fn payload_len(&self) -> u32 {
-        self.wire_len()
+    /// False for a packet without application payload (a pure acknowledgement: an
+    /// 802.11 cell reports the airtime such packets take). Defaults to true.
+    fn carries_payload(&self) -> bool {
+        true
     }
 }

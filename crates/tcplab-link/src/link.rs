@@ -760,7 +760,7 @@ mod tests {
         assert!(offset_of!(Link<Pkt>, gate) + std::mem::size_of::<Gate>() <= 128);
         assert_eq!(offset_of!(Link<Pkt>, counters), 128);
         assert!(offset_of!(LinkCounters, max_queue_pkts) + 8 <= 64);
-        // A FIFO entry of a small packet (the simulator's is 24 bytes) is one whole line.
+        // A FIFO entry of a small packet (the simulator's is 16 bytes) is one whole line.
         struct Small(#[allow(dead_code)] [u32; 6]);
         assert_eq!(std::mem::size_of::<Entry<Small>>(), 64);
         assert_eq!(align_of::<Entry<Small>>(), 64);

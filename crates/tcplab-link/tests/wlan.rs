@@ -16,8 +16,8 @@ impl Packet for P {
     fn wire_len(&self) -> u32 {
         self.len
     }
-    fn payload_len(&self) -> u32 {
-        self.payload
+    fn carries_payload(&self) -> bool {
+        self.payload != 0
     }
 }
 

@@ -13,18 +13,64 @@ use tcplab_core::{Metrics, Rng, Time};
 use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink, Wlan};
 
 /// A packet as media carry it: where its header is stored ([`crate::packets`]), its size
-/// on the wire, and where it is on its route.
+/// on the wire, where it is on its route, and (in one word) its flow, direction and
+/// whether it carries payload.
+///
+/// 16 bytes, so that a link's FIFO entry and the event path move a quarter of a cache
+/// line per packet: the step and the size are read on every hop, the flow and direction
+/// only at delivery and on a drop, the payload flag only by a WLAN cell.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pkt {
     pub slot: u32,
-    pub flow: u32,
     /// Index in the simulator's step arena of the step it is on.
     pub step: u32,
     pub wire_len: u32,
-    /// Transport payload bytes (what a WLAN aggregates by).
-    pub payload_len: u32,
+    /// The flow in the low 30 bits, then [`Pkt::TO_SOURCE`] and [`Pkt::PAYLOAD`].
+    tag: u32,
+}
+
+impl Pkt {
+    /// Set for packets of the sink (towards the source).
+    const TO_SOURCE: u32 = 1 << 30;
+    /// Set for packets that carry transport payload (clear: a pure acknowledgement).
+    const PAYLOAD: u32 = 1 << 31;
+    /// Flows a run may have: their indices fit below the flags. The simulator refuses
+    /// more (a run that large would need terabytes).
+    pub const MAX_FLOWS: usize = 1 << 30;
+
+    /// A packet of `flow` (below [`Pkt::MAX_FLOWS`]) in its store slot `slot`, on step `step`.
+    #[inline(always)]
+    pub fn new(
+        slot: u32,
+        step: u32,
+        wire_len: u32,
+        flow: u32,
+        to_source: bool,
+        payload: bool,
+    ) -> Pkt {
+        debug_assert!((flow as usize) < Pkt::MAX_FLOWS);
+        let tag = flow
+            | if to_source { Pkt::TO_SOURCE } else { 0 }
+            | if payload { Pkt::PAYLOAD } else { 0 };
+        Pkt {
+            slot,
+            step,
+            wire_len,
+            tag,
+        }
+    }
+
+    /// Index of its flow.
+    #[inline(always)]
+    pub fn flow(self) -> usize {
+        (self.tag & (Pkt::TO_SOURCE - 1)) as usize
+    }
+
     /// True for packets of the sink (towards the source).
-    pub to_source: bool,
+    #[inline(always)]
+    pub fn to_source(self) -> bool {
+        self.tag & Pkt::TO_SOURCE != 0
+    }
 }
 
 impl tcplab_link::Packet for Pkt {
@@ -33,8 +79,8 @@ impl tcplab_link::Packet for Pkt {
         self.wire_len
     }
     #[inline]
-    fn payload_len(&self) -> u32 {
-        self.payload_len
+    fn carries_payload(&self) -> bool {
+        self.tag & Pkt::PAYLOAD != 0
     }
 }
 
@@ -342,6 +388,25 @@ mod tests {
         assert!(Arc::ptr_eq(&a1, &a2));
         assert!(!Arc::ptr_eq(&a1, &b1));
         assert_eq!(*b1, b);
+    }
+
+    #[test]
+    fn a_packet_handle_is_16_bytes_and_keeps_its_flow_and_flags() {
+        use tcplab_link::Packet;
+        assert_eq!(std::mem::size_of::<Pkt>(), 16);
+        let last = (Pkt::MAX_FLOWS - 1) as u32;
+        for (flow, to_source, payload) in [
+            (0, false, false),
+            (7, true, false),
+            (last, true, true),
+            (last, false, true),
+        ] {
+            let p = Pkt::new(3, 4, 1500, flow, to_source, payload);
+            assert_eq!((p.slot, p.step, p.wire_len()), (3, 4, 1500));
+            assert_eq!(p.flow(), flow as usize);
+            assert_eq!(p.to_source(), to_source);
+            assert_eq!(p.carries_payload(), payload);
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! A transport's header ([`Packet`], around 90 bytes and growing with every new transport)
 //! is stored once when its endpoint emits it and read once when it reaches the other end;
-//! media, queues and events move a 24-byte [`Pkt`] that names its slot. Slots are reused
+//! media, queues and events move a 16-byte [`Pkt`] that names its slot. Slots are reused
 //! last-freed first, so the store stays as large as the most packets ever in flight and
 //! recently used slots are the ones still in cache.
 

@@ -143,6 +143,14 @@ pub fn simulate_tapped<'c>(
     tap: Option<&'c mut dyn Tap>,
 ) -> Result<Results, SimError> {
     crate::budget::check_memory(sc)?;
+    if sc.flows.len() > Pkt::MAX_FLOWS {
+        return Err(SimError::Config(crate::ConfigError {
+            file: sc.source.clone(),
+            key: "flow".into(),
+            value: sc.flows.len().to_string(),
+            why: format!("a run has at most {} flows", Pkt::MAX_FLOWS),
+        }));
+    }
     let master = master_seed(seed, replication);
     let wiring = Wiring::new(sc, master);
     let mut steps = Vec::new();
@@ -424,8 +432,8 @@ impl World<'_, '_> {
     /// Hands `p` to the endpoint at the end of its route.
     #[inline(always)]
     fn deliver(&mut self, p: Pkt) -> Result<(), SimError> {
-        let (f, dir) = (p.flow as usize, p.to_source as usize);
-        let side = if p.to_source { SOURCE } else { SINK };
+        let (f, dir) = (p.flow(), p.to_source() as usize);
+        let side = if p.to_source() { SOURCE } else { SINK };
         let now = self.now;
         let fl = &mut self.flows[f];
         fl.count[dir].delivered += 1;
@@ -458,7 +466,7 @@ impl World<'_, '_> {
             None => (false, medium.handle_packet(self.now, step, p)),
         };
         if admit != Admit::Queued {
-            self.flows[p.flow as usize].count[p.to_source as usize].dropped += 1;
+            self.flows[p.flow()].count[p.to_source() as usize].dropped += 1;
             self.packets.free(p.slot);
         }
         if !keeps {
@@ -521,8 +529,8 @@ impl World<'_, '_> {
     fn collect_drops(&mut self, m: usize) {
         while let Some(p) = self.wiring.media[m].poll_dropped() {
             self.packets.free(p.slot);
-            let f = p.flow as usize;
-            self.flows[f].count[p.to_source as usize].dropped += 1;
+            let f = p.flow();
+            self.flows[f].count[p.to_source() as usize].dropped += 1;
             self.check_finished(f);
         }
     }
@@ -553,19 +561,9 @@ impl World<'_, '_> {
             };
             self.flows[f].count[dir].sent += 1;
             let body = self.packets.get(slot);
-            let wire_len = body.wire_len();
-            let payload_len = body.payload_len();
-            self.enqueue(
-                step,
-                Pkt {
-                    slot,
-                    wire_len,
-                    payload_len,
-                    flow: f as u32,
-                    step: first,
-                    to_source: side == SINK,
-                },
-            );
+            let (wire_len, payload) = (body.wire_len(), body.payload_len() != 0);
+            let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload);
+            self.enqueue(step, pkt);
         }
         let fl = &mut self.flows[f];
         // Only the source's own events can make it finish (endpoints share no state), so

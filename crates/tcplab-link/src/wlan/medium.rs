@@ -126,7 +126,7 @@ impl<P: Packet> Wlan<P> {
     fn aggregate(&self, s: usize, d: usize) -> (usize, u64, u64) {
         let q = &self.sta[s].queues[d];
         let first = self.mpdu_bytes(&q[0].pkt);
-        let ack_bytes = |f: &Frame<P>, b: u64| if f.pkt.payload_len() == 0 { b } else { 0 };
+        let ack_bytes = |f: &Frame<P>, b: u64| if f.pkt.carries_payload() { 0 } else { b };
         let Some(a) = self.p.ampdu else {
             return (1, first, ack_bytes(&q[0], first));
         };

@@ -67,8 +67,8 @@ pub(crate) fn offer(
         at,
         link,
         forward,
-        flow: d.pkt.flow,
-        from_sink: d.pkt.to_source,
+        flow: d.pkt.flow() as u32,
+        from_sink: d.pkt.to_source(),
         packet,
     });
 }
