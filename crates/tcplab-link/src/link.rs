@@ -35,20 +35,37 @@ pub enum Admit {
     DroppedDown,
 }
 
-/// One packet in the FIFO. Aligned to a cache line (for the simulator's packets it is
-/// exactly 64 bytes): at 16-byte alignment most entries straddled two lines, two cache
-/// misses per admission on a link whose ring has gone cold.
+/// One packet in the FIFO: 32 bytes (two to a cache line) for a 16-byte packet with a
+/// niche, as the simulator's is, and aligned so none straddles two lines.
+///
+/// Its transmission start is not stored: a packet that waited starts when the one ahead
+/// of it in the FIFO ends (see [`Link::advance_service`]), and one that did not wait had
+/// started by any later check. Its arrival is stored as nanoseconds after its
+/// transmission end, and its jitter draw not at all when it is zero; a packet whose
+/// arrival lies [`FAR`] or more nanoseconds after its transmission end (a delay over
+/// 4.29 s), or that drew jitter, keeps both exactly in the link's [`Far`] table, and its
+/// `fwd` is [`FAR`].
 #[derive(Debug)]
-#[repr(align(64))]
+#[repr(align(32))]
 struct Entry<P> {
     /// `None` once the channel lost it or it was delivered (a hole in the FIFO).
     pkt: Option<P>,
     len: u32,
-    tx_start: Time,
+    /// `arrive − tx_end` in nanoseconds, or [`FAR`].
+    fwd: u32,
     tx_end: Time,
-    /// This packet's jitter draw, kept so a re-timing moves it without a new draw.
-    jitter: Dur,
+}
+
+/// An [`Entry::fwd`] that says the times are in the [`Far`] table.
+const FAR: u32 = u32::MAX;
+
+/// The arrival and jitter draw of an entry that does not store them itself (see
+/// [`Entry`]), by the entry's absolute index.
+#[derive(Clone, Copy, Debug)]
+struct Far {
+    abs: u64,
     arrive: Time,
+    jitter: Dur,
 }
 
 /// What only loss models, jitter, reordering and outages need. Most links of a large
@@ -65,6 +82,9 @@ struct Extras<P> {
     arrivals: ArrivalOrder,
     /// Packets in flight when the link went down, until the driver collects them.
     outage_drops: Vec<P>,
+    /// Times of the FIFO entries marked [`FAR`], in FIFO order (every entry of a link
+    /// with jitter; otherwise only arrivals 4.29 s or more after the transmission end).
+    far: VecDeque<Far>,
 }
 
 /// True if `p` needs [`Extras`]: a loss model, jitter, reordering or an outage.
@@ -197,6 +217,7 @@ impl<P: Packet> Link<P> {
             jitter_rng,
             arrivals: ArrivalOrder::default(),
             outage_drops: Vec::new(),
+            far: VecDeque::new(),
         }))
     }
 
@@ -240,13 +261,22 @@ impl<P: Packet> Link<P> {
             self.waiting_bytes = 0;
             return;
         }
-        while let Some(e) = self.pipe.get((self.svc_abs - self.head_abs) as usize) {
-            if e.tx_start > now {
+        // The first waiting packet starts when the one ahead of it ends; with none ahead
+        // in the FIFO, that one has arrived and left (no later than `now`), so it started.
+        let mut i = (self.svc_abs - self.head_abs) as usize;
+        let mut start = match i.checked_sub(1) {
+            Some(prev) => self.tx_end_of(prev),
+            None => Time::ZERO,
+        };
+        while let Some(e) = self.pipe.get(i) {
+            if start > now {
                 break;
             }
             self.waiting_pkts -= 1;
             self.waiting_bytes -= e.len as u64;
             self.svc_abs += 1;
+            start = self.tx_end_of(i);
+            i += 1;
         }
     }
 
@@ -316,14 +346,123 @@ impl<P: Packet> Link<P> {
         if !lost && self.by_arrival() {
             self.push_arrival(arrive);
         }
+        // `arrive` is never before `tx_end` (delays and jitter are not negative); were
+        // it, the difference would wrap to a large number and take the exact far path.
+        let fwd = arrive.0.wrapping_sub(tx_end.0);
+        let fwd = if fwd < FAR as u64 && jitter == Dur::ZERO {
+            fwd as u32
+        } else {
+            self.push_far(arrive, jitter)
+        };
         self.pipe.push_back(Entry {
             pkt: (!lost).then_some(pkt),
             len,
-            tx_start,
+            fwd,
             tx_end,
-            jitter,
-            arrive,
         });
+    }
+
+    /// Keeps the times of the entry about to be pushed in the [`Far`] table.
+    #[inline(never)]
+    fn push_far(&mut self, arrive: Time, jitter: Dur) -> u32 {
+        let abs = self.head_abs + self.pipe.len() as u64;
+        let x = match self.extras {
+            Some(ref mut x) => x,
+            None => self.make_extras(),
+        };
+        x.far.push_back(Far {
+            abs,
+            arrive,
+            jitter,
+        });
+        FAR
+    }
+
+    /// The [`Far`] record of the entry at absolute index `abs` (marked [`FAR`]).
+    #[cold]
+    #[inline(never)]
+    fn far(&self, abs: u64) -> &Far {
+        let far = &self
+            .extras
+            .as_ref()
+            .expect("far entries make the extras")
+            .far;
+        let k = far
+            .binary_search_by_key(&abs, |f| f.abs)
+            .expect("a far entry has its record");
+        &far[k]
+    }
+
+    /// When `pipe[i]` arrives (or would have).
+    #[inline(always)]
+    fn arrive_of(&self, i: usize) -> Time {
+        self.arrive_at(&self.pipe[i], i)
+    }
+
+    /// When `e`, which is `pipe[i]`, arrives (or would have). No overflow: a compact
+    /// entry's `fwd` is its arrival less its transmission end.
+    #[inline(always)]
+    fn arrive_at(&self, e: &Entry<P>, i: usize) -> Time {
+        if e.fwd != FAR {
+            Time(e.tx_end.0 + e.fwd as u64)
+        } else {
+            self.far(self.head_abs + i as u64).arrive
+        }
+    }
+
+    /// When `pipe[i]` finishes transmitting.
+    #[inline(always)]
+    fn tx_end_of(&self, i: usize) -> Time {
+        self.pipe[i].tx_end
+    }
+
+    /// `pipe[i]`'s jitter draw.
+    fn jitter_of(&self, i: usize) -> Dur {
+        if self.pipe[i].fwd != FAR {
+            Dur::ZERO
+        } else {
+            self.far(self.head_abs + i as u64).jitter
+        }
+    }
+
+    /// Sets `pipe[i]`'s transmission end, arrival and jitter draw (re-timing, outages),
+    /// moving its times into or out of the [`Far`] table as they now fit.
+    fn set_times(&mut self, i: usize, tx_end: Time, arrive: Time, jitter: Dur) {
+        let abs = self.head_abs + i as u64;
+        let was_far = self.pipe[i].fwd == FAR;
+        let fwd = arrive.0.wrapping_sub(tx_end.0);
+        let fits = fwd < FAR as u64 && jitter == Dur::ZERO;
+        let e = &mut self.pipe[i];
+        e.tx_end = tx_end;
+        e.fwd = if fits { fwd as u32 } else { FAR };
+        if !fits && self.extras.is_none() {
+            self.make_extras();
+        }
+        let Some(x) = self.extras.as_mut() else {
+            return; // fits, and no far table: nothing else to do
+        };
+        let at = x.far.binary_search_by_key(&abs, |f| f.abs);
+        match (at, fits) {
+            (Ok(k), true) => {
+                x.far.remove(k);
+            }
+            (Ok(k), false) => {
+                x.far[k] = Far {
+                    abs,
+                    arrive,
+                    jitter,
+                }
+            }
+            (Err(k), false) => x.far.insert(
+                k,
+                Far {
+                    abs,
+                    arrive,
+                    jitter,
+                },
+            ),
+            (Err(_), true) => debug_assert!(!was_far),
+        }
     }
 
     /// Out of line (with `push_arrival`) so the common admission stays small enough to
@@ -356,7 +495,7 @@ impl<P: Packet> Link<P> {
     pub fn poll_timeout(&self) -> Option<Time> {
         match self.arrivals() {
             Some(a) => a.next_arrival(),
-            None => self.pipe.front().map(|e| e.arrive),
+            None => self.pipe.front().map(|e| self.arrive_at(e, 0)),
         }
     }
 
@@ -369,7 +508,7 @@ impl<P: Packet> Link<P> {
             return self.poll_by_arrival(now);
         }
         loop {
-            if self.pipe.front()?.arrive > now {
+            if self.arrive_at(self.pipe.front()?, 0) > now {
                 return None;
             }
             let e = self.pop_head().expect("front exists");
@@ -446,11 +585,23 @@ impl<P: Packet> Link<P> {
     #[inline]
     fn pop_head(&mut self) -> Option<Entry<P>> {
         let e = self.pipe.pop_front()?;
+        if e.fwd == FAR {
+            self.pop_far();
+        }
         self.head_abs += 1;
         if self.pipe.is_empty() {
             self.pipe.clear();
         }
         Some(e)
+    }
+
+    /// Drops the [`Far`] record of the entry just popped from the front.
+    #[cold]
+    #[inline(never)]
+    fn pop_far(&mut self) {
+        let x = self.extras.as_mut().expect("far entries make the extras");
+        let f = x.far.pop_front();
+        debug_assert_eq!(f.map(|f| f.abs), Some(self.head_abs));
     }
 
     /// Pops leading holes that have finished transmitting (the transmitter no longer needs
@@ -512,40 +663,57 @@ impl<P: Packet> Link<P> {
         let x = self.extras.as_mut().expect("made above");
         x.arrivals.clear();
         x.arrivals.reserve(self.pipe.capacity());
-        for (i, e) in self.pipe.iter().enumerate() {
-            if e.pkt.is_some() {
-                x.arrivals.push(e.arrive, self.head_abs + i as u64);
-            }
+        let pending: Vec<(Time, u64)> = (0..self.pipe.len())
+            .filter(|&i| self.pipe[i].pkt.is_some())
+            .map(|i| (self.arrive_of(i), self.head_abs + i as u64))
+            .collect();
+        let x = self.extras.as_mut().expect("made above");
+        for (arrive, seq) in pending {
+            x.arrivals.push(arrive, seq);
         }
     }
 
     fn drop_in_flight(&mut self, now: Time) {
         // Packets that arrived but were not yet collected by the driver are kept.
-        let x = self.extras.as_mut().expect("an outage makes the extras");
-        if x.arrivals.is_empty() {
+        let by_arrival = !self
+            .extras
+            .as_ref()
+            .expect("an outage makes the extras")
+            .arrivals
+            .is_empty();
+        if !by_arrival {
             // FIFO order is arrival order: the lost ones are a suffix.
-            let keep = self.pipe.iter().take_while(|e| e.arrive <= now).count();
+            let keep = (0..self.pipe.len())
+                .take_while(|&i| self.arrive_of(i) <= now)
+                .count();
+            let first_dropped = self.head_abs + keep as u64;
+            let x = self.extras.as_mut().expect("an outage makes the extras");
             for e in self.pipe.drain(keep..) {
                 if let Some(p) = e.pkt {
                     self.counters.dropped_down += 1;
                     x.outage_drops.push(p);
                 }
             }
+            let k = x.far.partition_point(|f| f.abs < first_dropped);
+            x.far.truncate(k);
         } else {
             // Holes in place; their times are clamped so they stop holding the transmitter.
-            for e in self.pipe.iter_mut() {
-                if e.arrive > now {
+            for i in 0..self.pipe.len() {
+                let arrive = self.arrive_of(i);
+                let x = self.extras.as_mut().expect("an outage makes the extras");
+                let e = &mut self.pipe[i];
+                if arrive > now {
                     if let Some(p) = e.pkt.take() {
                         self.counters.dropped_down += 1;
                         x.outage_drops.push(p);
                     }
                 }
                 if e.pkt.is_none() {
-                    e.tx_start = e.tx_start.min(now);
-                    e.tx_end = e.tx_end.min(now);
-                    e.arrive = e.arrive.min(now);
+                    let (tx_end, jitter) = (self.tx_end_of(i).min(now), self.jitter_of(i));
+                    self.set_times(i, tx_end, arrive.min(now), jitter);
                 }
             }
+            let x = self.extras.as_mut().expect("an outage makes the extras");
             x.arrivals.keep_arrived(now);
         }
         self.svc_abs = self.head_abs + self.pipe.len() as u64;
@@ -562,11 +730,9 @@ impl<P: Packet> Link<P> {
 
     /// Latest arrival among the pending packets of `pipe[..n]`.
     fn pending_last_arrive(&self, n: usize) -> Time {
-        self.pipe
-            .iter()
-            .take(n)
-            .filter(|e| e.pkt.is_some())
-            .map(|e| e.arrive)
+        (0..n)
+            .filter(|&i| self.pipe[i].pkt.is_some())
+            .map(|i| self.arrive_of(i))
             .max()
             .unwrap_or(Time::ZERO)
     }
@@ -580,17 +746,20 @@ impl<P: Packet> Link<P> {
         // Transmitter frees at the end of the packet in service (or now if idle).
         let mut free = now;
         if first_waiting > 0 {
-            free = free.max(self.pipe[first_waiting - 1].tx_end);
+            free = free.max(self.tx_end_of(first_waiting - 1));
         }
         self.last_arrive = self.pending_last_arrive(first_waiting);
-        for e in self.pipe.iter_mut().skip(first_waiting) {
+        for i in first_waiting..self.pipe.len() {
+            let e = &self.pipe[i];
+            let (len, lost, mut tx_end) = (e.len, e.pkt.is_none(), self.tx_end_of(i));
             if !same_capacity {
-                e.tx_start = free;
-                e.tx_end = self.cap.tx_end(free, free, e.len);
+                // It starts at `free`, when the one ahead of it ends (see `Entry`).
+                tx_end = self.cap.tx_end(free, free, len);
             }
-            let lost = e.pkt.is_none();
-            e.arrive = arrival(&self.gate, &mut self.last_arrive, e.tx_end, e.jitter, lost);
-            free = e.tx_end;
+            let jitter = self.jitter_of(i);
+            let arrive = arrival(&self.gate, &mut self.last_arrive, tx_end, jitter, lost);
+            self.set_times(i, tx_end, arrive, jitter);
+            free = tx_end;
         }
         self.busy_until = free;
     }
@@ -760,10 +929,14 @@ mod tests {
         assert!(offset_of!(Link<Pkt>, gate) + std::mem::size_of::<Gate>() <= 128);
         assert_eq!(offset_of!(Link<Pkt>, counters), 128);
         assert!(offset_of!(LinkCounters, max_queue_pkts) + 8 <= 64);
-        // A FIFO entry of a small packet (the simulator's is 16 bytes) is one whole line.
-        struct Small(#[allow(dead_code)] [u32; 6]);
-        assert_eq!(std::mem::size_of::<Entry<Small>>(), 64);
-        assert_eq!(align_of::<Entry<Small>>(), 64);
+        // A FIFO entry of a 16-byte packet with a niche (as the simulator's) is half a
+        // line, aligned so that none straddles two.
+        struct Small(
+            #[allow(dead_code)] std::num::NonZeroU32,
+            #[allow(dead_code)] [u32; 3],
+        );
+        assert_eq!(std::mem::size_of::<Entry<Small>>(), 32);
+        assert_eq!(align_of::<Entry<Small>>(), 32);
     }
 
     #[test]
@@ -803,6 +976,53 @@ mod tests {
         r.set_params(Time::ZERO, r.params().clone().with_reorder(true));
         r.handle_packet(Time::ZERO, Pkt(0, 1500));
         assert!(!r.admission_keeps_timeout());
+    }
+
+    fn far_records(l: &Link<Pkt>) -> usize {
+        l.extras.as_ref().map_or(0, |x| x.far.len())
+    }
+
+    #[test]
+    fn arrivals_too_far_for_an_entry_read_back_exactly() {
+        // A 5 s delay does not fit an entry's 32-bit offset: re-timing moves the waiting
+        // packets (2 and 3; 1 is in service at 1.5 ms) into the far table.
+        let mut l = link(12_000_000, 1, QueueLimit::Unlimited);
+        for i in 0..4 {
+            l.handle_packet(Time::ZERO, Pkt(i, 1500));
+        }
+        assert_eq!(far_records(&l), 0);
+        let mut p = l.params().clone();
+        p.delay = Dur::from_millis(5_000);
+        l.set_params(Time(1_500_000), p);
+        assert_eq!(far_records(&l), 2);
+        let got: Vec<(u64, u32)> = drain(&mut l)
+            .iter()
+            .map(|(t, p)| (t.0 / 1000, p.0))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(2_000, 0), (3_000, 1), (5_003_000, 2), (5_004_000, 3)]
+        );
+        assert_eq!(far_records(&l), 0);
+
+        // And back: with reordering, waiting packets under a 5 s delay that re-time to
+        // 1 ms leave the far table; the ones already sent keep their far arrivals.
+        let mut r = link(12_000_000, 5_000, QueueLimit::Unlimited);
+        r.set_params(Time::ZERO, r.params().clone().with_reorder(true));
+        for i in 0..3 {
+            r.handle_packet(Time::ZERO, Pkt(i, 1500));
+        }
+        assert_eq!(far_records(&r), 3);
+        let mut p = r.params().clone();
+        p.delay = Dur::from_millis(1);
+        r.set_params(Time(1_500_000), p);
+        assert_eq!(far_records(&r), 2);
+        let got: Vec<(u64, u32)> = drain(&mut r)
+            .iter()
+            .map(|(t, p)| (t.0 / 1000, p.0))
+            .collect();
+        assert_eq!(got, vec![(4_000, 2), (5_001_000, 0), (5_002_000, 1)]);
+        assert_eq!(far_records(&r), 0);
     }
 
     #[test]

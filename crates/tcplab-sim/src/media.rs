@@ -8,6 +8,7 @@
 //! [`Step`]s: which medium, entered at which port, left at which.
 
 use crate::scenario::{Duplex, Hop, LinkSpec, Scenario};
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use tcplab_core::{Metrics, Rng, Time};
 use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink, Wlan};
@@ -22,8 +23,9 @@ use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink, W
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pkt {
     pub slot: u32,
-    /// Index in the simulator's step arena of the step it is on.
-    pub step: u32,
+    /// Index in the simulator's step arena of the step it is on (never 0: the niche
+    /// that keeps a link's FIFO entry, which holds an `Option<Pkt>`, at 32 bytes).
+    pub step: NonZeroU32,
     pub wire_len: u32,
     /// The flow in the low 30 bits, then [`Pkt::TO_SOURCE`] and [`Pkt::PAYLOAD`].
     tag: u32,
@@ -42,7 +44,7 @@ impl Pkt {
     #[inline(always)]
     pub fn new(
         slot: u32,
-        step: u32,
+        step: NonZeroU32,
         wire_len: u32,
         flow: u32,
         to_source: bool,
@@ -394,6 +396,7 @@ mod tests {
     fn a_packet_handle_is_16_bytes_and_keeps_its_flow_and_flags() {
         use tcplab_link::Packet;
         assert_eq!(std::mem::size_of::<Pkt>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Pkt>>(), 16);
         let last = (Pkt::MAX_FLOWS - 1) as u32;
         for (flow, to_source, payload) in [
             (0, false, false),
@@ -401,8 +404,9 @@ mod tests {
             (last, true, true),
             (last, false, true),
         ] {
-            let p = Pkt::new(3, 4, 1500, flow, to_source, payload);
-            assert_eq!((p.slot, p.step, p.wire_len()), (3, 4, 1500));
+            let step = NonZeroU32::new(4).unwrap();
+            let p = Pkt::new(3, step, 1500, flow, to_source, payload);
+            assert_eq!((p.slot, p.step.get(), p.wire_len()), (3, 4, 1500));
             assert_eq!(p.flow(), flow as usize);
             assert_eq!(p.to_source(), to_source);
             assert_eq!(p.carries_payload(), payload);

@@ -17,6 +17,7 @@ use crate::media::{Pkt, Step, Wiring};
 use crate::packets::PacketStore;
 use crate::results::{Results, RunInfo, Table, Trace};
 use crate::scenario::{Sampling, Scenario};
+use std::num::NonZeroU32;
 use tcplab_core::{Metrics, Rng, Time, Value};
 use tcplab_link::{Admit, Delivery};
 use tcplab_transport::{AnyEndpoint, Endpoint, FlowContext, Violation};
@@ -70,7 +71,7 @@ struct Flow {
     /// wake-up asked for at `Time::MAX` is one that would never run, and is not scheduled.
     wake: [Time; 2],
     /// First step of each direction's route in `World::steps` (source → sink, sink → source).
-    route: [u32; 2],
+    route: [NonZeroU32; 2],
     count: [PacketCount; 2],
     reliable: bool,
     started: bool,
@@ -153,7 +154,9 @@ pub fn simulate_tapped<'c>(
     }
     let master = master_seed(seed, replication);
     let wiring = Wiring::new(sc, master);
-    let mut steps = Vec::new();
+    // Index 0 is never a packet's step: the niche that keeps a link's FIFO entry (an
+    // `Option<Pkt>` inside) at 32 bytes.
+    let mut steps = vec![Step::END];
     let mut flows = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
         let ctx = FlowContext {
@@ -170,10 +173,10 @@ pub fn simulate_tapped<'c>(
                 why,
             })
         })?;
-        let fwd = steps.len() as u32;
+        let fwd = NonZeroU32::new(steps.len() as u32).expect("step 0 is taken");
         steps.extend(f.path.iter().map(|&h| wiring.step(&sc.links, h, false)));
         steps.push(Step::END);
-        let rev = steps.len() as u32;
+        let rev = NonZeroU32::new(steps.len() as u32).expect("step 0 is taken");
         steps.extend(
             f.path
                 .iter()
@@ -420,8 +423,9 @@ impl World<'_, '_> {
     /// cost about 45 instructions a hop.
     #[inline(always)]
     fn forward(&mut self, mut p: Pkt) -> Result<(), SimError> {
-        p.step += 1;
-        let step = self.steps[p.step as usize];
+        // A route ends with `Step::END` long before the index could saturate.
+        p.step = p.step.saturating_add(1);
+        let step = self.steps[p.step.get() as usize];
         if step.medium != Step::END.medium {
             self.enqueue(step, p);
             return Ok(());
@@ -553,7 +557,7 @@ impl World<'_, '_> {
         let dir = side; // the source sends on route 0, the sink on route 1
         let first = self.flows[f].route[dir];
         // Every packet of this direction enters the same first step.
-        let step = self.steps[first as usize];
+        let step = self.steps[first.get() as usize];
         loop {
             let end = &mut self.flows[f].ends[side];
             let Some(slot) = self.packets.put_next(|| end.poll_transmit(now)) else {
