@@ -40,11 +40,12 @@ pub enum Admit {
 ///
 /// Its transmission start is not stored: a packet that waited starts when the one ahead
 /// of it in the FIFO ends (see [`Link::advance_service`]), and one that did not wait had
-/// started by any later check. Its arrival is stored as nanoseconds after its
-/// transmission end, and its jitter draw not at all when it is zero; a packet whose
+/// started by any later check. Its arrival (what every poll reads) is stored whole, its
+/// transmission end as nanoseconds before the arrival (read only to know when the packet
+/// behind it starts), and its jitter draw not at all when it is zero; a packet whose
 /// arrival lies [`FAR`] or more nanoseconds after its transmission end (a delay over
-/// 4.29 s), or that drew jitter, keeps both exactly in the link's [`Far`] table, and its
-/// `fwd` is [`FAR`].
+/// 4.29 s), or that drew jitter, keeps its transmission end and draw exactly in the
+/// link's [`Far`] table, and its `back` is [`FAR`].
 #[derive(Debug)]
 #[repr(align(32))]
 struct Entry<P> {
@@ -52,19 +53,19 @@ struct Entry<P> {
     pkt: Option<P>,
     len: u32,
     /// `arrive − tx_end` in nanoseconds, or [`FAR`].
-    fwd: u32,
-    tx_end: Time,
+    back: u32,
+    arrive: Time,
 }
 
-/// An [`Entry::fwd`] that says the times are in the [`Far`] table.
+/// An [`Entry::back`] that says the times are in the [`Far`] table.
 const FAR: u32 = u32::MAX;
 
-/// The arrival and jitter draw of an entry that does not store them itself (see
+/// The transmission end and jitter draw of an entry that does not store them itself (see
 /// [`Entry`]), by the entry's absolute index.
 #[derive(Clone, Copy, Debug)]
 struct Far {
     abs: u64,
-    arrive: Time,
+    tx_end: Time,
     jitter: Dur,
 }
 
@@ -348,23 +349,23 @@ impl<P: Packet> Link<P> {
         }
         // `arrive` is never before `tx_end` (delays and jitter are not negative); were
         // it, the difference would wrap to a large number and take the exact far path.
-        let fwd = arrive.0.wrapping_sub(tx_end.0);
-        let fwd = if fwd < FAR as u64 && jitter == Dur::ZERO {
-            fwd as u32
+        let back = arrive.0.wrapping_sub(tx_end.0);
+        let back = if back < FAR as u64 && jitter == Dur::ZERO {
+            back as u32
         } else {
-            self.push_far(arrive, jitter)
+            self.push_far(tx_end, jitter)
         };
         self.pipe.push_back(Entry {
             pkt: (!lost).then_some(pkt),
             len,
-            fwd,
-            tx_end,
+            back,
+            arrive,
         });
     }
 
     /// Keeps the times of the entry about to be pushed in the [`Far`] table.
     #[inline(never)]
-    fn push_far(&mut self, arrive: Time, jitter: Dur) -> u32 {
+    fn push_far(&mut self, tx_end: Time, jitter: Dur) -> u32 {
         let abs = self.head_abs + self.pipe.len() as u64;
         let x = match self.extras {
             Some(ref mut x) => x,
@@ -372,7 +373,7 @@ impl<P: Packet> Link<P> {
         };
         x.far.push_back(Far {
             abs,
-            arrive,
+            tx_end,
             jitter,
         });
         FAR
@@ -396,29 +397,24 @@ impl<P: Packet> Link<P> {
     /// When `pipe[i]` arrives (or would have).
     #[inline(always)]
     fn arrive_of(&self, i: usize) -> Time {
-        self.arrive_at(&self.pipe[i], i)
+        self.pipe[i].arrive
     }
 
-    /// When `e`, which is `pipe[i]`, arrives (or would have). No overflow: a compact
-    /// entry's `fwd` is its arrival less its transmission end.
-    #[inline(always)]
-    fn arrive_at(&self, e: &Entry<P>, i: usize) -> Time {
-        if e.fwd != FAR {
-            Time(e.tx_end.0 + e.fwd as u64)
-        } else {
-            self.far(self.head_abs + i as u64).arrive
-        }
-    }
-
-    /// When `pipe[i]` finishes transmitting.
+    /// When `pipe[i]` finishes transmitting. No overflow: a compact entry's `back` is its
+    /// arrival less its transmission end.
     #[inline(always)]
     fn tx_end_of(&self, i: usize) -> Time {
-        self.pipe[i].tx_end
+        let e = &self.pipe[i];
+        if e.back != FAR {
+            Time(e.arrive.0 - e.back as u64)
+        } else {
+            self.far(self.head_abs + i as u64).tx_end
+        }
     }
 
     /// `pipe[i]`'s jitter draw.
     fn jitter_of(&self, i: usize) -> Dur {
-        if self.pipe[i].fwd != FAR {
+        if self.pipe[i].back != FAR {
             Dur::ZERO
         } else {
             self.far(self.head_abs + i as u64).jitter
@@ -429,12 +425,12 @@ impl<P: Packet> Link<P> {
     /// moving its times into or out of the [`Far`] table as they now fit.
     fn set_times(&mut self, i: usize, tx_end: Time, arrive: Time, jitter: Dur) {
         let abs = self.head_abs + i as u64;
-        let was_far = self.pipe[i].fwd == FAR;
-        let fwd = arrive.0.wrapping_sub(tx_end.0);
-        let fits = fwd < FAR as u64 && jitter == Dur::ZERO;
+        let was_far = self.pipe[i].back == FAR;
+        let back = arrive.0.wrapping_sub(tx_end.0);
+        let fits = back < FAR as u64 && jitter == Dur::ZERO;
         let e = &mut self.pipe[i];
-        e.tx_end = tx_end;
-        e.fwd = if fits { fwd as u32 } else { FAR };
+        e.arrive = arrive;
+        e.back = if fits { back as u32 } else { FAR };
         if !fits && self.extras.is_none() {
             self.make_extras();
         }
@@ -449,7 +445,7 @@ impl<P: Packet> Link<P> {
             (Ok(k), false) => {
                 x.far[k] = Far {
                     abs,
-                    arrive,
+                    tx_end,
                     jitter,
                 }
             }
@@ -457,7 +453,7 @@ impl<P: Packet> Link<P> {
                 k,
                 Far {
                     abs,
-                    arrive,
+                    tx_end,
                     jitter,
                 },
             ),
@@ -495,7 +491,7 @@ impl<P: Packet> Link<P> {
     pub fn poll_timeout(&self) -> Option<Time> {
         match self.arrivals() {
             Some(a) => a.next_arrival(),
-            None => self.pipe.front().map(|e| self.arrive_at(e, 0)),
+            None => self.pipe.front().map(|e| e.arrive),
         }
     }
 
@@ -508,7 +504,7 @@ impl<P: Packet> Link<P> {
             return self.poll_by_arrival(now);
         }
         loop {
-            if self.arrive_at(self.pipe.front()?, 0) > now {
+            if self.pipe.front()?.arrive > now {
                 return None;
             }
             let e = self.pop_head().expect("front exists");
@@ -585,7 +581,7 @@ impl<P: Packet> Link<P> {
     #[inline]
     fn pop_head(&mut self) -> Option<Entry<P>> {
         let e = self.pipe.pop_front()?;
-        if e.fwd == FAR {
+        if e.back == FAR {
             self.pop_far();
         }
         self.head_abs += 1;
@@ -608,7 +604,7 @@ impl<P: Packet> Link<P> {
     /// them to know when it frees up).
     fn pop_finished(&mut self, now: Time) {
         while let Some(e) = self.pipe.front() {
-            if e.pkt.is_some() || e.tx_end > now {
+            if e.pkt.is_some() || self.tx_end_of(0) > now {
                 break;
             }
             self.pop_head();
