@@ -298,15 +298,19 @@ impl Table {
     }
 
     fn find(&mut self, key: &str) -> Option<usize> {
+        // Keys are string literals, so the name is usually the very same bytes: compare
+        // the pointers before the contents.
+        let same = |c: &Column| {
+            let name: &str = &c.name;
+            std::ptr::eq(name, key) || name == key
+        };
         let n = self.columns.len();
-        for k in 0..n {
-            let i = (self.cursor + k) % n;
-            if self.columns[i].name == key {
-                self.cursor = (i + 1) % n.max(1);
-                return Some(i);
-            }
-        }
-        None
+        let start = self.cursor.min(n);
+        let i = (start..n)
+            .chain(0..start)
+            .find(|&i| same(&self.columns[i]))?;
+        self.cursor = if i + 1 == n { 0 } else { i + 1 };
+        Some(i)
     }
 
     fn put(&mut self, key: Cow<'static, str>, v: &Value<'_>) {
