@@ -64,7 +64,10 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     // REPEAT=N runs the simulation N more times and prints each wall time: the first run
     // of a process pays for page faults and cold caches, the repeats show the difference.
-    let repeats: usize = std::env::var("REPEAT").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let repeats: usize = std::env::var("REPEAT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     for _ in 0..repeats {
         let t = std::time::Instant::now();
         let _ = simulate(&sc, seed, 0);
