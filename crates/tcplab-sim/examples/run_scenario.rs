@@ -62,6 +62,17 @@ fn main() {
     let t0 = std::time::Instant::now();
     let r = simulate(&sc, seed, 0);
     let wall = t0.elapsed().as_secs_f64();
+    // REPEAT=N runs the simulation N more times and prints each wall time: the first run
+    // of a process pays for page faults and cold caches, the repeats show the difference.
+    let repeats: usize = std::env::var("REPEAT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..repeats {
+        let t = std::time::Instant::now();
+        let _ = simulate(&sc, seed, 0);
+        eprintln!("again: wall {:.4} s", t.elapsed().as_secs_f64());
+    }
     let peak = PEAK.load(Relaxed) - scenario;
     match r {
         Ok(r) => {

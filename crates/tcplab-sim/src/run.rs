@@ -654,10 +654,11 @@ impl World<'_, '_> {
     /// schema does not depend on the sampling: publish one sample of everything, drop it.
     fn declare_series(&mut self) {
         if self.res.flow_series.rows() == 0 {
+            self.res.flow_series.declaring(true);
             for f in 0..self.flows.len() {
                 self.sample_flow(f);
             }
-            self.res.flow_series.clear_rows();
+            self.res.flow_series.declaring(false);
             self.res.cc_trace = Trace::default();
         }
         if self.res.link_series.rows() == 0 {
@@ -665,11 +666,12 @@ impl World<'_, '_> {
             for f in &mut self.flows {
                 f.started = false;
             }
+            self.res.link_series.declaring(true);
             self.sample();
+            self.res.link_series.declaring(false);
             for (f, s) in self.flows.iter_mut().zip(started) {
                 f.started = s;
             }
-            self.res.link_series.clear_rows();
         }
     }
 

@@ -54,6 +54,44 @@ fn sampling_modes_parse() {
     );
 }
 
+/// A run without samples still has its series tables' schema: the same columns, in the
+/// same order and of the same types, as a sampled run, and no rows.
+#[test]
+fn series_schema_does_not_depend_on_sampling() {
+    let run = |sample: &str| {
+        let sc = parse_scenario_str(
+            &format!(
+                "sample = \"{sample}\"\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\n\
+                 [bottleneck]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n[access]\nrate = \"100Mbps\"\n\
+                 delay = \"1ms\"\n[[flow]]\ncc = \"cubic\"\nbytes = \"unlimited\"\n\
+                 [[flow]]\ncc = \"bbr\"\nbytes = \"unlimited\"\n[[flow]]\ntransport = \"datagram\"\n\
+                 bytes = \"unlimited\"\nrate = \"1Mbps\"\n"
+            ),
+            "s.toml",
+        )
+        .unwrap();
+        simulate(&sc, 1, 0).unwrap()
+    };
+    let schema =
+        |t: &tcplab_sim::Table| -> Vec<(String, std::mem::Discriminant<tcplab_sim::Data>)> {
+            t.columns()
+                .iter()
+                .map(|c| (c.name.to_string(), std::mem::discriminant(&c.data)))
+                .collect()
+        };
+    let (off, on) = (run("off"), run("100ms"));
+    assert!(on.flow_series.rows() > 0 && on.link_series.rows() > 0);
+    assert_eq!((off.flow_series.rows(), off.link_series.rows()), (0, 0));
+    for (a, b) in [
+        (&off.flow_series, &on.flow_series),
+        (&off.link_series, &on.link_series),
+    ] {
+        assert!(schema(b).len() > 5);
+        assert_eq!(schema(a), schema(b));
+    }
+    assert!(off.cc_trace.t_s.is_empty());
+}
+
 /// Dumbbell: flows with different access delays share the bottleneck; a flow that starts
 /// later and stops early sends only inside its window.
 #[test]
