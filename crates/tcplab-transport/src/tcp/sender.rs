@@ -348,13 +348,15 @@ impl Sender {
             }
             return None;
         };
-        let seg = self.send(now, idx, idle);
+        // Built in the return slot: a segment held in a local across the rounds' call
+        // would be copied into it (96 bytes) on every send.
+        let out = Some(self.send(now, idx, idle));
         if timer_driven {
             let s = &mut self.s;
             let no_data = s.snd_nxt >= s.app_end && !s.retx_head;
             self.rounds.on_sent(&mut s.cc, &mut s.w, now, no_data);
         }
-        Some(seg)
+        out
     }
 
     fn close_round(&mut self, now: Time) {
