@@ -257,6 +257,17 @@ impl Scoreboard {
             return;
         }
         if self.top.len() == k {
+            if self.top[k - 1] < idx {
+                // SACKs mostly arrive in ascending order: the lowest leaves and the newest
+                // goes last, shifted in place (k is DupThresh, small), not by
+                // `remove(0)`'s call to memmove and a push.
+                let top = &mut self.top[..k];
+                for i in 1..k {
+                    top[i - 1] = top[i];
+                }
+                top[k - 1] = idx;
+                return;
+            }
             self.top.remove(0);
         }
         // SACKs mostly arrive in ascending order: the newest goes last.
