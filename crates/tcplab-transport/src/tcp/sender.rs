@@ -202,13 +202,16 @@ impl Sender {
             early = s.head_expired(now, true);
             self.recovery.on_dup_ack(s, now, early);
             if newly_sacked > 0 {
-                let rs = s.rate.take_sample(s.rtt.min_rtt());
                 // A controller that ignores ACKs of no new data needs no description of
                 // this one; building it has no effect when the recovery keeps no pipe.
+                // The rate sample is closed either way (its interval ends here).
                 let sack_pipe = self.recovery.pipe(&self.s).is_some();
                 if sack_pipe || !self.s.cc.ignores_acks_without_progress() {
+                    let rs = self.s.rate.take_sample(self.s.rtt.min_rtt());
                     let info = self.ack_info_given(sack_pipe, now, 0, None, rs);
                     self.s.cc.on_ack(&mut self.s.w, &info);
+                } else {
+                    self.s.rate.close_sample();
                 }
             }
         }
