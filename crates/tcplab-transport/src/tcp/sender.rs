@@ -215,15 +215,18 @@ impl Sender {
                 }
             }
         }
-        let summary = AckSummary {
-            ack: seg.ack,
-            prior_una,
-            prior_sacked,
-            no_sack: seg.n_sack == 0,
-            dsack_end: dsack.map(|d| d.end),
-            early,
-        };
-        self.recovery.after_ack(&mut self.s, now, &summary);
+        // (Reno and NewReno do nothing after an ACK: no description.)
+        if self.recovery.acts_after_ack() {
+            let summary = AckSummary {
+                ack: seg.ack,
+                prior_una,
+                prior_sacked,
+                no_sack: seg.n_sack == 0,
+                dsack_end: dsack.map(|d| d.end),
+                early,
+            };
+            self.recovery.after_ack(&mut self.s, now, &summary);
+        }
         if eifel_spurious || dsack_spurious {
             self.s
                 .undo_reduction(now, eifel_spurious, seg.ack.saturating_sub(prior_una));
