@@ -117,6 +117,21 @@ impl Controller {
         matches!(self, Controller::Vegas(_) | Controller::Custom(_))
     }
 
+    /// Whether `pacing_rate` or `send_timer` can ever answer: among the built-ins only
+    /// BBR paces and only fixed_burst and Wave run a send timer (a custom controller
+    /// may do either); the others keep the trait's `None`, so a sender skips both
+    /// questions on every poll and send (test `only_bbr_fixed_burst_and_wave_pace_or_time`).
+    #[inline]
+    pub fn may_pace_or_time(&self) -> bool {
+        matches!(
+            self,
+            Controller::Bbr(_)
+                | Controller::FixedBurst(_)
+                | Controller::Wave(_)
+                | Controller::Custom(_)
+        )
+    }
+
     /// Whether `on_ack` ignores an ACK that acknowledges no new data (NewReno returns at
     /// once, fixed_burst ignores every ACK). The sender then skips describing duplicate
     /// ACKs that only SACK (test `newreno_and_fixed_burst_ignore_acks_without_progress`).
@@ -246,6 +261,53 @@ mod tests {
             }
         }
         assert_eq!(ignoring, 3, "newreno, reno and fixed_burst");
+    }
+
+    /// The built-ins that say they neither pace nor run a send timer answer `None` to both
+    /// through ACKs, losses, timers and the recovery's end; the others answer.
+    #[test]
+    fn only_bbr_fixed_burst_and_wave_pace_or_time() {
+        let ack = |ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked: 1448,
+            rtt: Some(tcplab_core::Dur::from_millis(10)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: false,
+            rate: Some(crate::rate::RateSample {
+                delivered: 5_000,
+                interval: tcplab_core::Dur::from_millis(10),
+                delivery_rate: 500_000 + ms * 1000,
+                ..Default::default()
+            }),
+            delivered: 50_000 + ms * 1448,
+        };
+        for name in BUILTIN {
+            let mut c = build(name, &CcParams::default()).unwrap();
+            let mut w = Window {
+                cwnd: 14_480,
+                ssthresh: u64::MAX,
+                mss: 1448,
+            };
+            c.init(&mut w, Time::ZERO);
+            let mut answered = false;
+            for ms in 1..200 {
+                let now = Time(ms * 1_000_000);
+                answered |= c.pacing_rate().is_some() || c.send_timer().is_some();
+                match ms % 50 {
+                    25 => {
+                        c.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, now, 20_000)
+                    }
+                    30 => c.on_recovery_exit(&mut w, now),
+                    _ => c.on_ack(&mut w, &ack(ms)),
+                }
+                if c.send_timer().is_some_and(|t| t <= now) {
+                    c.on_send_timer(&mut w, now);
+                }
+            }
+            assert_eq!(c.may_pace_or_time(), answered, "{name}");
+        }
     }
 
     /// `may_expire_head` is false only for controllers that never declare the head lost:

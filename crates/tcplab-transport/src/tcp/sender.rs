@@ -41,8 +41,8 @@ pub struct SenderSnapshot {
 
 /// A sans-IO TCP sender (see the crate docs for the calling protocol).
 ///
-/// `repr(C)`: the recovery, the pacer and the handshake state's tag, read on every ACK
-/// and poll, share the first line; the shared state starts on a line of its own (see
+/// `repr(C)`: the recovery, the pacer, the controller's pacing flag and the handshake
+/// state's tag, read on every ACK and poll, share the first line; the shared state starts on a line of its own (see
 /// its layout).
 #[derive(Debug)]
 #[repr(C)]
@@ -50,6 +50,9 @@ pub struct Sender {
     pub(super) recovery: Recovery,
     pub(super) pacer: Pacer,
     rounds: TimerRounds,
+    /// `s.cc.may_pace_or_time()` (the controller never changes): polls and sends skip
+    /// the pacing and send-timer questions when false. In the first line's padding.
+    pub(super) paced_or_timed: bool,
     pub(super) hs: Handshake,
     pub(super) s: SendState,
 }
@@ -60,6 +63,7 @@ impl Sender {
         let ts = if cfg.timestamps { TS_OPTION_BYTES } else { 0 };
         let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
         Sender {
+            paced_or_timed: cc.may_pace_or_time(),
             s: SendState::new(flow, cfg, cc),
             recovery,
             pacer,
@@ -339,14 +343,16 @@ impl Sender {
         if let Some(idx) = self.recovery.take_probe(&mut self.s) {
             return Some(self.send(now, idx, idle));
         }
-        let timer_driven = self.s.cc.send_timer().is_some();
+        let timer_driven = self.paced_or_timed && self.s.cc.send_timer().is_some();
         if timer_driven && self.rounds.credit() == 0 {
             return None;
         }
         // Unpaced controllers (no rate) are never held: no quantum to ask for.
-        let rate = self.s.cc.pacing_rate();
-        if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
-            return None;
+        if self.paced_or_timed {
+            let rate = self.s.cc.pacing_rate();
+            if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
+                return None;
+            }
         }
         let Some(idx) = self.recovery.next_segment(&mut self.s) else {
             if timer_driven {
@@ -382,7 +388,12 @@ impl Sender {
         }
         // Asked after every event of the flow: pairwise minima, not an iterator chain, and
         // the pacing rate only when the pacer refused a segment.
-        let t = earliest(s.rto_at, s.cc.send_timer());
+        let timer = if self.paced_or_timed {
+            s.cc.send_timer()
+        } else {
+            None
+        };
+        let t = earliest(s.rto_at, timer);
         let t = earliest(t, self.recovery.timeout());
         if !self.pacer.is_waiting() {
             return t;
@@ -406,13 +417,14 @@ fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
 mod tests {
     use super::*;
 
-    /// The recovery, the pacer and the handshake's tag share the first line; the shared
-    /// state starts the second.
+    /// The recovery, the pacer, the controller's pacing flag and the handshake's tag share
+    /// the first line; the shared state starts the second.
     #[test]
     fn the_per_ack_parts_share_the_first_line() {
         use std::mem::{offset_of, size_of};
         assert!(size_of::<Recovery>() <= 16);
         assert!(offset_of!(Sender, hs) < 64);
+        assert!(offset_of!(Sender, paced_or_timed) < 64);
         assert_eq!(offset_of!(Sender, s), 128);
     }
 }

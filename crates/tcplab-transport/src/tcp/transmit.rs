@@ -116,8 +116,10 @@ impl Sender {
             s.prr.on_sent(seg.len as u64);
         }
         // The wire length only matters to a paced sender.
-        if let rate @ Some(_) = s.cc.pacing_rate() {
-            self.pacer.on_sent(now, seg.wire_len() as u64, rate);
+        if self.paced_or_timed {
+            if let rate @ Some(_) = s.cc.pacing_rate() {
+                self.pacer.on_sent(now, seg.wire_len() as u64, rate);
+            }
         }
         s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);
         self.recovery.on_sent(s, now, idx, seg.retransmission);
