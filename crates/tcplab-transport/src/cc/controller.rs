@@ -117,6 +117,18 @@ impl Controller {
         matches!(self, Controller::Vegas(_) | Controller::Custom(_))
     }
 
+    /// Whether `on_dup_ack` can act: Westwood and Westwood+ count a duplicate ACK as data
+    /// that left the network (a custom controller may act too); every other built-in
+    /// keeps the trait's empty default, so the sender skips the call (test
+    /// `only_westwood_hears_duplicate_acks_among_built_ins`).
+    #[inline]
+    pub fn hears_dup_acks(&self) -> bool {
+        matches!(
+            self,
+            Controller::Westwood(_) | Controller::WestwoodPlus(_) | Controller::Custom(_)
+        )
+    }
+
     /// Whether `pacing_rate` or `send_timer` can ever answer: among the built-ins only
     /// BBR paces and only fixed_burst and Wave run a send timer (a custom controller
     /// may do either); the others keep the trait's `None`, so a sender skips both
@@ -307,6 +319,55 @@ mod tests {
                 }
             }
             assert_eq!(c.may_pace_or_time(), answered, "{name}");
+        }
+    }
+
+    /// Duplicate ACKs change neither the window nor what later ACKs, losses and the
+    /// recovery's end do to it, for the built-ins that say they do not hear them; the
+    /// Westwoods' bandwidth estimate moves with them.
+    #[test]
+    fn only_westwood_hears_duplicate_acks_among_built_ins() {
+        let ack = |bytes_acked: u64, ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked,
+            rtt: Some(tcplab_core::Dur::from_millis(10)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: false,
+            rate: None,
+            delivered: 50_000,
+        };
+        for name in BUILTIN {
+            let (mut a, mut b) = (
+                build(name, &CcParams::default()).unwrap(),
+                build(name, &CcParams::default()).unwrap(),
+            );
+            let w0 = Window {
+                cwnd: 14_480,
+                ssthresh: 20_000,
+                mss: 1448,
+            };
+            let (mut wa, mut wb) = (w0, w0);
+            a.init(&mut wa, Time::ZERO);
+            b.init(&mut wb, Time::ZERO);
+            let mut same = true;
+            for ms in 1..60 {
+                if ms % 3 == 0 {
+                    a.on_dup_ack(&mut wa, Time(ms * 1_000_000), 20_000);
+                }
+                if ms == 30 {
+                    for (c, w) in [(&mut a, &mut wa), (&mut b, &mut wb)] {
+                        c.on_congestion_event(w, CongestionEvent::FastRetransmit, Time(ms), 20_000);
+                        c.on_recovery_exit(w, Time(ms * 1_000_000));
+                    }
+                }
+                a.on_ack(&mut wa, &ack(1448, ms));
+                b.on_ack(&mut wb, &ack(1448, ms));
+                same &= wa == wb && a.metrics(&wa) == b.metrics(&wb);
+            }
+            assert_eq!(!same, name.starts_with("westwood"), "{name}");
+            assert_eq!(a.hears_dup_acks(), !same, "{name}");
         }
     }
 

@@ -53,6 +53,8 @@ pub struct Sender {
     /// `s.cc.may_pace_or_time()` (the controller never changes): polls and sends skip
     /// the pacing and send-timer questions when false. In the first line's padding.
     pub(super) paced_or_timed: bool,
+    /// `s.cc.hears_dup_acks()`: duplicate ACKs skip the controller's empty call when false.
+    hears_dup_acks: bool,
     pub(super) hs: Handshake,
     pub(super) s: SendState,
 }
@@ -64,6 +66,7 @@ impl Sender {
         let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
         Sender {
             paced_or_timed: cc.may_pace_or_time(),
+            hears_dup_acks: cc.hears_dup_acks(),
             s: SendState::new(flow, cfg, cc),
             recovery,
             pacer,
@@ -201,8 +204,10 @@ impl Sender {
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
             s.dupacks += 1;
-            let flight = s.flight_size();
-            s.cc.on_dup_ack(&mut s.w, now, flight);
+            if self.hears_dup_acks {
+                let flight = s.flight_size();
+                s.cc.on_dup_ack(&mut s.w, now, flight);
+            }
             early = s.head_expired(now, true);
             self.recovery.on_dup_ack(s, now, early);
             if newly_sacked > 0 {
@@ -425,6 +430,7 @@ mod tests {
         assert!(size_of::<Recovery>() <= 16);
         assert!(offset_of!(Sender, hs) < 64);
         assert!(offset_of!(Sender, paced_or_timed) < 64);
+        assert!(offset_of!(Sender, hears_dup_acks) < 64);
         assert_eq!(offset_of!(Sender, s), 128);
     }
 }
