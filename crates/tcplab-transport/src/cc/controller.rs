@@ -129,6 +129,17 @@ impl Controller {
         )
     }
 
+    /// Whether `recovery_inflation` is always true: every built-in but fixed_burst and
+    /// BBR keeps the trait's `true` (a custom controller is asked each time). Test
+    /// `always_inflating_controllers_say_so`.
+    #[inline]
+    pub fn always_inflates(&self) -> bool {
+        !matches!(
+            self,
+            Controller::FixedBurst(_) | Controller::Bbr(_) | Controller::Custom(_)
+        )
+    }
+
     /// Whether `pacing_rate` or `send_timer` can ever answer: among the built-ins only
     /// BBR paces and only fixed_burst and Wave run a send timer (a custom controller
     /// may do either); the others keep the trait's `None`, so a sender skips both
@@ -368,6 +379,45 @@ mod tests {
             }
             assert_eq!(!same, name.starts_with("westwood"), "{name}");
             assert_eq!(a.hears_dup_acks(), !same, "{name}");
+        }
+    }
+
+    /// The built-ins that say they always inflate answer `recovery_inflation` with yes
+    /// through ACKs, losses and the recovery's end; fixed_burst and BBR say no.
+    #[test]
+    fn always_inflating_controllers_say_so() {
+        let ack = |ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked: 1448,
+            rtt: Some(tcplab_core::Dur::from_millis(10)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: ms % 50 > 25,
+            rate: None,
+            delivered: 50_000 + ms * 1448,
+        };
+        for name in BUILTIN {
+            let mut c = build(name, &CcParams::default()).unwrap();
+            let mut w = Window {
+                cwnd: 14_480,
+                ssthresh: u64::MAX,
+                mss: 1448,
+            };
+            c.init(&mut w, Time::ZERO);
+            let mut always = true;
+            for ms in 1..200 {
+                let now = Time(ms * 1_000_000);
+                always &= c.recovery_inflation();
+                match ms % 50 {
+                    25 => {
+                        c.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, now, 20_000)
+                    }
+                    45 => c.on_recovery_exit(&mut w, now),
+                    _ => c.on_ack(&mut w, &ack(ms)),
+                }
+            }
+            assert_eq!(c.always_inflates(), always, "{name}");
         }
     }
 

@@ -49,6 +49,9 @@ pub(super) struct SendState {
     pub timestamps: bool,
     /// `cfg.undo`.
     pub undo_on: bool,
+    /// The controller always inflates in recovery (`Controller::always_inflates`): the
+    /// per-duplicate-ACK question needs no dispatch. See [`Self::recovery_inflation`].
+    inflates: bool,
     // -- line 1 --
     pub w: Window,
     /// The retransmission timer (RFC 6298), see `rto.rs`.
@@ -106,6 +109,7 @@ impl SendState {
             go_back_n: false,
             timestamps: cfg.timestamps,
             undo_on: cfg.undo,
+            inflates: cc.always_inflates(),
             w: Window {
                 cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
                 ssthresh: u64::MAX,
@@ -126,6 +130,13 @@ impl SendState {
             prr: Prr::default(),
             far: FarTable::default(),
         }
+    }
+
+    /// The controller's [`recovery_inflation`](CongestionControl::recovery_inflation),
+    /// without the dispatch for controllers that always say yes.
+    #[inline]
+    pub fn recovery_inflation(&self) -> bool {
+        self.inflates || self.cc.recovery_inflation()
     }
 
     /// All written data is acknowledged.
@@ -215,9 +226,7 @@ impl SendState {
     /// PRR governs cwnd: configured, in recovery, and the controller leaves the recovery
     /// window to the sender (not BBR).
     pub fn prr_active(&self) -> bool {
-        self.cfg.recovery_cwnd == RecoveryCwnd::Prr
-            && self.in_recovery
-            && self.cc.recovery_inflation()
+        self.cfg.recovery_cwnd == RecoveryCwnd::Prr && self.in_recovery && self.recovery_inflation()
     }
 
     /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt, where DeliveredData is
@@ -287,6 +296,7 @@ mod tests {
         let line = crate::tcp::cache_line;
         assert_eq!(line(offset_of!(SendState, snd_una), 8), 0);
         assert_eq!(line(offset_of!(SendState, undo_on), 1), 0);
+        assert_eq!(line(offset_of!(SendState, inflates), 1), 0);
         assert_eq!(line(offset_of!(SendState, w), 24), 1);
         assert_eq!(line(offset_of!(SendState, snd_buf), 8), 1);
         // The RTT estimator and the rate sampler: lines 3-5.
