@@ -129,6 +129,17 @@ impl Controller {
         )
     }
 
+    /// Whether `on_sent` can act: Vegas and Wave count what is sent (a custom controller
+    /// may); every other built-in keeps the trait's empty default, so the sender skips
+    /// the call on each send (test `only_vegas_and_wave_hear_sends_among_built_ins`).
+    #[inline]
+    pub fn hears_sends(&self) -> bool {
+        matches!(
+            self,
+            Controller::Vegas(_) | Controller::Wave(_) | Controller::Custom(_)
+        )
+    }
+
     /// Whether `recovery_inflation` is always true: every built-in but fixed_burst and
     /// BBR keeps the trait's `true` (a custom controller is asked each time). Test
     /// `always_inflating_controllers_say_so`.
@@ -419,6 +430,70 @@ mod tests {
             }
             assert_eq!(c.always_inflates(), always, "{name}");
         }
+    }
+
+    /// Sends change neither the window nor what later ACKs, losses and the recovery's
+    /// end do to it, nor the pacing and timer answers, for the built-ins that say they do
+    /// not hear them (Wave's rounds, at least, move with them).
+    #[test]
+    fn only_vegas_and_wave_hear_sends_among_built_ins() {
+        let mut differed = 0;
+        let ack = |ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked: 1448,
+            rtt: Some(tcplab_core::Dur::from_millis(10 + ms % 7)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: false,
+            rate: Some(crate::rate::RateSample {
+                delivered: 5_000,
+                interval: tcplab_core::Dur::from_millis(10),
+                delivery_rate: 500_000 + ms * 1000,
+                ..Default::default()
+            }),
+            delivered: 50_000 + ms * 1448,
+        };
+        for name in BUILTIN {
+            let (mut a, mut b) = (
+                build(name, &CcParams::default()).unwrap(),
+                build(name, &CcParams::default()).unwrap(),
+            );
+            let w0 = Window {
+                cwnd: 14_480,
+                ssthresh: u64::MAX,
+                mss: 1448,
+            };
+            let (mut wa, mut wb) = (w0, w0);
+            a.init(&mut wa, Time::ZERO);
+            b.init(&mut wb, Time::ZERO);
+            let mut same = true;
+            for ms in 1..300 {
+                let now = Time(ms * 1_000_000);
+                a.on_sent(now, 1448, 20_000);
+                for (c, w) in [(&mut a, &mut wa), (&mut b, &mut wb)] {
+                    match ms % 100 {
+                        50 => {
+                            c.on_congestion_event(w, CongestionEvent::FastRetransmit, now, 20_000)
+                        }
+                        60 => c.on_recovery_exit(w, now),
+                        _ => c.on_ack(w, &ack(ms)),
+                    }
+                    if c.send_timer().is_some_and(|t| t <= now) {
+                        c.on_send_timer(w, now);
+                    }
+                }
+                same &= wa == wb
+                    && a.metrics(&wa) == b.metrics(&wb)
+                    && (a.pacing_rate(), a.send_timer()) == (b.pacing_rate(), b.send_timer());
+            }
+            assert!(a.hears_sends() || same, "{name} acts on sends");
+            differed += usize::from(!same);
+        }
+        assert!(
+            differed > 0,
+            "the test shows a controller that hears sends (Wave)"
+        );
     }
 
     /// `may_expire_head` is false only for controllers that never declare the head lost:

@@ -55,6 +55,8 @@ pub struct Sender {
     pub(super) paced_or_timed: bool,
     /// `s.cc.hears_dup_acks()`: duplicate ACKs skip the controller's empty call when false.
     hears_dup_acks: bool,
+    /// `s.cc.hears_sends()`: sends skip the controller's empty `on_sent` when false.
+    pub(super) hears_sends: bool,
     pub(super) hs: Handshake,
     pub(super) s: SendState,
 }
@@ -67,6 +69,7 @@ impl Sender {
         Sender {
             paced_or_timed: cc.may_pace_or_time(),
             hears_dup_acks: cc.hears_dup_acks(),
+            hears_sends: cc.hears_sends(),
             s: SendState::new(flow, cfg, cc),
             recovery,
             pacer,
@@ -431,6 +434,7 @@ mod tests {
         assert!(offset_of!(Sender, hs) < 64);
         assert!(offset_of!(Sender, paced_or_timed) < 64);
         assert!(offset_of!(Sender, hears_dup_acks) < 64);
+        assert!(offset_of!(Sender, hears_sends) < 64);
         assert_eq!(offset_of!(Sender, s), 128);
     }
 }

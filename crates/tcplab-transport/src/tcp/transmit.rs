@@ -121,7 +121,9 @@ impl Sender {
                 self.pacer.on_sent(now, seg.wire_len() as u64, rate);
             }
         }
-        s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);
+        if self.hears_sends {
+            s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);
+        }
         self.recovery.on_sent(s, now, idx, seg.retransmission);
         seg
     }
