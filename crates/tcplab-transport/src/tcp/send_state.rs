@@ -52,6 +52,9 @@ pub(super) struct SendState {
     /// The controller always inflates in recovery (`Controller::always_inflates`): the
     /// per-duplicate-ACK question needs no dispatch. See [`Self::recovery_inflation`].
     inflates: bool,
+    /// `cfg.recovery_cwnd == Prr`: PRR's state (in the last line) is kept and read only
+    /// then.
+    pub uses_prr: bool,
     // -- line 1 --
     pub w: Window,
     /// The retransmission timer (RFC 6298), see `rto.rs`.
@@ -110,6 +113,7 @@ impl SendState {
             timestamps: cfg.timestamps,
             undo_on: cfg.undo,
             inflates: cc.always_inflates(),
+            uses_prr: cfg.recovery_cwnd == RecoveryCwnd::Prr,
             w: Window {
                 cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
                 ssthresh: u64::MAX,
@@ -226,7 +230,7 @@ impl SendState {
     /// PRR governs cwnd: configured, in recovery, and the controller leaves the recovery
     /// window to the sender (not BBR).
     pub fn prr_active(&self) -> bool {
-        self.cfg.recovery_cwnd == RecoveryCwnd::Prr && self.in_recovery && self.recovery_inflation()
+        self.uses_prr && self.in_recovery && self.recovery_inflation()
     }
 
     /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt, where DeliveredData is
@@ -297,6 +301,7 @@ mod tests {
         assert_eq!(line(offset_of!(SendState, snd_una), 8), 0);
         assert_eq!(line(offset_of!(SendState, undo_on), 1), 0);
         assert_eq!(line(offset_of!(SendState, inflates), 1), 0);
+        assert_eq!(line(offset_of!(SendState, uses_prr), 1), 0);
         assert_eq!(line(offset_of!(SendState, w), 24), 1);
         assert_eq!(line(offset_of!(SendState, snd_buf), 8), 1);
         // The RTT estimator and the rate sampler: lines 3-5.

@@ -112,7 +112,8 @@ impl Sender {
     pub(super) fn send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
         let s = &mut self.s;
         let seg = s.record_send(now, idx, idle);
-        if s.in_recovery {
+        // PRR's count is read only with PRR configured (`prr_active`).
+        if s.in_recovery && s.uses_prr {
             s.prr.on_sent(seg.len as u64);
         }
         // The wire length only matters to a paced sender.
