@@ -68,6 +68,16 @@ impl RateSampler {
         self.app_limited_until = (self.delivered + in_flight).max(1);
     }
 
+    /// Closes the current ACK's sample when nobody reads it: the state
+    /// [`take_sample`](Self::take_sample) leaves, without building the sample (its rate
+    /// is a 64-bit division). Returns whether there was a sample.
+    pub fn close_sample(&mut self) -> bool {
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        std::mem::replace(&mut self.have_sample, false)
+    }
+
     /// Accounts a segment newly delivered (cumulatively or by SACK) by the current ACK.
     #[inline]
     pub fn on_delivered(&mut self, now: Time, rec: &SentRecord, far: &FarTable) {
@@ -91,13 +101,9 @@ impl RateSampler {
 
     /// Closes the current ACK's sample. Invalid when shorter than `min_rtt` (ACK compression).
     pub fn take_sample(&mut self, min_rtt: Option<Dur>) -> Option<RateSample> {
-        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
-            self.app_limited_until = 0;
-        }
-        if !self.have_sample {
+        if !self.close_sample() {
             return None;
         }
-        self.have_sample = false;
         let delivered = self.delivered - self.prior_delivered;
         let interval = self.send_elapsed.max(self.ack_elapsed);
         let valid = interval > Dur::ZERO && min_rtt.is_none_or(|m| interval >= m);
@@ -136,6 +142,28 @@ mod tests {
         r.delivered = before;
         r.on_delivered(Time(1_000_000_000), &rec, &far);
         r.take_sample(None).expect("a sample")
+    }
+
+    /// Closing a sample unread leaves the sampler as taking it does, app-limited end
+    /// included.
+    #[test]
+    fn closing_a_sample_leaves_the_state_taking_it_leaves() {
+        let mut r = RateSampler::default();
+        let mut far = FarTable::default();
+        let mut rec = SentRecord::new(1000, Time::ZERO);
+        let t = r.on_send(Time::ZERO, true, &mut rec);
+        rec.store(&mut far, Time::ZERO, t);
+        r.on_app_limited(500);
+        r.on_delivered(Time(1_000_000), &rec, &far);
+        let (mut taken, mut closed) = (r.clone(), r.clone());
+        assert!(taken.take_sample(None).is_some());
+        assert!(closed.close_sample());
+        assert_eq!(format!("{taken:?}"), format!("{closed:?}"));
+        assert_eq!(
+            closed.app_limited_until, 0,
+            "delivered passed the app-limited mark"
+        );
+        assert!(!closed.close_sample() && closed.take_sample(None).is_none());
     }
 
     /// The rate is exact on both sides of the 64-bit product's limit (about 18 GB per

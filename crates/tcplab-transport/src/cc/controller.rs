@@ -117,6 +117,55 @@ impl Controller {
         matches!(self, Controller::Vegas(_) | Controller::Custom(_))
     }
 
+    /// Whether `on_dup_ack` can act: Westwood and Westwood+ count a duplicate ACK as data
+    /// that left the network (a custom controller may act too); every other built-in
+    /// keeps the trait's empty default, so the sender skips the call (test
+    /// `only_westwood_hears_duplicate_acks_among_built_ins`).
+    #[inline]
+    pub fn hears_dup_acks(&self) -> bool {
+        matches!(
+            self,
+            Controller::Westwood(_) | Controller::WestwoodPlus(_) | Controller::Custom(_)
+        )
+    }
+
+    /// Whether `on_sent` can act: Vegas and Wave count what is sent (a custom controller
+    /// may); every other built-in keeps the trait's empty default, so the sender skips
+    /// the call on each send (test `only_vegas_and_wave_hear_sends_among_built_ins`).
+    #[inline]
+    pub fn hears_sends(&self) -> bool {
+        matches!(
+            self,
+            Controller::Vegas(_) | Controller::Wave(_) | Controller::Custom(_)
+        )
+    }
+
+    /// Whether `recovery_inflation` is always true: every built-in but fixed_burst and
+    /// BBR keeps the trait's `true` (a custom controller is asked each time). Test
+    /// `always_inflating_controllers_say_so`.
+    #[inline]
+    pub fn always_inflates(&self) -> bool {
+        !matches!(
+            self,
+            Controller::FixedBurst(_) | Controller::Bbr(_) | Controller::Custom(_)
+        )
+    }
+
+    /// Whether `pacing_rate` or `send_timer` can ever answer: among the built-ins only
+    /// BBR paces and only fixed_burst and Wave run a send timer (a custom controller
+    /// may do either); the others keep the trait's `None`, so a sender skips both
+    /// questions on every poll and send (test `only_bbr_fixed_burst_and_wave_pace_or_time`).
+    #[inline]
+    pub fn may_pace_or_time(&self) -> bool {
+        matches!(
+            self,
+            Controller::Bbr(_)
+                | Controller::FixedBurst(_)
+                | Controller::Wave(_)
+                | Controller::Custom(_)
+        )
+    }
+
     /// Whether `on_ack` ignores an ACK that acknowledges no new data (NewReno returns at
     /// once, fixed_burst ignores every ACK). The sender then skips describing duplicate
     /// ACKs that only SACK (test `newreno_and_fixed_burst_ignore_acks_without_progress`).
@@ -246,6 +295,205 @@ mod tests {
             }
         }
         assert_eq!(ignoring, 3, "newreno, reno and fixed_burst");
+    }
+
+    /// The built-ins that say they neither pace nor run a send timer answer `None` to both
+    /// through ACKs, losses, timers and the recovery's end; the others answer.
+    #[test]
+    fn only_bbr_fixed_burst_and_wave_pace_or_time() {
+        let ack = |ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked: 1448,
+            rtt: Some(tcplab_core::Dur::from_millis(10)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: false,
+            rate: Some(crate::rate::RateSample {
+                delivered: 5_000,
+                interval: tcplab_core::Dur::from_millis(10),
+                delivery_rate: 500_000 + ms * 1000,
+                ..Default::default()
+            }),
+            delivered: 50_000 + ms * 1448,
+        };
+        for name in BUILTIN {
+            let mut c = build(name, &CcParams::default()).unwrap();
+            let mut w = Window {
+                cwnd: 14_480,
+                ssthresh: u64::MAX,
+                mss: 1448,
+            };
+            c.init(&mut w, Time::ZERO);
+            let mut answered = false;
+            for ms in 1..200 {
+                let now = Time(ms * 1_000_000);
+                answered |= c.pacing_rate().is_some() || c.send_timer().is_some();
+                match ms % 50 {
+                    25 => {
+                        c.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, now, 20_000)
+                    }
+                    30 => c.on_recovery_exit(&mut w, now),
+                    _ => c.on_ack(&mut w, &ack(ms)),
+                }
+                if c.send_timer().is_some_and(|t| t <= now) {
+                    c.on_send_timer(&mut w, now);
+                }
+            }
+            assert_eq!(c.may_pace_or_time(), answered, "{name}");
+        }
+    }
+
+    /// Duplicate ACKs change neither the window nor what later ACKs, losses and the
+    /// recovery's end do to it, for the built-ins that say they do not hear them; the
+    /// Westwoods' bandwidth estimate moves with them.
+    #[test]
+    fn only_westwood_hears_duplicate_acks_among_built_ins() {
+        let ack = |bytes_acked: u64, ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked,
+            rtt: Some(tcplab_core::Dur::from_millis(10)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: false,
+            rate: None,
+            delivered: 50_000,
+        };
+        for name in BUILTIN {
+            let (mut a, mut b) = (
+                build(name, &CcParams::default()).unwrap(),
+                build(name, &CcParams::default()).unwrap(),
+            );
+            let w0 = Window {
+                cwnd: 14_480,
+                ssthresh: 20_000,
+                mss: 1448,
+            };
+            let (mut wa, mut wb) = (w0, w0);
+            a.init(&mut wa, Time::ZERO);
+            b.init(&mut wb, Time::ZERO);
+            let mut same = true;
+            for ms in 1..60 {
+                if ms % 3 == 0 {
+                    a.on_dup_ack(&mut wa, Time(ms * 1_000_000), 20_000);
+                }
+                if ms == 30 {
+                    for (c, w) in [(&mut a, &mut wa), (&mut b, &mut wb)] {
+                        c.on_congestion_event(w, CongestionEvent::FastRetransmit, Time(ms), 20_000);
+                        c.on_recovery_exit(w, Time(ms * 1_000_000));
+                    }
+                }
+                a.on_ack(&mut wa, &ack(1448, ms));
+                b.on_ack(&mut wb, &ack(1448, ms));
+                same &= wa == wb && a.metrics(&wa) == b.metrics(&wb);
+            }
+            assert_eq!(!same, name.starts_with("westwood"), "{name}");
+            assert_eq!(a.hears_dup_acks(), !same, "{name}");
+        }
+    }
+
+    /// The built-ins that say they always inflate answer `recovery_inflation` with yes
+    /// through ACKs, losses and the recovery's end; fixed_burst and BBR say no.
+    #[test]
+    fn always_inflating_controllers_say_so() {
+        let ack = |ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked: 1448,
+            rtt: Some(tcplab_core::Dur::from_millis(10)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: ms % 50 > 25,
+            rate: None,
+            delivered: 50_000 + ms * 1448,
+        };
+        for name in BUILTIN {
+            let mut c = build(name, &CcParams::default()).unwrap();
+            let mut w = Window {
+                cwnd: 14_480,
+                ssthresh: u64::MAX,
+                mss: 1448,
+            };
+            c.init(&mut w, Time::ZERO);
+            let mut always = true;
+            for ms in 1..200 {
+                let now = Time(ms * 1_000_000);
+                always &= c.recovery_inflation();
+                match ms % 50 {
+                    25 => {
+                        c.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, now, 20_000)
+                    }
+                    45 => c.on_recovery_exit(&mut w, now),
+                    _ => c.on_ack(&mut w, &ack(ms)),
+                }
+            }
+            assert_eq!(c.always_inflates(), always, "{name}");
+        }
+    }
+
+    /// Sends change neither the window nor what later ACKs, losses and the recovery's
+    /// end do to it, nor the pacing and timer answers, for the built-ins that say they do
+    /// not hear them (Wave's rounds, at least, move with them).
+    #[test]
+    fn only_vegas_and_wave_hear_sends_among_built_ins() {
+        let mut differed = 0;
+        let ack = |ms: u64| AckInfo {
+            now: Time(ms * 1_000_000),
+            bytes_acked: 1448,
+            rtt: Some(tcplab_core::Dur::from_millis(10 + ms % 7)),
+            srtt: Some(tcplab_core::Dur::from_millis(10)),
+            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+            in_flight: 20_000,
+            in_recovery: false,
+            rate: Some(crate::rate::RateSample {
+                delivered: 5_000,
+                interval: tcplab_core::Dur::from_millis(10),
+                delivery_rate: 500_000 + ms * 1000,
+                ..Default::default()
+            }),
+            delivered: 50_000 + ms * 1448,
+        };
+        for name in BUILTIN {
+            let (mut a, mut b) = (
+                build(name, &CcParams::default()).unwrap(),
+                build(name, &CcParams::default()).unwrap(),
+            );
+            let w0 = Window {
+                cwnd: 14_480,
+                ssthresh: u64::MAX,
+                mss: 1448,
+            };
+            let (mut wa, mut wb) = (w0, w0);
+            a.init(&mut wa, Time::ZERO);
+            b.init(&mut wb, Time::ZERO);
+            let mut same = true;
+            for ms in 1..300 {
+                let now = Time(ms * 1_000_000);
+                a.on_sent(now, 1448, 20_000);
+                for (c, w) in [(&mut a, &mut wa), (&mut b, &mut wb)] {
+                    match ms % 100 {
+                        50 => {
+                            c.on_congestion_event(w, CongestionEvent::FastRetransmit, now, 20_000)
+                        }
+                        60 => c.on_recovery_exit(w, now),
+                        _ => c.on_ack(w, &ack(ms)),
+                    }
+                    if c.send_timer().is_some_and(|t| t <= now) {
+                        c.on_send_timer(w, now);
+                    }
+                }
+                same &= wa == wb
+                    && a.metrics(&wa) == b.metrics(&wb)
+                    && (a.pacing_rate(), a.send_timer()) == (b.pacing_rate(), b.send_timer());
+            }
+            assert!(a.hears_sends() || same, "{name} acts on sends");
+            differed += usize::from(!same);
+        }
+        assert!(
+            differed > 0,
+            "the test shows a controller that hears sends (Wave)"
+        );
     }
 
     /// `may_expire_head` is false only for controllers that never declare the head lost:

@@ -43,10 +43,11 @@ impl SendState {
         if seg.n_sack == 0 {
             return 0;
         }
-        self.sb.update(
+        self.sb.update_blocks(
             &mut self.recs,
             &self.far,
-            seg.sack_blocks(),
+            &seg.sack,
+            seg.n_sack as usize,
             self.mss,
             now,
             &mut self.rate,

@@ -125,6 +125,14 @@ impl Recovery {
         }
     }
 
+    /// Whether [`LossRecovery::after_ack`] can act: Reno and NewReno keep the trait's
+    /// empty default (they act on the ACK and duplicate-ACK calls), so the sender skips
+    /// describing each ACK to them (test `reno_does_nothing_after_an_ack`).
+    #[inline]
+    pub fn acts_after_ack(&self) -> bool {
+        !matches!(self, Recovery::Reno(_))
+    }
+
     /// Entries in RACK's transmission log (0 without RACK).
     pub fn rack_log_len(&self) -> usize {
         match self {
@@ -214,5 +222,46 @@ mod tests {
             Recovery::new(&cfg(RecoveryMode::Sack, LossDetection::DupAck)).rack_log_len(),
             0
         );
+    }
+
+    /// Reno and NewReno change nothing after an ACK, whatever it reported (the sender
+    /// skips the call for them); the SACK recoveries say they act.
+    #[test]
+    fn reno_does_nothing_after_an_ack() {
+        use crate::cc::{Controller, NewReno};
+        for mode in [RecoveryMode::Reno, RecoveryMode::NewReno] {
+            let cfg = SenderConfig {
+                mss: 1000,
+                recovery: mode,
+                ..SenderConfig::default()
+            };
+            let mut r = Recovery::new(&cfg);
+            assert!(!r.acts_after_ack());
+            let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
+            s.snd_max = 10_000;
+            s.snd_nxt = 10_000;
+            s.dupacks = 3;
+            let before = (format!("{s:?}"), format!("{r:?}"));
+            for early in [false, true] {
+                let a = AckSummary {
+                    ack: 0,
+                    prior_una: 0,
+                    prior_sacked: 0,
+                    no_sack: false,
+                    dsack_end: Some(500),
+                    early,
+                };
+                r.after_ack(&mut s, Time(1), &a);
+            }
+            assert_eq!((format!("{s:?}"), format!("{r:?}")), before);
+        }
+        for mode in [LossDetection::DupAck, LossDetection::Rack] {
+            let cfg = SenderConfig {
+                recovery: RecoveryMode::Sack,
+                loss_detection: mode,
+                ..SenderConfig::default()
+            };
+            assert!(Recovery::new(&cfg).acts_after_ack());
+        }
     }
 }

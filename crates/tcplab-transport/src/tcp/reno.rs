@@ -35,7 +35,7 @@ impl LossRecovery for RenoRecovery {
             return false;
         }
         let mss = s.mss as u64;
-        let inflate = s.cc.recovery_inflation();
+        let inflate = s.recovery_inflation();
         let recover = s.recover.unwrap_or(0);
         if !self.newreno {
             let cwnd = if inflate { s.w.ssthresh } else { s.w.cwnd };
@@ -68,7 +68,7 @@ impl LossRecovery for RenoRecovery {
         let mss = s.mss as u64;
         if s.in_recovery {
             // Each further duplicate ACK means a segment left the network: inflate.
-            if s.cc.recovery_inflation() {
+            if s.recovery_inflation() {
                 s.w.cwnd += mss;
             }
             s.retx_head |= early;
@@ -90,7 +90,7 @@ impl LossRecovery for RenoRecovery {
         }
         s.enter_fast_retransmit(now);
         self.partial_acks = 0;
-        if s.in_recovery && s.cc.recovery_inflation() {
+        if s.in_recovery && s.recovery_inflation() {
             // RFC 5681 step 3: inflate by the duplicate ACKs received (DupThresh unless early).
             s.w.cwnd = s.w.ssthresh + s.dupacks as u64 * mss;
         }

@@ -121,8 +121,8 @@ impl Scoreboard {
 
     /// Marks segments wholly covered by `blocks` as SACKed; returns bytes newly SACKed.
     /// Newly SACKed segments count as delivered for rate sampling, and each is passed to
-    /// `on_sacked` (index, record).
-    // The sender's fields, borrowed apart so the callbacks can use the others.
+    /// `on_sacked` (index, record). (Tests' form of [`update_blocks`](Self::update_blocks).)
+    #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub fn update(
         &mut self,
@@ -132,11 +132,35 @@ impl Scoreboard {
         mss: u32,
         now: Time,
         rate: &mut RateSampler,
+        on_sacked: impl FnMut(u64, &SentRecord),
+    ) -> u64 {
+        let mut all = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let n = blocks.len().min(MAX_SACK_BLOCKS);
+        all[..n].copy_from_slice(&blocks[..n]);
+        self.update_blocks(recs, far, &all, n, mss, now, rate, on_sacked)
+    }
+
+    /// [`update`](Self::update) with a segment's SACK blocks as they travel: the array and
+    /// the count of valid ones (`blocks[..n]`). The whole array is kept as the previous
+    /// ACK's blocks: a fixed-size copy is three moves, a slice copy of variable length a
+    /// call to `memcpy`.
+    // The sender's fields, borrowed apart so the callbacks can use the others.
+    #[allow(clippy::too_many_arguments)]
+    pub fn update_blocks(
+        &mut self,
+        recs: &mut Records,
+        far: &FarTable,
+        blocks: &[SackBlock; MAX_SACK_BLOCKS],
+        n: usize,
+        mss: u32,
+        now: Time,
+        rate: &mut RateSampler,
         mut on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
         let mut newly = 0;
         let mss = mss as u64;
-        for b in blocks {
+        let n = n.min(MAX_SACK_BLOCKS);
+        for b in &blocks[..n] {
             self.high_sacked = self.high_sacked.max(b.end);
             // Most blocks repeat one of the previous ACK's (the receiver reports up to
             // three, and usually only the first has grown): nothing to split or walk.
@@ -144,8 +168,8 @@ impl Scoreboard {
             if done.iter().any(|d| d.start <= b.start && b.end <= d.end) {
                 continue;
             }
-            let (pieces, n) = self.new_parts(b);
-            for &(ps, pe) in &pieces[..n] {
+            let (pieces, np) = self.new_parts(b);
+            for &(ps, pe) in &pieces[..np] {
                 if pe <= ps {
                     continue;
                 }
@@ -168,8 +192,8 @@ impl Scoreboard {
                 }
             }
         }
-        self.n_done = blocks.len().min(MAX_SACK_BLOCKS);
-        self.done[..self.n_done].copy_from_slice(&blocks[..self.n_done]);
+        self.n_done = n;
+        self.done = *blocks;
         self.sacked_bytes += newly;
         newly
     }
@@ -233,6 +257,17 @@ impl Scoreboard {
             return;
         }
         if self.top.len() == k {
+            if self.top[k - 1] < idx {
+                // SACKs mostly arrive in ascending order: the lowest leaves and the newest
+                // goes last, shifted in place (k is DupThresh, small), not by
+                // `remove(0)`'s call to memmove and a push.
+                let top = &mut self.top[..k];
+                for i in 1..k {
+                    top[i - 1] = top[i];
+                }
+                top[k - 1] = idx;
+                return;
+            }
             self.top.remove(0);
         }
         // SACKs mostly arrive in ascending order: the newest goes last.

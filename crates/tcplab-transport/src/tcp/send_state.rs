@@ -18,8 +18,9 @@ use tcplab_core::{Dur, Time};
 /// left the cache by its next ACK, so every line an ACK or a transmission touches is a
 /// miss. Line 0 holds the sequence space, the flags and the settings read on every ACK
 /// (copied out of `cfg`, whose 96 bytes would add two lines); line 1 the window and
-/// the timers; then the controller, the send records' ring, the estimators, the undo
-/// episode and the statistics' per-ACK head (line 7). The scoreboard (its per-ACK
+/// the timers; then the controller, the send records' ring, the estimators (184 bytes
+/// together, lines 3-5), the undo episode (read only with undo on) and the
+/// statistics' per-ACK head (line 7). The scoreboard (its per-ACK
 /// counts first), the rest of the configuration and PRR follow.
 #[derive(Debug)]
 #[repr(C, align(64))]
@@ -48,6 +49,12 @@ pub(super) struct SendState {
     pub timestamps: bool,
     /// `cfg.undo`.
     pub undo_on: bool,
+    /// The controller always inflates in recovery (`Controller::always_inflates`): the
+    /// per-duplicate-ACK question needs no dispatch. See [`Self::recovery_inflation`].
+    inflates: bool,
+    /// `cfg.recovery_cwnd == Prr`: PRR's state (in the last line) is kept and read only
+    /// then.
+    pub uses_prr: bool,
     // -- line 1 --
     pub w: Window,
     /// The retransmission timer (RFC 6298), see `rto.rs`.
@@ -63,6 +70,8 @@ pub(super) struct SendState {
     pub rate: RateSampler,
     /// The reduction that may still be undone (`undo.rs`).
     pub undo: Undo,
+    /// Starts the statistics' per-ACK head on a line of its own (line 7).
+    _line7: LineStart,
     pub stats: SenderStats,
     pub sb: Scoreboard,
     pub cfg: SenderConfig,
@@ -71,6 +80,11 @@ pub(super) struct SendState {
     /// Exact values of the send records that do not fit their 32-byte form (rarely used).
     pub far: FarTable,
 }
+
+/// A zero-sized field that starts the next field on a cache line.
+#[derive(Debug)]
+#[repr(align(64))]
+struct LineStart;
 
 impl SendState {
     pub fn new(flow: u32, cfg: SenderConfig, cc: Controller) -> SendState {
@@ -98,6 +112,8 @@ impl SendState {
             go_back_n: false,
             timestamps: cfg.timestamps,
             undo_on: cfg.undo,
+            inflates: cc.always_inflates(),
+            uses_prr: cfg.recovery_cwnd == RecoveryCwnd::Prr,
             w: Window {
                 cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
                 ssthresh: u64::MAX,
@@ -111,12 +127,20 @@ impl SendState {
             rtt,
             rate: RateSampler::default(),
             undo: Undo::default(),
+            _line7: LineStart,
             stats: SenderStats::default(),
             sb,
             cfg,
             prr: Prr::default(),
             far: FarTable::default(),
         }
+    }
+
+    /// The controller's [`recovery_inflation`](CongestionControl::recovery_inflation),
+    /// without the dispatch for controllers that always say yes.
+    #[inline]
+    pub fn recovery_inflation(&self) -> bool {
+        self.inflates || self.cc.recovery_inflation()
     }
 
     /// All written data is acknowledged.
@@ -206,9 +230,7 @@ impl SendState {
     /// PRR governs cwnd: configured, in recovery, and the controller leaves the recovery
     /// window to the sender (not BBR).
     pub fn prr_active(&self) -> bool {
-        self.cfg.recovery_cwnd == RecoveryCwnd::Prr
-            && self.in_recovery
-            && self.cc.recovery_inflation()
+        self.uses_prr && self.in_recovery && self.recovery_inflation()
     }
 
     /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt, where DeliveredData is
@@ -273,13 +295,24 @@ mod tests {
     /// The per-ACK fields keep their lines (see the layout note on [`SendState`]).
     #[test]
     fn the_per_ack_fields_keep_their_lines() {
-        use std::mem::{align_of, offset_of};
+        use std::mem::{align_of, offset_of, size_of};
         assert_eq!(align_of::<SendState>(), 64);
         let line = crate::tcp::cache_line;
         assert_eq!(line(offset_of!(SendState, snd_una), 8), 0);
         assert_eq!(line(offset_of!(SendState, undo_on), 1), 0);
+        assert_eq!(line(offset_of!(SendState, inflates), 1), 0);
+        assert_eq!(line(offset_of!(SendState, uses_prr), 1), 0);
         assert_eq!(line(offset_of!(SendState, w), 24), 1);
         assert_eq!(line(offset_of!(SendState, snd_buf), 8), 1);
+        // The RTT estimator and the rate sampler: lines 3-5.
+        assert_eq!(line(offset_of!(SendState, rtt), 1), 3);
+        assert_eq!(
+            line(
+                offset_of!(SendState, rate) + size_of::<RateSampler>() - 1,
+                1
+            ),
+            5
+        );
         // The statistics' per-ACK head is one whole line.
         let stats = offset_of!(SendState, stats);
         assert_eq!(stats % 64, 0);

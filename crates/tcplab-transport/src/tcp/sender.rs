@@ -41,8 +41,8 @@ pub struct SenderSnapshot {
 
 /// A sans-IO TCP sender (see the crate docs for the calling protocol).
 ///
-/// `repr(C)`: the recovery, the pacer and the handshake state's tag, read on every ACK
-/// and poll, share the first line; the shared state starts on a line of its own (see
+/// `repr(C)`: the recovery, the pacer, the controller's pacing flag and the handshake
+/// state's tag, read on every ACK and poll, share the first line; the shared state starts on a line of its own (see
 /// its layout).
 #[derive(Debug)]
 #[repr(C)]
@@ -50,6 +50,13 @@ pub struct Sender {
     pub(super) recovery: Recovery,
     pub(super) pacer: Pacer,
     rounds: TimerRounds,
+    /// `s.cc.may_pace_or_time()` (the controller never changes): polls and sends skip
+    /// the pacing and send-timer questions when false. In the first line's padding.
+    pub(super) paced_or_timed: bool,
+    /// `s.cc.hears_dup_acks()`: duplicate ACKs skip the controller's empty call when false.
+    hears_dup_acks: bool,
+    /// `s.cc.hears_sends()`: sends skip the controller's empty `on_sent` when false.
+    pub(super) hears_sends: bool,
     pub(super) hs: Handshake,
     pub(super) s: SendState,
 }
@@ -60,6 +67,9 @@ impl Sender {
         let ts = if cfg.timestamps { TS_OPTION_BYTES } else { 0 };
         let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
         Sender {
+            paced_or_timed: cc.may_pace_or_time(),
+            hears_dup_acks: cc.hears_dup_acks(),
+            hears_sends: cc.hears_sends(),
             s: SendState::new(flow, cfg, cc),
             recovery,
             pacer,
@@ -197,30 +207,38 @@ impl Sender {
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
             s.dupacks += 1;
-            let flight = s.flight_size();
-            s.cc.on_dup_ack(&mut s.w, now, flight);
+            if self.hears_dup_acks {
+                let flight = s.flight_size();
+                s.cc.on_dup_ack(&mut s.w, now, flight);
+            }
             early = s.head_expired(now, true);
             self.recovery.on_dup_ack(s, now, early);
             if newly_sacked > 0 {
-                let rs = s.rate.take_sample(s.rtt.min_rtt());
                 // A controller that ignores ACKs of no new data needs no description of
                 // this one; building it has no effect when the recovery keeps no pipe.
+                // The rate sample is closed either way (its interval ends here).
                 let sack_pipe = self.recovery.pipe(&self.s).is_some();
                 if sack_pipe || !self.s.cc.ignores_acks_without_progress() {
+                    let rs = self.s.rate.take_sample(self.s.rtt.min_rtt());
                     let info = self.ack_info_given(sack_pipe, now, 0, None, rs);
                     self.s.cc.on_ack(&mut self.s.w, &info);
+                } else {
+                    self.s.rate.close_sample();
                 }
             }
         }
-        let summary = AckSummary {
-            ack: seg.ack,
-            prior_una,
-            prior_sacked,
-            no_sack: seg.n_sack == 0,
-            dsack_end: dsack.map(|d| d.end),
-            early,
-        };
-        self.recovery.after_ack(&mut self.s, now, &summary);
+        // (Reno and NewReno do nothing after an ACK: no description.)
+        if self.recovery.acts_after_ack() {
+            let summary = AckSummary {
+                ack: seg.ack,
+                prior_una,
+                prior_sacked,
+                no_sack: seg.n_sack == 0,
+                dsack_end: dsack.map(|d| d.end),
+                early,
+            };
+            self.recovery.after_ack(&mut self.s, now, &summary);
+        }
         if eifel_spurious || dsack_spurious {
             self.s
                 .undo_reduction(now, eifel_spurious, seg.ack.saturating_sub(prior_una));
@@ -333,14 +351,16 @@ impl Sender {
         if let Some(idx) = self.recovery.take_probe(&mut self.s) {
             return Some(self.send(now, idx, idle));
         }
-        let timer_driven = self.s.cc.send_timer().is_some();
+        let timer_driven = self.paced_or_timed && self.s.cc.send_timer().is_some();
         if timer_driven && self.rounds.credit() == 0 {
             return None;
         }
         // Unpaced controllers (no rate) are never held: no quantum to ask for.
-        let rate = self.s.cc.pacing_rate();
-        if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
-            return None;
+        if self.paced_or_timed {
+            let rate = self.s.cc.pacing_rate();
+            if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
+                return None;
+            }
         }
         let Some(idx) = self.recovery.next_segment(&mut self.s) else {
             if timer_driven {
@@ -348,13 +368,15 @@ impl Sender {
             }
             return None;
         };
-        let seg = self.send(now, idx, idle);
+        // Built in the return slot: a segment held in a local across the rounds' call
+        // would be copied into it (96 bytes) on every send.
+        let out = Some(self.send(now, idx, idle));
         if timer_driven {
             let s = &mut self.s;
             let no_data = s.snd_nxt >= s.app_end && !s.retx_head;
             self.rounds.on_sent(&mut s.cc, &mut s.w, now, no_data);
         }
-        Some(seg)
+        out
     }
 
     fn close_round(&mut self, now: Time) {
@@ -374,7 +396,12 @@ impl Sender {
         }
         // Asked after every event of the flow: pairwise minima, not an iterator chain, and
         // the pacing rate only when the pacer refused a segment.
-        let t = earliest(s.rto_at, s.cc.send_timer());
+        let timer = if self.paced_or_timed {
+            s.cc.send_timer()
+        } else {
+            None
+        };
+        let t = earliest(s.rto_at, timer);
         let t = earliest(t, self.recovery.timeout());
         if !self.pacer.is_waiting() {
             return t;
@@ -398,13 +425,16 @@ fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
 mod tests {
     use super::*;
 
-    /// The recovery, the pacer and the handshake's tag share the first line; the shared
-    /// state starts the second.
+    /// The recovery, the pacer, the controller's pacing flag and the handshake's tag share
+    /// the first line; the shared state starts the second.
     #[test]
     fn the_per_ack_parts_share_the_first_line() {
         use std::mem::{offset_of, size_of};
         assert!(size_of::<Recovery>() <= 16);
         assert!(offset_of!(Sender, hs) < 64);
+        assert!(offset_of!(Sender, paced_or_timed) < 64);
+        assert!(offset_of!(Sender, hears_dup_acks) < 64);
+        assert!(offset_of!(Sender, hears_sends) < 64);
         assert_eq!(offset_of!(Sender, s), 128);
     }
 }

@@ -112,14 +112,19 @@ impl Sender {
     pub(super) fn send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
         let s = &mut self.s;
         let seg = s.record_send(now, idx, idle);
-        if s.in_recovery {
+        // PRR's count is read only with PRR configured (`prr_active`).
+        if s.in_recovery && s.uses_prr {
             s.prr.on_sent(seg.len as u64);
         }
         // The wire length only matters to a paced sender.
-        if let rate @ Some(_) = s.cc.pacing_rate() {
-            self.pacer.on_sent(now, seg.wire_len() as u64, rate);
+        if self.paced_or_timed {
+            if let rate @ Some(_) = s.cc.pacing_rate() {
+                self.pacer.on_sent(now, seg.wire_len() as u64, rate);
+            }
         }
-        s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);
+        if self.hears_sends {
+            s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);
+        }
         self.recovery.on_sent(s, now, idx, seg.retransmission);
         seg
     }

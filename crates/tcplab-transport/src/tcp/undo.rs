@@ -124,6 +124,11 @@ impl SendState {
     /// acknowledges the first retransmitted segment. Returns true if the ACK echoes a
     /// TSval older than that retransmission (the original was delivered).
     pub fn undo_eifel(&mut self, seg: &Segment) -> bool {
+        // Without undo no episode opens (`undo_begin`): the flag, in the first line,
+        // spares a new ACK the episode's line.
+        if !self.undo_on {
+            return false;
+        }
         let (Some(e), Some(ts)) = (self.undo.episode.as_mut(), seg.ts) else {
             return false;
         };
