@@ -71,14 +71,14 @@ fn main() {
     for _ in 0..repeats {
         let t = std::time::Instant::now();
         let _ = simulate(&sc, seed, 0);
-        eprintln!("again: wall {:.4} s", t.elapsed().as_secs_f64());
+        eprintln!("again: wall {:.6} s", t.elapsed().as_secs_f64());
     }
     let peak = PEAK.load(Relaxed) - scenario;
     match r {
         Ok(r) => {
             println!("{:?}", r.info);
             println!(
-                "wall {wall:.4} s; heap: scenario {:.2} MB (parse peak {:.2} MB), simulation peak {:.2} MB ({:.0} B per flow)",
+                "wall {wall:.6} s; heap: scenario {:.2} MB (parse peak {:.2} MB), simulation peak {:.2} MB ({:.0} B per flow)",
                 scenario as f64 / 1e6,
                 base as f64 / 1e6,
                 peak as f64 / 1e6,
