@@ -242,6 +242,42 @@ impl CongestionControl for Controller {
 mod tests {
     use super::*;
 
+    /// An ACK of `bytes_acked` at `ms` milliseconds: 10 ms RTTs, 20 kB in flight, no rate
+    /// sample (the base of this module's ACKs).
+    fn ack_at(ms: u64, bytes_acked: u64) -> AckInfo {
+        let rtt = Some(tcplab_core::Dur::from_millis(10));
+        AckInfo {
+            rtt,
+            srtt: rtt,
+            min_rtt: rtt,
+            in_flight: 20_000,
+            delivered: 50_000,
+            ..AckInfo::bare(Time(ms * 1_000_000), bytes_acked)
+        }
+    }
+
+    /// A rate sample over 10 ms delivering at `delivery_rate`.
+    fn rate(delivery_rate: u64) -> Option<crate::rate::RateSample> {
+        Some(crate::rate::RateSample {
+            delivered: 5_000,
+            interval: tcplab_core::Dur::from_millis(10),
+            delivery_rate,
+            ..Default::default()
+        })
+    }
+
+    /// Built-in `name`, initialised on a 10-segment window with `ssthresh`.
+    fn started(name: &str, ssthresh: u64) -> (Controller, Window) {
+        let mut c = build(name, &CcParams::default()).unwrap();
+        let mut w = Window {
+            cwnd: 14_480,
+            ssthresh,
+            mss: 1448,
+        };
+        c.init(&mut w, Time::ZERO);
+        (c, w)
+    }
+
     #[test]
     fn a_controller_is_as_small_as_the_small_built_ins() {
         // One per flow: the large controllers are boxed (360 bytes with BBR inline).
@@ -255,37 +291,17 @@ mod tests {
     #[test]
     fn newreno_and_fixed_burst_ignore_acks_without_progress() {
         let ack = |bytes_acked: u64, ms: u64| AckInfo {
-            now: Time(ms * 1_000_000),
-            bytes_acked,
-            rtt: Some(tcplab_core::Dur::from_millis(10)),
-            srtt: Some(tcplab_core::Dur::from_millis(10)),
-            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
-            in_flight: 20_000,
-            in_recovery: false,
-            rate: Some(crate::rate::RateSample {
-                delivered: 5_000,
-                interval: tcplab_core::Dur::from_millis(10),
-                delivery_rate: 500_000,
-                ..Default::default()
-            }),
-            delivered: 50_000,
+            rate: rate(500_000),
+            ..ack_at(ms, bytes_acked)
         };
         let mut ignoring = 0;
         for name in BUILTIN {
-            let mut a = build(name, &CcParams::default()).unwrap();
+            let (mut a, mut wa) = started(name, 20_000);
             if !a.ignores_acks_without_progress() {
                 continue;
             }
             ignoring += 1;
-            let mut b = build(name, &CcParams::default()).unwrap();
-            let w0 = Window {
-                cwnd: 14_480,
-                ssthresh: 20_000,
-                mss: 1448,
-            };
-            let (mut wa, mut wb) = (w0, w0);
-            a.init(&mut wa, Time::ZERO);
-            b.init(&mut wb, Time::ZERO);
+            let (mut b, mut wb) = started(name, 20_000);
             for ms in 1..40 {
                 a.on_ack(&mut wa, &ack(0, ms));
                 assert_eq!(wa, wb, "{name}: a zero-byte ACK moved the window");
@@ -302,29 +318,12 @@ mod tests {
     #[test]
     fn only_bbr_fixed_burst_and_wave_pace_or_time() {
         let ack = |ms: u64| AckInfo {
-            now: Time(ms * 1_000_000),
-            bytes_acked: 1448,
-            rtt: Some(tcplab_core::Dur::from_millis(10)),
-            srtt: Some(tcplab_core::Dur::from_millis(10)),
-            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
-            in_flight: 20_000,
-            in_recovery: false,
-            rate: Some(crate::rate::RateSample {
-                delivered: 5_000,
-                interval: tcplab_core::Dur::from_millis(10),
-                delivery_rate: 500_000 + ms * 1000,
-                ..Default::default()
-            }),
+            rate: rate(500_000 + ms * 1000),
             delivered: 50_000 + ms * 1448,
+            ..ack_at(ms, 1448)
         };
         for name in BUILTIN {
-            let mut c = build(name, &CcParams::default()).unwrap();
-            let mut w = Window {
-                cwnd: 14_480,
-                ssthresh: u64::MAX,
-                mss: 1448,
-            };
-            c.init(&mut w, Time::ZERO);
+            let (mut c, mut w) = started(name, u64::MAX);
             let mut answered = false;
             for ms in 1..200 {
                 let now = Time(ms * 1_000_000);
@@ -349,30 +348,9 @@ mod tests {
     /// Westwoods' bandwidth estimate moves with them.
     #[test]
     fn only_westwood_hears_duplicate_acks_among_built_ins() {
-        let ack = |bytes_acked: u64, ms: u64| AckInfo {
-            now: Time(ms * 1_000_000),
-            bytes_acked,
-            rtt: Some(tcplab_core::Dur::from_millis(10)),
-            srtt: Some(tcplab_core::Dur::from_millis(10)),
-            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
-            in_flight: 20_000,
-            in_recovery: false,
-            rate: None,
-            delivered: 50_000,
-        };
+        let ack = ack_at;
         for name in BUILTIN {
-            let (mut a, mut b) = (
-                build(name, &CcParams::default()).unwrap(),
-                build(name, &CcParams::default()).unwrap(),
-            );
-            let w0 = Window {
-                cwnd: 14_480,
-                ssthresh: 20_000,
-                mss: 1448,
-            };
-            let (mut wa, mut wb) = (w0, w0);
-            a.init(&mut wa, Time::ZERO);
-            b.init(&mut wb, Time::ZERO);
+            let ((mut a, mut wa), (mut b, mut wb)) = (started(name, 20_000), started(name, 20_000));
             let mut same = true;
             for ms in 1..60 {
                 if ms % 3 == 0 {
@@ -384,8 +362,8 @@ mod tests {
                         c.on_recovery_exit(w, Time(ms * 1_000_000));
                     }
                 }
-                a.on_ack(&mut wa, &ack(1448, ms));
-                b.on_ack(&mut wb, &ack(1448, ms));
+                a.on_ack(&mut wa, &ack(ms, 1448));
+                b.on_ack(&mut wb, &ack(ms, 1448));
                 same &= wa == wb && a.metrics(&wa) == b.metrics(&wb);
             }
             assert_eq!(!same, name.starts_with("westwood"), "{name}");
@@ -398,24 +376,12 @@ mod tests {
     #[test]
     fn always_inflating_controllers_say_so() {
         let ack = |ms: u64| AckInfo {
-            now: Time(ms * 1_000_000),
-            bytes_acked: 1448,
-            rtt: Some(tcplab_core::Dur::from_millis(10)),
-            srtt: Some(tcplab_core::Dur::from_millis(10)),
-            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
-            in_flight: 20_000,
             in_recovery: ms % 50 > 25,
-            rate: None,
             delivered: 50_000 + ms * 1448,
+            ..ack_at(ms, 1448)
         };
         for name in BUILTIN {
-            let mut c = build(name, &CcParams::default()).unwrap();
-            let mut w = Window {
-                cwnd: 14_480,
-                ssthresh: u64::MAX,
-                mss: 1448,
-            };
-            c.init(&mut w, Time::ZERO);
+            let (mut c, mut w) = started(name, u64::MAX);
             let mut always = true;
             for ms in 1..200 {
                 let now = Time(ms * 1_000_000);
@@ -439,34 +405,14 @@ mod tests {
     fn only_vegas_and_wave_hear_sends_among_built_ins() {
         let mut differed = 0;
         let ack = |ms: u64| AckInfo {
-            now: Time(ms * 1_000_000),
-            bytes_acked: 1448,
             rtt: Some(tcplab_core::Dur::from_millis(10 + ms % 7)),
-            srtt: Some(tcplab_core::Dur::from_millis(10)),
-            min_rtt: Some(tcplab_core::Dur::from_millis(10)),
-            in_flight: 20_000,
-            in_recovery: false,
-            rate: Some(crate::rate::RateSample {
-                delivered: 5_000,
-                interval: tcplab_core::Dur::from_millis(10),
-                delivery_rate: 500_000 + ms * 1000,
-                ..Default::default()
-            }),
+            rate: rate(500_000 + ms * 1000),
             delivered: 50_000 + ms * 1448,
+            ..ack_at(ms, 1448)
         };
         for name in BUILTIN {
-            let (mut a, mut b) = (
-                build(name, &CcParams::default()).unwrap(),
-                build(name, &CcParams::default()).unwrap(),
-            );
-            let w0 = Window {
-                cwnd: 14_480,
-                ssthresh: u64::MAX,
-                mss: 1448,
-            };
-            let (mut wa, mut wb) = (w0, w0);
-            a.init(&mut wa, Time::ZERO);
-            b.init(&mut wb, Time::ZERO);
+            let ((mut a, mut wa), (mut b, mut wb)) =
+                (started(name, u64::MAX), started(name, u64::MAX));
             let mut same = true;
             for ms in 1..300 {
                 let now = Time(ms * 1_000_000);
@@ -501,13 +447,7 @@ mod tests {
     #[test]
     fn only_vegas_declares_the_head_lost_among_built_ins() {
         for name in BUILTIN {
-            let mut c = build(name, &CcParams::default()).unwrap();
-            let mut w = Window {
-                cwnd: 14_480,
-                ssthresh: u64::MAX,
-                mss: 1448,
-            };
-            c.init(&mut w, Time::ZERO);
+            let (mut c, _) = started(name, u64::MAX);
             let mut said_yes = false;
             for (sent_ms, tx, dup_ack) in [(0, 1, true), (0, 2, false), (5_000, 1, false)] {
                 let head = HeadSegment {
