@@ -48,7 +48,7 @@ out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps(out))
 P
 
-rows=()
+rows=(); walls=()
 for n in $flows; do
   hbest=999; hcpu=999; hkb=0
   for _ in 1 2 3; do
@@ -80,6 +80,7 @@ for n in $flows; do
     ti=$(grep -o 'Collected : [0-9]*' "$tmp/cg.txt" | grep -o '[0-9]*')
     echo "instructions: htsim $hi, tcplab (whole python process) $ti"
   fi
+  walls+=("$n $hbest $tbest")
   rows+=("$(python3 -c "
 n,h,t,hc,tc,hk,tk,b='$n',$hbest,$tbest,$hcpu,$tcpu,$hkb,$tkb,$base
 print(f'| {n} | {h:.2f} s | {t:.3f} s | {t/h:.2f} | {hc:.2f} s | {tc:.3f} s | {tc/hc:.2f} '
@@ -91,3 +92,10 @@ echo
 echo "| flows | htsim wall (process) | tcplab.simulate wall | ratio | htsim CPU | tcplab CPU | ratio | htsim peak RSS | tcplab peak RSS |"
 echo "|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
+# Issue 15's scaling target: the wall time at each flow count against the previous one.
+printf '%s\n' "${walls[@]}" | python3 -c "
+import sys
+rows = [l.split() for l in sys.stdin if l.strip()]
+for (n0, h0, t0), (n1, h1, t1) in zip(rows, rows[1:]):
+    print(f'{n1} vs {n0} flows: tcplab {float(t1) / float(t0):.2f}x, htsim {float(h1) / float(h0):.2f}x')
+"
