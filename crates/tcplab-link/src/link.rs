@@ -394,12 +394,6 @@ impl<P: Packet> Link<P> {
         &far[k]
     }
 
-    /// When `pipe[i]` arrives (or would have).
-    #[inline(always)]
-    fn arrive_of(&self, i: usize) -> Time {
-        self.pipe[i].arrive
-    }
-
     /// When `pipe[i]` finishes transmitting. No overflow: a compact entry's `back` is its
     /// arrival less its transmission end.
     #[inline(always)]
@@ -659,13 +653,10 @@ impl<P: Packet> Link<P> {
         let x = self.extras.as_mut().expect("made above");
         x.arrivals.clear();
         x.arrivals.reserve(self.pipe.capacity());
-        let pending: Vec<(Time, u64)> = (0..self.pipe.len())
-            .filter(|&i| self.pipe[i].pkt.is_some())
-            .map(|i| (self.arrive_of(i), self.head_abs + i as u64))
-            .collect();
-        let x = self.extras.as_mut().expect("made above");
-        for (arrive, seq) in pending {
-            x.arrivals.push(arrive, seq);
+        for (i, e) in self.pipe.iter().enumerate() {
+            if e.pkt.is_some() {
+                x.arrivals.push(e.arrive, self.head_abs + i as u64);
+            }
         }
     }
 
@@ -679,9 +670,7 @@ impl<P: Packet> Link<P> {
             .is_empty();
         if !by_arrival {
             // FIFO order is arrival order: the lost ones are a suffix.
-            let keep = (0..self.pipe.len())
-                .take_while(|&i| self.arrive_of(i) <= now)
-                .count();
+            let keep = self.pipe.iter().take_while(|e| e.arrive <= now).count();
             let first_dropped = self.head_abs + keep as u64;
             let x = self.extras.as_mut().expect("an outage makes the extras");
             for e in self.pipe.drain(keep..) {
@@ -695,7 +684,7 @@ impl<P: Packet> Link<P> {
         } else {
             // Holes in place; their times are clamped so they stop holding the transmitter.
             for i in 0..self.pipe.len() {
-                let arrive = self.arrive_of(i);
+                let arrive = self.pipe[i].arrive;
                 let x = self.extras.as_mut().expect("an outage makes the extras");
                 let e = &mut self.pipe[i];
                 if arrive > now {
@@ -726,9 +715,11 @@ impl<P: Packet> Link<P> {
 
     /// Latest arrival among the pending packets of `pipe[..n]`.
     fn pending_last_arrive(&self, n: usize) -> Time {
-        (0..n)
-            .filter(|&i| self.pipe[i].pkt.is_some())
-            .map(|i| self.arrive_of(i))
+        self.pipe
+            .iter()
+            .take(n)
+            .filter(|e| e.pkt.is_some())
+            .map(|e| e.arrive)
             .max()
             .unwrap_or(Time::ZERO)
     }
