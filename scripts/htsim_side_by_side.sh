@@ -14,7 +14,8 @@
 # simulation's own share of it: peak RSS minus that of a process that parsed the scenario
 # and ran it with one flow for 1 ms, so loading the result-table libraries is not counted).
 # tcplab must be importable (pip install -e . in this repository). Prints a
-# Markdown table at the end; the load average is printed too, since wall times on a shared
+# Markdown table at the end, then each flow count's wall time over the previous one's for
+# both simulators (issue 15's scaling target); the load average is printed too, since wall times on a shared
 # machine are not comparable across runs (CPU time suffers less from other processes).
 set -euo pipefail
 sim=$(cd "${1:?usage: $0 HTSIM_SIM_DIR [FLOWS...]}" && pwd); shift

@@ -2,6 +2,9 @@
 //! during the simulation and the flows table:
 //! `cargo run --release -p tcplab-sim --example run_scenario -- FILE [SEED] [DURATION_S]`.
 //! Also the fixture for instruction-count comparisons (`valgrind --tool=callgrind`).
+//! `QUIET=1` prints only the run info and the wall/heap line; `REPEAT=N` runs the
+//! simulation N more times in the same process and prints each wall time (the first run
+//! of a process pays for page faults and cold caches, the repeats show how much).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -46,7 +49,7 @@ fn main() {
         eprintln!("usage: run_scenario FILE [SEED] [DURATION_S]");
         std::process::exit(2);
     };
-    let seed = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let seed: u64 = arg(args.get(2).map(String::as_str), "SEED", "a whole number").unwrap_or(1);
     let mut sc = match parse_scenario_file(file) {
         Ok(sc) => sc,
         Err(e) => {
@@ -54,7 +57,11 @@ fn main() {
             std::process::exit(2);
         }
     };
-    if let Some(d) = args.get(3).and_then(|s| s.parse::<f64>().ok()) {
+    let duration: Option<f64> = arg(args.get(3).map(String::as_str), "DURATION_S", "seconds");
+    if let Some(d) = duration {
+        if !(d.is_finite() && d > 0.0) {
+            fail("DURATION_S", &d.to_string(), "a positive number of seconds");
+        }
         sc.duration = Some(tcplab_core::Dur::from_secs_f64(d));
     }
     let (base, scenario) = (PEAK.load(Relaxed), LIVE.load(Relaxed));
@@ -62,12 +69,8 @@ fn main() {
     let t0 = std::time::Instant::now();
     let r = simulate(&sc, seed, 0);
     let wall = t0.elapsed().as_secs_f64();
-    // REPEAT=N runs the simulation N more times and prints each wall time: the first run
-    // of a process pays for page faults and cold caches, the repeats show the difference.
-    let repeats: usize = std::env::var("REPEAT")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
+    let repeat = std::env::var("REPEAT").ok();
+    let repeats: usize = arg(repeat.as_deref(), "REPEAT", "a whole number of runs").unwrap_or(0);
     for _ in 0..repeats {
         let t = std::time::Instant::now();
         let _ = simulate(&sc, seed, 0);
@@ -106,4 +109,19 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// Parses an optional argument; a value that does not parse ends the program with one
+/// line naming the argument, the value and what it must be.
+fn arg<T: std::str::FromStr>(v: Option<&str>, name: &str, what: &str) -> Option<T> {
+    let v = v?;
+    match v.parse() {
+        Ok(x) => Some(x),
+        Err(_) => fail(name, v, what),
+    }
+}
+
+fn fail(name: &str, value: &str, what: &str) -> ! {
+    eprintln!("run_scenario: {name} = {value:?}: must be {what}");
+    std::process::exit(2);
 }
