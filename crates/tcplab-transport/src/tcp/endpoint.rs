@@ -67,7 +67,7 @@ impl Endpoint for Sender {
     }
     #[inline]
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        Sender::poll_transmit(self, now).map(Packet::Tcp)
+        self.poll_packet(now)
     }
     #[inline]
     fn poll_timeout(&self) -> Option<Time> {
@@ -146,7 +146,7 @@ impl Endpoint for Receiver {
     }
     #[inline]
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        Receiver::poll_transmit(self, now).map(Packet::Tcp)
+        self.poll_packet(now)
     }
     #[inline]
     fn poll_timeout(&self) -> Option<Time> {
@@ -164,5 +164,94 @@ impl Endpoint for Receiver {
     }
     fn summary(&self, out: &mut dyn Metrics) {
         out.put("acks_sent", self.stats().acks_sent.into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{Controller, NewReno};
+
+    /// The endpoints' packets (built in the packet's place) are their segments: two
+    /// identical flows, one polled for segments and one through `Endpoint`, emit the same
+    /// data and ACKs through slow start, losses, SACK recovery, D-SACKs and timeouts.
+    #[test]
+    fn packets_are_the_polled_segments() {
+        for timestamps in [false, true] {
+            let snd_cfg = SenderConfig {
+                mss: 1000,
+                total_bytes: Some(400_000),
+                timestamps,
+                ..SenderConfig::default()
+            };
+            let rcv_cfg = ReceiverConfig {
+                total_bytes: Some(400_000),
+                timestamps,
+                dsack: true,
+                ..ReceiverConfig::default()
+            };
+            let new = || {
+                let mut s =
+                    Sender::new(0, snd_cfg.clone(), Controller::NewReno(NewReno::default()));
+                s.start(Time::ZERO);
+                (s, Receiver::new(0, rcv_cfg.clone()))
+            };
+            let ((mut s1, mut r1), (mut s2, mut r2)) = (new(), new());
+            let (mut data, mut acks) = (0usize, 0usize);
+            let mut now = Time::ZERO;
+            for _ in 0..5_000 {
+                let moved = (data, acks);
+                let mut wire = vec![];
+                loop {
+                    let (seg, pkt) = (s1.poll_transmit(now), Endpoint::poll_transmit(&mut s2, now));
+                    assert_eq!(pkt, seg.map(Packet::Tcp));
+                    let (Some(seg), Some(pkt)) = (seg, pkt) else {
+                        break;
+                    };
+                    data += 1;
+                    // Losses, and a duplicate now and then.
+                    let copies = usize::from(data % 23 != 7) + usize::from(data % 97 == 3);
+                    for _ in 0..copies {
+                        r1.handle_segment(now, &seg).unwrap();
+                        r2.handle_packet(now, &pkt).unwrap();
+                        loop {
+                            let (ack, pkt) =
+                                (r1.poll_transmit(now), Endpoint::poll_transmit(&mut r2, now));
+                            assert_eq!(pkt, ack.map(Packet::Tcp));
+                            let (Some(ack), Some(pkt)) = (ack, pkt) else {
+                                break;
+                            };
+                            wire.push((ack, pkt));
+                        }
+                    }
+                }
+                now = now + Dur::from_millis(1);
+                for (ack, pkt) in wire {
+                    acks += 1;
+                    if acks % 41 != 5 {
+                        s1.handle_segment(now, &ack).unwrap();
+                        s2.handle_packet(now, &pkt).unwrap();
+                    }
+                }
+                if s1.is_complete() {
+                    break;
+                }
+                if (data, acks) == moved {
+                    // Nothing on the wire: on to the next timer.
+                    let next = [s1.poll_timeout(), r1.poll_timeout()]
+                        .into_iter()
+                        .flatten()
+                        .min();
+                    now = now.max(next.expect("a timer runs"));
+                    s1.handle_timeout(now);
+                    s2.handle_timeout(now);
+                    r1.handle_timeout(now);
+                    r2.handle_timeout(now);
+                }
+            }
+            assert!(s1.is_complete() && s2.is_complete(), "the transfer ends");
+            assert!(s1.stats().retransmitted_segments > 10 && r1.stats().acks_sent > 100);
+            assert!(s1.stats().fast_retransmits > 3, "{:?}", s1.stats());
+        }
     }
 }

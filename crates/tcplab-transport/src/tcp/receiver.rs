@@ -2,6 +2,7 @@
 //! timestamp echo.
 
 use crate::error::Violation;
+use crate::packet::Packet;
 use crate::ranges::Ranges;
 use crate::tcp::config::{AckPolicy, ReceiverConfig};
 use crate::tcp::sack_recency::SackRecency;
@@ -278,6 +279,21 @@ impl Receiver {
 
     /// The pending acknowledgement, if one is due.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        self.poll_wrapped(now, |seg| seg)
+    }
+
+    /// [`poll_transmit`](Self::poll_transmit) as the [`Packet`] the simulator stores, the
+    /// ACK built in the packet's place: an `Option<Segment>` wrapped afterwards is copied
+    /// (96 bytes, twice) on every poll's way out.
+    pub fn poll_packet(&mut self, now: Time) -> Option<Packet> {
+        self.poll_wrapped(now, Packet::Tcp)
+    }
+
+    /// The body of the polls: `wrap` turns the ACK into what the caller returns. The ACK
+    /// is built as one value from its fields (the SACK blocks from a local array), so
+    /// it lands in the caller's return slot without a copy of the whole segment.
+    #[inline(always)]
+    fn poll_wrapped<T>(&mut self, now: Time, wrap: impl FnOnce(Segment) -> T) -> Option<T> {
         if !self.ack_now {
             return None;
         }
@@ -287,27 +303,20 @@ impl Receiver {
         self.stats.acks_sent += 1;
         let wnd = self.window();
         if self.syn_ack_due {
-            return Some(self.syn_ack(wnd));
+            return Some(wrap(self.syn_ack(wnd)));
         }
-        let mut seg = Segment {
-            flow: self.flow,
-            ack: self.rcv_nxt,
-            wnd,
-            ..Segment::default()
-        };
-        if self.timestamps {
-            let ecr = self.ts.on_ack_sent(self.rcv_nxt);
-            seg.ts = Some(Timestamps {
-                val: tsval(now),
-                ecr,
-            });
-        }
+        let ts = self.timestamps.then(|| Timestamps {
+            val: tsval(now),
+            ecr: self.ts.on_ack_sent(self.rcv_nxt),
+        });
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
         if self.sack {
-            let mut n = self.take_dsack(&mut seg);
+            n = self.take_dsack(&mut sack);
             let first_sack = n.min(1);
             // RFC 2018 section 4: as many distinct blocks as fit, most recent first.
             if n == 0 {
-                n = self.recent.blocks(&self.ooo, self.rcv_nxt, &mut seg.sack);
+                n = self.recent.blocks(&self.ooo, self.rcv_nxt, &mut sack);
             } else {
                 // After a D-SACK: the recent blocks not already reported, as fit.
                 let mut recent = [SackBlock::default(); MAX_SACK_BLOCKS];
@@ -316,27 +325,34 @@ impl Receiver {
                     if n == MAX_SACK_BLOCKS {
                         break;
                     }
-                    if !seg.sack[first_sack..n].contains(&b) {
-                        seg.sack[n] = b;
+                    if !sack[first_sack..n].contains(&b) {
+                        sack[n] = b;
                         n += 1;
                     }
                 }
             }
-            seg.n_sack = n as u8;
         }
-        Some(seg)
+        Some(wrap(Segment {
+            flow: self.flow,
+            ack: self.rcv_nxt,
+            wnd,
+            ts,
+            n_sack: n as u8,
+            sack,
+            ..Segment::default()
+        }))
     }
 
     /// RFC 2883 section 4: a pending duplicate goes in the first block, followed by the
     /// held block that contains it, if any. Returns the blocks written.
-    fn take_dsack(&mut self, seg: &mut Segment) -> usize {
+    fn take_dsack(&mut self, sack: &mut [SackBlock; MAX_SACK_BLOCKS]) -> usize {
         let Some(d) = self.dsack.take() else {
             return 0;
         };
-        seg.sack[0] = d;
+        sack[0] = d;
         match self.ooo.containing(d.start) {
             Some((start, end)) if d.start >= self.rcv_nxt => {
-                seg.sack[1] = SackBlock { start, end };
+                sack[1] = SackBlock { start, end };
                 2
             }
             _ => 1,

@@ -12,6 +12,7 @@
 use crate::cc::{AckInfo, CongestionControl, Controller, Window};
 use crate::error::Violation;
 use crate::pacing::Pacer;
+use crate::packet::Packet;
 use crate::rtt::RttEstimator;
 use crate::tcp::config::SenderConfig;
 use crate::tcp::handshake::Handshake;
@@ -332,12 +333,48 @@ impl Sender {
 
     /// The next segment to send at `now`, if the window, pacing and timers allow one.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        match self.next_send(now) {
+            NextSend::Nothing => None,
+            NextSend::Syn => self.poll_syn(now),
+            NextSend::Segment { idx, idle, rounds } => {
+                // Built in the return slot, after the rounds' call: a segment held in a
+                // local across it would be copied (96 bytes) on every send.
+                let sent = self.send(now, idx, idle);
+                if rounds {
+                    self.after_timed_send(now);
+                }
+                Some(self.s.segment(now, sent))
+            }
+        }
+    }
+
+    /// [`poll_transmit`](Self::poll_transmit) as the [`Packet`] the simulator stores, the
+    /// segment built in the packet's place: an `Option<Segment>` wrapped afterwards is
+    /// copied (96 bytes, twice) on every poll's way out.
+    pub fn poll_packet(&mut self, now: Time) -> Option<Packet> {
+        match self.next_send(now) {
+            NextSend::Nothing => None,
+            NextSend::Syn => self.poll_syn(now).map(Packet::Tcp),
+            NextSend::Segment { idx, idle, rounds } => {
+                let sent = self.send(now, idx, idle);
+                if rounds {
+                    self.after_timed_send(now);
+                }
+                Some(Packet::Tcp(self.s.segment(now, sent)))
+            }
+        }
+    }
+
+    /// What the polls send, if anything: every decision before the segment is built (each
+    /// poll builds it in its own return slot).
+    #[inline(always)]
+    fn next_send(&mut self, now: Time) -> NextSend {
         self.pacer.begin_attempt();
         if !self.s.started || self.s.is_complete() {
-            return None;
+            return NextSend::Nothing;
         }
         if !self.established() {
-            return self.poll_syn(now);
+            return NextSend::Syn;
         }
         // Delivery-rate draft (section 3.2): a send with nothing in flight starts a new
         // sampling interval; after a timeout that is true although data is outstanding.
@@ -346,37 +383,48 @@ impl Sender {
             self.s.retx_head = false;
             let idx = self.s.snd_una / self.s.mss as u64;
             self.recovery.on_head_retransmit(&mut self.s, idx);
-            return Some(self.send(now, idx, idle));
+            return NextSend::Segment {
+                idx,
+                idle,
+                rounds: false,
+            };
         }
         if let Some(idx) = self.recovery.take_probe(&mut self.s) {
-            return Some(self.send(now, idx, idle));
+            return NextSend::Segment {
+                idx,
+                idle,
+                rounds: false,
+            };
         }
         let timer_driven = self.paced_or_timed && self.s.cc.send_timer().is_some();
         if timer_driven && self.rounds.credit() == 0 {
-            return None;
+            return NextSend::Nothing;
         }
         // Unpaced controllers (no rate) are never held: no quantum to ask for.
         if self.paced_or_timed {
             let rate = self.s.cc.pacing_rate();
             if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
-                return None;
+                return NextSend::Nothing;
             }
         }
         let Some(idx) = self.recovery.next_segment(&mut self.s) else {
             if timer_driven {
                 self.close_round(now);
             }
-            return None;
+            return NextSend::Nothing;
         };
-        // Built in the return slot: a segment held in a local across the rounds' call
-        // would be copied into it (96 bytes) on every send.
-        let out = Some(self.send(now, idx, idle));
-        if timer_driven {
-            let s = &mut self.s;
-            let no_data = s.snd_nxt >= s.app_end && !s.retx_head;
-            self.rounds.on_sent(&mut s.cc, &mut s.w, now, no_data);
+        NextSend::Segment {
+            idx,
+            idle,
+            rounds: timer_driven,
         }
-        out
+    }
+
+    /// The send-timer rounds hear of a segment sent in one.
+    fn after_timed_send(&mut self, now: Time) {
+        let s = &mut self.s;
+        let no_data = s.snd_nxt >= s.app_end && !s.retx_head;
+        self.rounds.on_sent(&mut s.cc, &mut s.w, now, no_data);
     }
 
     fn close_round(&mut self, now: Time) {
@@ -409,6 +457,20 @@ impl Sender {
         let (rate, quantum) = (s.cc.pacing_rate(), s.cc.send_quantum());
         earliest(t, self.pacer.wakeup(rate, quantum))
     }
+}
+
+/// What a poll does (see `Sender::next_send`).
+enum NextSend {
+    Nothing,
+    /// The SYN is due.
+    Syn,
+    /// Send segment `idx`; `idle`: nothing was in flight; `rounds`: the send-timer
+    /// rounds hear of it.
+    Segment {
+        idx: u64,
+        idle: bool,
+        rounds: bool,
+    },
 }
 
 /// The earlier of two optional deadlines.

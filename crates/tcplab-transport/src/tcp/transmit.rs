@@ -44,7 +44,16 @@ impl SendState {
 
     /// Records the (re)transmission of segment `idx` at `now` and builds it. `idle`:
     /// nothing was in flight before it (a new delivery-rate interval starts).
+    #[cfg(test)]
     pub fn record_send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
+        let sent = self.record_sent(now, idx, idle);
+        self.segment(now, sent)
+    }
+
+    /// The bookkeeping of [`record_send`](Self::record_send); the segment is built from
+    /// the result by [`segment`](Self::segment), in the caller's return slot (a segment
+    /// returned by value from here would be copied on its way into a packet).
+    pub fn record_sent(&mut self, now: Time, idx: u64, idle: bool) -> Sent {
         let mss = self.mss as u64;
         let seq = idx * mss;
         let len = self.seg_len(idx);
@@ -91,6 +100,21 @@ impl SendState {
             self.undo_on_retransmit(now);
         }
         self.arm_rto(now);
+        Sent {
+            seq,
+            len,
+            retransmission,
+        }
+    }
+
+    /// The segment [`record_sent`](Self::record_sent) recorded at `now`.
+    #[inline(always)]
+    pub fn segment(&self, now: Time, sent: Sent) -> Segment {
+        let Sent {
+            seq,
+            len,
+            retransmission,
+        } = sent;
         Segment {
             flow: self.flow,
             seq,
@@ -106,27 +130,37 @@ impl SendState {
     }
 }
 
+/// A segment just recorded as sent (what building it needs besides the sender's state).
+#[derive(Clone, Copy, Debug)]
+pub struct Sent {
+    pub seq: u64,
+    pub len: u32,
+    pub retransmission: bool,
+}
+
 impl Sender {
     /// Emits segment `idx` (new or retransmitted): the records, the pacing slot, the
-    /// controller and the recovery hear of it.
-    pub(super) fn send(&mut self, now: Time, idx: u64, idle: bool) -> Segment {
+    /// controller and the recovery hear of it. The caller builds the segment
+    /// (`s.segment(now, sent)`) where it returns it.
+    pub(super) fn send(&mut self, now: Time, idx: u64, idle: bool) -> Sent {
         let s = &mut self.s;
-        let seg = s.record_send(now, idx, idle);
+        let sent = s.record_sent(now, idx, idle);
         // PRR's count is read only with PRR configured (`prr_active`).
         if s.in_recovery && s.uses_prr {
-            s.prr.on_sent(seg.len as u64);
+            s.prr.on_sent(sent.len as u64);
         }
         // The wire length only matters to a paced sender.
         if self.paced_or_timed {
             if let rate @ Some(_) = s.cc.pacing_rate() {
-                self.pacer.on_sent(now, seg.wire_len() as u64, rate);
+                let wire_len = s.segment(now, sent).wire_len();
+                self.pacer.on_sent(now, wire_len as u64, rate);
             }
         }
         if self.hears_sends {
-            s.cc.on_sent(now, seg.len, s.snd_nxt - s.snd_una);
+            s.cc.on_sent(now, sent.len, s.snd_nxt - s.snd_una);
         }
-        self.recovery.on_sent(s, now, idx, seg.retransmission);
-        seg
+        self.recovery.on_sent(s, now, idx, sent.retransmission);
+        sent
     }
 }
 
