@@ -64,7 +64,7 @@ pub struct SendTimes {
 /// per-ACK lines). Rare: a slot is taken when such a record is stored and freed when it is
 /// released or stored compactly again; freed slots are reused, so the table grows only to
 /// the most such records at once (no allocation per packet in steady state).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct FarTable {
     slots: Vec<Option<SendTimes>>,
 }
@@ -298,7 +298,7 @@ impl SentRecord {
 }
 
 /// The records of segments `[base, base + len)`.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Records {
     base: u64,
     q: VecDeque<SentRecord>,

@@ -146,7 +146,70 @@ impl Scoreboard {
     /// call to `memcpy`.
     // The sender's fields, borrowed apart so the callbacks can use the others.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn update_blocks(
+        &mut self,
+        recs: &mut Records,
+        far: &FarTable,
+        blocks: &[SackBlock; MAX_SACK_BLOCKS],
+        n: usize,
+        mss: u32,
+        now: Time,
+        rate: &mut RateSampler,
+        mut on_sacked: impl FnMut(u64, &SentRecord),
+    ) -> u64 {
+        let Some((ps, pe)) = self.grown_first(blocks, n) else {
+            return self.update_each(recs, far, blocks, n, mss, now, rate, on_sacked);
+        };
+        // What `update_each` does with such an ACK: the other blocks lie inside the old
+        // ones (skipped; `high_sacked` only grows, and took their ends with them) and the
+        // first has one new part, its growth.
+        let b = blocks[0];
+        self.high_sacked = self.high_sacked.max(b.end);
+        let newly = self.walk(
+            recs,
+            far,
+            mss as u64,
+            now,
+            rate,
+            (ps, pe),
+            &b,
+            &mut on_sacked,
+        );
+        self.done = *blocks;
+        self.sacked_bytes += newly;
+        newly
+    }
+
+    /// The common duplicate ACK in a recovery: the first block is the previous ACK's
+    /// first block grown at its end (the receiver reports the range that grew first) and
+    /// the others repeat the previous ACK's, and the first meets no other old block.
+    /// Returns the new part, the one part `update_each` would find; `None` for any other
+    /// ACK.
+    #[inline]
+    fn grown_first(&self, blocks: &[SackBlock; MAX_SACK_BLOCKS], n: usize) -> Option<(u64, u64)> {
+        let (b, d) = (blocks[0], self.done[0]);
+        if n == 0
+            || n != self.n_done
+            || b.start != d.start
+            || b.end <= d.end
+            || d.end <= d.start
+            || blocks[1..] != self.done[1..]
+        {
+            return None;
+        }
+        let others = &self.done[1..n];
+        if others.iter().any(|o| o.end > b.start && o.start < b.end) {
+            return None;
+        }
+        Some((d.end, b.end))
+    }
+
+    /// [`update_blocks`](Self::update_blocks) for any ACK: each block not inside one of
+    /// the previous ACK's is split against them and its new parts walked.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn update_each(
         &mut self,
         recs: &mut Records,
         far: &FarTable,
@@ -169,32 +232,52 @@ impl Scoreboard {
                 continue;
             }
             let (pieces, np) = self.new_parts(b);
-            for &(ps, pe) in &pieces[..np] {
-                if pe <= ps {
-                    continue;
-                }
-                // Whole segments only: widen to segment boundaries, clamp to the block.
-                let first = (ps / mss).max(b.start.div_ceil(mss));
-                let mut idx = first.max(recs.base());
-                let stop = pe.div_ceil(mss);
-                while idx < recs.end() && idx < stop {
-                    let seq = idx * mss;
-                    let rec = recs.get_mut(idx).expect("index within records");
-                    if seq + rec.len as u64 > b.end {
-                        break;
-                    }
-                    if !rec.sacked() {
-                        self.mark_sacked(idx, rec, far, now, rate);
-                        on_sacked(idx, rec);
-                        newly += rec.len as u64;
-                    }
-                    idx += 1;
-                }
+            for &part in &pieces[..np] {
+                newly += self.walk(recs, far, mss, now, rate, part, b, &mut on_sacked);
             }
         }
         self.n_done = n;
         self.done = *blocks;
         self.sacked_bytes += newly;
+        newly
+    }
+
+    /// Marks the whole segments of part `(ps, pe)` of block `b` not SACKed before;
+    /// returns their bytes.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk(
+        &mut self,
+        recs: &mut Records,
+        far: &FarTable,
+        mss: u64,
+        now: Time,
+        rate: &mut RateSampler,
+        (ps, pe): (u64, u64),
+        b: &SackBlock,
+        on_sacked: &mut impl FnMut(u64, &SentRecord),
+    ) -> u64 {
+        let mut newly = 0;
+        if pe <= ps {
+            return 0;
+        }
+        // Whole segments only: widen to segment boundaries, clamp to the block.
+        let first = (ps / mss).max(b.start.div_ceil(mss));
+        let mut idx = first.max(recs.base());
+        let stop = pe.div_ceil(mss);
+        while idx < recs.end() && idx < stop {
+            let seq = idx * mss;
+            let rec = recs.get_mut(idx).expect("index within records");
+            if seq + rec.len as u64 > b.end {
+                break;
+            }
+            if !rec.sacked() {
+                self.mark_sacked(idx, rec, far, now, rate);
+                on_sacked(idx, rec);
+                newly += rec.len as u64;
+            }
+            idx += 1;
+        }
         newly
     }
 
@@ -607,6 +690,90 @@ mod tests {
         }
         assert!(
             shortcut > 5_000 && shortcut < 19_000,
+            "both paths taken: {shortcut}"
+        );
+    }
+
+    /// The shortcut for an ACK whose first block grew at its end (the others repeated)
+    /// leaves what the general path leaves: the same bytes, the same segments delivered in
+    /// the same order, the same scoreboard, records and rate sampler. Random ACKs grow,
+    /// repeat, reorder and replace the previous ACK's blocks, with ends inside segments.
+    #[test]
+    fn a_grown_first_block_is_taken_as_the_general_path_takes_it() {
+        let mut rng = tcplab_core::Rng::named(11, "grown_first");
+        let mss = 1000u64;
+        let mut recs = records(400);
+        let mut sb = Scoreboard::new(3);
+        let mut rate = RateSampler::default();
+        let far = FarTable::default();
+        let mut prev = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n_prev = 0usize;
+        let mut shortcut = 0;
+        let r = |rng: &mut tcplab_core::Rng, m: u64| rng.next_u64() % m;
+        for step in 0..20_000u64 {
+            let mut blocks = prev;
+            let mut n = n_prev;
+            match r(&mut rng, 8) {
+                0 => {
+                    // A fresh set of up to three blocks anywhere.
+                    n = r(&mut rng, 4) as usize;
+                    for b in blocks.iter_mut().take(n) {
+                        let start = r(&mut rng, 380_000);
+                        *b = SackBlock {
+                            start,
+                            end: start + 1 + r(&mut rng, 8000),
+                        };
+                    }
+                }
+                1 if n > 1 => blocks[..n].rotate_left(1),
+                2 if n > 0 => blocks[r(&mut rng, n as u64) as usize].end += r(&mut rng, 3000),
+                3 if n > 0 => blocks[0].start = blocks[0].start.saturating_sub(r(&mut rng, 2000)),
+                4 if n < MAX_SACK_BLOCKS => {
+                    blocks.copy_within(0..n, 1);
+                    let start = r(&mut rng, 380_000);
+                    blocks[0] = SackBlock {
+                        start,
+                        end: start + 1 + r(&mut rng, 5000),
+                    };
+                    n += 1;
+                }
+                _ if n > 0 => blocks[0].end += [0, 1, 500, 1000, 2000][r(&mut rng, 5) as usize],
+                _ => {}
+            }
+            for b in blocks.iter_mut() {
+                b.end = b.end.min(400 * mss);
+                b.start = b.start.min(b.end);
+            }
+            shortcut += usize::from(sb.grown_first(&blocks, n).is_some());
+            let (mut recs2, mut sb2, mut rate2) = (recs.clone(), sb.clone(), rate.clone());
+            let (mut seen, mut seen2) = (vec![], vec![]);
+            let now = Time(step);
+            let got =
+                sb.update_blocks(&mut recs, &far, &blocks, n, 1000, now, &mut rate, |i, _| {
+                    seen.push(i)
+                });
+            let want = sb2.update_each(
+                &mut recs2,
+                &far,
+                &blocks,
+                n,
+                1000,
+                now,
+                &mut rate2,
+                |i, _| seen2.push(i),
+            );
+            assert_eq!((got, &seen), (want, &seen2), "{blocks:?} after {prev:?}");
+            assert_eq!(format!("{sb:?}"), format!("{sb2:?}"));
+            assert_eq!(format!("{recs:?}"), format!("{recs2:?}"));
+            assert_eq!(format!("{rate:?}"), format!("{rate2:?}"));
+            (prev, n_prev) = (blocks, n.min(MAX_SACK_BLOCKS));
+            if step % 500 == 499 {
+                // Start over with nothing SACKed.
+                (recs, sb) = (records(400), Scoreboard::new(3));
+            }
+        }
+        assert!(
+            shortcut > 4_000 && shortcut < 16_000,
             "both paths taken: {shortcut}"
         );
     }
