@@ -345,10 +345,17 @@ impl Scoreboard {
                 // goes last, shifted in place (k is DupThresh, small), not by
                 // `remove(0)`'s call to memmove and a push.
                 let top = &mut self.top[..k];
-                for i in 1..k {
-                    top[i - 1] = top[i];
+                match top {
+                    // DupThresh 3 (the default and nearly every scenario) as two moves: the
+                    // loop below becomes a call to `memmove`.
+                    [a, b, c] => (*a, *b, *c) = (*b, *c, idx),
+                    _ => {
+                        for i in 1..k {
+                            top[i - 1] = top[i];
+                        }
+                        top[k - 1] = idx;
+                    }
                 }
-                top[k - 1] = idx;
                 return;
             }
             self.top.remove(0);
