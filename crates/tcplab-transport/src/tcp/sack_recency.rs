@@ -104,6 +104,7 @@ impl SackRecency {
     }
 
     /// Writes the SACK blocks (newest first) into `out`; returns how many.
+    #[inline]
     pub(super) fn blocks(
         &mut self,
         ooo: &Ranges,
