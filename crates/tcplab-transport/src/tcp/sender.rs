@@ -189,9 +189,14 @@ impl Sender {
             self.s.peer_ts = ts.val;
         }
         // Undo detection looks at the ACK as it arrived (D-SACK against the old snd_una).
-        let dsack = dsack_block(seg);
-        // (Most ACKs carry no D-SACK: no call.)
-        let dsack_spurious = dsack.is_some() && self.s.undo_on_dsack(dsack);
+        // The D-SACK block is found only where it is read: by undo (on only with undo
+        // configured; without it no episode opens), by the duplicate-ACK test when nothing
+        // new was SACKed, and by the recoveries that act after an ACK. (Most ACKs carry
+        // no D-SACK: no call.)
+        let dsack_spurious = self.s.undo_on && {
+            let dsack = dsack_block(seg);
+            dsack.is_some() && self.s.undo_on_dsack(dsack)
+        };
         let eifel_spurious = seg.ack > self.s.snd_una && self.s.undo_eifel(seg);
         let prior_una = self.s.snd_una;
         let prior_sacked = self.s.sb.sacked_bytes;
@@ -203,7 +208,7 @@ impl Sender {
         let mut early = false;
         if seg.ack > self.s.snd_una {
             self.on_new_ack(now, seg.ack, seg.ts.map(|t| t.ecr));
-        } else if self.s.is_dup_ack(seg) && !(newly_sacked == 0 && dsack.is_some()) {
+        } else if self.s.is_dup_ack(seg) && (newly_sacked > 0 || dsack_block(seg).is_none()) {
             // An ACK whose only SACK news is a D-SACK reports a duplicate, not a segment
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
@@ -230,6 +235,7 @@ impl Sender {
         }
         // (Reno and NewReno do nothing after an ACK: no description.)
         if self.recovery.acts_after_ack() {
+            let dsack = dsack_block(seg);
             let summary = AckSummary {
                 ack: seg.ack,
                 prior_una,
