@@ -51,13 +51,9 @@ pub struct Sender {
     pub(super) recovery: Recovery,
     pub(super) pacer: Pacer,
     rounds: TimerRounds,
-    /// `s.cc.may_pace_or_time()` (the controller never changes): polls and sends skip
-    /// the pacing and send-timer questions when false. In the first line's padding.
-    pub(super) paced_or_timed: bool,
-    /// `s.cc.hears_dup_acks()`: duplicate ACKs skip the controller's empty call when false.
-    hears_dup_acks: bool,
-    /// `s.cc.hears_sends()`: sends skip the controller's empty `on_sent` when false.
-    pub(super) hears_sends: bool,
+    /// What the controller can do, asked once (the controller never changes): polls,
+    /// sends and ACKs skip the questions it cannot answer. One byte of the first line.
+    pub(super) can: CcTraits,
     pub(super) hs: Handshake,
     pub(super) s: SendState,
 }
@@ -68,9 +64,7 @@ impl Sender {
         let ts = if cfg.timestamps { TS_OPTION_BYTES } else { 0 };
         let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
         Sender {
-            paced_or_timed: cc.may_pace_or_time(),
-            hears_dup_acks: cc.hears_dup_acks(),
-            hears_sends: cc.hears_sends(),
+            can: CcTraits::of(&cc),
             s: SendState::new(flow, cfg, cc),
             recovery,
             pacer,
@@ -213,18 +207,18 @@ impl Sender {
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
             s.dupacks += 1;
-            if self.hears_dup_acks {
+            if self.can.hear_dup_acks() {
                 let flight = s.flight_size();
                 s.cc.on_dup_ack(&mut s.w, now, flight);
             }
-            early = s.head_expired(now, true);
+            early = self.can.expire_head() && s.head_expired(now, true);
             self.recovery.on_dup_ack(s, now, early);
             if newly_sacked > 0 {
                 // A controller that ignores ACKs of no new data needs no description of
                 // this one; building it has no effect when the recovery keeps no pipe.
                 // The rate sample is closed either way (its interval ends here).
                 let sack_pipe = self.recovery.pipe(&self.s).is_some();
-                if sack_pipe || !self.s.cc.ignores_acks_without_progress() {
+                if sack_pipe || !self.can.ignore_dup_acks() {
                     let rs = self.s.rate.take_sample(self.s.rtt.min_rtt());
                     let info = self.ack_info_given(sack_pipe, now, 0, None, rs);
                     self.s.cc.on_ack(&mut self.s.w, &info);
@@ -275,7 +269,7 @@ impl Sender {
         let s = &mut self.s;
         s.cc.on_ack(&mut s.w, &info);
         // Vegas checks the first ACKs after a retransmission against its own timeout.
-        if !s.retx_head && s.head_expired(now, false) {
+        if !s.retx_head && self.can.expire_head() && s.head_expired(now, false) {
             s.retx_head = true;
         }
         if s.is_complete() && s.stats.acked_all_at.is_none() {
@@ -402,12 +396,12 @@ impl Sender {
                 rounds: false,
             };
         }
-        let timer_driven = self.paced_or_timed && self.s.cc.send_timer().is_some();
+        let timer_driven = self.can.pace_or_time() && self.s.cc.send_timer().is_some();
         if timer_driven && self.rounds.credit() == 0 {
             return NextSend::Nothing;
         }
         // Unpaced controllers (no rate) are never held: no quantum to ask for.
-        if self.paced_or_timed {
+        if self.can.pace_or_time() {
             let rate = self.s.cc.pacing_rate();
             if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
                 return NextSend::Nothing;
@@ -450,7 +444,7 @@ impl Sender {
         }
         // Asked after every event of the flow: pairwise minima, not an iterator chain, and
         // the pacing rate only when the pacer refused a segment.
-        let timer = if self.paced_or_timed {
+        let timer = if self.can.pace_or_time() {
             s.cc.send_timer()
         } else {
             None
@@ -462,6 +456,57 @@ impl Sender {
         }
         let (rate, quantum) = (s.cc.pacing_rate(), s.cc.send_quantum());
         earliest(t, self.pacer.wakeup(rate, quantum))
+    }
+}
+
+/// The controller's constant answers the sender's hot paths need (flags of one byte).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct CcTraits(u8);
+
+impl CcTraits {
+    const PACE_OR_TIME: u8 = 1;
+    const HEAR_DUP_ACKS: u8 = 2;
+    const HEAR_SENDS: u8 = 4;
+    const EXPIRE_HEAD: u8 = 8;
+    const IGNORE_DUP_ACKS: u8 = 16;
+
+    fn of(cc: &Controller) -> CcTraits {
+        let bit = |on: bool, b: u8| if on { b } else { 0 };
+        CcTraits(
+            bit(cc.may_pace_or_time(), Self::PACE_OR_TIME)
+                | bit(cc.hears_dup_acks(), Self::HEAR_DUP_ACKS)
+                | bit(cc.hears_sends(), Self::HEAR_SENDS)
+                | bit(cc.may_expire_head(), Self::EXPIRE_HEAD)
+                | bit(cc.ignores_acks_without_progress(), Self::IGNORE_DUP_ACKS),
+        )
+    }
+
+    /// `may_pace_or_time`: polls and sends skip the pacing and send-timer questions
+    /// when false.
+    #[inline]
+    pub fn pace_or_time(self) -> bool {
+        self.0 & Self::PACE_OR_TIME != 0
+    }
+    /// `hears_dup_acks`: duplicate ACKs skip the controller's empty call when false.
+    #[inline]
+    pub fn hear_dup_acks(self) -> bool {
+        self.0 & Self::HEAR_DUP_ACKS != 0
+    }
+    /// `hears_sends`: sends skip the controller's empty `on_sent` when false.
+    #[inline]
+    pub fn hear_sends(self) -> bool {
+        self.0 & Self::HEAR_SENDS != 0
+    }
+    /// `may_expire_head`: ACKs skip the head-expiry question when false (the
+    /// controller's variant test cost more than this bit).
+    #[inline]
+    pub fn expire_head(self) -> bool {
+        self.0 & Self::EXPIRE_HEAD != 0
+    }
+    /// `ignores_acks_without_progress`, asked by duplicate ACKs that only SACK.
+    #[inline]
+    pub fn ignore_dup_acks(self) -> bool {
+        self.0 & Self::IGNORE_DUP_ACKS != 0
     }
 }
 
@@ -500,9 +545,27 @@ mod tests {
         use std::mem::{offset_of, size_of};
         assert!(size_of::<Recovery>() <= 16);
         assert!(offset_of!(Sender, hs) < 64);
-        assert!(offset_of!(Sender, paced_or_timed) < 64);
-        assert!(offset_of!(Sender, hears_dup_acks) < 64);
-        assert!(offset_of!(Sender, hears_sends) < 64);
+        assert!(offset_of!(Sender, can) < 64);
+        assert_eq!(size_of::<CcTraits>(), 1);
         assert_eq!(offset_of!(Sender, s), 128);
+    }
+
+    /// Each of the byte's flags reads back the controller's answer, for every built-in.
+    #[test]
+    fn controller_traits_read_back_the_controllers_answers() {
+        use crate::cc::{build, CcParams, BUILTIN};
+        for name in BUILTIN {
+            let c = build(name, &CcParams::default()).expect(name);
+            let t = CcTraits::of(&c);
+            assert_eq!(t.pace_or_time(), c.may_pace_or_time(), "{name}");
+            assert_eq!(t.hear_dup_acks(), c.hears_dup_acks(), "{name}");
+            assert_eq!(t.hear_sends(), c.hears_sends(), "{name}");
+            assert_eq!(t.expire_head(), c.may_expire_head(), "{name}");
+            assert_eq!(
+                t.ignore_dup_acks(),
+                c.ignores_acks_without_progress(),
+                "{name}"
+            );
+        }
     }
 }

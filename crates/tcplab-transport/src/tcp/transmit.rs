@@ -150,13 +150,13 @@ impl Sender {
             s.prr.on_sent(sent.len as u64);
         }
         // The wire length only matters to a paced sender.
-        if self.paced_or_timed {
+        if self.can.pace_or_time() {
             if let rate @ Some(_) = s.cc.pacing_rate() {
                 let wire_len = s.segment(now, sent).wire_len();
                 self.pacer.on_sent(now, wire_len as u64, rate);
             }
         }
-        if self.hears_sends {
+        if self.can.hear_sends() {
             s.cc.on_sent(now, sent.len, s.snd_nxt - s.snd_una);
         }
         self.recovery.on_sent(s, now, idx, sent.retransmission);
