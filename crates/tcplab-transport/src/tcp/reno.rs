@@ -63,13 +63,14 @@ impl LossRecovery for RenoRecovery {
             && self.partial_acks > 1
     }
 
-    /// RFC 5681 / 6582 duplicate-ACK handling.
+    /// RFC 5681 / 6582 duplicate-ACK handling. Inline (the sender's call was most of its
+    /// cost) but for the start of a recovery, out of line.
+    #[inline]
     fn on_dup_ack(&mut self, s: &mut SendState, now: Time, early: bool) {
-        let mss = s.mss as u64;
         if s.in_recovery {
             // Each further duplicate ACK means a segment left the network: inflate.
             if s.recovery_inflation() {
-                s.w.cwnd += mss;
+                s.w.cwnd += s.mss as u64;
             }
             s.retx_head |= early;
             return;
@@ -77,6 +78,15 @@ impl LossRecovery for RenoRecovery {
         if s.dupacks != s.cfg.dupthresh && !early {
             return;
         }
+        self.fast_retransmit(s, now);
+    }
+}
+
+impl RenoRecovery {
+    /// The DupThresh-th duplicate ACK (or an early one) outside recovery.
+    #[inline(never)]
+    fn fast_retransmit(&mut self, s: &mut SendState, now: Time) {
+        let mss = s.mss as u64;
         // RFC 6582 3.2 (2): no new fast retransmit for losses of an already-handled window.
         // Tahoe's go-back-N resends data up to `recover` on purpose, and those duplicates
         // are ACKed with exactly `recover`: there the literal rule applies (the ACK must
