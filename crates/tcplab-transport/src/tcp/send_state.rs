@@ -143,9 +143,13 @@ impl SendState {
         self.inflates || self.cc.recovery_inflation()
     }
 
-    /// All written data is acknowledged.
+    /// All written data is acknowledged. An unlimited flow's end is `u64::MAX`, which
+    /// snd_una never reaches (it would take 2^64 - 1 bytes sent), so one comparison answers
+    /// for both kinds (asked on every poll).
+    #[inline]
     pub fn is_complete(&self) -> bool {
-        self.app_end != u64::MAX && self.snd_una >= self.app_end
+        debug_assert!(self.snd_una < u64::MAX);
+        self.snd_una >= self.app_end
     }
 
     /// Bytes sent and not cumulatively acknowledged (RFC 5681 FlightSize).
