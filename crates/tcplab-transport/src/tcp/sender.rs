@@ -443,14 +443,21 @@ impl Sender {
             return self.syn_timeout();
         }
         // Asked after every event of the flow: pairwise minima, not an iterator chain, and
-        // the pacing rate only when the pacer refused a segment.
-        let timer = if self.can.pace_or_time() {
-            s.cc.send_timer()
-        } else {
-            None
-        };
-        let t = earliest(s.rto_at, timer);
-        let t = earliest(t, self.recovery.timeout());
+        // the controller's timers only when it has any (out of line: their calls made
+        // every poll save registers).
+        let t = earliest(s.rto_at, self.recovery.timeout());
+        if !self.can.pace_or_time() {
+            return t;
+        }
+        self.controller_timeout(t)
+    }
+
+    /// [`poll_timeout`](Self::poll_timeout)'s deadline `t` against the send timer and,
+    /// when the pacer refused a segment, its wake-up.
+    #[inline(never)]
+    fn controller_timeout(&self, t: Option<Time>) -> Option<Time> {
+        let s = &self.s;
+        let t = earliest(t, s.cc.send_timer());
         if !self.pacer.is_waiting() {
             return t;
         }
