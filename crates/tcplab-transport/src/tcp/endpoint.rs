@@ -225,7 +225,7 @@ mod tests {
                         }
                     }
                 }
-                now = now + Dur::from_millis(1);
+                now += Dur::from_millis(1);
                 for (ack, pkt) in wire {
                     acks += 1;
                     if acks % 41 != 5 {
