@@ -325,7 +325,10 @@ impl Receiver {
         let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
         let mut n = 0;
         if self.sack {
-            n = self.take_dsack(&mut sack);
+            // A duplicate is noted only with D-SACK on (`note_duplicate`).
+            if self.dsack_on {
+                n = self.take_dsack(&mut sack);
+            }
             let first_sack = n.min(1);
             // RFC 2018 section 4: as many distinct blocks as fit, most recent first.
             if n == 0 {
