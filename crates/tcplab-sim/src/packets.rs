@@ -14,16 +14,9 @@ use tcplab_transport::Packet;
 /// stack on every packet sent.
 #[derive(Debug, Default)]
 pub(crate) struct PacketStore {
-    slots: Vec<Slot>,
+    slots: Vec<Option<Packet>>,
     free: Vec<u32>,
 }
-
-/// One stored header, aligned to a cache line: a `Packet` is 104 bytes, so unaligned
-/// slots would start anywhere in a line and most headers' first 56 bytes (the enum's tag
-/// and every TCP field a receiver reads before the SACK blocks) would span two lines.
-#[derive(Debug, Default)]
-#[repr(align(64))]
-struct Slot(Option<Packet>);
 
 impl PacketStore {
     /// Stores what `next` yields, if anything, in a free slot; returns the slot.
@@ -32,12 +25,12 @@ impl PacketStore {
         let s = match self.free.last() {
             Some(&s) => s,
             None => {
-                self.slots.push(Slot(None));
+                self.slots.push(None);
                 self.free.push((self.slots.len() - 1) as u32);
                 (self.slots.len() - 1) as u32
             }
         };
-        let slot = &mut self.slots[s as usize].0;
+        let slot = &mut self.slots[s as usize];
         *slot = next();
         slot.is_some().then(|| {
             self.free.pop();
@@ -48,7 +41,6 @@ impl PacketStore {
     #[inline]
     pub fn get(&self, slot: u32) -> &Packet {
         self.slots[slot as usize]
-            .0
             .as_ref()
             .expect("a slot handed out holds its packet until freed")
     }
