@@ -4,7 +4,7 @@
 //! front, and cut the back off (an outage). Slots hold initialised values (a taken slot
 //! keeps `T::default()`); the one `unsafe` is an unchecked index into the buffer, always
 //! masked by its power-of-two capacity (the checked index cost about 20 instructions per
-//! packet hop in B2, about 1 % of B1). Two choices keep a link's
+//! B2 event, 1.5 % of B1). Two choices keep a link's
 //! packets in as few cache lines as possible:
 //! - it grows (doubling, from 2) to the high-water mark and never shrinks, so the
 //!   per-packet path does not allocate once a link has seen its busiest moment;
