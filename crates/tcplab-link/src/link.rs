@@ -266,11 +266,12 @@ impl<P: Packet> Link<P> {
 
     /// Makes the [`Extras`] as they would be had they existed from the start under a
     /// model without losses: the loss stream and the jitter stream untouched, the loss
-    /// process having counted every packet that reached it (each one sent).
-    fn make_extras(&mut self) -> &mut Extras<P> {
+    /// process having counted every packet that reached it (each one sent: the FIFO's
+    /// entries so far, plus `extra` being pushed).
+    fn make_extras_counting(&mut self, extra: u64) -> &mut Extras<P> {
         let jitter_rng = Rng::from_seed(self.rng.clone().next_u64() ^ 0x6a69_7474_6572);
         let mut loss = LossProcess::new(self.params.loss.clone(), self.rng.clone());
-        loss.skip(self.sent_pkts());
+        loss.skip(self.sent_pkts() + extra);
         self.extras.insert(Box::new(Extras {
             loss,
             jitter_rng,
@@ -278,6 +279,11 @@ impl<P: Packet> Link<P> {
             outage_drops: Vec::new(),
             far: VecDeque::new(),
         }))
+    }
+
+    /// [`Link::make_extras_counting`] between packets.
+    fn make_extras(&mut self) -> &mut Extras<P> {
+        self.make_extras_counting(0)
     }
 
     /// Pending packets by arrival, if any are ordered that way.
@@ -465,7 +471,8 @@ impl<P: Packet> Link<P> {
         let abs = self.head_abs + self.pipe.len() as u64;
         let x = match self.extras {
             Some(ref mut x) => x,
-            None => self.make_extras(),
+            // The entry is not in the FIFO yet, but it was sent.
+            None => self.make_extras_counting(1),
         };
         x.far.push_back(Far {
             abs,
@@ -1102,6 +1109,30 @@ mod tests {
         for i in 0..2 {
             assert_eq!(l.handle_packet(Time::ZERO, Pkt(i, 1500)), Admit::Queued);
         }
+        let p = l
+            .params()
+            .clone()
+            .with_loss(LossModel::List { drop: vec![4] });
+        l.set_params(Time::ZERO, p);
+        let fates: Vec<Admit> = (2..5)
+            .map(|i| l.handle_packet(Time::ZERO, Pkt(i, 1500)))
+            .collect();
+        assert_eq!(
+            fates,
+            vec![Admit::Queued, Admit::DroppedLoss, Admit::Queued]
+        );
+    }
+
+    /// As above on a link whose delay (5 s) keeps its entries' times in the far table: the
+    /// extras are made while the first packet is being pushed, and their loss process has
+    /// counted that packet too.
+    #[test]
+    fn a_drop_list_set_later_numbers_packets_from_the_first_on_a_long_link() {
+        let mut l = link(12_000_000, 5_000, QueueLimit::Unlimited);
+        for i in 0..2 {
+            assert_eq!(l.handle_packet(Time::ZERO, Pkt(i, 1500)), Admit::Queued);
+        }
+        assert!(l.extras.is_some());
         let p = l
             .params()
             .clone()
