@@ -123,7 +123,7 @@ struct Gate {
     /// Drop-tail bound in packets or bytes (`u64::MAX`: unlimited).
     limit: u64,
     /// The constant rate in bits/s (at least 1: [`Dur::transmission`] takes a rate of 0
-    /// as 1), or 0 for a trace-driven transmitter (see `Link::cap`).
+    /// as 1), or 0 for a trace-driven transmitter (see `Link::trace`).
     rate: u64,
     /// Largest number of packets ever waiting (the counter `max_queue_pkts`): kept here,
     /// in the padding of the admission line, so a packet that waits touches no other
