@@ -18,6 +18,7 @@ mod loss;
 mod medium;
 mod opportunities;
 mod params;
+mod ring;
 mod shared;
 mod trace;
 pub mod wlan;

@@ -12,11 +12,12 @@
 //! popped once everything ahead of them has gone and they have finished transmitting.
 
 use crate::arrivals::ArrivalOrder;
-use crate::capacity::Capacity;
+use crate::capacity::{Capacity, TraceCursor};
 use crate::counters::LinkCounters;
 use crate::jitter::Jitter;
 use crate::loss::{LossModel, LossProcess};
 use crate::params::{LinkParams, QueueLimit};
+use crate::ring::Ring;
 use crate::Packet;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -57,6 +58,18 @@ struct Entry<P> {
     arrive: Time,
 }
 
+/// What a ring slot holds when no packet is there.
+impl<P> Default for Entry<P> {
+    fn default() -> Self {
+        Entry {
+            pkt: None,
+            len: 0,
+            back: 0,
+            arrive: Time::ZERO,
+        }
+    }
+}
+
 /// An [`Entry::back`] that says the times are in the [`Far`] table.
 const FAR: u32 = u32::MAX;
 
@@ -88,18 +101,35 @@ struct Extras<P> {
     far: VecDeque<Far>,
 }
 
+/// The trace cursor of a capacity model, if it follows a trace.
+fn trace_of(c: Capacity) -> Option<Box<TraceCursor>> {
+    match c {
+        Capacity::Rate(_) => None,
+        Capacity::Trace(c) => Some(c),
+    }
+}
+
 /// True if `p` needs [`Extras`]: a loss model, jitter, reordering or an outage.
 fn needs_extras(p: &LinkParams) -> bool {
     p.loss != LossModel::None || p.jitter != Jitter::NONE || p.reorder || !p.up
 }
 
 /// The parameters every admission reads, copied out of [`LinkParams`] (which is kept
-/// whole, cold, for sampling, re-timing and `params()`) into the link's second cache line.
+/// whole, cold, for sampling, re-timing and `params()`) into the link's second cache
+/// line, with the queue's high-water mark.
 #[derive(Clone, Copy, Debug)]
 struct Gate {
     delay: Dur,
     /// Drop-tail bound in packets or bytes (`u64::MAX`: unlimited).
     limit: u64,
+    /// The constant rate in bits/s (at least 1: [`Dur::transmission`] takes a rate of 0
+    /// as 1), or 0 for a trace-driven transmitter (see `Link::trace`).
+    rate: u64,
+    /// Largest number of packets ever waiting (the counter `max_queue_pkts`): kept here,
+    /// in the padding of the admission line, so a packet that waits touches no other
+    /// line. It is carried across `set_params`. (A u32: 2^32 waiting packets would take
+    /// 128 GB of FIFO entries.)
+    max_queue: u32,
     limit_in_bytes: bool,
     up: bool,
     reorder: bool,
@@ -117,6 +147,12 @@ impl Gate {
         Gate {
             delay: p.delay,
             limit,
+            rate: if p.trace.is_some() {
+                0
+            } else {
+                p.rate_bps.max(1)
+            },
+            max_queue: 0,
             limit_in_bytes,
             up: p.up,
             reorder: p.reorder,
@@ -125,19 +161,34 @@ impl Gate {
     }
 }
 
+/// Counters no packet hop touches (drops), and what the derived counters need (see
+/// [`Link::counters`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    dropped_queue: u64,
+    dropped_loss: u64,
+    dropped_down: u64,
+    /// Offered while the link was down (part of `dropped_down`; the rest were in flight).
+    refused_down: u64,
+    /// Entries an outage cut off the FIFO's tail (they had been sent).
+    cut: u64,
+}
+
 /// One direction of a link (see the module docs).
 ///
 /// With thousands of link directions, every packet hop finds its link out of cache, so
-/// what a hop touches is packed into the first three cache lines, in order of use: the
-/// FIFO and transmitter (line 0), the waiting count, capacity and admission parameters
-/// (line 1), the per-packet counters (line 2). The whole parameters, the loss stream and
+/// everything an admission and a delivery touch is packed into the first two cache lines:
+/// the FIFO, transmitter and delivered count (line 0), the waiting and byte counts, the
+/// loss/extras pointer and the admission parameters (line 1). The packet counts a hop
+/// would otherwise update are derived from the FIFO's cursors (see [`Link::counters`]).
+/// The drop counters, a trace's capacity model, the whole parameters, the loss stream and
 /// what only loss models, jitter, reordering and outages need (in a box that plain links
 /// never allocate) come after and stay cold.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Link<P> {
     /// Every packet serialised or waiting, in FIFO order, until it arrives (or would have).
-    pipe: VecDeque<Entry<P>>,
+    pipe: Ring<Entry<P>>,
     /// Absolute index of `pipe[0]`.
     head_abs: u64,
     /// Absolute index of the first entry that had not started transmitting at the last
@@ -147,14 +198,19 @@ pub struct Link<P> {
     busy_until: Time,
     /// Latest arrival of a pending packet, so without `reorder` none arrives before it.
     last_arrive: Time,
+    delivered_pkts: u64,
     /// Bytes waiting (not yet started) as of the last check.
     waiting_bytes: u64,
-    cap: Capacity,
+    delivered_bytes: u64,
+    sent_bytes: u64,
     extras: Option<Box<Extras<P>>>,
     gate: Gate,
-    /// Packets waiting (not yet started) as of the last check.
-    waiting_pkts: u64,
-    counters: LinkCounters,
+    tally: Tally,
+    /// A trace-driven transmitter's cursor (`gate.rate` is then 0; a constant rate is
+    /// `gate.rate`). Not a [`Capacity`]: its tag would be the niche of the simulator's
+    /// medium enum, which every admission reads, and it lies in a cold line; an
+    /// `Option<Box>` has no niche left, so that tag is read from the admission line.
+    trace: Option<Box<TraceCursor>>,
     /// Shared between directions with equal parameters (a topology's access links
     /// usually all have the same): the parameters are read only when they change, by
     /// sampling and on making the [`Extras`], so sharing costs nothing per packet and
@@ -184,20 +240,22 @@ impl<P: Packet> Link<P> {
     pub fn new(params: impl Into<Arc<LinkParams>>, rng: Rng) -> Link<P> {
         let params: Arc<LinkParams> = params.into();
         let mut link = Link {
-            cap: Capacity::for_params(&params, Time::ZERO, None),
+            trace: trace_of(Capacity::for_params(&params, Time::ZERO, None)),
             gate: Gate::of(&params),
             rng,
             extras: None,
             // Grown on demand (to the high-water mark, once): most links of a large
             // topology carry a handful of packets at a time.
-            pipe: VecDeque::new(),
+            pipe: Ring::new(),
             head_abs: 0,
             svc_abs: 0,
-            waiting_pkts: 0,
             waiting_bytes: 0,
             busy_until: Time::ZERO,
             last_arrive: Time::ZERO,
-            counters: LinkCounters::default(),
+            delivered_pkts: 0,
+            delivered_bytes: 0,
+            sent_bytes: 0,
+            tally: Tally::default(),
             params,
         };
         if needs_extras(&link.params) {
@@ -208,11 +266,12 @@ impl<P: Packet> Link<P> {
 
     /// Makes the [`Extras`] as they would be had they existed from the start under a
     /// model without losses: the loss stream and the jitter stream untouched, the loss
-    /// process having counted every packet that reached it (each one sent).
-    fn make_extras(&mut self) -> &mut Extras<P> {
+    /// process having counted every packet that reached it (each one sent: the FIFO's
+    /// entries so far, plus `extra` being pushed).
+    fn make_extras_counting(&mut self, extra: u64) -> &mut Extras<P> {
         let jitter_rng = Rng::from_seed(self.rng.clone().next_u64() ^ 0x6a69_7474_6572);
         let mut loss = LossProcess::new(self.params.loss.clone(), self.rng.clone());
-        loss.skip(self.counters.sent_pkts);
+        loss.skip(self.sent_pkts() + extra);
         self.extras.insert(Box::new(Extras {
             loss,
             jitter_rng,
@@ -220,6 +279,11 @@ impl<P: Packet> Link<P> {
             outage_drops: Vec::new(),
             far: VecDeque::new(),
         }))
+    }
+
+    /// [`Link::make_extras_counting`] between packets.
+    fn make_extras(&mut self) -> &mut Extras<P> {
+        self.make_extras_counting(0)
     }
 
     /// Pending packets by arrival, if any are ordered that way.
@@ -235,30 +299,57 @@ impl<P: Packet> Link<P> {
         &self.params
     }
 
-    pub fn counters(&self) -> &LinkCounters {
-        &self.counters
+    /// Everything the link did. The packets sent are the FIFO's entries ever pushed (its
+    /// cursor, plus those an outage cut), the packets offered those sent and dropped at
+    /// admission: neither is counted per packet.
+    pub fn counters(&self) -> LinkCounters {
+        let t = &self.tally;
+        let sent_pkts = self.sent_pkts();
+        LinkCounters {
+            offered_pkts: sent_pkts + t.dropped_queue + t.refused_down,
+            sent_pkts,
+            sent_bytes: self.sent_bytes,
+            delivered_pkts: self.delivered_pkts,
+            delivered_bytes: self.delivered_bytes,
+            max_queue_pkts: self.gate.max_queue as u64,
+            dropped_queue: t.dropped_queue,
+            dropped_loss: t.dropped_loss,
+            dropped_down: t.dropped_down,
+        }
+    }
+
+    /// Packets serialised onto the wire (see [`Link::counters`]).
+    fn sent_pkts(&self) -> u64 {
+        self.end_abs() + self.tally.cut
+    }
+
+    /// Absolute index one past the FIFO's last entry.
+    #[inline(always)]
+    fn end_abs(&self) -> u64 {
+        self.head_abs + self.pipe.len() as u64
+    }
+
+    /// Packets waiting (not yet started) as of the last check.
+    #[inline(always)]
+    fn waiting_pkts(&self) -> u64 {
+        self.end_abs() - self.svc_abs
     }
 
     /// Packets and bytes waiting for the transmitter at `now` (the one in service excluded).
     pub fn queue_len(&mut self, now: Time) -> (u64, u64) {
         self.advance_service(now);
-        (self.waiting_pkts, self.waiting_bytes)
+        (self.waiting_pkts(), self.waiting_bytes)
     }
 
     #[inline]
     fn advance_service(&mut self, now: Time) {
-        debug_assert!(self.svc_abs >= self.head_abs);
-        debug_assert_eq!(
-            self.waiting_pkts,
-            self.head_abs + self.pipe.len() as u64 - self.svc_abs
-        );
+        debug_assert!(self.svc_abs >= self.head_abs && self.svc_abs <= self.end_abs());
         // Nothing waits, or everything waiting has started (the last ends at busy_until).
-        if self.waiting_pkts == 0 {
+        if self.svc_abs == self.end_abs() {
             return;
         }
         if self.busy_until <= now {
-            self.svc_abs = self.head_abs + self.pipe.len() as u64;
-            self.waiting_pkts = 0;
+            self.svc_abs = self.end_abs();
             self.waiting_bytes = 0;
             return;
         }
@@ -273,7 +364,6 @@ impl<P: Packet> Link<P> {
             if start > now {
                 break;
             }
-            self.waiting_pkts -= 1;
             self.waiting_bytes -= e.len as u64;
             self.svc_abs += 1;
             start = self.tx_end_of(i);
@@ -284,9 +374,9 @@ impl<P: Packet> Link<P> {
     /// Offers a packet to the link at `now`.
     #[inline]
     pub fn handle_packet(&mut self, now: Time, pkt: P) -> Admit {
-        self.counters.offered_pkts += 1;
         if !self.gate.up {
-            self.counters.dropped_down += 1;
+            self.tally.dropped_down += 1;
+            self.tally.refused_down += 1;
             return Admit::DroppedDown;
         }
         self.advance_service(now);
@@ -296,10 +386,10 @@ impl<P: Packet> Link<P> {
             && if self.gate.limit_in_bytes {
                 self.waiting_bytes + len > self.gate.limit
             } else {
-                self.waiting_pkts >= self.gate.limit
+                self.waiting_pkts() >= self.gate.limit
             };
         if full {
-            self.counters.dropped_queue += 1;
+            self.tally.dropped_queue += 1;
             return Admit::DroppedQueue;
         }
         let lost = match &mut self.extras {
@@ -308,11 +398,23 @@ impl<P: Packet> Link<P> {
         };
         self.push(now, pkt, lost);
         if lost {
-            self.counters.dropped_loss += 1;
+            self.tally.dropped_loss += 1;
             Admit::DroppedLoss
         } else {
             Admit::Queued
         }
+    }
+
+    /// When a packet of `len` bytes admitted at `arrival` and starting at `start` ends
+    /// (as [`Capacity::tx_end`]).
+    #[inline(always)]
+    fn tx_end(&mut self, arrival: Time, start: Time, len: u32) -> Time {
+        // The rate first: it is in the admission line, the trace cursor is not.
+        if self.gate.rate != 0 {
+            return start + Dur::transmission(len as u64, self.gate.rate);
+        }
+        let c = self.trace.as_mut().expect("a rate of 0 follows a trace");
+        c.serve(arrival, len)
     }
 
     /// True while packets may leave out of FIFO order.
@@ -326,7 +428,7 @@ impl<P: Packet> Link<P> {
     fn push(&mut self, now: Time, pkt: P, lost: bool) {
         let len = pkt.wire_len();
         let tx_start = now.max(self.busy_until);
-        let tx_end = self.cap.tx_end(now, tx_start, len);
+        let tx_end = self.tx_end(now, tx_start, len);
         let jitter = if self.gate.has_jitter {
             self.draw_jitter()
         } else {
@@ -335,15 +437,15 @@ impl<P: Packet> Link<P> {
         let arrive = arrival(&self.gate, &mut self.last_arrive, tx_end, jitter, lost);
         self.busy_until = tx_end;
         if tx_start > now {
-            self.waiting_pkts += 1;
+            // Waits: with this one, `waiting_pkts() + 1` are waiting.
             self.waiting_bytes += len as u64;
-            self.counters.max_queue_pkts = self.counters.max_queue_pkts.max(self.waiting_pkts);
-        } else if self.svc_abs == self.head_abs + self.pipe.len() as u64 {
+            let waiting = u32::try_from(self.waiting_pkts() + 1).unwrap_or(u32::MAX);
+            self.gate.max_queue = self.gate.max_queue.max(waiting);
+        } else if self.svc_abs == self.end_abs() {
             // Starts at once: it is already in service.
             self.svc_abs += 1;
         }
-        self.counters.sent_pkts += 1;
-        self.counters.sent_bytes += len as u64;
+        self.sent_bytes += len as u64;
         if !lost && self.by_arrival() {
             self.push_arrival(arrive);
         }
@@ -369,7 +471,8 @@ impl<P: Packet> Link<P> {
         let abs = self.head_abs + self.pipe.len() as u64;
         let x = match self.extras {
             Some(ref mut x) => x,
-            None => self.make_extras(),
+            // The entry is not in the FIFO yet, but it was sent.
+            None => self.make_extras_counting(1),
         };
         x.far.push_back(Far {
             abs,
@@ -505,7 +608,6 @@ impl<P: Packet> Link<P> {
             if self.svc_abs < self.head_abs {
                 // It had started (it arrived), but no check since had moved the cursor.
                 self.svc_abs = self.head_abs;
-                self.waiting_pkts -= 1;
                 self.waiting_bytes -= e.len as u64;
             }
             if let Some(pkt) = e.pkt {
@@ -539,7 +641,7 @@ impl<P: Packet> Link<P> {
     /// Publishes the state of the queue and the cumulative counters (one time-series row).
     pub fn sample(&mut self, now: Time, out: &mut dyn Metrics) {
         let (qp, qb) = self.queue_len(now);
-        let c = &self.counters;
+        let c = self.counters();
         out.put("queue_pkts", qp.into());
         out.put("queue_bytes", qb.into());
         out.put("delivered_bytes", c.delivered_bytes.into());
@@ -550,7 +652,7 @@ impl<P: Packet> Link<P> {
 
     /// Publishes the final counters (one row of the links table).
     pub fn summary(&self, out: &mut dyn Metrics) {
-        let c = &self.counters;
+        let c = self.counters();
         out.put("offered_pkts", c.offered_pkts.into());
         out.put("sent_pkts", c.sent_pkts.into());
         out.put("sent_bytes", c.sent_bytes.into());
@@ -563,15 +665,13 @@ impl<P: Packet> Link<P> {
 
     #[inline]
     fn delivered(&mut self, pkt: P) -> P {
-        self.counters.delivered_pkts += 1;
-        self.counters.delivered_bytes += pkt.wire_len() as u64;
+        self.delivered_pkts += 1;
+        self.delivered_bytes += pkt.wire_len() as u64;
         pkt
     }
 
-    /// Takes the FIFO's first entry. A FIFO that empties restarts at the front of its
-    /// buffer: most link directions of a large topology hold one or two packets at a
-    /// time, so their pushes keep landing in the same (cached) line instead of walking
-    /// the whole ring, a cache miss per packet once there are thousands of links.
+    /// Takes the FIFO's first entry (a FIFO that empties restarts at the front of its
+    /// buffer: see [`Ring`]).
     #[inline]
     fn pop_head(&mut self) -> Option<Entry<P>> {
         let e = self.pipe.pop_front()?;
@@ -579,9 +679,6 @@ impl<P: Packet> Link<P> {
             self.pop_far();
         }
         self.head_abs += 1;
-        if self.pipe.is_empty() {
-            self.pipe.clear();
-        }
         Some(e)
     }
 
@@ -629,9 +726,15 @@ impl<P: Packet> Link<P> {
         let was_up = self.params.up;
         let same_capacity =
             self.params.rate_bps == params.rate_bps && self.params.trace == params.trace;
-        let old = std::mem::replace(&mut self.cap, Capacity::Rate(1));
-        self.cap = Capacity::for_params(&params, now, Some(old));
-        self.gate = Gate::of(&params);
+        let old = match self.trace.take() {
+            Some(c) => Capacity::Trace(c),
+            None => Capacity::Rate(self.gate.rate),
+        };
+        self.trace = trace_of(Capacity::for_params(&params, now, Some(old)));
+        self.gate = Gate {
+            max_queue: self.gate.max_queue,
+            ..Gate::of(&params)
+        };
         self.params = Arc::new(params);
         if !self.params.up {
             if was_up {
@@ -673,12 +776,14 @@ impl<P: Packet> Link<P> {
             let keep = self.pipe.iter().take_while(|e| e.arrive <= now).count();
             let first_dropped = self.head_abs + keep as u64;
             let x = self.extras.as_mut().expect("an outage makes the extras");
-            for e in self.pipe.drain(keep..) {
+            let tally = &mut self.tally;
+            tally.cut += (self.pipe.len() - keep) as u64;
+            self.pipe.cut(keep, |e| {
                 if let Some(p) = e.pkt {
-                    self.counters.dropped_down += 1;
+                    tally.dropped_down += 1;
                     x.outage_drops.push(p);
                 }
-            }
+            });
             let k = x.far.partition_point(|f| f.abs < first_dropped);
             x.far.truncate(k);
         } else {
@@ -689,7 +794,7 @@ impl<P: Packet> Link<P> {
                 let e = &mut self.pipe[i];
                 if arrive > now {
                     if let Some(p) = e.pkt.take() {
-                        self.counters.dropped_down += 1;
+                        self.tally.dropped_down += 1;
                         x.outage_drops.push(p);
                     }
                 }
@@ -701,14 +806,13 @@ impl<P: Packet> Link<P> {
             let x = self.extras.as_mut().expect("an outage makes the extras");
             x.arrivals.keep_arrived(now);
         }
-        self.svc_abs = self.head_abs + self.pipe.len() as u64;
+        self.svc_abs = self.end_abs();
         self.pop_finished(now);
-        self.waiting_pkts = 0;
         self.waiting_bytes = 0;
         self.busy_until = now;
         self.last_arrive = self.pending_last_arrive(self.pipe.len());
         // Opportunities the dropped packets had reserved are free again.
-        if let Capacity::Trace(c) = &mut self.cap {
+        if let Some(c) = &mut self.trace {
             c.seek_after(now);
         }
     }
@@ -741,7 +845,7 @@ impl<P: Packet> Link<P> {
             let (len, lost, mut tx_end) = (e.len, e.pkt.is_none(), self.tx_end_of(i));
             if !same_capacity {
                 // It starts at `free`, when the one ahead of it ends (see `Entry`).
-                tx_end = self.cap.tx_end(free, free, len);
+                tx_end = self.tx_end(free, free, len);
             }
             let jitter = self.jitter_of(i);
             let arrive = arrival(&self.gate, &mut self.last_arrive, tx_end, jitter, lost);
@@ -780,6 +884,78 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The counters derived from the FIFO's cursors (packets offered and sent) and the
+    /// high-water mark kept in the admission line equal the counts of what the link
+    /// answered, through queueing, tail drops, losses, outages (FIFO and by-arrival
+    /// order), jitter and re-timing.
+    #[test]
+    fn derived_counters_equal_the_packets_counted_by_their_fates() {
+        let mut want = LinkCounters::default();
+        let mut rng = Rng::from_seed(7);
+        let base = LinkParams::new(12_000_000, Dur::from_millis(3))
+            .with_queue(QueueLimit::Packets(6))
+            .with_loss(LossModel::Bernoulli { p: 0.1 });
+        let mut l: Link<Pkt> = Link::new(base.clone(), Rng::from_seed(3));
+        let mut now = Time::ZERO;
+        let (mut saw_down, mut saw_cut, mut saw_tail) = (false, false, false);
+        for i in 0..6000u32 {
+            now += Dur::from_micros(rng.next_u64() % 900);
+            if i % 500 == 499 {
+                // A change: down, up again under other parameters, or a re-timing.
+                let mut p = base.clone();
+                match (i / 500) % 4 {
+                    0 => p.up = false,
+                    1 => {
+                        p = p.with_jitter(Jitter::Uniform {
+                            max: Dur::from_millis(2),
+                        })
+                    }
+                    2 => {
+                        p = p.with_reorder(true).with_jitter(Jitter::Uniform {
+                            max: Dur::from_millis(4),
+                        });
+                        p.up = (i / 2000) % 2 == 0;
+                    }
+                    _ => p.rate_bps = 6_000_000,
+                }
+                let in_flight = l.pipe.len();
+                l.set_params(now, p);
+                let cut = l.pipe.len() < in_flight;
+                saw_cut |= cut;
+                while l.poll_dropped().is_some() {
+                    want.dropped_down += 1;
+                }
+            }
+            let len = 100 + (rng.next_u64() % 1400) as u32;
+            want.offered_pkts += 1;
+            match l.handle_packet(now, Pkt(i, len)) {
+                Admit::Queued | Admit::DroppedLoss if l.gate.up => {
+                    want.sent_pkts += 1;
+                    want.sent_bytes += len as u64;
+                }
+                Admit::DroppedDown => {
+                    want.dropped_down += 1;
+                    saw_down = true;
+                }
+                Admit::DroppedQueue => {
+                    want.dropped_queue += 1;
+                    saw_tail = true;
+                }
+                a => unreachable!("{a:?} while down"),
+            }
+            want.dropped_loss = l.tally.dropped_loss;
+            let (waiting, _) = l.queue_len(now);
+            want.max_queue_pkts = want.max_queue_pkts.max(waiting);
+            while let Some(p) = l.poll_transmit(now) {
+                want.delivered_pkts += 1;
+                want.delivered_bytes += p.1 as u64;
+            }
+            assert_eq!(l.counters(), want, "after offer {i}");
+        }
+        assert!(saw_down && saw_cut && saw_tail);
+        assert!(want.dropped_loss > 0 && want.max_queue_pkts > 1);
     }
 
     #[test]
@@ -907,22 +1083,21 @@ mod tests {
     }
 
     #[test]
-    fn what_a_hop_touches_fits_in_three_cache_lines() {
-        use std::mem::{align_of, offset_of};
+    fn what_a_hop_touches_fits_in_two_cache_lines() {
+        use std::mem::{align_of, offset_of, size_of};
         assert_eq!(align_of::<Link<Pkt>>(), 64);
-        // Line 0: FIFO and transmitter; line 1: admission; line 2: per-packet counters.
-        assert!(offset_of!(Link<Pkt>, last_arrive) + 8 <= 64);
-        assert!(offset_of!(Link<Pkt>, waiting_pkts) + 8 <= 128);
-        assert!(offset_of!(Link<Pkt>, gate) + std::mem::size_of::<Gate>() <= 128);
-        assert_eq!(offset_of!(Link<Pkt>, counters), 128);
-        assert!(offset_of!(LinkCounters, max_queue_pkts) + 8 <= 64);
+        // Line 0: FIFO, transmitter, delivered count; line 1: admission.
+        assert!(offset_of!(Link<Pkt>, delivered_pkts) + 8 <= 64);
+        assert_eq!(offset_of!(Link<Pkt>, waiting_bytes), 64);
+        assert!(offset_of!(Link<Pkt>, gate) + size_of::<Gate>() <= 128);
+        assert_eq!(offset_of!(Link<Pkt>, tally), 128);
         // A FIFO entry of a 16-byte packet with a niche (as the simulator's) is half a
         // line, aligned so that none straddles two.
         struct Small(
             #[allow(dead_code)] std::num::NonZeroU32,
             #[allow(dead_code)] [u32; 3],
         );
-        assert_eq!(std::mem::size_of::<Entry<Small>>(), 32);
+        assert_eq!(size_of::<Entry<Small>>(), 32);
         assert_eq!(align_of::<Entry<Small>>(), 32);
     }
 
@@ -934,6 +1109,30 @@ mod tests {
         for i in 0..2 {
             assert_eq!(l.handle_packet(Time::ZERO, Pkt(i, 1500)), Admit::Queued);
         }
+        let p = l
+            .params()
+            .clone()
+            .with_loss(LossModel::List { drop: vec![4] });
+        l.set_params(Time::ZERO, p);
+        let fates: Vec<Admit> = (2..5)
+            .map(|i| l.handle_packet(Time::ZERO, Pkt(i, 1500)))
+            .collect();
+        assert_eq!(
+            fates,
+            vec![Admit::Queued, Admit::DroppedLoss, Admit::Queued]
+        );
+    }
+
+    /// As above on a link whose delay (5 s) keeps its entries' times in the far table: the
+    /// extras are made while the first packet is being pushed, and their loss process has
+    /// counted that packet too.
+    #[test]
+    fn a_drop_list_set_later_numbers_packets_from_the_first_on_a_long_link() {
+        let mut l = link(12_000_000, 5_000, QueueLimit::Unlimited);
+        for i in 0..2 {
+            assert_eq!(l.handle_packet(Time::ZERO, Pkt(i, 1500)), Admit::Queued);
+        }
+        assert!(l.extras.is_some());
         let p = l
             .params()
             .clone()

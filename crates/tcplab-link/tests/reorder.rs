@@ -218,9 +218,9 @@ proptest! {
             prop_assert_eq!(l.queue_len(Time::MAX), (0, 0));
         }
         prop_assert!(delivered.iter().all(|d| *d == delivered[0]));
-        let c0 = *links[0].counters();
+        let c0 = links[0].counters();
         for l in &links[1..] {
-            prop_assert_eq!(*l.counters(), c0);
+            prop_assert_eq!(l.counters(), c0);
         }
     }
 
