@@ -56,6 +56,28 @@ fn normalized(mut model: LossModel) -> LossModel {
     model
 }
 
+/// The Bernoulli loss rate `p` as an integer bound on the 53 random bits that
+/// [`Rng::chance`] compares: `chance(p)` is `p > 0 && k·2⁻⁵³ < p` for the draw's top 53
+/// bits `k`, and since scaling by a power of two is exact, that is `k < ⌈p·2⁵³⌉` (0 when
+/// `p` is not above 0, or NaN: no draw, as `chance` makes none). One integer comparison
+/// per packet instead of a conversion, a multiplication and a float comparison.
+fn bernoulli_bound(p: f64) -> u64 {
+    if p > 0.0 {
+        // Saturates for p·2⁵³ ≥ 2⁶⁴ (p ≥ 2048): every draw is below.
+        (p * (1u64 << 53) as f64).ceil() as u64
+    } else {
+        0
+    }
+}
+
+/// The bound [`LossProcess::lose_next`] compares for `model` (0 unless Bernoulli).
+fn bound_of(model: &LossModel) -> u64 {
+    match model {
+        LossModel::Bernoulli { p } => bernoulli_bound(*p),
+        _ => 0,
+    }
+}
+
 /// A loss model with its running state and its own random stream.
 #[derive(Clone, Debug)]
 pub struct LossProcess {
@@ -64,12 +86,16 @@ pub struct LossProcess {
     bad: bool,
     offered: u64,
     cursor: usize,
+    /// A Bernoulli model's [`bernoulli_bound`].
+    bound: u64,
 }
 
 impl LossProcess {
     pub fn new(model: LossModel, rng: Rng) -> LossProcess {
+        let model = normalized(model);
         LossProcess {
-            model: normalized(model),
+            bound: bound_of(&model),
+            model,
             rng,
             bad: false,
             offered: 0,
@@ -83,6 +109,7 @@ impl LossProcess {
         if model != self.model {
             self.cursor = 0;
             self.bad = false;
+            self.bound = bound_of(&model);
             self.model = model;
         }
     }
@@ -97,13 +124,25 @@ impl LossProcess {
         &self.model
     }
 
-    /// Decides the fate of the next packet: true means lost.
-    #[inline]
+    /// Decides the fate of the next packet: true means lost. The Bernoulli model (a
+    /// configured packet error rate, the common one) is decided inline in the link's
+    /// admission, the others out of line.
+    #[inline(always)]
     pub fn lose_next(&mut self) -> bool {
         self.offered += 1;
+        if let LossModel::Bernoulli { .. } = self.model {
+            // `self.rng.chance(p)`, exactly (see `bernoulli_bound`).
+            return self.bound != 0 && (self.rng.next_u64() >> 11) < self.bound;
+        }
+        self.lose_next_other()
+    }
+
+    /// [`LossProcess::lose_next`] for the models other than Bernoulli.
+    #[inline(never)]
+    fn lose_next_other(&mut self) -> bool {
         match &self.model {
             LossModel::None => false,
-            LossModel::Bernoulli { p } => self.rng.chance(*p),
+            LossModel::Bernoulli { .. } => unreachable!("decided in `lose_next`"),
             LossModel::GilbertElliott {
                 p_gb,
                 p_bg,
@@ -168,6 +207,40 @@ mod tests {
         }
         let cond = both as f64 / lost as f64;
         assert!(cond > 4.0 * expect, "conditional {cond} vs mean {expect}");
+    }
+
+    #[test]
+    fn bernoulli_bound_decides_as_chance_does() {
+        let ps = [
+            0.0,
+            -0.5,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            1e-300,
+            1e-17,
+            0.005,
+            0.1,
+            1.0 / 3.0,
+            0.5,
+            1.0 - f64::EPSILON,
+            1.0,
+            1.5,
+            f64::INFINITY,
+        ];
+        for p in ps {
+            let mut lp = LossProcess::new(LossModel::Bernoulli { p }, Rng::from_seed(11));
+            let mut r = Rng::from_seed(11);
+            for i in 0..20_000 {
+                assert_eq!(lp.lose_next(), r.chance(p), "p = {p}, packet {i}");
+            }
+            // The same draws were taken (none when p is not above 0).
+            assert_eq!(lp.rng.next_u64(), r.next_u64(), "p = {p}");
+        }
+        // Draws on both sides of the bound: k = ⌈p·2⁵³⌉ − 1 is lost, k = ⌈p·2⁵³⌉ is not.
+        let p = 0.1;
+        let b = bernoulli_bound(p);
+        assert!(((b - 1) as f64) * (1.0 / (1u64 << 53) as f64) < p);
+        assert!((b as f64) * (1.0 / (1u64 << 53) as f64) >= p);
     }
 
     #[test]
