@@ -132,10 +132,19 @@ struct Gate {
     max_queue: u32,
     limit_in_bytes: bool,
     up: bool,
-    reorder: bool,
+    /// [`REORDER`] (the parameters' `reorder`) and [`MAY_HOLD_ARRIVALS`]: 0 when packets
+    /// leave in FIFO order, so the common case decides that from this byte, without
+    /// reading the [`Extras`] (a lossy link has them) for their arrival order.
+    order: u8,
     /// `params.jitter` draws something (kept so the common case skips the call).
     has_jitter: bool,
 }
+
+/// [`Gate::order`]: the parameters ask for reordering.
+const REORDER: u8 = 1;
+/// [`Gate::order`]: packets have been ordered by arrival in the [`Extras`] (which may
+/// still hold some): set when the first is, kept across parameter changes, never cleared.
+const MAY_HOLD_ARRIVALS: u8 = 2;
 
 impl Gate {
     fn of(p: &LinkParams) -> Gate {
@@ -155,7 +164,7 @@ impl Gate {
             max_queue: 0,
             limit_in_bytes,
             up: p.up,
-            reorder: p.reorder,
+            order: if p.reorder { REORDER } else { 0 },
             has_jitter: p.jitter != Jitter::NONE,
         }
     }
@@ -227,7 +236,11 @@ pub struct Link<P> {
 /// FIFO, so it carries no jitter and cannot hold back the packets behind it.
 fn arrival(g: &Gate, last: &mut Time, tx_end: Time, jitter: Dur, lost: bool) -> Time {
     let base = tx_end + g.delay + if lost { Dur::ZERO } else { jitter };
-    let arrive = if g.reorder { base } else { base.max(*last) };
+    let arrive = if g.order & REORDER != 0 {
+        base
+    } else {
+        base.max(*last)
+    };
     if !lost {
         *last = (*last).max(arrive);
     }
@@ -419,7 +432,7 @@ impl<P: Packet> Link<P> {
 
     /// True while packets may leave out of FIFO order.
     fn by_arrival(&self) -> bool {
-        self.gate.reorder || self.arrivals().is_some()
+        self.gate.order != 0 && (self.gate.order & REORDER != 0 || self.arrivals().is_some())
     }
 
     // Once per admission, from `handle_packet` only: inlined so the driver's admission is
@@ -572,6 +585,7 @@ impl<P: Packet> Link<P> {
         let seq = self.head_abs + self.pipe.len() as u64;
         let x = self.extras.as_mut().expect("reordering makes the extras");
         x.arrivals.push(arrive, seq);
+        self.gate.order |= MAY_HOLD_ARRIVALS;
     }
 
     /// True if admitting a packet now cannot change [`Self::poll_timeout`]: packets leave
@@ -579,17 +593,21 @@ impl<P: Packet> Link<P> {
     /// Lets a driver skip re-reading the next wake-up after most admissions.
     #[inline]
     pub fn admission_keeps_timeout(&self) -> bool {
-        !self.pipe.is_empty() && !self.gate.reorder && self.arrivals().is_none()
+        !self.pipe.is_empty()
+            && (self.gate.order == 0
+                || (self.gate.order & REORDER == 0 && self.arrivals().is_none()))
     }
 
     /// When the next packet reaches the far end (without `reorder`, possibly one the
     /// channel lost: the wake-up then only clears it).
     #[inline]
     pub fn poll_timeout(&self) -> Option<Time> {
-        match self.arrivals() {
-            Some(a) => a.next_arrival(),
-            None => self.pipe.front().map(|e| e.arrive),
+        if self.gate.order != 0 {
+            if let Some(a) = self.arrivals() {
+                return a.next_arrival();
+            }
         }
+        self.pipe.front().map(|e| e.arrive)
     }
 
     /// The next packet that has reached the far end by `now`, if any. Always inlined:
@@ -597,7 +615,7 @@ impl<P: Packet> Link<P> {
     /// register saves were about a third of its cost.
     #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<P> {
-        if self.arrivals().is_some() {
+        if self.gate.order != 0 && self.arrivals().is_some() {
             return self.poll_by_arrival(now);
         }
         loop {
@@ -731,9 +749,11 @@ impl<P: Packet> Link<P> {
             None => Capacity::Rate(self.gate.rate),
         };
         self.trace = trace_of(Capacity::for_params(&params, now, Some(old)));
+        let new = Gate::of(&params);
         self.gate = Gate {
             max_queue: self.gate.max_queue,
-            ..Gate::of(&params)
+            order: new.order | self.gate.order & MAY_HOLD_ARRIVALS,
+            ..new
         };
         self.params = Arc::new(params);
         if !self.params.up {
@@ -756,6 +776,7 @@ impl<P: Packet> Link<P> {
         let x = self.extras.as_mut().expect("made above");
         x.arrivals.clear();
         x.arrivals.reserve(self.pipe.capacity());
+        self.gate.order |= MAY_HOLD_ARRIVALS;
         for (i, e) in self.pipe.iter().enumerate() {
             if e.pkt.is_some() {
                 x.arrivals.push(e.arrive, self.head_abs + i as u64);
