@@ -8,10 +8,7 @@
 
 use tcplab_transport::Packet;
 
-/// The packets in flight, by slot. A slot holds an `Option` (no larger: the header enum
-/// has a niche) so that [`PacketStore::put_next`] can have an endpoint's `poll_transmit`
-/// write its result straight into the slot, without a copy of the header through the
-/// stack on every packet sent.
+/// The packets in flight, by slot (a freed slot keeps its last packet until reused).
 #[derive(Debug, Default)]
 pub(crate) struct PacketStore {
     slots: Vec<Option<Packet>>,
@@ -19,23 +16,23 @@ pub(crate) struct PacketStore {
 }
 
 impl PacketStore {
-    /// Stores what `next` yields, if anything, in a free slot; returns the slot.
+    /// Stores what `next` yields, if anything, in a free slot; returns the slot and the
+    /// stored packet. A poll that yields nothing (the last of every drain) writes no slot.
     #[inline(always)]
-    pub fn put_next(&mut self, next: impl FnOnce() -> Option<Packet>) -> Option<u32> {
-        let s = match self.free.last() {
-            Some(&s) => s,
+    pub fn put_next(&mut self, next: impl FnOnce() -> Option<Packet>) -> Option<(u32, &Packet)> {
+        let p = next()?;
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(p);
+                s
+            }
             None => {
-                self.slots.push(None);
-                self.free.push((self.slots.len() - 1) as u32);
+                self.slots.push(Some(p));
                 (self.slots.len() - 1) as u32
             }
         };
-        let slot = &mut self.slots[s as usize];
-        *slot = next();
-        slot.is_some().then(|| {
-            self.free.pop();
-            s
-        })
+        let stored = self.slots[s as usize].as_ref();
+        Some((s, stored.expect("stored just now")))
     }
 
     #[inline]
@@ -58,7 +55,7 @@ mod tests {
     use tcplab_transport::tcp::Segment;
 
     fn put(s: &mut PacketStore, p: Packet) -> u32 {
-        s.put_next(|| Some(p)).expect("a packet was given")
+        s.put_next(|| Some(p)).expect("a packet was given").0
     }
 
     fn seg(seq: u64) -> Packet {
@@ -87,10 +84,10 @@ mod tests {
     #[test]
     fn nothing_to_store_keeps_the_slot_free() {
         let mut s = PacketStore::default();
-        assert_eq!(s.put_next(|| None), None);
-        let a = s.put_next(|| Some(seg(7))).unwrap();
+        assert!(s.put_next(|| None).is_none());
+        let a = s.put_next(|| Some(seg(7))).unwrap().0;
         assert_eq!(s.get(a), &seg(7));
-        assert_eq!(s.put_next(|| None), None);
+        assert!(s.put_next(|| None).is_none());
         let b = put(&mut s, seg(8));
         assert_ne!(a, b);
         assert_eq!(s.slots.len(), 2);
