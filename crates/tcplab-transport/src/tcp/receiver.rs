@@ -151,7 +151,7 @@ impl Receiver {
             if self.ooo_bytes == held {
                 self.note_duplicate(start, end);
             }
-            self.touch_recent(merged);
+            self.touch_recent(merged, self.ooo_bytes - held);
             // Out-of-order data: ACK at once so the sender sees a duplicate ACK (and, as
             // Linux, ACK the next segments at once too while recovery is under way).
             self.ack_now = true;
@@ -222,8 +222,8 @@ impl Receiver {
     }
 
     /// RFC 2018: the block holding the newest segment goes first, then the others by recency.
-    fn touch_recent(&mut self, merged: SackBlock) {
-        self.recent.touched(merged, &self.ooo, self.rcv_nxt);
+    fn touch_recent(&mut self, merged: SackBlock, new: u64) {
+        self.recent.touched(merged, new, &self.ooo, self.rcv_nxt);
     }
 
     fn absorb_ooo(&mut self) {

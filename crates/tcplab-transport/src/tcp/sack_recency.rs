@@ -54,10 +54,16 @@ impl SackRecency {
 
     /// `merged` (a held range of `ooo`, just inserted into) is now the newest.
     #[inline]
-    pub(super) fn touched(&mut self, merged: SackBlock, ooo: &Ranges, rcv_nxt: u64) {
+    /// `new`: the bytes the insertion added. When the newest range kept its start, the
+    /// others it absorbed (if any) add their lengths to its growth beyond `new`: it
+    /// absorbed none (no other block lies inside it) exactly when it grew by `new`.
+    pub(super) fn touched(&mut self, merged: SackBlock, new: u64, ooo: &Ranges, rcv_nxt: u64) {
         let inside = |b: &SackBlock| b.start >= merged.start && b.start < merged.end;
         let n = self.n_top as usize;
-        if n > 0 && self.top[0].start == merged.start && !self.top[1..n].iter().any(inside) {
+        if n > 0
+            && self.top[0].start == merged.start
+            && merged.end.wrapping_sub(self.top[0].end) == new
+        {
             // The newest range grew (the usual case): it stays first, the rest stay.
             self.top[0] = merged;
         } else {
@@ -193,8 +199,24 @@ mod tests {
     }
 
     fn touch(r: &mut SackRecency, ooo: &mut Ranges, a: u64, b: u64, rcv_nxt: u64) {
-        let ((start, end), _) = ooo.insert(a, b);
-        r.touched(SackBlock { start, end }, ooo, rcv_nxt);
+        let ((start, end), new) = ooo.insert(a, b);
+        r.touched(SackBlock { start, end }, new, ooo, rcv_nxt);
+    }
+
+    /// The newest range grows into a listed older one (its start unchanged) while enough
+    /// ranges remain that no rebuild would repair a stale list: the absorbed block must go.
+    #[test]
+    fn a_newest_range_that_absorbed_a_listed_one_drops_it() {
+        let (mut r, mut ooo) = (SackRecency::new(), Ranges::default());
+        for (a, b) in [(70, 80), (90, 100), (30, 40), (10, 20)] {
+            touch(&mut r, &mut ooo, a, b, 0);
+        }
+        assert_eq!(blocks(&mut r, &ooo, 0), vec![(10, 20), (30, 40), (90, 100)]);
+        touch(&mut r, &mut ooo, 20, 30, 0);
+        assert_eq!(blocks(&mut r, &ooo, 0), vec![(10, 40), (90, 100), (70, 80)]);
+        // Grown by exactly its new bytes: the short path, the others kept.
+        touch(&mut r, &mut ooo, 40, 45, 0);
+        assert_eq!(blocks(&mut r, &ooo, 0), vec![(10, 45), (90, 100), (70, 80)]);
     }
 
     #[test]
