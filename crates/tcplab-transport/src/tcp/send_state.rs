@@ -250,10 +250,12 @@ impl SendState {
     }
 
     /// Asks the controller whether to resend the segment at snd_una now (early loss
-    /// detection, e.g. Vegas' fine-grained timeout).
+    /// detection, e.g. Vegas' fine-grained timeout). The sender asks only controllers
+    /// that may say yes (its `CcTraits::EXPIRE_HEAD`); for the others the answer would
+    /// be no anyway.
     #[inline]
     pub fn head_expired(&mut self, now: Time, dup_ack: bool) -> bool {
-        if !self.cc.may_expire_head() || self.snd_una >= self.snd_max {
+        if self.snd_una >= self.snd_max {
             return false;
         }
         let Some(r) = self.recs.get(self.snd_una / self.mss as u64) else {

@@ -207,18 +207,18 @@ impl Sender {
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
             s.dupacks += 1;
-            if self.can.hear_dup_acks() {
+            if self.can.has(CcTraits::HEAR_DUP_ACKS) {
                 let flight = s.flight_size();
                 s.cc.on_dup_ack(&mut s.w, now, flight);
             }
-            early = self.can.expire_head() && s.head_expired(now, true);
+            early = self.can.has(CcTraits::EXPIRE_HEAD) && s.head_expired(now, true);
             self.recovery.on_dup_ack(s, now, early);
             if newly_sacked > 0 {
                 // A controller that ignores ACKs of no new data needs no description of
                 // this one; building it has no effect when the recovery keeps no pipe.
                 // The rate sample is closed either way (its interval ends here).
                 let sack_pipe = self.recovery.pipe(&self.s).is_some();
-                if sack_pipe || !self.can.ignore_dup_acks() {
+                if sack_pipe || !self.can.has(CcTraits::IGNORE_DUP_ACKS) {
                     let rs = self.s.rate.take_sample(self.s.rtt.min_rtt());
                     let info = self.ack_info_given(sack_pipe, now, 0, None, rs);
                     self.s.cc.on_ack(&mut self.s.w, &info);
@@ -269,7 +269,7 @@ impl Sender {
         let s = &mut self.s;
         s.cc.on_ack(&mut s.w, &info);
         // Vegas checks the first ACKs after a retransmission against its own timeout.
-        if !s.retx_head && self.can.expire_head() && s.head_expired(now, false) {
+        if !s.retx_head && self.can.has(CcTraits::EXPIRE_HEAD) && s.head_expired(now, false) {
             s.retx_head = true;
         }
         if s.is_complete() && s.stats.acked_all_at.is_none() {
@@ -396,12 +396,12 @@ impl Sender {
                 rounds: false,
             };
         }
-        let timer_driven = self.can.pace_or_time() && self.s.cc.send_timer().is_some();
+        let timer_driven = self.can.has(CcTraits::PACE_OR_TIME) && self.s.cc.send_timer().is_some();
         if timer_driven && self.rounds.credit() == 0 {
             return NextSend::Nothing;
         }
         // Unpaced controllers (no rate) are never held: no quantum to ask for.
-        if self.can.pace_or_time() {
+        if self.can.has(CcTraits::PACE_OR_TIME) {
             let rate = self.s.cc.pacing_rate();
             if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
                 return NextSend::Nothing;
@@ -446,7 +446,7 @@ impl Sender {
         // the controller's timers only when it has any (out of line: their calls made
         // every poll save registers).
         let t = earliest(s.rto_at, self.recovery.timeout());
-        if !self.can.pace_or_time() {
+        if !self.can.has(CcTraits::PACE_OR_TIME) {
             return t;
         }
         self.controller_timeout(t)
@@ -471,11 +471,18 @@ impl Sender {
 pub(super) struct CcTraits(u8);
 
 impl CcTraits {
-    const PACE_OR_TIME: u8 = 1;
-    const HEAR_DUP_ACKS: u8 = 2;
-    const HEAR_SENDS: u8 = 4;
-    const EXPIRE_HEAD: u8 = 8;
-    const IGNORE_DUP_ACKS: u8 = 16;
+    /// `may_pace_or_time`: polls and sends skip the pacing and send-timer questions
+    /// when clear.
+    pub const PACE_OR_TIME: u8 = 1;
+    /// `hears_dup_acks`: duplicate ACKs skip the controller's empty call when clear.
+    pub const HEAR_DUP_ACKS: u8 = 2;
+    /// `hears_sends`: sends skip the controller's empty `on_sent` when clear.
+    pub const HEAR_SENDS: u8 = 4;
+    /// `may_expire_head`: ACKs skip the head-expiry question when clear (the
+    /// controller's variant test cost more than this bit).
+    pub const EXPIRE_HEAD: u8 = 8;
+    /// `ignores_acks_without_progress`, asked by duplicate ACKs that only SACK.
+    pub const IGNORE_DUP_ACKS: u8 = 16;
 
     fn of(cc: &Controller) -> CcTraits {
         let bit = |on: bool, b: u8| if on { b } else { 0 };
@@ -488,32 +495,10 @@ impl CcTraits {
         )
     }
 
-    /// `may_pace_or_time`: polls and sends skip the pacing and send-timer questions
-    /// when false.
+    /// Whether the flag `bit` (one of the constants above) is set.
     #[inline]
-    pub fn pace_or_time(self) -> bool {
-        self.0 & Self::PACE_OR_TIME != 0
-    }
-    /// `hears_dup_acks`: duplicate ACKs skip the controller's empty call when false.
-    #[inline]
-    pub fn hear_dup_acks(self) -> bool {
-        self.0 & Self::HEAR_DUP_ACKS != 0
-    }
-    /// `hears_sends`: sends skip the controller's empty `on_sent` when false.
-    #[inline]
-    pub fn hear_sends(self) -> bool {
-        self.0 & Self::HEAR_SENDS != 0
-    }
-    /// `may_expire_head`: ACKs skip the head-expiry question when false (the
-    /// controller's variant test cost more than this bit).
-    #[inline]
-    pub fn expire_head(self) -> bool {
-        self.0 & Self::EXPIRE_HEAD != 0
-    }
-    /// `ignores_acks_without_progress`, asked by duplicate ACKs that only SACK.
-    #[inline]
-    pub fn ignore_dup_acks(self) -> bool {
-        self.0 & Self::IGNORE_DUP_ACKS != 0
+    pub fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
     }
 }
 
@@ -564,12 +549,16 @@ mod tests {
         for name in BUILTIN {
             let c = build(name, &CcParams::default()).expect(name);
             let t = CcTraits::of(&c);
-            assert_eq!(t.pace_or_time(), c.may_pace_or_time(), "{name}");
-            assert_eq!(t.hear_dup_acks(), c.hears_dup_acks(), "{name}");
-            assert_eq!(t.hear_sends(), c.hears_sends(), "{name}");
-            assert_eq!(t.expire_head(), c.may_expire_head(), "{name}");
             assert_eq!(
-                t.ignore_dup_acks(),
+                t.has(CcTraits::PACE_OR_TIME),
+                c.may_pace_or_time(),
+                "{name}"
+            );
+            assert_eq!(t.has(CcTraits::HEAR_DUP_ACKS), c.hears_dup_acks(), "{name}");
+            assert_eq!(t.has(CcTraits::HEAR_SENDS), c.hears_sends(), "{name}");
+            assert_eq!(t.has(CcTraits::EXPIRE_HEAD), c.may_expire_head(), "{name}");
+            assert_eq!(
+                t.has(CcTraits::IGNORE_DUP_ACKS),
                 c.ignores_acks_without_progress(),
                 "{name}"
             );

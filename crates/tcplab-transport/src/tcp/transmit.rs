@@ -7,7 +7,7 @@ use crate::records::{SendTimes, SentRecord};
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::segment::{Segment, Timestamps};
 use crate::tcp::send_state::SendState;
-use crate::tcp::sender::Sender;
+use crate::tcp::sender::{CcTraits, Sender};
 use crate::tcp::timestamps::tsval;
 use tcplab_core::Time;
 
@@ -150,13 +150,13 @@ impl Sender {
             s.prr.on_sent(sent.len as u64);
         }
         // The wire length only matters to a paced sender.
-        if self.can.pace_or_time() {
+        if self.can.has(CcTraits::PACE_OR_TIME) {
             if let rate @ Some(_) = s.cc.pacing_rate() {
                 let wire_len = s.segment(now, sent).wire_len();
                 self.pacer.on_sent(now, wire_len as u64, rate);
             }
         }
-        if self.can.hear_sends() {
+        if self.can.has(CcTraits::HEAR_SENDS) {
             s.cc.on_sent(now, sent.len, s.snd_nxt - s.snd_una);
         }
         self.recovery.on_sent(s, now, idx, sent.retransmission);
