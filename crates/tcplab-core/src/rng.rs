@@ -27,8 +27,13 @@ pub fn splitmix64(x: &mut u64) -> u64 {
 
 /// FNV-1a over the name: stable across platforms and Rust versions (unlike `DefaultHasher`).
 fn fnv1a(name: &str) -> u64 {
+    fnv1a_parts(&[name])
+}
+
+/// FNV-1a over the parts' bytes in order: the hash of their concatenation.
+fn fnv1a_parts(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in name.bytes() {
+    for b in parts.iter().flat_map(|p| p.bytes()) {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01B3);
     }
@@ -50,13 +55,24 @@ impl Rng {
 
     /// The stream for component `name` under master seed `master`.
     pub fn stream(id: RngStream<'_>) -> Rng {
-        let mut x = id.master ^ fnv1a(id.name).rotate_left(17);
+        Rng::from_name_hash(id.master, fnv1a(id.name))
+    }
+
+    fn from_name_hash(master: u64, hash: u64) -> Rng {
+        let mut x = master ^ hash.rotate_left(17);
         Rng::from_seed(splitmix64(&mut x))
     }
 
     /// Convenience for `Rng::stream(RngStream { master, name })`.
     pub fn named(master: u64, name: &str) -> Rng {
         Rng::stream(RngStream { master, name })
+    }
+
+    /// The stream named by the concatenation of `parts`, without building that string:
+    /// `named_parts(m, &["link.", name, ".fwd"])` is `named(m, "link.<name>.fwd")`.
+    /// Setting up 10,000 flows names 60,000 streams.
+    pub fn named_parts(master: u64, parts: &[&str]) -> Rng {
+        Rng::from_name_hash(master, fnv1a_parts(parts))
     }
 
     #[inline]
@@ -111,6 +127,28 @@ mod tests {
         let v2: Vec<u64> = (0..3).map(|_| r2.next_u64()).collect();
         assert_eq!(v, v2);
         assert_eq!(v, PINNED.to_vec());
+    }
+
+    #[test]
+    fn a_stream_named_in_parts_is_the_stream_of_the_joined_name() {
+        let joined = |parts: &[&str]| Rng::named(9, &parts.concat()).next_u64();
+        for parts in [
+            &["link.", "a", ".fwd"][..],
+            &["", "x", ""],
+            &["flow.0.source"],
+            &[],
+        ] {
+            assert_eq!(Rng::named_parts(9, parts).next_u64(), joined(parts));
+        }
+        // Only the bytes count, not where the parts split them.
+        assert_eq!(
+            Rng::named_parts(1, &["link0.", "fwd.loss"]).next_u64(),
+            PINNED[0]
+        );
+        assert_ne!(
+            Rng::named_parts(9, &["link.ab"]).next_u64(),
+            Rng::named_parts(9, &["link.ba"]).next_u64()
+        );
     }
 
     const PINNED: [u64; 3] = [

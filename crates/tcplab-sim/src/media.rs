@@ -291,7 +291,7 @@ impl Wiring {
             match l.duplex {
                 Duplex::Full => {
                     for (p, dir) in [(&l.fwd, "fwd"), (&l.rev, "rev")] {
-                        let rng = Rng::named(master, &format!("link.{}.{dir}", l.name));
+                        let rng = Rng::named_parts(master, &["link.", &l.name, ".", dir]);
                         w.rows
                             .push(row(w.media.len(), 0, ChannelName::Link(k as u32, dir)));
                         w.label.push((k, dir));
@@ -301,7 +301,7 @@ impl Wiring {
                     w.of_link.push([id, id + 1]);
                 }
                 Duplex::Half => {
-                    let rng = Rng::named(master, &format!("link.{}.shared", l.name));
+                    let rng = Rng::named_parts(master, &["link.", &l.name, ".shared"]);
                     w.rows
                         .push(row(w.media.len(), 0, ChannelName::Link(k as u32, "shared")));
                     w.label.push((k, "shared"));
@@ -319,7 +319,7 @@ impl Wiring {
         let mut cell_medium = Vec::with_capacity(sc.wlans.len());
         for (ci, c) in sc.wlans.iter().enumerate() {
             let id = w.media.len();
-            let rng = Rng::named(master, &format!("wlan.{}", c.name));
+            let rng = Rng::named_parts(master, &["wlan.", &c.name]);
             let mut m = Wlan::new(c.params.clone(), c.nodes.len(), rng);
             for (port, &per) in c.per.iter().enumerate() {
                 m.set_per(port as Port, per);

@@ -299,27 +299,30 @@ impl Table {
 
     fn find(&mut self, key: &str) -> Option<usize> {
         // Keys are string literals, so the name is usually the very same bytes: compare
-        // the pointers before the contents.
+        // the pointers before the contents. The cursor's column is the usual answer.
         let same = |c: &Column| {
             let name: &str = &c.name;
             std::ptr::eq(name, key) || name == key
         };
         let n = self.columns.len();
         let start = self.cursor.min(n);
-        let i = (start..n)
-            .chain(0..start)
-            .find(|&i| same(&self.columns[i]))?;
+        let i = match self.columns.get(start) {
+            Some(c) if std::ptr::eq(&*c.name, key) => start,
+            _ => (start..n)
+                .chain(0..start)
+                .find(|&i| same(&self.columns[i]))?,
+        };
         self.cursor = if i + 1 == n { 0 } else { i + 1 };
         Some(i)
     }
 
-    fn put(&mut self, key: Cow<'static, str>, v: &Value<'_>) {
+    fn put(&mut self, key: &'static str, v: &Value<'_>) {
         let row = self.rows;
-        let i = match self.find(&key) {
+        let i = match self.find(key) {
             Some(i) => i,
             None => {
                 let mut c = Column {
-                    name: key,
+                    name: Cow::Borrowed(key),
                     data: Data::for_value(v),
                     nulls: Vec::new(),
                 };
@@ -367,14 +370,14 @@ pub struct Row<'a> {
 impl Row<'_> {
     /// A value under a name known only at run time (e.g. a flow's name).
     pub fn put_owned(&mut self, key: &'static str, v: Value<'_>) {
-        self.t.put(Cow::Borrowed(key), &v);
+        self.t.put(key, &v);
     }
 }
 
 impl Metrics for Row<'_> {
     #[inline]
     fn put(&mut self, key: &'static str, v: Value<'_>) {
-        self.t.put(Cow::Borrowed(key), &v);
+        self.t.put(key, &v);
     }
 }
 

@@ -232,8 +232,8 @@ pub fn simulate_tapped<'c>(
         let ctx = FlowContext {
             flow: i as u32,
             bytes: f.bytes,
-            source_rng: Rng::named(master, &format!("flow.{}.source", f.name)),
-            sink_rng: Rng::named(master, &format!("flow.{}.sink", f.name)),
+            source_rng: Rng::named_parts(master, &["flow.", &f.name, ".source"]),
+            sink_rng: Rng::named_parts(master, &["flow.", &f.name, ".sink"]),
         };
         let ends = f.transport.build(ctx).map_err(|why| {
             SimError::Config(crate::ConfigError {

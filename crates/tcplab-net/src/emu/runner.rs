@@ -217,11 +217,11 @@ impl Loop {
         let links = [
             Link::new(
                 spec.fwd.clone(),
-                Rng::named(master, &format!("link.{}.fwd", spec.name)),
+                Rng::named_parts(master, &["link.", &spec.name, ".fwd"]),
             ),
             Link::new(
                 spec.rev.clone(),
-                Rng::named(master, &format!("link.{}.rev", spec.name)),
+                Rng::named_parts(master, &["link.", &spec.name, ".rev"]),
             ),
         ];
         let next_sample = match cfg.scenario.sampling {
