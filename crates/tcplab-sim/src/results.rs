@@ -452,27 +452,29 @@ pub struct Results {
 }
 
 impl Results {
-    /// The tables by name, in export order.
-    pub fn tables(&self) -> Vec<(&'static str, Table)> {
-        vec![
-            ("flows", self.flows.clone()),
-            ("links", self.links.clone()),
-            ("flow_series", self.flow_series.clone()),
-            ("link_series", self.link_series.clone()),
-            ("cc_trace", self.cc_trace.as_table()),
-        ]
+    /// The tables by name, in export order, borrowed (`trace` is `cc_trace` as a table).
+    fn named<'a>(&'a self, trace: &'a Table) -> [(&'static str, &'a Table); 5] {
+        let t = [
+            &self.flows,
+            &self.links,
+            &self.flow_series,
+            &self.link_series,
+            trace,
+        ];
+        std::array::from_fn(|i| (TABLE_NAMES[i], t[i]))
     }
 
     /// Consumes the results into named tables (no copies of the column vectors).
     pub fn into_tables(self) -> Vec<(&'static str, Table)> {
         let trace = self.cc_trace.as_table();
-        vec![
-            ("flows", self.flows),
-            ("links", self.links),
-            ("flow_series", self.flow_series),
-            ("link_series", self.link_series),
-            ("cc_trace", trace),
-        ]
+        let t = [
+            self.flows,
+            self.links,
+            self.flow_series,
+            self.link_series,
+            trace,
+        ];
+        TABLE_NAMES.into_iter().zip(t).collect()
     }
 
     /// Digest of every column of every table, by (table, column): FNV-1a over a canonical
@@ -480,8 +482,10 @@ impl Results {
     /// text by its bytes, a tag per null). It depends on values only, not on Rust's
     /// formatting or the column order, so it is stable across versions and refactors.
     pub fn column_digests(&self) -> Vec<(&'static str, String, u64)> {
+        // Borrowed, not cloned: the series tables can be most of a run's memory.
+        let trace = self.cc_trace.as_table();
         let mut out = Vec::new();
-        for (t, table) in self.tables() {
+        for (t, table) in self.named(&trace) {
             for c in table.columns() {
                 out.push((t, c.name.to_string(), c.digest()));
             }
@@ -508,6 +512,9 @@ impl Results {
         h.0
     }
 }
+
+/// The tables' names, in export order.
+const TABLE_NAMES: [&str; 5] = ["flows", "links", "flow_series", "link_series", "cc_trace"];
 
 /// Keeps `v[i]` where `keep[i]` is true (entries beyond `keep` are dropped), in order.
 fn sieve<T>(v: &mut Vec<T>, keep: &[bool]) {
