@@ -45,7 +45,13 @@ pub enum Data {
 #[derive(Clone, Debug, Default)]
 pub struct Labels {
     values: Vec<String>,
-    index: HashMap<String, u32, std::hash::BuildHasherDefault<Fnv>>,
+    index: HashMap<String, u32, std::hash::BuildHasherDefault<WordHash>>,
+    /// Codes of recently seen strings by address: `(address, length, code)`, direct-mapped
+    /// (empty until the first string). A text value is mostly a name the scenario holds
+    /// for the whole run (a link's, a flow's) or a literal, so its address recurs and a
+    /// sample's link name costs a byte comparison instead of a hash and a probe. A hit is
+    /// confirmed by the bytes, so an address reused for other text just misses.
+    recent: Vec<(usize, usize, u32)>,
 }
 
 impl PartialEq for Labels {
@@ -55,6 +61,9 @@ impl PartialEq for Labels {
 }
 
 impl Labels {
+    /// Entries of `recent`: 24 KB for a column, enough for a 500-link topology's names.
+    const RECENT: usize = 1024;
+
     pub fn values(&self) -> &[String] {
         &self.values
     }
@@ -62,12 +71,27 @@ impl Labels {
         self.values.get(code)
     }
     fn code(&mut self, s: &str) -> u32 {
-        if let Some(&c) = self.index.get(s) {
-            return c;
+        let (addr, len) = (s.as_ptr() as usize, s.len());
+        // Heap strings are at least 8-byte aligned: the bits above pick the slot.
+        let slot = (addr >> 3) % Self::RECENT;
+        if let Some(&(a, l, c)) = self.recent.get(slot) {
+            if a == addr && l == len && self.values[c as usize] == s {
+                return c;
+            }
         }
-        let c = self.values.len() as u32;
-        self.values.push(s.to_string());
-        self.index.insert(s.to_string(), c);
+        let c = match self.index.get(s) {
+            Some(&c) => c,
+            None => {
+                let c = self.values.len() as u32;
+                self.values.push(s.to_string());
+                self.index.insert(s.to_string(), c);
+                c
+            }
+        };
+        if self.recent.is_empty() {
+            self.recent = vec![(0, usize::MAX, 0); Self::RECENT];
+        }
+        self.recent[slot] = (addr, len, c);
         c
     }
 }
@@ -116,16 +140,26 @@ impl Data {
 
     /// Appends `v`; returns false if it is null or of another type (then a placeholder).
     fn push(&mut self, v: &Value<'_>) -> bool {
+        let pushed = self.push_as(self.len(), v);
+        if !pushed {
+            self.push_null();
+        }
+        pushed
+    }
+
+    /// Appends `v` if it is row `row`'s value (the column holds `row` values), not null
+    /// and of the column's type; otherwise changes nothing and returns false.
+    #[inline(always)]
+    fn push_as(&mut self, row: usize, v: &Value<'_>) -> bool {
         match (self, v) {
-            (Data::Int(c), Value::Int(Some(x))) => c.push(*x),
-            (Data::Float(c), Value::Float(Some(x))) => c.push(*x),
-            (Data::Float(c), Value::Int(Some(x))) => c.push(*x as f64),
-            (Data::Bool(c), Value::Bool(x)) => c.push(*x),
-            (Data::Text { codes, dict }, Value::Text(s)) => codes.push(dict.code(s)),
-            (d, _) => {
-                d.push_null();
-                return false;
+            (Data::Int(c), Value::Int(Some(x))) if c.len() == row => c.push(*x),
+            (Data::Float(c), Value::Float(Some(x))) if c.len() == row => c.push(*x),
+            (Data::Float(c), Value::Int(Some(x))) if c.len() == row => c.push(*x as f64),
+            (Data::Bool(c), Value::Bool(x)) if c.len() == row => c.push(*x),
+            (Data::Text { codes, dict }, Value::Text(s)) if codes.len() == row => {
+                codes.push(dict.code(s))
             }
+            _ => return false,
         }
         true
     }
@@ -214,6 +248,9 @@ pub struct Table {
     cursor: usize,
     /// While set, rows only declare their columns (see [`Table::declaring`]).
     declaring: bool,
+    /// Columns that have a value in the row being written: when all do, closing the row
+    /// has no gaps to look for.
+    filled: usize,
 }
 
 impl Table {
@@ -338,7 +375,29 @@ impl Table {
         Some(i)
     }
 
+    /// Publishes `v` under `key` in the open row. Inline, the usual case: the cursor is
+    /// at `key`'s column, which takes `v` as this row's value.
+    #[inline]
     fn put(&mut self, key: &'static str, v: &Value<'_>) {
+        let (i, row) = (self.cursor, self.rows);
+        if let Some(c) = self.columns.get_mut(i) {
+            if std::ptr::eq(&*c.name, key) && !self.declaring && c.data.push_as(row, v) {
+                self.cursor = if i + 1 == self.columns.len() {
+                    0
+                } else {
+                    i + 1
+                };
+                self.filled += 1;
+                return;
+            }
+        }
+        self.put_any(key, v);
+    }
+
+    /// [`Table::put`] in every case: a new column, a null, a value of another type, a
+    /// second value for the row, a declaration.
+    #[inline(never)]
+    fn put_any(&mut self, key: &'static str, v: &Value<'_>) {
         let row = self.rows;
         let i = match self.find(key) {
             Some(i) => i,
@@ -367,6 +426,7 @@ impl Table {
         if !c.data.push(v) {
             c.mark_null(row);
         }
+        self.filled += 1;
     }
 
     fn close_row(&mut self) {
@@ -374,12 +434,15 @@ impl Table {
             return;
         }
         let row = self.rows;
-        for c in &mut self.columns {
-            if c.data.len() <= row {
-                c.data.push_null();
-                c.mark_null(row);
+        if self.filled < self.columns.len() {
+            for c in &mut self.columns {
+                if c.data.len() <= row {
+                    c.data.push_null();
+                    c.mark_null(row);
+                }
             }
         }
+        self.filled = 0;
         self.rows += 1;
     }
 }
@@ -453,6 +516,7 @@ impl Trace {
             ],
             cursor: 0,
             declaring: false,
+            filled: 0,
         }
     }
 }
@@ -567,21 +631,62 @@ impl Default for Fnv {
     }
 }
 
-/// Also the labels' hash: their keys are the scenario's own names (flows, links), where
-/// SipHash's resistance to chosen keys buys nothing and cost more than the rest of a text
-/// value's put (10,000 flows: 50,000 labels per run).
-impl std::hash::Hasher for Fnv {
+/// The labels' hash: their keys are the scenario's own names (flows, links) and the
+/// components' fixed words, where SipHash's resistance to chosen keys buys nothing. It
+/// takes eight bytes per step (FNV-1a took one, a chain of dependent multiplies per byte,
+/// most of a text value's put when every sample writes a link's name). Codes are given in
+/// order of first appearance, so the hash never shows in a result.
+#[derive(Default)]
+struct WordHash(u64);
+
+impl std::hash::Hasher for WordHash {
     fn finish(&self) -> u64 {
         self.0
     }
+    #[inline]
     fn write(&mut self, b: &[u8]) {
-        Fnv::write(self, b)
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut h = self.0;
+        let mut words = b.chunks_exact(8);
+        for w in &mut words {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            // Byte by byte: a `copy_from_slice` of a variable length is a `memcpy` call.
+            let last = rest.iter().rev().fold(0u64, |w, &x| (w << 8) | x as u64);
+            h = (h.rotate_left(5) ^ last).wrapping_mul(K);
+        }
+        // The length tells "a" from "a\0"; a str's hash also appends a 0xff byte.
+        self.0 = (h.rotate_left(5) ^ b.len() as u64).wrapping_mul(K);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_is_known_by_its_bytes_not_its_address() {
+        let mut l = Labels::default();
+        // The same buffer (same address and length) holding other text is another label.
+        let mut buf = String::from("ab");
+        assert_eq!(l.code(&buf), 0);
+        buf.clear();
+        buf.push_str("cd");
+        assert_eq!(l.code(&buf), 1);
+        assert_eq!(l.code("ab"), 0);
+        // More labels than the address cache holds, coded twice: same codes both times.
+        let names: Vec<String> = (0..3 * Labels::RECENT)
+            .map(|i| format!("link{i}"))
+            .collect();
+        let first: Vec<u32> = names.iter().map(|n| l.code(n)).collect();
+        let again: Vec<u32> = names.iter().rev().map(|n| l.code(n)).collect();
+        assert!(first.iter().eq(again.iter().rev()));
+        assert_eq!(l.values().len(), 2 + names.len());
+        assert_eq!(l.values()[first[5] as usize], "link5");
+    }
 
     #[test]
     fn digests_across_columns_are_each_columns_digest() {
