@@ -354,7 +354,9 @@ impl<P: Packet> Link<P> {
         (self.waiting_pkts(), self.waiting_bytes)
     }
 
-    #[inline]
+    // Always inlined: once per admission (and at sampling); LLVM had left it out of line
+    // once the admission was inlined into a driver's `drain`, a call per admission.
+    #[inline(always)]
     fn advance_service(&mut self, now: Time) {
         debug_assert!(self.svc_abs >= self.head_abs && self.svc_abs <= self.end_abs());
         // Nothing waits, or everything waiting has started (the last ends at busy_until).
