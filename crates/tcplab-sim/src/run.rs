@@ -92,7 +92,7 @@ impl Flow {
             return false;
         }
         if !self.source_done {
-            if self.ends[SOURCE].progress().finished_at.is_none() {
+            if self.ends[SOURCE].finished_at().is_none() {
                 return false;
             }
             self.source_done = true;
