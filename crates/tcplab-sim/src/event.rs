@@ -1,7 +1,7 @@
 //! The event queue: events ordered by (time, insertion sequence).
 //!
 //! Simultaneous events run in insertion order, a deterministic order independent of the
-//! queue's internals. The far heap packs the time and an insertion sequence into one
+//! queue's internals. The far heap packs the time and its own insertion sequence into one
 //! 128-bit key (`time << 64 | seq`); the wheel needs no sequence, since a slot's list
 //! keeps equal times in the order they were pushed, so its nodes hold the time alone
 //! (16 bytes a node, one 64-bit comparison a step).
@@ -84,7 +84,8 @@ pub struct EventQueue {
     /// The time of `far`'s root, `u64::MAX` when it is empty: every pop compares the
     /// wheel's first time with it, one load instead of the heap's pointer and length.
     far_min: u64,
-    seq: u64,
+    /// Entries pushed to `far` so far.
+    far_seq: u64,
 }
 
 impl Default for EventQueue {
@@ -110,21 +111,22 @@ impl EventQueue {
             cursor: 0,
             far: Vec::new(),
             far_min: u64::MAX,
-            seq: 0,
+            far_seq: 0,
         }
     }
 
     #[inline(always)]
     pub fn push(&mut self, time: Time, item: u32) {
-        let seq = self.seq;
-        self.seq += 1;
         // An event in the past (never pushed by the simulator, allowed here) waits in the
         // cursor's slot, where it is still found first.
         let slot = (time.as_nanos() >> SHIFT).max(self.cursor);
         if slot - self.cursor < SLOTS as u64 {
             self.wheel_push(slot, time.as_nanos(), item);
         } else {
-            let key = ((time.as_nanos() as u128) << 64) | seq as u128;
+            // The sequence orders equal times within the heap only (the wheel needs none,
+            // and between the two, push order is decided without it: module docs).
+            let key = ((time.as_nanos() as u128) << 64) | self.far_seq as u128;
+            self.far_seq += 1;
             self.far_push(Far { key, item });
         }
     }
@@ -325,11 +327,6 @@ impl EventQueue {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Events pushed so far.
-    pub fn pushed(&self) -> u64 {
-        self.seq
     }
 }
 
