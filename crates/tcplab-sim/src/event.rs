@@ -402,8 +402,11 @@ mod tests {
         q.push(Time(far), 1);
         q.push(Time(far - (5 << SHIFT)), 2);
         assert_eq!(q.far.len(), 2);
-        q.push(Time(far - (SLOTS as u64 - 20 << SHIFT)), 3);
-        assert_eq!(q.pop(), Some((Time(far - (SLOTS as u64 - 20 << SHIFT)), 3)));
+        q.push(Time(far - ((SLOTS as u64 - 20) << SHIFT)), 3);
+        assert_eq!(
+            q.pop(),
+            Some((Time(far - ((SLOTS as u64 - 20) << SHIFT)), 3))
+        );
         // The cursor is now 30 slots ahead of 0: `far` is within the horizon.
         q.push(Time(far), 4);
         q.push(Time(far), 5);

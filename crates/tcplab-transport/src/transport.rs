@@ -350,7 +350,7 @@ mod finished_at {
         let mut unfinished_steps = 0;
         while src.finished_at().is_none() {
             assert!(unfinished_steps < 10_000, "the transfer finishes");
-            now = now + Dur::from_millis(1);
+            now += Dur::from_millis(1);
             for end in [&mut src, &mut sink] {
                 if end.poll_timeout().is_some_and(|t| t <= now) {
                     end.handle_timeout(now);
