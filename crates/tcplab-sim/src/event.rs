@@ -1,15 +1,17 @@
 //! The event queue: events ordered by (time, insertion sequence).
 //!
-//! The sequence number breaks ties in insertion order, so simultaneous events run in a
-//! deterministic order independent of the queue's internals. The two are packed into one
-//! 128-bit key (`time << 64 | seq`): one comparison decides.
+//! Simultaneous events run in insertion order, a deterministic order independent of the
+//! queue's internals. The far heap packs the time and its own insertion sequence into one
+//! 128-bit key (`time << 64 | seq`); the wheel needs no sequence, since a slot's list
+//! keeps equal times in the order they were pushed, so its nodes hold the time alone
+//! (16 bytes a node, one 64-bit comparison a step).
 //!
 //! A simulation's pending events are mostly near: the next arrival on each busy link, a
 //! few microseconds to tens of milliseconds ahead. Those go into a *timing wheel*: slots
-//! of 8.192 µs, 4,096 of them (a 33.5 ms horizon), each a list sorted by key (a push
-//! usually appends: same time and a later sequence, or a later time); a two-level bitmap
+//! of 8.192 µs, 4,096 of them (a 33.5 ms horizon), each a list sorted by time (a push
+//! usually appends: the same or a later time); a two-level bitmap
 //! finds the next occupied slot, whose first entry is the next event. Events beyond the horizon when pushed (retransmission timers, long delays) go
-//! to a 4-ary heap; every pop takes the smaller of the wheel's first key and the heap's
+//! to a 4-ary heap; every pop takes the earlier of the wheel's first entry and the heap's
 //! root. Pushes and pops cost O(1) on the wheel (a push earlier than the last entry of
 //! its slot walks that slot's list), where a heap costs O(log n) for both: the
 //! difference is most of the queue's cost when every packet hop is an event.
@@ -17,6 +19,10 @@
 //! Exactness: every entry in the wheel lies in `[cursor, cursor + horizon)` slots (the
 //! cursor is the slot of the last pop, and time never goes back), so each wheel slot holds
 //! a single time slot and scanning slots from the cursor visits them in time order.
+//! Between the wheel and the heap, equal times go to the heap first: an entry went to the
+//! heap because its slot was a horizon or more past the cursor, and one of the same time
+//! went to the wheel only once the cursor had moved closer, so later (the cursor never
+//! goes back).
 
 use tcplab_core::Time;
 
@@ -34,7 +40,8 @@ const NIL: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
-    key: u128,
+    /// Nanoseconds.
+    time: u64,
     item: u32,
     next: u32,
 }
@@ -74,10 +81,11 @@ pub struct EventQueue {
     cursor: u64,
     /// Entries beyond the horizon when pushed: a 4-ary min-heap.
     far: Vec<Far>,
-    /// The key of `far`'s root, `u128::MAX` when it is empty: every pop compares the
-    /// wheel's first key with it, one load instead of the heap's pointer and length.
-    far_min: u128,
-    seq: u64,
+    /// The time of `far`'s root, `u64::MAX` when it is empty: every pop compares the
+    /// wheel's first time with it, one load instead of the heap's pointer and length.
+    far_min: u64,
+    /// Entries pushed to `far` so far.
+    far_seq: u64,
 }
 
 impl Default for EventQueue {
@@ -102,37 +110,41 @@ impl EventQueue {
             in_wheel: 0,
             cursor: 0,
             far: Vec::new(),
-            far_min: u128::MAX,
-            seq: 0,
+            far_min: u64::MAX,
+            far_seq: 0,
         }
     }
 
     #[inline(always)]
     pub fn push(&mut self, time: Time, item: u32) {
-        let key = ((time.as_nanos() as u128) << 64) | self.seq as u128;
-        self.seq += 1;
         // An event in the past (never pushed by the simulator, allowed here) waits in the
         // cursor's slot, where it is still found first.
         let slot = (time.as_nanos() >> SHIFT).max(self.cursor);
         if slot - self.cursor < SLOTS as u64 {
-            self.wheel_push(slot, key, item);
+            self.wheel_push(slot, time.as_nanos(), item);
         } else {
+            // The sequence orders equal times within the heap only (the wheel needs none,
+            // and between the two, push order is decided without it: module docs).
+            let key = ((time.as_nanos() as u128) << 64) | self.far_seq as u128;
+            self.far_seq += 1;
             self.far_push(Far { key, item });
         }
     }
 
     #[inline(always)]
-    fn wheel_push(&mut self, slot: u64, key: u128, item: u32) {
+    fn wheel_push(&mut self, slot: u64, time: u64, item: u32) {
         let b = (slot & MASK) as usize;
         let node = Node {
-            key,
+            time,
             item,
             next: NIL,
         };
         let n = if self.free != NIL {
             let n = self.free;
-            self.free = self.nodes[n as usize].next;
-            self.nodes[n as usize] = node;
+            // One look-up (and bounds check) for the free node's link and its new value.
+            let slot = &mut self.nodes[n as usize];
+            self.free = slot.next;
+            *slot = node;
             n
         } else {
             self.nodes.push(node);
@@ -143,7 +155,8 @@ impl EventQueue {
             self.ends[b] = Ends { head: n, tail: n };
             self.bits[b / 64] |= 1 << (b % 64);
             self.summary[b / 4096] |= 1 << ((b / 64) % 64);
-        } else if self.nodes[tail as usize].key < key {
+        } else if self.nodes[tail as usize].time <= time {
+            // Equal times keep the order they were pushed in.
             self.nodes[tail as usize].next = n;
             self.ends[b].tail = n;
         } else {
@@ -152,12 +165,13 @@ impl EventQueue {
         self.in_wheel += 1;
     }
 
-    /// Links node `n` into slot `b`'s non-empty list before its last entry.
+    /// Links node `n` into slot `b`'s non-empty list, whose last entry is later, after
+    /// every entry not later than it.
     #[cold]
     fn insert_sorted(&mut self, b: usize, n: u32) {
-        let key = self.nodes[n as usize].key;
+        let time = self.nodes[n as usize].time;
         let head = self.ends[b].head;
-        if key < self.nodes[head as usize].key {
+        if time < self.nodes[head as usize].time {
             self.nodes[n as usize].next = head;
             self.ends[b].head = n;
             return;
@@ -165,8 +179,8 @@ impl EventQueue {
         let mut p = head;
         loop {
             let q = self.nodes[p as usize].next;
-            // The last entry's key is larger, so the walk stops before the end.
-            if key < self.nodes[q as usize].key {
+            // The last entry is later, so the walk stops before the end.
+            if time < self.nodes[q as usize].time {
                 self.nodes[n as usize].next = q;
                 self.nodes[p as usize].next = n;
                 return;
@@ -219,9 +233,15 @@ impl EventQueue {
         if self.in_wheel > 0 {
             let b = self.first_slot();
             let first = self.ends[b].head;
-            let node = self.nodes[first as usize];
-            // Keys are unique (the sequence), so no wheel key equals `far_min`.
-            if node.key < self.far_min {
+            let slot = &mut self.nodes[first as usize];
+            let node = *slot;
+            // An equal time in the heap was pushed first (module docs). The second test
+            // runs only when the first fails: a wheel entry at `u64::MAX` ns with an
+            // empty heap.
+            if node.time < self.far_min || self.far.is_empty() {
+                // The node goes onto the free list (one look-up for its read and write).
+                slot.next = self.free;
+                self.free = first;
                 self.ends[b].head = node.next;
                 if node.next == NIL {
                     self.ends[b].tail = NIL;
@@ -230,10 +250,8 @@ impl EventQueue {
                         self.summary[b / 4096] &= !(1 << ((b / 64) % 64));
                     }
                 }
-                self.nodes[first as usize].next = self.free;
-                self.free = first;
                 self.in_wheel -= 1;
-                let t = unkey(node.key);
+                let t = Time(node.time);
                 self.cursor = self.cursor.max(t.as_nanos() >> SHIFT);
                 return Some((t, node.item));
             }
@@ -257,7 +275,7 @@ impl EventQueue {
             i = parent;
         }
         h[i] = e;
-        self.far_min = h[0].key;
+        self.far_min = unkey(h[0].key).as_nanos();
     }
 
     fn far_pop(&mut self) -> Option<Far> {
@@ -265,7 +283,7 @@ impl EventQueue {
         let h = &mut self.far[..];
         let n = h.len();
         if n == 0 {
-            self.far_min = u128::MAX;
+            self.far_min = u64::MAX;
             return Some(last);
         }
         let top = h[0];
@@ -288,20 +306,19 @@ impl EventQueue {
             i = m;
         }
         h[i] = last;
-        self.far_min = h[0].key;
+        self.far_min = unkey(h[0].key).as_nanos();
         Some(top)
     }
 
     /// When the next event is due.
     pub fn peek_time(&self) -> Option<Time> {
-        let far = self.far.first().map(|f| f.key);
-        let wheel =
-            (self.in_wheel > 0).then(|| self.nodes[self.ends[self.first_slot()].head as usize].key);
+        let far = self.far.first().map(|f| unkey(f.key));
+        let wheel = (self.in_wheel > 0)
+            .then(|| Time(self.nodes[self.ends[self.first_slot()].head as usize].time));
         match (wheel, far) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-        .map(unkey)
     }
 
     pub fn len(&self) -> usize {
@@ -310,11 +327,6 @@ impl EventQueue {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Events pushed so far.
-    pub fn pushed(&self) -> u64 {
-        self.seq
     }
 }
 
@@ -378,6 +390,44 @@ mod tests {
         ) {
             check(&ops)?;
         }
+    }
+
+    /// An entry pushed beyond the horizon (to the heap) and one pushed later at the same
+    /// time, once the cursor has come close (to the wheel), pop in push order; so do
+    /// equal times within a wheel slot, after an earlier one was inserted before them.
+    #[test]
+    fn equal_times_in_heap_and_wheel_pop_in_push_order() {
+        let far = (SLOTS as u64 + 10) << SHIFT;
+        let mut q = EventQueue::default();
+        q.push(Time(far), 1);
+        q.push(Time(far - (5 << SHIFT)), 2);
+        assert_eq!(q.far.len(), 2);
+        q.push(Time(far - ((SLOTS as u64 - 20) << SHIFT)), 3);
+        assert_eq!(
+            q.pop(),
+            Some((Time(far - ((SLOTS as u64 - 20) << SHIFT)), 3))
+        );
+        // The cursor is now 30 slots ahead of 0: `far` is within the horizon.
+        q.push(Time(far), 4);
+        q.push(Time(far), 5);
+        q.push(Time(far - 1), 6);
+        assert_eq!(q.in_wheel, 3);
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|x| x.1)).collect();
+        assert_eq!(order, vec![2, 6, 1, 4, 5]);
+    }
+
+    /// A wheel entry at the last representable time still pops when the heap is empty.
+    #[test]
+    fn the_last_time_pops_from_the_wheel() {
+        let mut q = EventQueue::default();
+        let near_end = u64::MAX - 5;
+        q.push(Time(near_end), 1);
+        assert_eq!(q.pop(), Some((Time(near_end), 1)));
+        q.push(Time(u64::MAX), 2);
+        assert_eq!((q.in_wheel, q.far.len()), (1, 0));
+        assert_eq!(q.peek_time(), Some(Time(u64::MAX)));
+        assert_eq!(q.pop(), Some((Time(u64::MAX), 2)));
+        assert_eq!(q.pop(), None);
     }
 
     /// Events in the past (allowed, though the simulator never pushes one) come first.

@@ -257,6 +257,19 @@ macro_rules! dispatch {
     };
 }
 
+impl AnyEndpoint {
+    /// `progress().finished_at`, for a driver that asks after every event of a source
+    /// whether it finished: for the TCP sender, the one field without the dispatched
+    /// call that builds the whole [`Progress`].
+    #[inline]
+    pub fn finished_at(&self) -> Option<Time> {
+        match self {
+            AnyEndpoint::TcpSender(e) => Endpoint::progress(&**e).finished_at,
+            other => other.progress().finished_at,
+        }
+    }
+}
+
 impl Endpoint for AnyEndpoint {
     #[inline]
     fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
@@ -297,5 +310,64 @@ mod endpoint_size {
     fn an_endpoint_slot_is_a_pointer() {
         // A flow holds two; 320 bytes each with the TCP receiver inline.
         assert!(std::mem::size_of::<super::AnyEndpoint>() <= 24);
+    }
+}
+
+#[cfg(test)]
+mod finished_at {
+    use super::*;
+    use crate::tcp::{ReceiverConfig, SenderConfig};
+    use tcplab_core::Dur;
+
+    /// A 20 KB TCP transfer in lock step: at every step each end's `finished_at` is its
+    /// progress's, `None` until the last byte is acknowledged, then the time it was.
+    #[test]
+    fn every_end_answers_as_its_progress() {
+        let bytes = 20_000;
+        let spec = TransportSpec::Tcp(TcpSpec {
+            cc: "newreno".into(),
+            cc_params: CcParams::default(),
+            sender: SenderConfig {
+                total_bytes: Some(bytes),
+                ..SenderConfig::default()
+            },
+            receiver: ReceiverConfig::default(),
+            stack: None,
+        });
+        let ends = spec
+            .build(FlowContext {
+                flow: 0,
+                bytes: Some(bytes),
+                source_rng: Rng::named(1, "source"),
+                sink_rng: Rng::named(1, "sink"),
+            })
+            .unwrap();
+        let (mut src, mut sink) = (ends.source, ends.sink);
+        assert!(matches!(src, AnyEndpoint::TcpSender(_)));
+        let mut now = Time::ZERO;
+        src.start(now);
+        sink.start(now);
+        let mut unfinished_steps = 0;
+        while src.finished_at().is_none() {
+            assert!(unfinished_steps < 10_000, "the transfer finishes");
+            now += Dur::from_millis(1);
+            for end in [&mut src, &mut sink] {
+                if end.poll_timeout().is_some_and(|t| t <= now) {
+                    end.handle_timeout(now);
+                }
+            }
+            while let Some(p) = src.poll_transmit(now) {
+                sink.handle_packet(now, &p).unwrap();
+            }
+            while let Some(p) = sink.poll_transmit(now) {
+                src.handle_packet(now, &p).unwrap();
+            }
+            for end in [&src, &sink] {
+                assert_eq!(end.finished_at(), end.progress().finished_at);
+            }
+            unfinished_steps += 1;
+        }
+        assert!(unfinished_steps > 1);
+        assert_eq!(src.finished_at(), Some(now));
     }
 }
