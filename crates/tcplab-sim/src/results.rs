@@ -42,16 +42,28 @@ pub enum Data {
 }
 
 /// The distinct strings of a text column, each stored once.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Labels {
     values: Vec<String>,
     index: HashMap<String, u32, std::hash::BuildHasherDefault<WordHash>>,
-    /// Codes of recently seen strings by address: `(address, length, code)`, direct-mapped
-    /// (empty until the first string). A text value is mostly a name the scenario holds
-    /// for the whole run (a link's, a flow's) or a literal, so its address recurs and a
-    /// sample's link name costs a byte comparison instead of a hash and a probe. A hit is
-    /// confirmed by the bytes, so an address reused for other text just misses.
-    recent: Vec<(usize, usize, u32)>,
+    /// The last code given and, per code, the other code that came after it last time:
+    /// a column's text mostly repeats in sequence (every sample writes the links' names
+    /// in the same order, each twice for its two directions), so the last code or the
+    /// guess is checked by comparing bytes before a hash and a probe. A wrong guess just
+    /// falls back to the index.
+    follows: Vec<u32>,
+    last: u32,
+}
+
+impl Default for Labels {
+    fn default() -> Labels {
+        Labels {
+            values: Vec::new(),
+            index: HashMap::default(),
+            follows: Vec::new(),
+            last: NONE,
+        }
+    }
 }
 
 impl PartialEq for Labels {
@@ -61,9 +73,6 @@ impl PartialEq for Labels {
 }
 
 impl Labels {
-    /// Entries of `recent`: 24 KB for a column, enough for a 500-link topology's names.
-    const RECENT: usize = 1024;
-
     pub fn values(&self) -> &[String] {
         &self.values
     }
@@ -71,30 +80,37 @@ impl Labels {
         self.values.get(code)
     }
     fn code(&mut self, s: &str) -> u32 {
-        let (addr, len) = (s.as_ptr() as usize, s.len());
-        // Heap strings are at least 8-byte aligned: the bits above pick the slot.
-        let slot = (addr >> 3) % Self::RECENT;
-        if let Some(&(a, l, c)) = self.recent.get(slot) {
-            if a == addr && l == len && self.values[c as usize] == s {
-                return c;
-            }
-        }
-        let c = match self.index.get(s) {
-            Some(&c) => c,
-            None => {
-                let c = self.values.len() as u32;
-                self.values.push(s.to_string());
-                self.index.insert(s.to_string(), c);
-                c
+        let is = |c: u32| self.values.get(c as usize).is_some_and(|v| v == s);
+        let last = self.last;
+        let c = if is(last) {
+            return last; // a link's two directions: its name twice
+        } else {
+            match self.follows.get(last as usize) {
+                Some(&g) if is(g) => g,
+                _ => self.lookup(s),
             }
         };
-        if self.recent.is_empty() {
-            self.recent = vec![(0, usize::MAX, 0); Self::RECENT];
+        if let Some(f) = self.follows.get_mut(last as usize) {
+            *f = c;
         }
-        self.recent[slot] = (addr, len, c);
+        self.last = c;
+        c
+    }
+
+    fn lookup(&mut self, s: &str) -> u32 {
+        if let Some(&c) = self.index.get(s) {
+            return c;
+        }
+        let c = self.values.len() as u32;
+        self.values.push(s.to_string());
+        self.index.insert(s.to_string(), c);
+        self.follows.push(NONE);
         c
     }
 }
+
+/// No code (a label without a successor yet; before the first label).
+const NONE: u32 = u32::MAX;
 
 impl Data {
     fn len(&self) -> usize {
@@ -668,24 +684,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_label_is_known_by_its_bytes_not_its_address() {
+    fn a_label_is_known_by_its_bytes_not_by_the_guess() {
         let mut l = Labels::default();
-        // The same buffer (same address and length) holding other text is another label.
-        let mut buf = String::from("ab");
-        assert_eq!(l.code(&buf), 0);
-        buf.clear();
-        buf.push_str("cd");
-        assert_eq!(l.code(&buf), 1);
-        assert_eq!(l.code("ab"), 0);
-        // More labels than the address cache holds, coded twice: same codes both times.
-        let names: Vec<String> = (0..3 * Labels::RECENT)
-            .map(|i| format!("link{i}"))
-            .collect();
+        let names: Vec<String> = (0..500).map(|i| format!("link{i}")).collect();
+        // In sequence twice (the second time every guess is right), then backwards
+        // (every guess is wrong): the same codes each time.
         let first: Vec<u32> = names.iter().map(|n| l.code(n)).collect();
-        let again: Vec<u32> = names.iter().rev().map(|n| l.code(n)).collect();
-        assert!(first.iter().eq(again.iter().rev()));
-        assert_eq!(l.values().len(), 2 + names.len());
-        assert_eq!(l.values()[first[5] as usize], "link5");
+        let again: Vec<u32> = names.iter().map(|n| l.code(n)).collect();
+        let back: Vec<u32> = names.iter().rev().map(|n| l.code(n)).collect();
+        assert_eq!(first, (0..500).collect::<Vec<u32>>());
+        assert_eq!(again, first);
+        assert!(back.iter().eq(first.iter().rev()));
+        // Each name twice in a row (a link's two directions), twice over.
+        for _ in 0..2 {
+            let twice: Vec<u32> = names.iter().flat_map(|n| [l.code(n), l.code(n)]).collect();
+            assert!(twice.chunks(2).map(|p| p[0]).eq(first.iter().copied()));
+            assert!(twice.chunks(2).all(|p| p[0] == p[1]));
+        }
+        // The guess after "link0" is "link1"; other text is not taken for it.
+        l.code("link0");
+        assert_eq!(l.code("other"), 500);
+        l.code("link0");
+        assert_eq!(l.code("link1"), 1);
+        assert_eq!(l.values().len(), 501);
     }
 
     #[test]
