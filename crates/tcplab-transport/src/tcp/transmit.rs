@@ -32,14 +32,18 @@ impl SendState {
             }
             return None;
         }
-        let idx = self.snd_nxt / mss;
-        let len = self.seg_len(idx) as u64;
+        // snd_nxt is a segment boundary (segments start at multiples of the MSS, ACKs
+        // end segments, the pass above steps by whole segments), so the segment there is
+        // an MSS or the rest of the data: its index (a division) is found only when the
+        // window lets it go, not on the about half of the polls that find the window full.
+        debug_assert_eq!(self.snd_nxt % mss, 0, "snd_nxt inside a segment");
+        let len = (self.app_end - self.snd_nxt).min(mss);
         // The peer's window and our own send buffer bound what is outstanding.
         let limit = self.rwnd.min(self.snd_buf);
         if self.in_flight() + len > self.w.cwnd || self.snd_nxt - self.snd_una + len > limit {
             return None;
         }
-        Some(idx)
+        Some(self.snd_nxt / mss)
     }
 
     /// Records the (re)transmission of segment `idx` at `now` and builds it. `idle`:
