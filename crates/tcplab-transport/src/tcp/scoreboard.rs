@@ -158,21 +158,27 @@ impl Scoreboard {
         rate: &mut RateSampler,
         mut on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
-        let Some((ps, pe)) = self.grown_first(blocks, n) else {
+        let Some((ps, _)) = self.grown_first(blocks, n) else {
             return self.update_each(recs, far, blocks, n, mss, now, rate, on_sacked);
         };
         // What `update_each` does with such an ACK: the other blocks lie inside the old
         // ones (skipped; `high_sacked` only grows, and took their ends with them) and the
-        // first has one new part, its growth.
+        // first has one new part, its growth, which ends where the block does.
         let b = blocks[0];
         self.high_sacked = self.high_sacked.max(b.end);
+        let mss = mss as u64;
+        // `part_segments` for the part (ps, b.end) with one division fewer: the part
+        // starts above the block's start (ps is the old first block's end), so the first
+        // whole segment is ps's own if that starts inside the block, else the next.
+        let q = ps / mss;
+        let first = if q * mss >= b.start { q } else { q + 1 };
         let newly = self.walk(
             recs,
             far,
-            mss as u64,
+            mss,
             now,
             rate,
-            (ps, pe),
+            (first, b.end.div_ceil(mss)),
             &b,
             &mut on_sacked,
         );
@@ -233,7 +239,10 @@ impl Scoreboard {
             }
             let (pieces, np) = self.new_parts(b);
             for &part in &pieces[..np] {
-                newly += self.walk(recs, far, mss, now, rate, part, b, &mut on_sacked);
+                let Some(range) = part_segments(part, b, mss) else {
+                    continue;
+                };
+                newly += self.walk(recs, far, mss, now, rate, range, b, &mut on_sacked);
             }
         }
         self.n_done = n;
@@ -242,8 +251,8 @@ impl Scoreboard {
         newly
     }
 
-    /// Marks the whole segments of part `(ps, pe)` of block `b` not SACKed before;
-    /// returns their bytes.
+    /// Marks the whole segments of block `b` in `first..stop` (the segments of one of
+    /// its parts, [`part_segments`]) not SACKed before; returns their bytes.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn walk(
@@ -253,18 +262,12 @@ impl Scoreboard {
         mss: u64,
         now: Time,
         rate: &mut RateSampler,
-        (ps, pe): (u64, u64),
+        (first, stop): (u64, u64),
         b: &SackBlock,
         on_sacked: &mut impl FnMut(u64, &SentRecord),
     ) -> u64 {
         let mut newly = 0;
-        if pe <= ps {
-            return 0;
-        }
-        // Whole segments only: widen to segment boundaries, clamp to the block.
-        let first = (ps / mss).max(b.start.div_ceil(mss));
         let mut idx = first.max(recs.base());
-        let stop = pe.div_ceil(mss);
         while idx < recs.end() && idx < stop {
             let seq = idx * mss;
             let rec = recs.get_mut(idx).expect("index within records");
@@ -582,6 +585,17 @@ impl Scoreboard {
 /// Parts of a SACK block: each old block splits at most one part in two (the one holding
 /// its end), so three old blocks leave at most four.
 type Parts = ([(u64, u64); MAX_SACK_BLOCKS + 1], usize);
+
+/// The segments `first..stop` the walk takes for part `(ps, pe)` of block `b`: whole
+/// segments only, widened to segment boundaries and clamped to the block; `None` for an
+/// empty part.
+#[inline(always)]
+fn part_segments((ps, pe): (u64, u64), b: &SackBlock, mss: u64) -> Option<(u64, u64)> {
+    if pe <= ps {
+        return None;
+    }
+    Some(((ps / mss).max(b.start.div_ceil(mss)), pe.div_ceil(mss)))
+}
 
 /// The parts of `b` outside every block of `done`, by splitting `b` at each in turn.
 fn split(b: &SackBlock, done: &[SackBlock]) -> Parts {
