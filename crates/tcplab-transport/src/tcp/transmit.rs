@@ -57,6 +57,7 @@ impl SendState {
     /// The bookkeeping of [`record_send`](Self::record_send); the segment is built from
     /// the result by [`segment`](Self::segment), in the caller's return slot (a segment
     /// returned by value from here would be copied on its way into a packet).
+    #[inline(always)]
     pub fn record_sent(&mut self, now: Time, idx: u64, idle: bool) -> Sent {
         let mss = self.mss as u64;
         let seq = idx * mss;
