@@ -266,22 +266,53 @@ impl Scoreboard {
         b: &SackBlock,
         on_sacked: &mut impl FnMut(u64, &SentRecord),
     ) -> u64 {
-        let mut newly = 0;
         let mut idx = first.max(recs.base());
+        if idx >= recs.end() || idx >= stop {
+            return 0;
+        }
+        // The first segment before the loop: a grown block usually adds one, and the
+        // loop's set-up (the rate sampler's fields held in registers across it, stored
+        // back after) cost more than that segment's own work.
+        let Some(mut newly) = self.walk_one(recs, far, mss, now, rate, idx, b, on_sacked) else {
+            return 0;
+        };
+        idx += 1;
         while idx < recs.end() && idx < stop {
-            let seq = idx * mss;
-            let rec = recs.get_mut(idx).expect("index within records");
-            if seq + rec.len as u64 > b.end {
+            let Some(n) = self.walk_one(recs, far, mss, now, rate, idx, b, on_sacked) else {
                 break;
-            }
-            if !rec.sacked() {
-                self.mark_sacked(idx, rec, far, now, rate);
-                on_sacked(idx, rec);
-                newly += rec.len as u64;
-            }
+            };
+            newly += n;
             idx += 1;
         }
         newly
+    }
+
+    /// One segment of [`walk`](Self::walk): `None` if it reaches beyond the block (the
+    /// walk stops), else the bytes it newly SACKs.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_one(
+        &mut self,
+        recs: &mut Records,
+        far: &FarTable,
+        mss: u64,
+        now: Time,
+        rate: &mut RateSampler,
+        idx: u64,
+        b: &SackBlock,
+        on_sacked: &mut impl FnMut(u64, &SentRecord),
+    ) -> Option<u64> {
+        let seq = idx * mss;
+        let rec = recs.get_mut(idx).expect("index within records");
+        if seq + rec.len as u64 > b.end {
+            return None;
+        }
+        if rec.sacked() {
+            return Some(0);
+        }
+        self.mark_sacked(idx, rec, far, now, rate);
+        on_sacked(idx, rec);
+        Some(rec.len as u64)
     }
 
     /// The parts of `b` not inside one of the previous ACK's blocks (at most 4 pieces, in
