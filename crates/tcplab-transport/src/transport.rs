@@ -265,6 +265,13 @@ impl AnyEndpoint {
     fn handle_other_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
         dispatch!(self, e => Endpoint::handle_packet(e, now, pkt))
     }
+
+    /// [`Endpoint::poll_transmit`] for the endpoints other than TCP's, out of line (see
+    /// [`handle_other_packet`](Self::handle_other_packet)).
+    #[inline(never)]
+    fn poll_other_transmit(&mut self, now: Time) -> Option<Packet> {
+        dispatch!(self, e => Endpoint::poll_transmit(e, now))
+    }
 }
 
 impl Endpoint for AnyEndpoint {
@@ -282,7 +289,11 @@ impl Endpoint for AnyEndpoint {
     }
     #[inline]
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, e => Endpoint::poll_transmit(e, now))
+        match self {
+            AnyEndpoint::TcpSender(e) => Endpoint::poll_transmit(e, now),
+            AnyEndpoint::TcpReceiver(e) => Endpoint::poll_transmit(e, now),
+            _ => self.poll_other_transmit(now),
+        }
     }
     #[inline]
     fn poll_timeout(&self) -> Option<Time> {
