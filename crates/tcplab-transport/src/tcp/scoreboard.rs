@@ -367,8 +367,23 @@ impl Scoreboard {
         }
     }
 
-    /// Keeps `top` the DupThresh highest SACKed segments.
+    /// Keeps `top` the DupThresh highest SACKed segments. The usual case inline: with
+    /// DupThresh 3 and the list full, a segment above the highest (SACKs mostly arrive in
+    /// ascending order) shifts the lowest out and goes last (what the general case below
+    /// does then); out of line it cost a call per newly SACKed segment.
+    #[inline(always)]
     fn note_sacked(&mut self, idx: u64) {
+        if let [a, b, c] = &mut self.top[..] {
+            if self.dupthresh == 3 && *c < idx {
+                (*a, *b, *c) = (*b, *c, idx);
+                return;
+            }
+        }
+        self.note_sacked_other(idx);
+    }
+
+    #[inline(never)]
+    fn note_sacked_other(&mut self, idx: u64) {
         let k = self.dupthresh as usize;
         if k == 0 || (self.top.len() == k && idx < self.top[0]) {
             return;
