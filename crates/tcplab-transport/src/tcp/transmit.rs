@@ -147,6 +147,7 @@ impl Sender {
     /// Emits segment `idx` (new or retransmitted): the records, the pacing slot, the
     /// controller and the recovery hear of it. The caller builds the segment
     /// (`s.segment(now, sent)`) where it returns it.
+    #[inline(always)]
     pub(super) fn send(&mut self, now: Time, idx: u64, idle: bool) -> Sent {
         let s = &mut self.s;
         let sent = s.record_sent(now, idx, idle);
