@@ -24,9 +24,7 @@ impl PacketStore {
         // the packet into a second stack temporary on its way to the slot (13 more moves
         // of 16 bytes per packet).
         let p = next();
-        if p.is_none() {
-            return None;
-        }
+        p.as_ref()?;
         let s = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = p;
