@@ -91,6 +91,11 @@ impl FarTable {
         self.slots[slot as usize].expect("far slot in use")
     }
 
+    /// Out of line like `get`: inlined into the release loop, its slots' pointer and
+    /// length were loaded on every cumulative ACK (hoisted out of the loop), a line of
+    /// the sender no other per-ACK work reads.
+    #[cold]
+    #[inline(never)]
     fn free(&mut self, slot: u32) {
         self.slots[slot as usize] = None;
     }

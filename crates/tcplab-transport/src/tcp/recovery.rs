@@ -153,6 +153,9 @@ macro_rules! dispatch {
 }
 
 impl LossRecovery for Recovery {
+    /// Inline: called for every segment an ACK delivers, and only RACK's is not empty
+    /// (the others' arms vanish; out of line it was a call per segment).
+    #[inline]
     fn on_delivered(&mut self, now: Time, idx: u64, rec: &SentRecord, min_rtt: Option<Dur>) {
         dispatch!(self, r => r.on_delivered(now, idx, rec, min_rtt))
     }

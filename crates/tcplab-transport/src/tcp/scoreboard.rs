@@ -158,21 +158,27 @@ impl Scoreboard {
         rate: &mut RateSampler,
         mut on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
-        let Some((ps, pe)) = self.grown_first(blocks, n) else {
+        let Some((ps, _)) = self.grown_first(blocks, n) else {
             return self.update_each(recs, far, blocks, n, mss, now, rate, on_sacked);
         };
         // What `update_each` does with such an ACK: the other blocks lie inside the old
         // ones (skipped; `high_sacked` only grows, and took their ends with them) and the
-        // first has one new part, its growth.
+        // first has one new part, its growth, which ends where the block does.
         let b = blocks[0];
         self.high_sacked = self.high_sacked.max(b.end);
+        let mss = mss as u64;
+        // `part_segments` for the part (ps, b.end) with one division fewer: the part
+        // starts above the block's start (ps is the old first block's end), so the first
+        // whole segment is ps's own if that starts inside the block, else the next.
+        let q = ps / mss;
+        let first = if q * mss >= b.start { q } else { q + 1 };
         let newly = self.walk(
             recs,
             far,
-            mss as u64,
+            mss,
             now,
             rate,
-            (ps, pe),
+            (first, b.end.div_ceil(mss)),
             &b,
             &mut on_sacked,
         );
@@ -233,7 +239,10 @@ impl Scoreboard {
             }
             let (pieces, np) = self.new_parts(b);
             for &part in &pieces[..np] {
-                newly += self.walk(recs, far, mss, now, rate, part, b, &mut on_sacked);
+                let Some(range) = part_segments(part, b, mss) else {
+                    continue;
+                };
+                newly += self.walk(recs, far, mss, now, rate, range, b, &mut on_sacked);
             }
         }
         self.n_done = n;
@@ -242,8 +251,8 @@ impl Scoreboard {
         newly
     }
 
-    /// Marks the whole segments of part `(ps, pe)` of block `b` not SACKed before;
-    /// returns their bytes.
+    /// Marks the whole segments of block `b` in `first..stop` (the segments of one of
+    /// its parts, [`part_segments`]) not SACKed before; returns their bytes.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn walk(
@@ -253,32 +262,57 @@ impl Scoreboard {
         mss: u64,
         now: Time,
         rate: &mut RateSampler,
-        (ps, pe): (u64, u64),
+        (first, stop): (u64, u64),
         b: &SackBlock,
         on_sacked: &mut impl FnMut(u64, &SentRecord),
     ) -> u64 {
-        let mut newly = 0;
-        if pe <= ps {
+        let mut idx = first.max(recs.base());
+        if idx >= recs.end() || idx >= stop {
             return 0;
         }
-        // Whole segments only: widen to segment boundaries, clamp to the block.
-        let first = (ps / mss).max(b.start.div_ceil(mss));
-        let mut idx = first.max(recs.base());
-        let stop = pe.div_ceil(mss);
+        // The first segment before the loop: a grown block usually adds one, and the
+        // loop's set-up (the rate sampler's fields held in registers across it, stored
+        // back after) cost more than that segment's own work.
+        let Some(mut newly) = self.walk_one(recs, far, mss, now, rate, idx, b, on_sacked) else {
+            return 0;
+        };
+        idx += 1;
         while idx < recs.end() && idx < stop {
-            let seq = idx * mss;
-            let rec = recs.get_mut(idx).expect("index within records");
-            if seq + rec.len as u64 > b.end {
+            let Some(n) = self.walk_one(recs, far, mss, now, rate, idx, b, on_sacked) else {
                 break;
-            }
-            if !rec.sacked() {
-                self.mark_sacked(idx, rec, far, now, rate);
-                on_sacked(idx, rec);
-                newly += rec.len as u64;
-            }
+            };
+            newly += n;
             idx += 1;
         }
         newly
+    }
+
+    /// One segment of [`walk`](Self::walk): `None` if it reaches beyond the block (the
+    /// walk stops), else the bytes it newly SACKs.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_one(
+        &mut self,
+        recs: &mut Records,
+        far: &FarTable,
+        mss: u64,
+        now: Time,
+        rate: &mut RateSampler,
+        idx: u64,
+        b: &SackBlock,
+        on_sacked: &mut impl FnMut(u64, &SentRecord),
+    ) -> Option<u64> {
+        let seq = idx * mss;
+        let rec = recs.get_mut(idx).expect("index within records");
+        if seq + rec.len as u64 > b.end {
+            return None;
+        }
+        if rec.sacked() {
+            return Some(0);
+        }
+        self.mark_sacked(idx, rec, far, now, rate);
+        on_sacked(idx, rec);
+        Some(rec.len as u64)
     }
 
     /// The parts of `b` not inside one of the previous ACK's blocks (at most 4 pieces, in
@@ -333,8 +367,23 @@ impl Scoreboard {
         }
     }
 
-    /// Keeps `top` the DupThresh highest SACKed segments.
+    /// Keeps `top` the DupThresh highest SACKed segments. The usual case inline: with
+    /// DupThresh 3 and the list full, a segment above the highest (SACKs mostly arrive in
+    /// ascending order) shifts the lowest out and goes last (what the general case below
+    /// does then); out of line it cost a call per newly SACKed segment.
+    #[inline(always)]
     fn note_sacked(&mut self, idx: u64) {
+        if let [a, b, c] = &mut self.top[..] {
+            if self.dupthresh == 3 && *c < idx {
+                (*a, *b, *c) = (*b, *c, idx);
+                return;
+            }
+        }
+        self.note_sacked_other(idx);
+    }
+
+    #[inline(never)]
+    fn note_sacked_other(&mut self, idx: u64) {
         let k = self.dupthresh as usize;
         if k == 0 || (self.top.len() == k && idx < self.top[0]) {
             return;
@@ -582,6 +631,17 @@ impl Scoreboard {
 /// Parts of a SACK block: each old block splits at most one part in two (the one holding
 /// its end), so three old blocks leave at most four.
 type Parts = ([(u64, u64); MAX_SACK_BLOCKS + 1], usize);
+
+/// The segments `first..stop` the walk takes for part `(ps, pe)` of block `b`: whole
+/// segments only, widened to segment boundaries and clamped to the block; `None` for an
+/// empty part.
+#[inline(always)]
+fn part_segments((ps, pe): (u64, u64), b: &SackBlock, mss: u64) -> Option<(u64, u64)> {
+    if pe <= ps {
+        return None;
+    }
+    Some(((ps / mss).max(b.start.div_ceil(mss)), pe.div_ceil(mss)))
+}
 
 /// The parts of `b` outside every block of `done`, by splitting `b` at each in turn.
 fn split(b: &SackBlock, done: &[SackBlock]) -> Parts {

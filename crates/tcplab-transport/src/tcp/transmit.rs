@@ -32,14 +32,18 @@ impl SendState {
             }
             return None;
         }
-        let idx = self.snd_nxt / mss;
-        let len = self.seg_len(idx) as u64;
+        // snd_nxt is a segment boundary (segments start at multiples of the MSS, ACKs
+        // end segments, the pass above steps by whole segments), so the segment there is
+        // an MSS or the rest of the data: its index (a division) is found only when the
+        // window lets it go, not on the about half of the polls that find the window full.
+        debug_assert_eq!(self.snd_nxt % mss, 0, "snd_nxt inside a segment");
+        let len = (self.app_end - self.snd_nxt).min(mss);
         // The peer's window and our own send buffer bound what is outstanding.
         let limit = self.rwnd.min(self.snd_buf);
         if self.in_flight() + len > self.w.cwnd || self.snd_nxt - self.snd_una + len > limit {
             return None;
         }
-        Some(idx)
+        Some(self.snd_nxt / mss)
     }
 
     /// Records the (re)transmission of segment `idx` at `now` and builds it. `idle`:
@@ -53,6 +57,7 @@ impl SendState {
     /// The bookkeeping of [`record_send`](Self::record_send); the segment is built from
     /// the result by [`segment`](Self::segment), in the caller's return slot (a segment
     /// returned by value from here would be copied on its way into a packet).
+    #[inline(always)]
     pub fn record_sent(&mut self, now: Time, idx: u64, idle: bool) -> Sent {
         let mss = self.mss as u64;
         let seq = idx * mss;
@@ -142,6 +147,7 @@ impl Sender {
     /// Emits segment `idx` (new or retransmitted): the records, the pacing slot, the
     /// controller and the recovery hear of it. The caller builds the segment
     /// (`s.segment(now, sent)`) where it returns it.
+    #[inline(always)]
     pub(super) fn send(&mut self, now: Time, idx: u64, idle: bool) -> Sent {
         let s = &mut self.s;
         let sent = s.record_sent(now, idx, idle);
