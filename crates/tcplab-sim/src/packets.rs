@@ -16,16 +16,21 @@ pub(crate) struct PacketStore {
 }
 
 impl PacketStore {
-    /// Stores what `next` yields, if anything, in a free slot; returns the slot and the
-    /// stored packet. A poll that yields nothing (the last of every drain) writes no slot.
+    /// Stores what `next` yields, if anything, in `spare` (a slot the caller is done
+    /// with, taken) or a free slot; returns the slot and the stored packet. A poll that
+    /// yields nothing (the last of every drain) writes no slot and leaves `spare`.
     #[inline(always)]
-    pub fn put_next(&mut self, next: impl FnOnce() -> Option<Packet>) -> Option<(u32, &Packet)> {
+    pub fn put_next(
+        &mut self,
+        spare: &mut Option<u32>,
+        next: impl FnOnce() -> Option<Packet>,
+    ) -> Option<(u32, &Packet)> {
         // The poll's `Option` is stored as it came: unwrapping it first (`next()?`) moved
         // the packet into a second stack temporary on its way to the slot (13 more moves
         // of 16 bytes per packet).
         let p = next();
         p.as_ref()?;
-        let s = match self.free.pop() {
+        let s = match spare.take().or_else(|| self.free.pop()) {
             Some(s) => {
                 self.slots[s as usize] = p;
                 s
@@ -59,7 +64,9 @@ mod tests {
     use tcplab_transport::tcp::Segment;
 
     fn put(s: &mut PacketStore, p: Packet) -> u32 {
-        s.put_next(|| Some(p)).expect("a packet was given").0
+        s.put_next(&mut None, || Some(p))
+            .expect("a packet was given")
+            .0
     }
 
     fn seg(seq: u64) -> Packet {
@@ -86,12 +93,31 @@ mod tests {
     }
 
     #[test]
+    fn a_spare_slot_is_used_first_and_kept_when_nothing_comes() {
+        let mut s = PacketStore::default();
+        let a = put(&mut s, seg(1));
+        let b = put(&mut s, seg(2));
+        s.free(b);
+        // The spare (a) goes before the free list's b.
+        let mut spare = Some(a);
+        assert_eq!(s.put_next(&mut spare, || Some(seg(3))).unwrap().0, a);
+        assert_eq!(spare, None);
+        assert_eq!(s.get(a), &seg(3));
+        assert_eq!(put(&mut s, seg(4)), b);
+        // A poll that yields nothing leaves the spare with the caller.
+        let mut spare = Some(a);
+        assert!(s.put_next(&mut spare, || None).is_none());
+        assert_eq!(spare, Some(a));
+        assert_eq!(s.slots.len(), 2);
+    }
+
+    #[test]
     fn nothing_to_store_keeps_the_slot_free() {
         let mut s = PacketStore::default();
-        assert!(s.put_next(|| None).is_none());
-        let a = s.put_next(|| Some(seg(7))).unwrap().0;
+        assert!(s.put_next(&mut None, || None).is_none());
+        let a = s.put_next(&mut None, || Some(seg(7))).unwrap().0;
         assert_eq!(s.get(a), &seg(7));
-        assert!(s.put_next(|| None).is_none());
+        assert!(s.put_next(&mut None, || None).is_none());
         let b = put(&mut s, seg(8));
         assert_ne!(a, b);
         assert_eq!(s.slots.len(), 2);

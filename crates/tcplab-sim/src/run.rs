@@ -525,7 +525,6 @@ impl World<'_, '_> {
         let fl = &mut self.flows[f];
         fl.count[dir].delivered += 1;
         let r = fl.ends[side].handle_packet(now, self.packets.get(p.slot));
-        self.packets.free(p.slot);
         r.map_err(|v| self.violation(v))?;
         if side == SOURCE && matches!(self.sc.sampling, Sampling::PerAck) {
             if let Some(k) = self.budget.admit() {
@@ -533,7 +532,9 @@ impl World<'_, '_> {
                 self.budget.record(k, &mut self.res);
             }
         }
-        self.drain(f, side);
+        // The delivered packet's slot is the drain's first (what freeing it would give),
+        // without a trip through the free list.
+        self.drain_with(f, side, Some(p.slot));
         Ok(())
     }
 
@@ -632,6 +633,12 @@ impl World<'_, '_> {
     /// The flow is held across the loop (the admission uses the other fields apart),
     /// so a round is the endpoint's poll, the store's put and the admission.
     fn drain(&mut self, f: usize, side: usize) {
+        self.drain_with(f, side, None)
+    }
+
+    /// [`World::drain`], storing the first packet in `spare`, a slot done with.
+    #[inline(always)]
+    fn drain_with(&mut self, f: usize, side: usize, mut spare: Option<u32>) {
         let dir = side; // the source sends on route 0, the sink on route 1
         let World {
             flows,
@@ -651,7 +658,7 @@ impl World<'_, '_> {
         // Every packet of this direction enters the same first step.
         let step = steps[first.get() as usize];
         let (end, count) = (&mut fl.ends[side], &mut fl.count[dir]);
-        while let Some((slot, body)) = packets.put_next(|| end.poll_transmit(now)) {
+        while let Some((slot, body)) = packets.put_next(&mut spare, || end.poll_transmit(now)) {
             count.sent += 1;
             let (wire_len, payload) = (body.wire_len(), body.payload_len() != 0);
             let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload);
@@ -669,6 +676,9 @@ impl World<'_, '_> {
                 },
                 admit = handle_packet_inlined
             );
+        }
+        if let Some(s) = spare {
+            packets.free(s);
         }
         // Only the source's own events can make it finish (endpoints share no state), so
         // until it has, the sink's skip the question (a dispatched call on each of them).
