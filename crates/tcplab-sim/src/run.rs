@@ -123,7 +123,11 @@ struct World<'s, 'c> {
     steps: Vec<Step>,
     flows: Vec<Flow>,
     packets: PacketStore,
+    /// Flows that keep the run going: every unlimited one (which never finishes) and
+    /// the finite ones not finished yet. One count, so the loop's end test after every
+    /// event is one comparison.
     unfinished: usize,
+    /// Unlimited flows (all of them active till the end).
     unlimited_active: usize,
     hops: u64,
     res: Results,
@@ -279,8 +283,8 @@ pub fn simulate_tapped<'c>(
             source_done: false,
         });
     }
-    let unfinished = flows.iter().filter(|f| f.finite).count();
-    let unlimited_active = flows.len() - unfinished;
+    let unlimited_active = flows.iter().filter(|f| !f.finite).count();
+    let unfinished = flows.len();
     let mut w = World {
         sc,
         seed,
@@ -458,11 +462,11 @@ impl World<'_, '_> {
                     }
                 }
             }
-            if self.unfinished == 0 && self.unlimited_active == 0 {
+            if self.unfinished == 0 {
                 break;
             }
         }
-        if reason == "completed" && self.unfinished > 0 {
+        if reason == "completed" && self.unfinished > self.unlimited_active {
             reason = "stalled";
         }
         let info = &mut self.res.info;
