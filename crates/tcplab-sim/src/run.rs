@@ -662,9 +662,12 @@ impl World<'_, '_> {
         // Every packet of this direction enters the same first step.
         let step = steps[first.get() as usize];
         let (end, count) = (&mut fl.ends[side], &mut fl.count[dir]);
-        while let Some((slot, body)) = packets.put_next(&mut spare, || end.poll_transmit(now)) {
+        while let Some((slot, (wire_len, payload))) = packets.put_next(
+            &mut spare,
+            || end.poll_transmit(now),
+            |body| (body.wire_len(), body.payload_len() != 0),
+        ) {
             count.sent += 1;
-            let (wire_len, payload) = (body.wire_len(), body.payload_len() != 0);
             let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload);
             admit!(
                 step,
