@@ -236,15 +236,19 @@ pub struct Link<P> {
 /// FIFO, so it carries no jitter and cannot hold back the packets behind it.
 fn arrival(g: &Gate, last: &mut Time, tx_end: Time, jitter: Dur, lost: bool) -> Time {
     let base = tx_end + g.delay + if lost { Dur::ZERO } else { jitter };
-    let arrive = if g.order & REORDER != 0 {
+    if g.order & REORDER != 0 {
+        if !lost {
+            *last = (*last).max(base);
+        }
         base
     } else {
-        base.max(*last)
-    };
-    if !lost {
-        *last = (*last).max(arrive);
+        // Never before `last`, so it becomes `last` as it is (one comparison, not two).
+        let arrive = base.max(*last);
+        if !lost {
+            *last = arrive;
+        }
+        arrive
     }
-    arrive
 }
 
 impl<P: Packet> Link<P> {
