@@ -383,9 +383,11 @@ impl<P: Packet> Link<P> {
             if start > now {
                 break;
             }
-            self.waiting_bytes -= e.len as u64;
+            // Decoded from the entry in hand, not looked up again.
+            let (len, end) = (e.len, self.entry_tx_end(e, i));
+            self.waiting_bytes -= len as u64;
             self.svc_abs += 1;
-            start = self.tx_end_of(i);
+            start = end;
             i += 1;
         }
     }
@@ -527,7 +529,12 @@ impl<P: Packet> Link<P> {
     /// arrival less its transmission end.
     #[inline(always)]
     fn tx_end_of(&self, i: usize) -> Time {
-        let e = &self.pipe[i];
+        self.entry_tx_end(&self.pipe[i], i)
+    }
+
+    /// [`Link::tx_end_of`] for `e`, which is `pipe[i]`.
+    #[inline(always)]
+    fn entry_tx_end(&self, e: &Entry<P>, i: usize) -> Time {
         if e.back != FAR {
             Time(e.arrive.0 - e.back as u64)
         } else {
