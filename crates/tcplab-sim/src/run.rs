@@ -113,8 +113,9 @@ struct World<'s, 'c> {
     seed: u64,
     now: Time,
     q: EventQueue,
-    /// Item numbers: endpoints below `media_base`, media below `rare_base`.
-    media_base: u32,
+    /// Item numbers: media (the medium's index: the loop's common event, decoded with
+    /// one comparison) below `ends_base`, endpoints below `rare_base`.
+    ends_base: u32,
     rare_base: u32,
     rare: Vec<Rare>,
     wiring: Wiring,
@@ -140,13 +141,12 @@ struct World<'s, 'c> {
 /// the pending one. Expanded everywhere (twice per packet hop): out of line, the call and
 /// its register saves were about 15 of its 45 instructions.
 macro_rules! wake_medium {
-    ($m:expr, next = $next:expr, medium_wake = $medium_wake:expr, q = $q:expr,
-     media_base = $media_base:expr) => {{
+    ($m:expr, next = $next:expr, medium_wake = $medium_wake:expr, q = $q:expr) => {{
         let m: usize = $m;
         if let Some(t) = $next {
             if t < $medium_wake[m] {
                 $medium_wake[m] = t;
-                $q.push(t, $media_base + m as u32);
+                $q.push(t, m as u32);
             }
         }
     }};
@@ -174,7 +174,7 @@ macro_rules! admit_call {
 /// the loop's admissions keep the call (inlined there too, B1 cost 1.2 % more).
 macro_rules! admit {
     ($step:expr, $p:expr, now = $now:expr, wiring = $wiring:expr,
-     medium_wake = $medium_wake:expr, q = $q:expr, media_base = $media_base:expr,
+     medium_wake = $medium_wake:expr, q = $q:expr,
      packets = $packets:expr, on_drop = $on_drop:block $(, admit = $admit:ident)?) => {{
         let (step, p): (Step, Pkt) = ($step, $p);
         let m = step.medium as usize;
@@ -192,7 +192,7 @@ macro_rules! admit {
         }
         if !keeps {
             wake_medium!(m, next = $wiring.media[m].poll_timeout(),
-                medium_wake = $medium_wake, q = $q, media_base = $media_base);
+                medium_wake = $medium_wake, q = $q);
         }
     }};
 }
@@ -290,7 +290,7 @@ pub fn simulate_tapped<'c>(
         seed,
         now: Time::ZERO,
         q: EventQueue::with_capacity(1024),
-        media_base: 0,
+        ends_base: 0,
         rare_base: 0,
         rare: Vec::new(),
         medium_wake: vec![NO_WAKE; wiring.media.len()],
@@ -349,8 +349,8 @@ impl World<'_, '_> {
         // duration of centuries reaches it.
         let end =
             (Time::ZERO + self.sc.duration.unwrap_or(self.sc.max_time)).min(Time(u64::MAX - 1));
-        self.media_base = 2 * self.flows.len() as u32;
-        self.rare_base = self.media_base + self.wiring.media.len() as u32;
+        self.ends_base = self.wiring.media.len() as u32;
+        self.rare_base = self.ends_base + 2 * self.flows.len() as u32;
         let mut rare = vec![(Time::ZERO, Rare::Sample)];
         for (i, f) in self.sc.flows.iter().enumerate() {
             rare.push((Time::ZERO + f.start, Rare::Start(i as u32)));
@@ -487,10 +487,10 @@ impl World<'_, '_> {
 
     #[inline(always)]
     fn event(&self, item: u32) -> Ev {
-        if item < self.media_base {
-            Ev::Endpoint(item as usize)
+        if item < self.ends_base {
+            Ev::Medium(item as usize)
         } else if item < self.rare_base {
-            Ev::Medium((item - self.media_base) as usize)
+            Ev::Endpoint((item - self.ends_base) as usize)
         } else {
             Ev::Rare(self.rare[(item - self.rare_base) as usize])
         }
@@ -552,7 +552,6 @@ impl World<'_, '_> {
             wiring = self.wiring,
             medium_wake = self.medium_wake,
             q = self.q,
-            media_base = self.media_base,
             packets = self.packets,
             on_drop = {
                 self.flows[p.flow()].count[p.to_source() as usize].dropped += 1;
@@ -576,8 +575,7 @@ impl World<'_, '_> {
                     m,
                     next = link.poll_timeout(),
                     medium_wake = self.medium_wake,
-                    q = self.q,
-                    media_base = self.media_base
+                    q = self.q
                 );
                 return Ok(());
             };
@@ -628,8 +626,7 @@ impl World<'_, '_> {
             m,
             next = self.wiring.media[m].poll_timeout(),
             medium_wake = self.medium_wake,
-            q = self.q,
-            media_base = self.media_base
+            q = self.q
         );
     }
 
@@ -648,7 +645,7 @@ impl World<'_, '_> {
             flows,
             steps,
             now,
-            media_base,
+            ends_base,
             wiring,
             medium_wake,
             q,
@@ -676,7 +673,6 @@ impl World<'_, '_> {
                 wiring = wiring,
                 medium_wake = medium_wake,
                 q = q,
-                media_base = *media_base,
                 packets = packets,
                 on_drop = {
                     count.dropped += 1;
@@ -696,7 +692,7 @@ impl World<'_, '_> {
             let t = t.max(now);
             if t < fl.wake[side] {
                 fl.wake[side] = t;
-                q.push(t, (2 * f + side) as u32);
+                q.push(t, *ends_base + (2 * f + side) as u32);
             }
         }
     }
