@@ -34,8 +34,9 @@ enum Rare {
     Change { link: u32, idx: u32 },
 }
 
-/// What an event queue item means. Items are numbered: endpoint `2·flow + side` first,
-/// then media, then the entries of `World::rare`.
+/// What an event queue item means. Items are numbered: media first (an item below
+/// `World::ends_base` is the medium's index), then endpoint `2·flow + side`, then the
+/// entries of `World::rare`.
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     Endpoint(usize),
