@@ -58,6 +58,28 @@ impl PacketCount {
     }
 }
 
+/// A [`Flow::first_medium`] that says "read the step".
+const FAR_MEDIUM: u16 = u16::MAX;
+
+/// Medium `m` as a [`Flow::first_medium`]: itself if it fits below [`FAR_MEDIUM`].
+fn narrow_medium(m: u32) -> u16 {
+    u16::try_from(m)
+        .ok()
+        .filter(|&m| m != FAR_MEDIUM)
+        .unwrap_or(FAR_MEDIUM)
+}
+
+/// Whether a flow can finish (one byte for what were two flags, so the flow keeps to
+/// two cache lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FlowEnd {
+    /// Neither a byte count nor a stop time: runs until the scenario ends.
+    Unlimited,
+    /// Finite, not finished yet.
+    Running,
+    Finished,
+}
+
 /// No wake-up pending (see [`Flow::wake`]).
 const NO_WAKE: Time = Time::MAX;
 
@@ -73,11 +95,15 @@ struct Flow {
     wake: [Time; 2],
     /// First step of each direction's route in `World::steps` (source → sink, sink → source).
     route: [NonZeroU32; 2],
+    /// The medium of each route's first step (`World::steps[route[d]].medium`), or
+    /// [`FAR_MEDIUM`] for a medium index that does not fit: every drain admits there,
+    /// and a link direction needs no more of the step. A `u16` so the flow keeps to two
+    /// cache lines.
+    first_medium: [u16; 2],
     count: [PacketCount; 2],
     reliable: bool,
     started: bool,
-    finished: bool,
-    finite: bool,
+    end: FlowEnd,
     /// The source has reported `finished_at` (it never goes back): from then on a sink's
     /// event can finish the flow (an unreliable one, once nothing is in the network),
     /// and before it no sink event can, so sink events skip asking the source.
@@ -89,7 +115,7 @@ impl Flow {
     /// it sent is still in the network. True when this call finished it.
     #[inline]
     fn finishes(&mut self) -> bool {
-        if !self.finite || self.finished {
+        if self.end != FlowEnd::Running {
             return false;
         }
         if !self.source_done {
@@ -99,7 +125,7 @@ impl Flow {
             self.source_done = true;
         }
         if self.reliable || self.count[0].in_network() == 0 {
-            self.finished = true;
+            self.end = FlowEnd::Finished;
             return true;
         }
         false
@@ -173,19 +199,22 @@ macro_rules! admit_call {
 /// names the link's admission (`handle_packet` if not given): `drain` uses the always
 /// inlined copy, which saves a call and its register saves per packet an endpoint sends;
 /// the loop's admissions keep the call (inlined there too, B1 cost 1.2 % more).
+/// `medium` is `step`'s medium; `step` is evaluated only for a medium that is not a link
+/// direction (`drain` keeps its route's first medium in the flow, and reads the step
+/// only then).
 macro_rules! admit {
-    ($step:expr, $p:expr, now = $now:expr, wiring = $wiring:expr,
+    ($step:expr, medium = $medium:expr, $p:expr, now = $now:expr, wiring = $wiring:expr,
      medium_wake = $medium_wake:expr, q = $q:expr,
      packets = $packets:expr, on_drop = $on_drop:block $(, admit = $admit:ident)?) => {{
-        let (step, p): (Step, Pkt) = ($step, $p);
-        let m = step.medium as usize;
+        let p: Pkt = $p;
+        let m = $medium as usize;
         let medium = &mut $wiring.media[m];
         // The pending wake-up is never later than the medium's next one, so when the
         // admission cannot move that, `wake_medium` would do nothing. A link direction
         // (nearly every hop) is matched once, not once per call.
         let (keeps, admit) = match medium.as_link() {
             Some(link) => (link.admission_keeps_timeout(), admit_call!(link $(, $admit)?, $now, p)),
-            None => (false, medium.handle_packet($now, step, p)),
+            None => (false, medium.handle_packet($now, $step, p)),
         };
         if admit != Admit::Queued {
             $on_drop
@@ -276,15 +305,19 @@ pub fn simulate_tapped<'c>(
             ends: [ends.source, ends.sink],
             wake: [NO_WAKE; 2],
             route: [fwd, rev],
+            first_medium: [fwd, rev].map(|r| narrow_medium(steps[r.get() as usize].medium)),
             count: [PacketCount::default(); 2],
             reliable: ends.reliable,
             started: false,
-            finished: false,
-            finite: f.bytes.is_some() || f.stop.is_some(),
+            end: if f.bytes.is_some() || f.stop.is_some() {
+                FlowEnd::Running
+            } else {
+                FlowEnd::Unlimited
+            },
             source_done: false,
         });
     }
-    let unlimited_active = flows.iter().filter(|f| !f.finite).count();
+    let unlimited_active = flows.iter().filter(|f| f.end == FlowEnd::Unlimited).count();
     let unfinished = flows.len();
     let mut w = World {
         sc,
@@ -548,6 +581,7 @@ impl World<'_, '_> {
     fn enqueue(&mut self, step: Step, p: Pkt) {
         admit!(
             step,
+            medium = step.medium,
             p,
             now = self.now,
             wiring = self.wiring,
@@ -658,7 +692,10 @@ impl World<'_, '_> {
         let fl = &mut flows[f];
         let first = fl.route[dir];
         // Every packet of this direction enters the same first step.
-        let step = steps[first.get() as usize];
+        let medium = match fl.first_medium[dir] {
+            FAR_MEDIUM => steps[first.get() as usize].medium,
+            m => m as u32,
+        };
         let (end, count) = (&mut fl.ends[side], &mut fl.count[dir]);
         while let Some((slot, (wire_len, payload))) = packets.put_next(
             &mut spare,
@@ -668,7 +705,8 @@ impl World<'_, '_> {
             count.sent += 1;
             let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload);
             admit!(
-                step,
+                steps[first.get() as usize],
+                medium = medium,
                 pkt,
                 now = now,
                 wiring = wiring,
@@ -736,7 +774,7 @@ impl World<'_, '_> {
 
     fn sample(&mut self) {
         for f in 0..self.flows.len() {
-            if self.flows[f].started && !self.flows[f].finished {
+            if self.flows[f].started && self.flows[f].end != FlowEnd::Finished {
                 self.sample_flow(f);
             }
         }
@@ -871,6 +909,15 @@ fn collect_flows(table: &mut Table, sc: &Scenario, flows: &[Flow], end: Time) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_medium_too_large_for_the_flow_is_read_from_the_step() {
+        assert_eq!(narrow_medium(0), 0);
+        assert_eq!(narrow_medium(65_534), 65_534);
+        assert_eq!(narrow_medium(65_535), FAR_MEDIUM);
+        assert_eq!(narrow_medium(70_000), FAR_MEDIUM);
+        assert_eq!(narrow_medium(u32::MAX), FAR_MEDIUM);
+    }
 
     #[test]
     fn a_flow_takes_two_cache_lines() {
