@@ -119,9 +119,7 @@ mod tests {
     #[test]
     fn the_reader_sees_the_packet_stored() {
         let mut s = PacketStore::default();
-        let (a, seen) = s
-            .put_next(&mut None, || Some(seg(5)), |p| p.clone())
-            .unwrap();
+        let (a, seen) = s.put_next(&mut None, || Some(seg(5)), |p| *p).unwrap();
         assert_eq!(seen, seg(5));
         assert_eq!(s.get(a), &seg(5));
         let mut read = false;
