@@ -236,15 +236,19 @@ pub struct Link<P> {
 /// FIFO, so it carries no jitter and cannot hold back the packets behind it.
 fn arrival(g: &Gate, last: &mut Time, tx_end: Time, jitter: Dur, lost: bool) -> Time {
     let base = tx_end + g.delay + if lost { Dur::ZERO } else { jitter };
-    let arrive = if g.order & REORDER != 0 {
+    if g.order & REORDER != 0 {
+        if !lost {
+            *last = (*last).max(base);
+        }
         base
     } else {
-        base.max(*last)
-    };
-    if !lost {
-        *last = (*last).max(arrive);
+        // Never before `last`, so it becomes `last` as it is (one comparison, not two).
+        let arrive = base.max(*last);
+        if !lost {
+            *last = arrive;
+        }
+        arrive
     }
-    arrive
 }
 
 impl<P: Packet> Link<P> {
@@ -379,9 +383,11 @@ impl<P: Packet> Link<P> {
             if start > now {
                 break;
             }
-            self.waiting_bytes -= e.len as u64;
+            // Decoded from the entry in hand, not looked up again.
+            let (len, end) = (e.len, self.entry_tx_end(e, i));
+            self.waiting_bytes -= len as u64;
             self.svc_abs += 1;
-            start = self.tx_end_of(i);
+            start = end;
             i += 1;
         }
     }
@@ -523,7 +529,12 @@ impl<P: Packet> Link<P> {
     /// arrival less its transmission end.
     #[inline(always)]
     fn tx_end_of(&self, i: usize) -> Time {
-        let e = &self.pipe[i];
+        self.entry_tx_end(&self.pipe[i], i)
+    }
+
+    /// [`Link::tx_end_of`] for `e`, which is `pipe[i]`.
+    #[inline(always)]
+    fn entry_tx_end(&self, e: &Entry<P>, i: usize) -> Time {
         if e.back != FAR {
             Time(e.arrive.0 - e.back as u64)
         } else {

@@ -245,8 +245,10 @@ impl EventQueue {
                 self.ends[b].head = node.next;
                 if node.next == NIL {
                     self.ends[b].tail = NIL;
-                    self.bits[b / 64] &= !(1 << (b % 64));
-                    if self.bits[b / 64] == 0 {
+                    // One look-up of the word for its clear and its test.
+                    let word = &mut self.bits[b / 64];
+                    *word &= !(1 << (b % 64));
+                    if *word == 0 {
                         self.summary[b / 4096] &= !(1 << ((b / 64) % 64));
                     }
                 }

@@ -34,8 +34,9 @@ enum Rare {
     Change { link: u32, idx: u32 },
 }
 
-/// What an event queue item means. Items are numbered: endpoint `2·flow + side` first,
-/// then media, then the entries of `World::rare`.
+/// What an event queue item means. Items are numbered: media first (an item below
+/// `World::ends_base` is the medium's index), then endpoint `2·flow + side`, then the
+/// entries of `World::rare`.
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     Endpoint(usize),
@@ -57,6 +58,28 @@ impl PacketCount {
     }
 }
 
+/// A [`Flow::first_medium`] that says "read the step".
+const FAR_MEDIUM: u16 = u16::MAX;
+
+/// Medium `m` as a [`Flow::first_medium`]: itself if it fits below [`FAR_MEDIUM`].
+fn narrow_medium(m: u32) -> u16 {
+    u16::try_from(m)
+        .ok()
+        .filter(|&m| m != FAR_MEDIUM)
+        .unwrap_or(FAR_MEDIUM)
+}
+
+/// Whether a flow can finish (one byte for what were two flags, so the flow keeps to
+/// two cache lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FlowEnd {
+    /// Neither a byte count nor a stop time: runs until the scenario ends.
+    Unlimited,
+    /// Finite, not finished yet.
+    Running,
+    Finished,
+}
+
 /// No wake-up pending (see [`Flow::wake`]).
 const NO_WAKE: Time = Time::MAX;
 
@@ -72,11 +95,15 @@ struct Flow {
     wake: [Time; 2],
     /// First step of each direction's route in `World::steps` (source → sink, sink → source).
     route: [NonZeroU32; 2],
+    /// The medium of each route's first step (`World::steps[route[d]].medium`), or
+    /// [`FAR_MEDIUM`] for a medium index that does not fit: every drain admits there,
+    /// and a link direction needs no more of the step. A `u16` so the flow keeps to two
+    /// cache lines.
+    first_medium: [u16; 2],
     count: [PacketCount; 2],
     reliable: bool,
     started: bool,
-    finished: bool,
-    finite: bool,
+    end: FlowEnd,
     /// The source has reported `finished_at` (it never goes back): from then on a sink's
     /// event can finish the flow (an unreliable one, once nothing is in the network),
     /// and before it no sink event can, so sink events skip asking the source.
@@ -88,7 +115,7 @@ impl Flow {
     /// it sent is still in the network. True when this call finished it.
     #[inline]
     fn finishes(&mut self) -> bool {
-        if !self.finite || self.finished {
+        if self.end != FlowEnd::Running {
             return false;
         }
         if !self.source_done {
@@ -98,7 +125,7 @@ impl Flow {
             self.source_done = true;
         }
         if self.reliable || self.count[0].in_network() == 0 {
-            self.finished = true;
+            self.end = FlowEnd::Finished;
             return true;
         }
         false
@@ -113,8 +140,9 @@ struct World<'s, 'c> {
     seed: u64,
     now: Time,
     q: EventQueue,
-    /// Item numbers: endpoints below `media_base`, media below `rare_base`.
-    media_base: u32,
+    /// Item numbers: media (the medium's index: the loop's common event, decoded with
+    /// one comparison) below `ends_base`, endpoints below `rare_base`.
+    ends_base: u32,
     rare_base: u32,
     rare: Vec<Rare>,
     wiring: Wiring,
@@ -123,7 +151,11 @@ struct World<'s, 'c> {
     steps: Vec<Step>,
     flows: Vec<Flow>,
     packets: PacketStore,
+    /// Flows that keep the run going: every unlimited one (which never finishes) and
+    /// the finite ones not finished yet. One count, so the loop's end test after every
+    /// event is one comparison.
     unfinished: usize,
+    /// Unlimited flows (all of them active till the end).
     unlimited_active: usize,
     hops: u64,
     res: Results,
@@ -136,13 +168,12 @@ struct World<'s, 'c> {
 /// the pending one. Expanded everywhere (twice per packet hop): out of line, the call and
 /// its register saves were about 15 of its 45 instructions.
 macro_rules! wake_medium {
-    ($m:expr, next = $next:expr, medium_wake = $medium_wake:expr, q = $q:expr,
-     media_base = $media_base:expr) => {{
+    ($m:expr, next = $next:expr, medium_wake = $medium_wake:expr, q = $q:expr) => {{
         let m: usize = $m;
         if let Some(t) = $next {
             if t < $medium_wake[m] {
                 $medium_wake[m] = t;
-                $q.push(t, $media_base + m as u32);
+                $q.push(t, m as u32);
             }
         }
     }};
@@ -168,19 +199,22 @@ macro_rules! admit_call {
 /// names the link's admission (`handle_packet` if not given): `drain` uses the always
 /// inlined copy, which saves a call and its register saves per packet an endpoint sends;
 /// the loop's admissions keep the call (inlined there too, B1 cost 1.2 % more).
+/// `medium` is `step`'s medium; `step` is evaluated only for a medium that is not a link
+/// direction (`drain` keeps its route's first medium in the flow, and reads the step
+/// only then).
 macro_rules! admit {
-    ($step:expr, $p:expr, now = $now:expr, wiring = $wiring:expr,
-     medium_wake = $medium_wake:expr, q = $q:expr, media_base = $media_base:expr,
+    ($step:expr, medium = $medium:expr, $p:expr, now = $now:expr, wiring = $wiring:expr,
+     medium_wake = $medium_wake:expr, q = $q:expr,
      packets = $packets:expr, on_drop = $on_drop:block $(, admit = $admit:ident)?) => {{
-        let (step, p): (Step, Pkt) = ($step, $p);
-        let m = step.medium as usize;
+        let p: Pkt = $p;
+        let m = $medium as usize;
         let medium = &mut $wiring.media[m];
         // The pending wake-up is never later than the medium's next one, so when the
         // admission cannot move that, `wake_medium` would do nothing. A link direction
         // (nearly every hop) is matched once, not once per call.
         let (keeps, admit) = match medium.as_link() {
             Some(link) => (link.admission_keeps_timeout(), admit_call!(link $(, $admit)?, $now, p)),
-            None => (false, medium.handle_packet($now, step, p)),
+            None => (false, medium.handle_packet($now, $step, p)),
         };
         if admit != Admit::Queued {
             $on_drop
@@ -188,7 +222,7 @@ macro_rules! admit {
         }
         if !keeps {
             wake_medium!(m, next = $wiring.media[m].poll_timeout(),
-                medium_wake = $medium_wake, q = $q, media_base = $media_base);
+                medium_wake = $medium_wake, q = $q);
         }
     }};
 }
@@ -271,22 +305,26 @@ pub fn simulate_tapped<'c>(
             ends: [ends.source, ends.sink],
             wake: [NO_WAKE; 2],
             route: [fwd, rev],
+            first_medium: [fwd, rev].map(|r| narrow_medium(steps[r.get() as usize].medium)),
             count: [PacketCount::default(); 2],
             reliable: ends.reliable,
             started: false,
-            finished: false,
-            finite: f.bytes.is_some() || f.stop.is_some(),
+            end: if f.bytes.is_some() || f.stop.is_some() {
+                FlowEnd::Running
+            } else {
+                FlowEnd::Unlimited
+            },
             source_done: false,
         });
     }
-    let unfinished = flows.iter().filter(|f| f.finite).count();
-    let unlimited_active = flows.len() - unfinished;
+    let unlimited_active = flows.iter().filter(|f| f.end == FlowEnd::Unlimited).count();
+    let unfinished = flows.len();
     let mut w = World {
         sc,
         seed,
         now: Time::ZERO,
         q: EventQueue::with_capacity(1024),
-        media_base: 0,
+        ends_base: 0,
         rare_base: 0,
         rare: Vec::new(),
         medium_wake: vec![NO_WAKE; wiring.media.len()],
@@ -345,8 +383,8 @@ impl World<'_, '_> {
         // duration of centuries reaches it.
         let end =
             (Time::ZERO + self.sc.duration.unwrap_or(self.sc.max_time)).min(Time(u64::MAX - 1));
-        self.media_base = 2 * self.flows.len() as u32;
-        self.rare_base = self.media_base + self.wiring.media.len() as u32;
+        self.ends_base = self.wiring.media.len() as u32;
+        self.rare_base = self.ends_base + 2 * self.flows.len() as u32;
         let mut rare = vec![(Time::ZERO, Rare::Sample)];
         for (i, f) in self.sc.flows.iter().enumerate() {
             rare.push((Time::ZERO + f.start, Rare::Start(i as u32)));
@@ -458,11 +496,11 @@ impl World<'_, '_> {
                     }
                 }
             }
-            if self.unfinished == 0 && self.unlimited_active == 0 {
+            if self.unfinished == 0 {
                 break;
             }
         }
-        if reason == "completed" && self.unfinished > 0 {
+        if reason == "completed" && self.unfinished > self.unlimited_active {
             reason = "stalled";
         }
         let info = &mut self.res.info;
@@ -483,10 +521,10 @@ impl World<'_, '_> {
 
     #[inline(always)]
     fn event(&self, item: u32) -> Ev {
-        if item < self.media_base {
-            Ev::Endpoint(item as usize)
+        if item < self.ends_base {
+            Ev::Medium(item as usize)
         } else if item < self.rare_base {
-            Ev::Medium((item - self.media_base) as usize)
+            Ev::Endpoint((item - self.ends_base) as usize)
         } else {
             Ev::Rare(self.rare[(item - self.rare_base) as usize])
         }
@@ -543,12 +581,12 @@ impl World<'_, '_> {
     fn enqueue(&mut self, step: Step, p: Pkt) {
         admit!(
             step,
+            medium = step.medium,
             p,
             now = self.now,
             wiring = self.wiring,
             medium_wake = self.medium_wake,
             q = self.q,
-            media_base = self.media_base,
             packets = self.packets,
             on_drop = {
                 self.flows[p.flow()].count[p.to_source() as usize].dropped += 1;
@@ -572,8 +610,7 @@ impl World<'_, '_> {
                     m,
                     next = link.poll_timeout(),
                     medium_wake = self.medium_wake,
-                    q = self.q,
-                    media_base = self.media_base
+                    q = self.q
                 );
                 return Ok(());
             };
@@ -624,8 +661,7 @@ impl World<'_, '_> {
             m,
             next = self.wiring.media[m].poll_timeout(),
             medium_wake = self.medium_wake,
-            q = self.q,
-            media_base = self.media_base
+            q = self.q
         );
     }
 
@@ -644,7 +680,7 @@ impl World<'_, '_> {
             flows,
             steps,
             now,
-            media_base,
+            ends_base,
             wiring,
             medium_wake,
             q,
@@ -656,20 +692,26 @@ impl World<'_, '_> {
         let fl = &mut flows[f];
         let first = fl.route[dir];
         // Every packet of this direction enters the same first step.
-        let step = steps[first.get() as usize];
+        let medium = match fl.first_medium[dir] {
+            FAR_MEDIUM => steps[first.get() as usize].medium,
+            m => m as u32,
+        };
         let (end, count) = (&mut fl.ends[side], &mut fl.count[dir]);
-        while let Some((slot, body)) = packets.put_next(&mut spare, || end.poll_transmit(now)) {
+        while let Some((slot, (wire_len, payload))) = packets.put_next(
+            &mut spare,
+            || end.poll_transmit(now),
+            |body| (body.wire_len(), body.payload_len() != 0),
+        ) {
             count.sent += 1;
-            let (wire_len, payload) = (body.wire_len(), body.payload_len() != 0);
             let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload);
             admit!(
-                step,
+                steps[first.get() as usize],
+                medium = medium,
                 pkt,
                 now = now,
                 wiring = wiring,
                 medium_wake = medium_wake,
                 q = q,
-                media_base = *media_base,
                 packets = packets,
                 on_drop = {
                     count.dropped += 1;
@@ -689,7 +731,7 @@ impl World<'_, '_> {
             let t = t.max(now);
             if t < fl.wake[side] {
                 fl.wake[side] = t;
-                q.push(t, (2 * f + side) as u32);
+                q.push(t, *ends_base + (2 * f + side) as u32);
             }
         }
     }
@@ -732,7 +774,7 @@ impl World<'_, '_> {
 
     fn sample(&mut self) {
         for f in 0..self.flows.len() {
-            if self.flows[f].started && !self.flows[f].finished {
+            if self.flows[f].started && self.flows[f].end != FlowEnd::Finished {
                 self.sample_flow(f);
             }
         }
@@ -867,6 +909,15 @@ fn collect_flows(table: &mut Table, sc: &Scenario, flows: &[Flow], end: Time) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_medium_too_large_for_the_flow_is_read_from_the_step() {
+        assert_eq!(narrow_medium(0), 0);
+        assert_eq!(narrow_medium(65_534), 65_534);
+        assert_eq!(narrow_medium(65_535), FAR_MEDIUM);
+        assert_eq!(narrow_medium(70_000), FAR_MEDIUM);
+        assert_eq!(narrow_medium(u32::MAX), FAR_MEDIUM);
+    }
 
     #[test]
     fn a_flow_takes_two_cache_lines() {
