@@ -351,7 +351,48 @@ impl Sender {
     /// [`poll_transmit`](Self::poll_transmit) as the [`Packet`] the simulator stores, the
     /// segment built in the packet's place: an `Option<Segment>` wrapped afterwards is
     /// copied (96 bytes, twice) on every poll's way out.
+    ///
+    /// Inlined into the caller up to the question whether the window is full
+    /// ([`window_full`](Self::window_full)), the answer of about half the polls (the one
+    /// after the segments an ACK lets go): the call and its register saves only when a
+    /// segment may go.
+    #[inline]
     pub fn poll_packet(&mut self, now: Time) -> Option<Packet> {
+        if self.window_full() {
+            // All `next_send` does on this path.
+            self.pacer.begin_attempt();
+            // Debug builds (tests, the debug digests) check that the full poll agrees.
+            debug_assert!(matches!(self.next_send(now), NextSend::Nothing));
+            return None;
+        }
+        self.poll_packet_full(now)
+    }
+
+    /// Whether a poll surely sends nothing, for the plain case only: NewReno's recovery
+    /// (no probe, its next segment the next in order), a controller without pacing or
+    /// timers, established and started, no head retransmission due, no go-back-N pass
+    /// (`snd_nxt` at `snd_max`), data left to send and the segment at `snd_nxt` beyond
+    /// the congestion window. `next_send` then returns `Nothing` after changing no more
+    /// than the pacer's refusal flag (`next_in_order` neither walks nor reports the
+    /// application limit); every other case takes the full poll.
+    #[inline(always)]
+    fn window_full(&self) -> bool {
+        let s = &self.s;
+        // The window first: the polls that send stop there.
+        s.snd_nxt < s.app_end
+            && s.snd_nxt - s.snd_una + (s.app_end - s.snd_nxt).min(s.mss as u64) > s.w.cwnd
+            && s.snd_nxt == s.snd_max
+            && matches!(self.recovery, Recovery::Reno(_))
+            && !self.can.has(CcTraits::PACE_OR_TIME)
+            && matches!(self.hs, Handshake::Done)
+            && s.started
+            && !s.retx_head
+            && !s.go_back_n
+    }
+
+    /// [`poll_packet`](Self::poll_packet) past its window question.
+    #[inline(never)]
+    fn poll_packet_full(&mut self, now: Time) -> Option<Packet> {
         match self.next_send(now) {
             NextSend::Nothing => None,
             NextSend::Syn => self.poll_syn(now).map(Packet::Tcp),
