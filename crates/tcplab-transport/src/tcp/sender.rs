@@ -54,6 +54,9 @@ pub struct Sender {
     /// What the controller can do, asked once (the controller never changes): polls,
     /// sends and ACKs skip the questions it cannot answer. One byte of the first line.
     pub(super) can: CcTraits,
+    /// NewReno's recovery and a controller without pacing or send timers (both fixed at
+    /// construction): the polls' [`window_full`](Self::window_full) may answer.
+    plain_polls: bool,
     pub(super) hs: Handshake,
     pub(super) s: SendState,
 }
@@ -63,8 +66,10 @@ impl Sender {
         let recovery = Recovery::new(&cfg);
         let ts = if cfg.timestamps { TS_OPTION_BYTES } else { 0 };
         let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
+        let can = CcTraits::of(&cc);
         Sender {
-            can: CcTraits::of(&cc),
+            plain_polls: matches!(recovery, Recovery::Reno(_)) && !can.has(CcTraits::PACE_OR_TIME),
+            can,
             s: SendState::new(flow, cfg, cc),
             recovery,
             pacer,
@@ -382,8 +387,7 @@ impl Sender {
         s.snd_nxt < s.app_end
             && s.snd_nxt - s.snd_una + (s.app_end - s.snd_nxt).min(s.mss as u64) > s.w.cwnd
             && s.snd_nxt == s.snd_max
-            && matches!(self.recovery, Recovery::Reno(_))
-            && !self.can.has(CcTraits::PACE_OR_TIME)
+            && self.plain_polls
             && matches!(self.hs, Handshake::Done)
             && s.started
             && !s.retx_head
