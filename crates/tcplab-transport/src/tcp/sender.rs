@@ -55,7 +55,8 @@ pub struct Sender {
     /// sends and ACKs skip the questions it cannot answer. One byte of the first line.
     pub(super) can: CcTraits,
     /// NewReno's recovery and a controller without pacing or send timers (both fixed at
-    /// construction): the polls' [`window_full`](Self::window_full) may answer.
+    /// construction): the polls' [`window_full`](Self::window_full) may answer, and the
+    /// retransmission timer is the only deadline.
     plain_polls: bool,
     pub(super) hs: Handshake,
     pub(super) s: SendState,
@@ -490,6 +491,10 @@ impl Sender {
         // Asked after every event of the flow: pairwise minima, not an iterator chain, and
         // the controller's timers only when it has any (out of line: their calls made
         // every poll save registers).
+        if self.plain_polls {
+            // NewReno's recovery has no timer, the controller neither paces nor times.
+            return s.rto_at;
+        }
         let t = earliest(s.rto_at, self.recovery.timeout());
         if !self.can.has(CcTraits::PACE_OR_TIME) {
             return t;
