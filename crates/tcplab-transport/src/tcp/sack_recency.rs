@@ -29,7 +29,8 @@ pub(super) struct SackRecency {
     n_top: u8,
     /// `top` holds the min(MAX_SACK_BLOCKS, held) newest ranges; else rebuild from `log`.
     complete: bool,
-    /// The newest held ranges, newest first: `top[..n_top]`.
+    /// The newest held ranges, newest first: `top[..n_top]`; the rest are
+    /// `SackBlock::default()`, so a report copies the whole array as it stands.
     top: [SackBlock; MAX_SACK_BLOCKS],
     /// Starts of touched ranges, oldest first; entries may be stale (merged or ACKed).
     log: Vec<u64>,
@@ -67,7 +68,8 @@ impl SackRecency {
             // The newest range grew (the usual case): it stays first, the rest stay.
             self.top[0] = merged;
         } else {
-            let mut next = [merged; MAX_SACK_BLOCKS];
+            let mut next = [SackBlock::default(); MAX_SACK_BLOCKS];
+            next[0] = merged;
             let mut k = 1;
             for b in &self.top[..n] {
                 if k < MAX_SACK_BLOCKS && !inside(b) {
@@ -95,13 +97,18 @@ impl SackRecency {
     }
 
     /// The cumulative ACK reached `rcv_nxt`: ranges at or below it are gone.
+    #[inline]
     pub(super) fn absorbed(&mut self, rcv_nxt: u64, held: usize) {
         let mut k = 0;
-        for i in 0..self.n_top as usize {
+        let n = self.n_top as usize;
+        for i in 0..n {
             if self.top[i].start > rcv_nxt {
                 self.top[k] = self.top[i];
                 k += 1;
             }
+        }
+        for t in &mut self.top[k..n] {
+            *t = SackBlock::default();
         }
         self.n_top = k as u8;
         self.complete &= k == MAX_SACK_BLOCKS.min(held);
@@ -109,7 +116,8 @@ impl SackRecency {
         self.literal.retain(|&s| s > rcv_nxt);
     }
 
-    /// Writes the SACK blocks (newest first) into `out`; returns how many.
+    /// Writes the SACK blocks (newest first) into `out`, which must be default; returns
+    /// how many (the rest of `out` stays default).
     #[inline]
     pub(super) fn blocks(
         &mut self,
@@ -117,13 +125,18 @@ impl SackRecency {
         rcv_nxt: u64,
         out: &mut [SackBlock; MAX_SACK_BLOCKS],
     ) -> usize {
+        debug_assert!(out.iter().all(|b| *b == SackBlock::default()));
         if !self.complete {
             self.rebuild(ooo, rcv_nxt);
         }
         let n = self.n_top as usize;
-        // Block by block (at most three): a copy of variable length is a memcpy call.
-        for (o, t) in out.iter_mut().zip(&self.top).take(n) {
-            *o = *t;
+        // The whole array (the blocks past `n` are default): a fixed 48-byte copy, no
+        // branch per block. Not without blocks (`out` is default already): the array's
+        // tail lies past the receiver's per-segment lines, and an in-order flow would
+        // read it on every ACK.
+        debug_assert!(self.top[n..].iter().all(|b| *b == SackBlock::default()));
+        if n > 0 {
+            *out = self.top;
         }
         // Compared without collecting: the per-packet path allocates nothing, in debug too.
         #[cfg(debug_assertions)]
@@ -165,6 +178,9 @@ impl SackRecency {
                     n += 1;
                 }
             }
+        }
+        for t in &mut self.top[n..] {
+            *t = SackBlock::default();
         }
         self.n_top = n as u8;
         self.complete = true;
@@ -249,6 +265,44 @@ mod tests {
             blocks(&mut r, &ooo, 120),
             vec![(410, 520), (310, 320), (210, 220)]
         );
+    }
+
+    /// A report copies the whole cache: the blocks past the count must be default, after
+    /// a merge that drops one, a cumulative ACK that passes some, and a rebuild.
+    #[test]
+    fn blocks_past_the_count_are_default() {
+        let (mut r, mut ooo) = (SackRecency::new(), Ranges::default());
+        let mut out = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let unused = |out: &[SackBlock; MAX_SACK_BLOCKS], n: usize| {
+            out[n..].iter().all(|b| *b == SackBlock::default())
+        };
+        for (a, b) in [(10, 20), (30, 40), (50, 60)] {
+            touch(&mut r, &mut ooo, a, b, 0);
+        }
+        // Bridging 20..50 leaves one range where there were three.
+        touch(&mut r, &mut ooo, 20, 50, 0);
+        let n = r.blocks(&ooo, 0, &mut out);
+        assert_eq!((n, out[0]), (1, SackBlock { start: 10, end: 60 }));
+        assert!(unused(&out, n));
+        for (a, b) in [(70, 80), (90, 100)] {
+            touch(&mut r, &mut ooo, a, b, 0);
+        }
+        // The cumulative ACK passes 10..60 and 70..80.
+        ooo.pop_starting_at_or_below(80, |_, _| {});
+        r.absorbed(80, ooo.len());
+        out = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let n = r.blocks(&ooo, 80, &mut out);
+        assert_eq!(
+            (n, out[0]),
+            (
+                1,
+                SackBlock {
+                    start: 90,
+                    end: 100
+                }
+            )
+        );
+        assert!(unused(&out, n));
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub struct Sender {
     /// What the controller can do, asked once (the controller never changes): polls,
     /// sends and ACKs skip the questions it cannot answer. One byte of the first line.
     pub(super) can: CcTraits,
+    /// NewReno's recovery and a controller without pacing or send timers (both fixed at
+    /// construction): the polls' [`window_full`](Self::window_full) may answer, and the
+    /// retransmission timer is the only deadline.
+    plain_polls: bool,
     pub(super) hs: Handshake,
     pub(super) s: SendState,
 }
@@ -63,8 +67,10 @@ impl Sender {
         let recovery = Recovery::new(&cfg);
         let ts = if cfg.timestamps { TS_OPTION_BYTES } else { 0 };
         let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
+        let can = CcTraits::of(&cc);
         Sender {
-            can: CcTraits::of(&cc),
+            plain_polls: matches!(recovery, Recovery::Reno(_)) && !can.has(CcTraits::PACE_OR_TIME),
+            can,
             s: SendState::new(flow, cfg, cc),
             recovery,
             pacer,
@@ -351,7 +357,47 @@ impl Sender {
     /// [`poll_transmit`](Self::poll_transmit) as the [`Packet`] the simulator stores, the
     /// segment built in the packet's place: an `Option<Segment>` wrapped afterwards is
     /// copied (96 bytes, twice) on every poll's way out.
+    ///
+    /// Inlined into the caller up to the question whether the window is full
+    /// ([`window_full`](Self::window_full)), the answer of about half the polls (the one
+    /// after the segments an ACK lets go): the call and its register saves only when a
+    /// segment may go.
+    #[inline]
     pub fn poll_packet(&mut self, now: Time) -> Option<Packet> {
+        if self.window_full() {
+            // All `next_send` does on this path.
+            self.pacer.begin_attempt();
+            // Debug builds (tests, the debug digests) check that the full poll agrees.
+            debug_assert!(matches!(self.next_send(now), NextSend::Nothing));
+            return None;
+        }
+        self.poll_packet_full(now)
+    }
+
+    /// Whether a poll surely sends nothing, for the plain case only: NewReno's recovery
+    /// (no probe, its next segment the next in order), a controller without pacing or
+    /// timers, established and started, no head retransmission due, no go-back-N pass
+    /// (`snd_nxt` at `snd_max`), data left to send and the segment at `snd_nxt` beyond
+    /// the congestion window. `next_send` then returns `Nothing` after changing no more
+    /// than the pacer's refusal flag (`next_in_order` neither walks nor reports the
+    /// application limit); every other case takes the full poll.
+    #[inline(always)]
+    fn window_full(&self) -> bool {
+        let s = &self.s;
+        // The window first: the polls that send stop there.
+        s.snd_nxt < s.app_end
+            && s.snd_nxt - s.snd_una + (s.app_end - s.snd_nxt).min(s.mss as u64) > s.w.cwnd
+            && s.snd_nxt == s.snd_max
+            && self.plain_polls
+            && matches!(self.hs, Handshake::Done)
+            && s.started
+            && !s.retx_head
+            && !s.go_back_n
+    }
+
+    /// [`poll_packet`](Self::poll_packet) past its window question.
+    #[inline(never)]
+    fn poll_packet_full(&mut self, now: Time) -> Option<Packet> {
         match self.next_send(now) {
             NextSend::Nothing => None,
             NextSend::Syn => self.poll_syn(now).map(Packet::Tcp),
@@ -445,6 +491,10 @@ impl Sender {
         // Asked after every event of the flow: pairwise minima, not an iterator chain, and
         // the controller's timers only when it has any (out of line: their calls made
         // every poll save registers).
+        if self.plain_polls {
+            // NewReno's recovery has no timer, the controller neither paces nor times.
+            return s.rto_at;
+        }
         let t = earliest(s.rto_at, self.recovery.timeout());
         if !self.can.has(CcTraits::PACE_OR_TIME) {
             return t;
