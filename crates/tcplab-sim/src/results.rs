@@ -641,12 +641,6 @@ impl Fnv {
     }
 }
 
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv::new()
-    }
-}
-
 /// The labels' hash: their keys are the scenario's own names (flows, links) and the
 /// components' fixed words, where SipHash's resistance to chosen keys buys nothing. It
 /// takes eight bytes per step (FNV-1a took one, a chain of dependent multiplies per byte,

@@ -158,7 +158,7 @@ impl Scoreboard {
         rate: &mut RateSampler,
         mut on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
-        let Some((ps, _)) = self.grown_first(blocks, n) else {
+        let Some(ps) = self.grown_first(blocks, n) else {
             return self.update_each(recs, far, blocks, n, mss, now, rate, on_sacked);
         };
         // What `update_each` does with such an ACK: the other blocks lie inside the old
@@ -190,10 +190,10 @@ impl Scoreboard {
     /// The common duplicate ACK in a recovery: the first block is the previous ACK's
     /// first block grown at its end (the receiver reports the range that grew first) and
     /// the others repeat the previous ACK's, and the first meets no other old block.
-    /// Returns the new part, the one part `update_each` would find; `None` for any other
-    /// ACK.
+    /// Returns where the new part starts (it ends with the block), the one part
+    /// `update_each` would find; `None` for any other ACK.
     #[inline]
-    fn grown_first(&self, blocks: &[SackBlock; MAX_SACK_BLOCKS], n: usize) -> Option<(u64, u64)> {
+    fn grown_first(&self, blocks: &[SackBlock; MAX_SACK_BLOCKS], n: usize) -> Option<u64> {
         let (b, d) = (blocks[0], self.done[0]);
         if n == 0
             || n != self.n_done
@@ -208,7 +208,7 @@ impl Scoreboard {
         if others.iter().any(|o| o.end > b.start && o.start < b.end) {
             return None;
         }
-        Some((d.end, b.end))
+        Some(d.end)
     }
 
     /// [`update_blocks`](Self::update_blocks) for any ACK: each block not inside one of

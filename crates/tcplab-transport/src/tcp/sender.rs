@@ -337,26 +337,19 @@ impl Sender {
 
     // ---- outputs ----
 
-    /// The next segment to send at `now`, if the window, pacing and timers allow one.
+    /// The next segment to send at `now`, if the window, pacing and timers allow one
+    /// (the segment of [`poll_packet`](Self::poll_packet), for a transport that carries
+    /// TCP's segments in its own packets).
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
-        match self.next_send(now) {
-            NextSend::Nothing => None,
-            NextSend::Syn => self.poll_syn(now),
-            NextSend::Segment { idx, idle, rounds } => {
-                // Built in the return slot, after the rounds' call: a segment held in a
-                // local across it would be copied (96 bytes) on every send.
-                let sent = self.send(now, idx, idle);
-                if rounds {
-                    self.after_timed_send(now);
-                }
-                Some(self.s.segment(now, sent))
-            }
+        match self.poll_packet_full(now) {
+            Some(Packet::Tcp(seg)) => Some(seg),
+            _ => None, // the polls build TCP segments only
         }
     }
 
-    /// [`poll_transmit`](Self::poll_transmit) as the [`Packet`] the simulator stores, the
-    /// segment built in the packet's place: an `Option<Segment>` wrapped afterwards is
-    /// copied (96 bytes, twice) on every poll's way out.
+    /// The next packet to send at `now`: the segment built in the packet's place (an
+    /// `Option<Segment>` wrapped afterwards is copied, 96 bytes twice, on every poll's way
+    /// out: +3.8 % B1 instructions).
     ///
     /// Inlined into the caller up to the question whether the window is full
     /// ([`window_full`](Self::window_full)), the answer of about half the polls (the one
