@@ -158,30 +158,28 @@ impl Scoreboard {
         rate: &mut RateSampler,
         mut on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
+        let mut w = Walker {
+            recs,
+            far,
+            mss: mss as u64,
+            now,
+            rate,
+        };
         let Some(ps) = self.grown_first(blocks, n) else {
-            return self.update_each(recs, far, blocks, n, mss, now, rate, on_sacked);
+            return self.update_each(&mut w, blocks, n, on_sacked);
         };
         // What `update_each` does with such an ACK: the other blocks lie inside the old
         // ones (skipped; `high_sacked` only grows, and took their ends with them) and the
         // first has one new part, its growth, which ends where the block does.
         let b = blocks[0];
         self.high_sacked = self.high_sacked.max(b.end);
-        let mss = mss as u64;
+        let mss = w.mss;
         // `part_segments` for the part (ps, b.end) with one division fewer: the part
         // starts above the block's start (ps is the old first block's end), so the first
         // whole segment is ps's own if that starts inside the block, else the next.
         let q = ps / mss;
         let first = if q * mss >= b.start { q } else { q + 1 };
-        let newly = self.walk(
-            recs,
-            far,
-            mss,
-            now,
-            rate,
-            (first, b.end.div_ceil(mss)),
-            &b,
-            &mut on_sacked,
-        );
+        let newly = self.walk(&mut w, (first, b.end.div_ceil(mss)), &b, &mut on_sacked);
         self.done = *blocks;
         self.sacked_bytes += newly;
         newly
@@ -213,21 +211,15 @@ impl Scoreboard {
 
     /// [`update_blocks`](Self::update_blocks) for any ACK: each block not inside one of
     /// the previous ACK's is split against them and its new parts walked.
-    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn update_each(
         &mut self,
-        recs: &mut Records,
-        far: &FarTable,
+        w: &mut Walker,
         blocks: &[SackBlock; MAX_SACK_BLOCKS],
         n: usize,
-        mss: u32,
-        now: Time,
-        rate: &mut RateSampler,
         mut on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
         let mut newly = 0;
-        let mss = mss as u64;
         let n = n.min(MAX_SACK_BLOCKS);
         for b in &blocks[..n] {
             self.high_sacked = self.high_sacked.max(b.end);
@@ -239,10 +231,10 @@ impl Scoreboard {
             }
             let (pieces, np) = self.new_parts(b);
             for &part in &pieces[..np] {
-                let Some(range) = part_segments(part, b, mss) else {
+                let Some(range) = part_segments(part, b, w.mss) else {
                     continue;
                 };
-                newly += self.walk(recs, far, mss, now, rate, range, b, &mut on_sacked);
+                newly += self.walk(w, range, b, &mut on_sacked);
             }
         }
         self.n_done = n;
@@ -253,32 +245,27 @@ impl Scoreboard {
 
     /// Marks the whole segments of block `b` in `first..stop` (the segments of one of
     /// its parts, [`part_segments`]) not SACKed before; returns their bytes.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn walk(
         &mut self,
-        recs: &mut Records,
-        far: &FarTable,
-        mss: u64,
-        now: Time,
-        rate: &mut RateSampler,
+        w: &mut Walker,
         (first, stop): (u64, u64),
         b: &SackBlock,
         on_sacked: &mut impl FnMut(u64, &SentRecord),
     ) -> u64 {
-        let mut idx = first.max(recs.base());
-        if idx >= recs.end() || idx >= stop {
+        let mut idx = first.max(w.recs.base());
+        if idx >= w.recs.end() || idx >= stop {
             return 0;
         }
         // The first segment before the loop: a grown block usually adds one, and the
         // loop's set-up (the rate sampler's fields held in registers across it, stored
         // back after) cost more than that segment's own work.
-        let Some(mut newly) = self.walk_one(recs, far, mss, now, rate, idx, b, on_sacked) else {
+        let Some(mut newly) = self.walk_one(w, idx, b, on_sacked) else {
             return 0;
         };
         idx += 1;
-        while idx < recs.end() && idx < stop {
-            let Some(n) = self.walk_one(recs, far, mss, now, rate, idx, b, on_sacked) else {
+        while idx < w.recs.end() && idx < stop {
+            let Some(n) = self.walk_one(w, idx, b, on_sacked) else {
                 break;
             };
             newly += n;
@@ -289,28 +276,23 @@ impl Scoreboard {
 
     /// One segment of [`walk`](Self::walk): `None` if it reaches beyond the block (the
     /// walk stops), else the bytes it newly SACKs.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn walk_one(
         &mut self,
-        recs: &mut Records,
-        far: &FarTable,
-        mss: u64,
-        now: Time,
-        rate: &mut RateSampler,
+        w: &mut Walker,
         idx: u64,
         b: &SackBlock,
         on_sacked: &mut impl FnMut(u64, &SentRecord),
     ) -> Option<u64> {
-        let seq = idx * mss;
-        let rec = recs.get_mut(idx).expect("index within records");
+        let seq = idx * w.mss;
+        let rec = w.recs.get_mut(idx).expect("index within records");
         if seq + rec.len as u64 > b.end {
             return None;
         }
         if rec.sacked() {
             return Some(0);
         }
-        self.mark_sacked(idx, rec, far, now, rate);
+        self.mark_sacked(idx, rec, w.far, w.now, w.rate);
         on_sacked(idx, rec);
         Some(rec.len as u64)
     }
@@ -668,6 +650,17 @@ fn split(b: &SackBlock, done: &[SackBlock]) -> Parts {
     (pieces, n)
 }
 
+/// What a SACK walk marks and reads: the sender's records and far table, its MSS, the
+/// time and the rate sampler (the sender's fields, borrowed apart so the callbacks can
+/// use the others).
+struct Walker<'a> {
+    recs: &'a mut Records,
+    far: &'a FarTable,
+    mss: u64,
+    now: Time,
+    rate: &'a mut RateSampler,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -819,16 +812,14 @@ mod tests {
                 sb.update_blocks(&mut recs, &far, &blocks, n, 1000, now, &mut rate, |i, _| {
                     seen.push(i)
                 });
-            let want = sb2.update_each(
-                &mut recs2,
-                &far,
-                &blocks,
-                n,
-                1000,
+            let mut w = Walker {
+                recs: &mut recs2,
+                far: &far,
+                mss: 1000,
                 now,
-                &mut rate2,
-                |i, _| seen2.push(i),
-            );
+                rate: &mut rate2,
+            };
+            let want = sb2.update_each(&mut w, &blocks, n, |i, _| seen2.push(i));
             assert_eq!((got, &seen), (want, &seen2), "{blocks:?} after {prev:?}");
             assert_eq!(format!("{sb:?}"), format!("{sb2:?}"));
             assert_eq!(format!("{recs:?}"), format!("{recs2:?}"));
