@@ -75,6 +75,25 @@ builtins! {
     Bbr(super::Bbr) in Box = ["bbr"];
 }
 
+/// A built-in's whole state (tests compare controllers by it).
+#[cfg(test)]
+impl Controller {
+    fn state(&self) -> String {
+        match self {
+            Controller::NewReno(c) => format!("{c:?}"),
+            Controller::FixedBurst(c) => format!("{c:?}"),
+            Controller::Tahoe(c) => format!("{c:?}"),
+            Controller::Vegas(c) => format!("{c:?}"),
+            Controller::Westwood(c) => format!("{c:?}"),
+            Controller::WestwoodPlus(c) => format!("{c:?}"),
+            Controller::Wave(c) => format!("{c:?}"),
+            Controller::Cubic(c) => format!("{c:?}"),
+            Controller::Bbr(c) => format!("{c:?}"),
+            Controller::Custom(c) => c.name().to_string(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Controller({})", self.name())
@@ -164,6 +183,23 @@ impl Controller {
                 | Controller::Wave(_)
                 | Controller::Custom(_)
         )
+    }
+
+    /// Whether `on_ack` reads the delivery-rate sample or the delivered count
+    /// (`AckInfo::rate`, `AckInfo::delivered`): BBR, Wave, Vegas and CUBIC with HyStart
+    /// do (a custom controller may); the others never look, so their sender keeps no
+    /// rate sampler (test `only_rate_readers_see_the_rate`).
+    #[inline]
+    pub fn reads_delivery(&self) -> bool {
+        match self {
+            Controller::NewReno(_)
+            | Controller::FixedBurst(_)
+            | Controller::Tahoe(_)
+            | Controller::Westwood(_)
+            | Controller::WestwoodPlus(_) => false,
+            Controller::Cubic(c) => c.reads_delivery(),
+            _ => true,
+        }
     }
 
     /// Whether `on_ack` ignores an ACK that acknowledges no new data (NewReno returns at
@@ -284,6 +320,78 @@ mod tests {
         assert!(std::mem::size_of::<Controller>() <= 40);
         let c = build("bbr", &CcParams::default()).unwrap();
         assert_eq!(c.name(), "bbr");
+    }
+
+    /// The built-ins that say they do not read the delivery-rate sample or the delivered
+    /// count act the same through ACKs, losses and the recovery's end whether an ACK
+    /// carries them or not (their sender keeps no rate sampler); for the others the
+    /// answer differs. CUBIC reads them only with HyStart.
+    #[test]
+    fn only_rate_readers_see_the_rate() {
+        let hystart = |v: &str| CcParams::default().with_name("hystart", v);
+        let mut cases: Vec<(&str, CcParams)> =
+            BUILTIN.iter().map(|n| (*n, CcParams::default())).collect();
+        for v in ["hystartpp", "classic", "classic-ns3"] {
+            cases.push(("cubic", hystart(v)));
+        }
+        for (name, params) in cases {
+            let start = || {
+                let mut c = build(name, &params).unwrap();
+                let mut w = Window {
+                    cwnd: 14_480,
+                    ssthresh: u64::MAX,
+                    mss: 1448,
+                };
+                c.init(&mut w, Time::ZERO);
+                (c, w)
+            };
+            let ((mut a, mut wa), (mut b, mut wb)) = (start(), start());
+            let mut same = true;
+            for ms in 1..400u64 {
+                let now = Time(ms * 1_000_000);
+                // RTTs that rise (HyStart's exit), rates that vary.
+                let rtt = Some(tcplab_core::Dur::from_micros(10_000 + ms * 50));
+                let bare = AckInfo {
+                    rtt,
+                    srtt: rtt,
+                    min_rtt: Some(tcplab_core::Dur::from_millis(10)),
+                    in_flight: 20_000,
+                    ..AckInfo::bare(now, 1448)
+                };
+                let full = AckInfo {
+                    rate: Some(crate::rate::RateSample {
+                        delivered: 2 * 1448,
+                        interval: tcplab_core::Dur::from_millis(10),
+                        delivery_rate: 1_000_000 + (ms % 7) * 100_000,
+                        rtt,
+                        prior_delivered: ms * 1448,
+                        ..Default::default()
+                    }),
+                    delivered: (ms + 14) * 1448,
+                    ..bare
+                };
+                for (c, w, info) in [(&mut a, &mut wa, &full), (&mut b, &mut wb, &bare)] {
+                    // Wave counts its bursts by what is sent.
+                    c.on_sent(now, 1448, 20_000);
+                    match ms % 100 {
+                        50 => {
+                            c.on_congestion_event(w, CongestionEvent::FastRetransmit, now, 20_000)
+                        }
+                        55 => c.on_recovery_exit(w, now),
+                        _ => c.on_ack(w, info),
+                    }
+                    if c.send_timer().is_some_and(|t| t <= now) {
+                        c.on_send_timer(w, now);
+                    }
+                }
+                same &= wa == wb
+                    && a.metrics(&wa) == b.metrics(&wb)
+                    && a.pacing_rate() == b.pacing_rate()
+                    && a.send_timer() == b.send_timer()
+                    && a.state() == b.state();
+            }
+            assert_eq!(a.reads_delivery(), !same, "{name} {params:?}");
+        }
     }
 
     /// A zero-byte ACK changes neither the window nor what later ACKs do to it, for the

@@ -59,6 +59,12 @@ pub struct Cubic {
 }
 
 impl Cubic {
+    /// Whether HyStart (either kind) runs: only then does CUBIC read the delivery-rate
+    /// sample (its rounds end by delivered bytes).
+    pub fn reads_delivery(&self) -> bool {
+        !matches!(self.hystart, SlowStartExit::Off)
+    }
+
     /// Parameters (defaults from RFC 9438 section 4.1.1 and section 4.7): `c` 0.4,
     /// `beta` 0.7, `fast_convergence` 1, `reno_friendly` 1, `abc_limit` 2 (RFC 3465),
     /// `hystart` `"off"` (default; 0), `"hystartpp"` (1: HyStart++, RFC 9406, with the

@@ -130,6 +130,8 @@ mod tests {
             ..SenderConfig::default()
         };
         let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
+        // NewReno reads no rate samples; these tests follow the delivered count.
+        s.rate = crate::rate::RateSampler::new(true);
         for i in 0..4 {
             s.recs.push(i, {
                 let mut r = SentRecord::new(1000, Time(if i == 1 { 50_000_000 } else { 0 }));

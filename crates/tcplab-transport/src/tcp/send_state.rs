@@ -96,6 +96,7 @@ impl SendState {
         );
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
         let sb = Scoreboard::new(cfg.dupthresh);
+        let rate = RateSampler::new(cc.reads_delivery());
         SendState {
             snd_una: 0,
             snd_nxt: 0,
@@ -125,7 +126,7 @@ impl SendState {
             cc,
             recs: Records::default(),
             rtt,
-            rate: RateSampler::default(),
+            rate,
             undo: Undo::default(),
             _line7: LineStart,
             stats: SenderStats::default(),
@@ -318,6 +319,15 @@ mod tests {
                 1
             ),
             5
+        );
+        // The rate sampler's flags and app-limited mark (read on every ACK) share the
+        // RTT estimator's last line.
+        assert_eq!(
+            line(offset_of!(SendState, rate), 16),
+            line(
+                offset_of!(SendState, rtt) + size_of::<RttEstimator>() - 1,
+                1
+            )
         );
         // The statistics' per-ACK head is one whole line.
         let stats = offset_of!(SendState, stats);
