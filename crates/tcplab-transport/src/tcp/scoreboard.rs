@@ -25,8 +25,9 @@ use crate::tcp::segment::{SackBlock, MAX_SACK_BLOCKS};
 use tcplab_core::Time;
 
 /// RFC 6675 state beyond the per-segment flags. `repr(C)`: what a cumulative ACK
-/// without SACK blocks reads (the released segments' byte counts) comes first, the
-/// lists and the previous ACK's blocks last.
+/// without SACK blocks reads (the released segments' byte counts) and what every send
+/// reads (`marked_to`) come first, in 32 bytes; the lists and the previous ACK's blocks
+/// last.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Scoreboard {
@@ -36,6 +37,9 @@ pub struct Scoreboard {
     rxt_idx: u64,
     /// Bytes of unSACKed segments below `rxt_idx` (SetPipe's second term).
     below_rxt: u64,
+    /// The IsLost passes have marked every unSACKed segment below this index. Read on
+    /// every send (`on_resent`): in the first 32 bytes with the fields every ACK reads.
+    marked_to: u64,
     /// Bytes of outstanding, unSACKed segments marked lost and not resent since.
     pub lost_bytes: u64,
     /// RFC 6675 pipe, maintained during SACK recovery (SetPipe on each ACK, plus each
@@ -47,8 +51,6 @@ pub struct Scoreboard {
     pub high_sacked: u64,
     /// Every unSACKed segment below this index IsLost: the highest boundary seen.
     lost_below: u64,
-    /// The IsLost passes have marked every unSACKed segment below this index.
-    marked_to: u64,
     /// No unSACKed segment in [rxt_idx, lost_scan) is marked lost (NextSeg rule 1).
     lost_scan: u64,
     /// Every segment in [rxt_idx, sacked_run) is SACKed (NextSeg rule 3).
@@ -664,6 +666,20 @@ struct Walker<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What every ACK and send reads comes first, in 32 bytes.
+    #[test]
+    fn the_per_ack_and_per_send_fields_come_first() {
+        use std::mem::offset_of;
+        for off in [
+            offset_of!(Scoreboard, sacked_bytes),
+            offset_of!(Scoreboard, rxt_idx),
+            offset_of!(Scoreboard, below_rxt),
+            offset_of!(Scoreboard, marked_to),
+        ] {
+            assert!(off + 8 <= 32, "{off}");
+        }
+    }
 
     fn records(n: u64) -> Records {
         let mut recs = Records::default();

@@ -329,6 +329,11 @@ mod tests {
                 1
             )
         );
+        // The scoreboard's first 32 bytes (what every ACK and send reads) in one line.
+        assert_eq!(
+            line(offset_of!(SendState, sb), 32),
+            line(offset_of!(SendState, sb), 1)
+        );
         // The statistics' per-ACK head is one whole line.
         let stats = offset_of!(SendState, stats);
         assert_eq!(stats % 64, 0);
