@@ -54,6 +54,9 @@ pub struct Receiver {
     ack_at: Option<Time>,
     /// `ReceiverConfig::dsack && ReceiverConfig::sack`: duplicates are reported.
     dsack_on: bool,
+    /// `ReceiverConfig::quick_ack`, read on every out-of-order segment (in line 1's
+    /// last bytes, not a line of its own).
+    quick_ack: u32,
     // -- line 2 --
     /// Counters; the per-segment ones first.
     stats: ReceiverStats,
@@ -64,8 +67,6 @@ pub struct Receiver {
     dsack: Option<SackBlock>,
     /// RFC 7323 TS.Recent and Last.ACK.sent (with `timestamps`).
     ts: TsRecent,
-    /// `ReceiverConfig::quick_ack`.
-    quick_ack: u32,
 }
 
 impl Receiver {
@@ -398,6 +399,7 @@ mod tests {
         assert_eq!(line(offset_of!(Receiver, sack), 1), 0);
         assert_eq!(line(offset_of!(Receiver, ack_at), 16), 1);
         assert_eq!(line(offset_of!(Receiver, dsack_on), 1), 1);
+        assert_eq!(line(offset_of!(Receiver, quick_ack), 4), 1);
         let stats = offset_of!(Receiver, stats);
         assert_eq!(line(stats + offset_of!(ReceiverStats, delivered), 8), 2);
         let recent = offset_of!(Receiver, recent);
