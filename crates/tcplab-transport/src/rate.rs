@@ -69,12 +69,7 @@ impl RateSampler {
         if self.off {
             // No rate times: offsets of zero in the record (never read; the app-limited
             // flag stays clear, as `app_limited_until` does).
-            return SendTimes {
-                orig_sent_time: now,
-                delivered_time: now,
-                first_sent_time: now,
-                delivered: 0,
-            };
+            return SendTimes::at(now);
         }
         if nothing_in_flight {
             self.first_sent_time = now;

@@ -59,6 +59,20 @@ pub struct SendTimes {
     pub delivered: u64,
 }
 
+impl SendTimes {
+    /// A transmission at `now` without rate state (a sender whose rate sampler is off):
+    /// every time `now`, nothing delivered.
+    #[inline]
+    pub fn at(now: Time) -> SendTimes {
+        SendTimes {
+            orig_sent_time: now,
+            delivered_time: now,
+            first_sent_time: now,
+            delivered: 0,
+        }
+    }
+}
+
 /// Exact values of the records whose offsets do not fit 32 bits. Kept by the sender beside
 /// its [`Records`], in a cold line (inside the ring's header it would shift the sender's
 /// per-ACK lines). Rare: a slot is taken when such a record is stored and freed when it is

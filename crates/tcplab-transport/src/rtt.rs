@@ -4,8 +4,9 @@ use tcplab_core::{Dur, Time};
 
 /// SRTT/RTTVAR estimator and RTO with exponential backoff, per RFC 6298.
 ///
-/// 88 bytes: a sender reads and updates it on every ACK (and the RTO bounds on every
-/// send), and with a thousand flows each of its cache lines is a miss. SRTT and the
+/// 80 bytes: a sender reads and updates it on every ACK (and the RTO bounds on every
+/// send), and with a thousand flows each of its cache lines is a miss (the time of the
+/// last sample, never read, is not kept). SRTT and the
 /// latest sample exist from the first sample on, so a flag beside the backoff count says
 /// so, not two `Option<Dur>` (16 bytes each): the same values, 16 bytes fewer. The
 /// minimum stays an `Option` (read several times per ACK, where a flag test costs more).
@@ -20,8 +21,6 @@ pub struct RttEstimator {
     min_rto: Dur,
     max_rto: Dur,
     granularity: Dur,
-    /// Time of the last sample, to expose when min_rtt was seen.
-    pub last_sample_at: Time,
     /// Number of consecutive backoffs (doublings) applied since the last valid sample.
     backoff: u32,
     /// A sample has been taken: `srtt` and `latest` hold values.
@@ -40,16 +39,14 @@ impl RttEstimator {
             min_rto,
             max_rto,
             granularity,
-            last_sample_at: Time::ZERO,
             backoff: 0,
             sampled: false,
         }
     }
 
-    /// Feeds a valid (Karn-filtered) RTT measurement.
-    pub fn on_sample(&mut self, now: Time, r: Dur) {
+    /// Feeds a valid (Karn-filtered) RTT measurement taken at `_now`.
+    pub fn on_sample(&mut self, _now: Time, r: Dur) {
         self.latest = r;
-        self.last_sample_at = now;
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         if !self.sampled {
             // (2.2) SRTT <- R, RTTVAR <- R/2

@@ -69,10 +69,10 @@ impl SendState {
         let mss = self.mss as u64;
         let mut rtt_sample = None;
         let mut covers_retransmission = false;
-        let (rate, sb) = (&mut self.rate, &mut self.sb);
+        let (rate, sb, rate_on) = (&mut self.rate, &mut self.sb, self.rate_on);
         self.recs
             .release_below(ack.div_ceil(mss), &mut self.far, |idx, rec, far| {
-                if !rec.counted() {
+                if rate_on && !rec.counted() {
                     rate.on_delivered(now, rec, far);
                 }
                 if !rec.sacked() {
@@ -132,6 +132,7 @@ mod tests {
         let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
         // NewReno reads no rate samples; these tests follow the delivered count.
         s.rate = crate::rate::RateSampler::new(true);
+        s.rate_on = true;
         for i in 0..4 {
             s.recs.push(i, {
                 let mut r = SentRecord::new(1000, Time(if i == 1 { 50_000_000 } else { 0 }));

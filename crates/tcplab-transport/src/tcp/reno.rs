@@ -75,7 +75,7 @@ impl LossRecovery for RenoRecovery {
             s.retx_head |= early;
             return;
         }
-        if s.dupacks != s.cfg.dupthresh && !early {
+        if s.dupacks != s.sb.dupthresh() && !early {
             return;
         }
         self.fast_retransmit(s, now);

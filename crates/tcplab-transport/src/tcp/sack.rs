@@ -50,7 +50,7 @@ impl LossRecovery for SackRecovery {
         if s.snd_una >= s.snd_max {
             return;
         }
-        let (dupthresh, mss, flight) = (s.cfg.dupthresh, s.mss, s.flight_size());
+        let (dupthresh, mss, flight) = (s.sb.dupthresh(), s.mss, s.flight_size());
         if !s.in_recovery {
             // RFC 6675 section 5.1: after a timeout no new recovery starts before
             // RecoveryPoint is acknowledged (IsLost marks would then only disturb the

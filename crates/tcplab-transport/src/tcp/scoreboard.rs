@@ -26,8 +26,8 @@ use tcplab_core::Time;
 
 /// RFC 6675 state beyond the per-segment flags. `repr(C)`: what a cumulative ACK
 /// without SACK blocks reads (the released segments' byte counts) and what every send
-/// reads (`marked_to`) come first, in 32 bytes; the lists and the previous ACK's blocks
-/// last.
+/// reads (`marked_to`) come first, then DupThresh, in 36 bytes; the lists and the
+/// previous ACK's blocks last.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Scoreboard {
@@ -40,6 +40,9 @@ pub struct Scoreboard {
     /// The IsLost passes have marked every unSACKed segment below this index. Read on
     /// every send (`on_resent`): in the first 32 bytes with the fields every ACK reads.
     marked_to: u64,
+    /// DupThresh (`cfg.dupthresh`, which never changes): read on every duplicate ACK,
+    /// so it comes next.
+    dupthresh: u32,
     /// Bytes of outstanding, unSACKed segments marked lost and not resent since.
     pub lost_bytes: u64,
     /// RFC 6675 pipe, maintained during SACK recovery (SetPipe on each ACK, plus each
@@ -56,7 +59,6 @@ pub struct Scoreboard {
     /// Every segment in [rxt_idx, sacked_run) is SACKed (NextSeg rule 3).
     sacked_run: u64,
     n_done: usize,
-    dupthresh: u32,
     /// The DupThresh highest SACKed segments, ascending (the lowest is IsLost's boundary).
     top: Vec<u64>,
     /// Segments below `marked_to` resent since the last pass (to be marked again).
@@ -68,6 +70,12 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// DupThresh, as configured.
+    #[inline]
+    pub fn dupthresh(&self) -> u32 {
+        self.dupthresh
+    }
+
     pub fn new(dupthresh: u32) -> Scoreboard {
         Scoreboard {
             sacked_bytes: 0,
@@ -667,7 +675,7 @@ struct Walker<'a> {
 mod tests {
     use super::*;
 
-    /// What every ACK and send reads comes first, in 32 bytes.
+    /// What every ACK and send reads comes first, in 32 bytes, then DupThresh.
     #[test]
     fn the_per_ack_and_per_send_fields_come_first() {
         use std::mem::offset_of;
@@ -679,6 +687,7 @@ mod tests {
         ] {
             assert!(off + 8 <= 32, "{off}");
         }
+        assert_eq!(offset_of!(Scoreboard, dupthresh), 32);
     }
 
     fn records(n: u64) -> Records {

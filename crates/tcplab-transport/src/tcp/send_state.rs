@@ -18,10 +18,12 @@ use tcplab_core::{Dur, Time};
 /// left the cache by its next ACK, so every line an ACK or a transmission touches is a
 /// miss. Line 0 holds the sequence space, the flags and the settings read on every ACK
 /// (copied out of `cfg`, whose 96 bytes would add two lines); line 1 the window and
-/// the timers; then the controller, the send records' ring, the estimators (184 bytes
-/// together, lines 3-5), the undo episode (read only with undo on) and the
-/// statistics' per-ACK head (line 7). The scoreboard (its per-ACK
-/// counts first), the rest of the configuration and PRR follow.
+/// the timers; lines 2-4 the controller, the send records' ring, the RTT estimator
+/// and the scoreboard's per-ACK counts (its lists and blocks follow, read with SACK
+/// blocks); then the rate sampler (read only for controllers that read samples), the
+/// undo episode (read only with undo on) and the statistics' per-ACK head (line 10).
+/// The rest of the configuration and PRR follow. A plain NewReno ACK touches lines
+/// 0-4 and, with an RTT sample or a send, 10.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(super) struct SendState {
@@ -49,12 +51,14 @@ pub(super) struct SendState {
     pub timestamps: bool,
     /// `cfg.undo`.
     pub undo_on: bool,
-    /// The controller always inflates in recovery (`Controller::always_inflates`): the
-    /// per-duplicate-ACK question needs no dispatch. See [`Self::recovery_inflation`].
-    inflates: bool,
-    /// `cfg.recovery_cwnd == Prr`: PRR's state (in the last line) is kept and read only
-    /// then.
-    pub uses_prr: bool,
+    /// Settings fixed at construction, as bits: [`INFLATES`] (the controller always
+    /// inflates in recovery, `Controller::always_inflates`: the per-duplicate-ACK
+    /// question needs no dispatch, see [`Self::recovery_inflation`]) and [`USES_PRR`]
+    /// (`cfg.recovery_cwnd == Prr`: PRR's state is kept and read only then).
+    fixed: u8,
+    /// The controller reads delivery-rate samples (`Controller::reads_delivery`): the
+    /// rate sampler, in a line no plain ACK otherwise touches, is asked only then.
+    pub rate_on: bool,
     // -- line 1 --
     pub w: Window,
     /// The retransmission timer (RFC 6298), see `rto.rs`.
@@ -67,19 +71,27 @@ pub(super) struct SendState {
     pub cc: Controller,
     pub recs: Records,
     pub rtt: RttEstimator,
+    /// Its first 36 bytes (what every ACK and send reads) end line 4.
+    pub sb: Scoreboard,
+    /// Its flags in the line the scoreboard's last blocks end in (read by SACK
+    /// marking); not read on plain ACKs without a controller that reads samples.
     pub rate: RateSampler,
     /// The reduction that may still be undone (`undo.rs`).
     pub undo: Undo,
-    /// Starts the statistics' per-ACK head on a line of its own (line 7).
-    _line7: LineStart,
+    /// Starts the statistics' per-ACK head on a line of its own (line 10).
+    _stats_line: LineStart,
     pub stats: SenderStats,
-    pub sb: Scoreboard,
     pub cfg: SenderConfig,
     /// RFC 6937 state of the current SACK recovery episode (`recovery_cwnd = "prr"`).
     pub prr: Prr,
     /// Exact values of the send records that do not fit their 32-byte form (rarely used).
     pub far: FarTable,
 }
+
+/// [`SendState::fixed`]: the controller always inflates in recovery.
+const INFLATES: u8 = 1;
+/// [`SendState::fixed`]: PRR is configured.
+const USES_PRR: u8 = 2;
 
 /// A zero-sized field that starts the next field on a cache line.
 #[derive(Debug)]
@@ -96,7 +108,8 @@ impl SendState {
         );
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
         let sb = Scoreboard::new(cfg.dupthresh);
-        let rate = RateSampler::new(cc.reads_delivery());
+        let rate_on = cc.reads_delivery();
+        let rate = RateSampler::new(rate_on);
         SendState {
             snd_una: 0,
             snd_nxt: 0,
@@ -113,8 +126,13 @@ impl SendState {
             go_back_n: false,
             timestamps: cfg.timestamps,
             undo_on: cfg.undo,
-            inflates: cc.always_inflates(),
-            uses_prr: cfg.recovery_cwnd == RecoveryCwnd::Prr,
+            fixed: if cc.always_inflates() { INFLATES } else { 0 }
+                | if cfg.recovery_cwnd == RecoveryCwnd::Prr {
+                    USES_PRR
+                } else {
+                    0
+                },
+            rate_on,
             w: Window {
                 cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
                 ssthresh: u64::MAX,
@@ -128,7 +146,7 @@ impl SendState {
             rtt,
             rate,
             undo: Undo::default(),
-            _line7: LineStart,
+            _stats_line: LineStart,
             stats: SenderStats::default(),
             sb,
             cfg,
@@ -141,7 +159,13 @@ impl SendState {
     /// without the dispatch for controllers that always say yes.
     #[inline]
     pub fn recovery_inflation(&self) -> bool {
-        self.inflates || self.cc.recovery_inflation()
+        self.fixed & INFLATES != 0 || self.cc.recovery_inflation()
+    }
+
+    /// PRR is configured (`cfg.recovery_cwnd == Prr`).
+    #[inline]
+    pub fn uses_prr(&self) -> bool {
+        self.fixed & USES_PRR != 0
     }
 
     /// All written data is acknowledged. An unlimited flow's end is `u64::MAX`, which
@@ -235,7 +259,7 @@ impl SendState {
     /// PRR governs cwnd: configured, in recovery, and the controller leaves the recovery
     /// window to the sender (not BBR).
     pub fn prr_active(&self) -> bool {
-        self.uses_prr && self.in_recovery && self.recovery_inflation()
+        self.uses_prr() && self.in_recovery && self.recovery_inflation()
     }
 
     /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt, where DeliveredData is
@@ -290,7 +314,8 @@ impl SendState {
             in_flight,
             in_recovery: self.in_recovery,
             rate,
-            delivered: self.rate.delivered,
+            // (Zero when the sampler is off: no need to read its line.)
+            delivered: if self.rate_on { self.rate.delivered } else { 0 },
         }
     }
 }
@@ -307,37 +332,24 @@ mod tests {
         let line = crate::tcp::cache_line;
         assert_eq!(line(offset_of!(SendState, snd_una), 8), 0);
         assert_eq!(line(offset_of!(SendState, undo_on), 1), 0);
-        assert_eq!(line(offset_of!(SendState, inflates), 1), 0);
-        assert_eq!(line(offset_of!(SendState, uses_prr), 1), 0);
+        assert_eq!(line(offset_of!(SendState, fixed), 1), 0);
+        assert_eq!(line(offset_of!(SendState, rate_on), 1), 0);
         assert_eq!(line(offset_of!(SendState, w), 24), 1);
         assert_eq!(line(offset_of!(SendState, snd_buf), 8), 1);
-        // The RTT estimator and the rate sampler: lines 3-5.
-        assert_eq!(line(offset_of!(SendState, rtt), 1), 3);
+        // The controller, the records' ring, the RTT estimator and the scoreboard's
+        // first 36 bytes (what every ACK and send reads, DupThresh last): lines 2-4.
+        assert_eq!(line(offset_of!(SendState, cc), 1), 2);
+        assert_eq!(line(offset_of!(SendState, sb), 36), 4);
         assert_eq!(
-            line(
-                offset_of!(SendState, rate) + size_of::<RateSampler>() - 1,
-                1
-            ),
-            5
-        );
-        // The rate sampler's flags and app-limited mark (read on every ACK) share the
-        // RTT estimator's last line.
-        assert_eq!(
-            line(offset_of!(SendState, rate), 16),
-            line(
-                offset_of!(SendState, rtt) + size_of::<RttEstimator>() - 1,
-                1
-            )
-        );
-        // The scoreboard's first 32 bytes (what every ACK and send reads) in one line.
-        assert_eq!(
-            line(offset_of!(SendState, sb), 32),
-            line(offset_of!(SendState, sb), 1)
+            offset_of!(SendState, sb),
+            offset_of!(SendState, rtt) + size_of::<RttEstimator>()
         );
         // The statistics' per-ACK head is one whole line.
         let stats = offset_of!(SendState, stats);
         assert_eq!(stats % 64, 0);
+        assert_eq!(line(stats, 1), 10);
         assert_eq!(offset_of!(SenderStats, retransmitted_segments), 64);
+        assert_eq!(size_of::<SendState>(), 960);
     }
     use crate::cc::{NewReno, Tahoe};
     use crate::records::SentRecord;

@@ -225,10 +225,10 @@ impl Sender {
                 // The rate sample is closed either way (its interval ends here).
                 let sack_pipe = self.recovery.pipe(&self.s).is_some();
                 if sack_pipe || !self.can.has(CcTraits::IGNORE_DUP_ACKS) {
-                    let rs = self.s.rate.take_sample(self.s.rtt.min_rtt());
+                    let rs = self.take_sample();
                     let info = self.ack_info_given(sack_pipe, now, 0, None, rs);
                     self.s.cc.on_ack(&mut self.s.w, &info);
-                } else {
+                } else if self.s.rate_on {
                     self.s.rate.close_sample();
                 }
             }
@@ -267,7 +267,7 @@ impl Sender {
         let was_in_recovery = self.s.in_recovery;
         let hold_rto = self.recovery.on_ack(&mut self.s, now, ack, acked);
         self.s.rto_on_ack(now, hold_rto);
-        let rs = self.s.rate.take_sample(self.s.rtt.min_rtt());
+        let rs = self.take_sample();
         let info = AckInfo {
             in_recovery: was_in_recovery,
             ..self.ack_info(now, acked, rtt_sample, rs)
@@ -282,6 +282,16 @@ impl Sender {
             s.stats.acked_all_at = Some(now);
             s.rto_at = None;
         }
+    }
+
+    /// The ACK's delivery-rate sample; none without a sampler (whose line is then not
+    /// read).
+    #[inline]
+    fn take_sample(&mut self) -> Option<crate::rate::RateSample> {
+        if !self.s.rate_on {
+            return None;
+        }
+        self.s.rate.take_sample(self.s.rtt.min_rtt())
     }
 
     /// What the controller is told about an ACK. Its `in_flight` is what cwnd is compared

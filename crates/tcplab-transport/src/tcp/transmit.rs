@@ -27,7 +27,10 @@ impl SendState {
             }
         }
         if self.snd_nxt >= self.app_end {
-            if self.snd_nxt == self.snd_max && self.w.cwnd > self.snd_nxt - self.snd_una {
+            if self.rate_on
+                && self.snd_nxt == self.snd_max
+                && self.w.cwnd > self.snd_nxt - self.snd_una
+            {
                 self.rate.on_app_limited(self.snd_nxt - self.snd_una);
             }
             return None;
@@ -74,7 +77,11 @@ impl SendState {
             rec.tx_count = rec.tx_count.saturating_add(1);
             rec.set_counted(false);
             let orig_sent_time = rec.orig_sent_time(far);
-            let t = self.rate.on_send(now, idle, rec);
+            let t = if self.rate_on {
+                self.rate.on_send(now, idle, rec)
+            } else {
+                SendTimes::at(now)
+            };
             rec.store(
                 far,
                 now,
@@ -88,7 +95,11 @@ impl SendState {
             // push); the same fields as a resend of a blank record would give.
             let mut rec = SentRecord::new(len, now);
             self.sb.on_resent(idx, &mut rec, base);
-            let t = self.rate.on_send(now, idle, &mut rec);
+            let t = if self.rate_on {
+                self.rate.on_send(now, idle, &mut rec)
+            } else {
+                SendTimes::at(now)
+            };
             let rec = SentRecord::first(len, now, t, rec.app_limited(), &mut self.far);
             self.recs.push(idx, rec);
         }
@@ -152,7 +163,7 @@ impl Sender {
         let s = &mut self.s;
         let sent = s.record_sent(now, idx, idle);
         // PRR's count is read only with PRR configured (`prr_active`).
-        if s.in_recovery && s.uses_prr {
+        if s.in_recovery && s.uses_prr() {
             s.prr.on_sent(sent.len as u64);
         }
         // The wire length only matters to a paced sender.
