@@ -15,12 +15,12 @@ use tcplab_core::Time;
 ///
 /// Laid out for the cache (`repr(C)`, line-aligned): with a thousand flows a receiver has
 /// left the cache by its next segment, so every line a segment touches is a miss. An
-/// in-order data segment and the ACK after it touch lines 0 to 2 only: the sequence
-/// state and the settings they read (copied out of [`ReceiverConfig`], whose fields
-/// would otherwise spread over two more lines), then the statistics (per-segment
-/// counters first) and the SACK-recency cache's counts. Its blocks, logs, the D-SACK
-/// block and the timestamp echo (off by default) follow, touched only around
-/// out-of-order data or with timestamps.
+/// in-order data segment and the ACK after it (nothing held out of order) touch lines 0
+/// and 1 only: the sequence state and the settings they read (copied out of
+/// [`ReceiverConfig`], whose fields would otherwise spread over two more lines), then
+/// the ACK policy and the per-segment counters. The out-of-order ranges, the SACK
+/// blocks' recency, the D-SACK block and the timestamp echo (off by default) follow,
+/// touched only around out-of-order data or with timestamps.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Receiver {
@@ -48,20 +48,20 @@ pub struct Receiver {
     /// `ReceiverConfig::sack`.
     sack: bool,
     // -- line 1 --
-    /// Out-of-order ranges above `rcv_nxt`.
-    ooo: Ranges,
     ack_policy: AckPolicy,
     ack_at: Option<Time>,
     /// `ReceiverConfig::dsack && ReceiverConfig::sack`: duplicates are reported.
     dsack_on: bool,
-    /// `ReceiverConfig::quick_ack`, read on every out-of-order segment (in line 1's
-    /// last bytes, not a line of its own).
+    /// `ReceiverConfig::quick_ack`, read on every out-of-order segment.
     quick_ack: u32,
-    // -- line 2 --
-    /// Counters; the per-segment ones first.
+    /// Counters: the per-segment ones (segments, ACKs, delivered) end line 1.
     stats: ReceiverStats,
-    /// Which held ranges the SACK blocks report, most recently changed first (RFC 2018);
-    /// its counts end line 2.
+    // -- line 2 (out-of-order data) --
+    /// Out-of-order ranges above `rcv_nxt` (empty exactly when `ooo_bytes` is 0: a held
+    /// range is never empty).
+    ooo: Ranges,
+    /// Which held ranges the SACK blocks report, most recently changed first (RFC 2018).
+    /// Read only while data is held (it caches no block when none is).
     recent: SackRecency,
     /// A duplicate segment to report in the next ACK's first SACK block (RFC 2883).
     dsack: Option<SackBlock>,
@@ -160,7 +160,9 @@ impl Receiver {
             return Ok(());
         }
         // In order (possibly overlapping old data or held out-of-order data).
-        let had_gap = !self.ooo.is_empty();
+        // (`ooo_bytes`, in line 0: the ranges' vector lies in line 2.)
+        debug_assert_eq!(self.ooo_bytes == 0, self.ooo.is_empty());
+        let had_gap = self.ooo_bytes != 0;
         if start < self.rcv_nxt {
             self.note_duplicate(start, self.rcv_nxt);
         }
@@ -168,10 +170,12 @@ impl Receiver {
             self.insert_ooo(self.rcv_nxt, end);
             self.absorb_ooo();
         } else {
-            // Nothing held: what inserting and absorbing `[rcv_nxt, end)` would do.
+            // Nothing held: what inserting and absorbing `[rcv_nxt, end)` would do. The
+            // recency cache's `absorbed` would find no block to drop (it caches held
+            // ranges only) and its count already matching none held: nothing to do.
+            debug_assert!(self.recent.holds_none());
             self.received_unique += end - self.rcv_nxt;
             self.rcv_nxt = end;
-            self.recent.absorbed(self.rcv_nxt, 0);
         }
         self.stats.delivered = self.rcv_nxt;
         if self.received_unique != self.rcv_nxt + self.ooo_bytes {
@@ -325,7 +329,11 @@ impl Receiver {
         });
         let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
         let mut n = 0;
-        if self.sack {
+        // With nothing held and no duplicate to report there is no block (and the
+        // recency cache, in another line, is not read: a rebuild it may owe finds the
+        // same blocks later, from the same log).
+        debug_assert!(self.ooo_bytes != 0 || self.recent.holds_none());
+        if self.sack && (self.ooo_bytes != 0 || self.dsack_on) {
             // A duplicate is noted only with D-SACK on (`note_duplicate`).
             if self.dsack_on {
                 n = self.take_dsack(&mut sack);
@@ -389,10 +397,10 @@ mod tests {
     use super::*;
     use std::mem::{align_of, offset_of, size_of};
 
-    /// The fields an in-order segment and its ACK touch stay in the first three lines
-    /// (see the layout note on [`Receiver`]).
+    /// The fields an in-order segment and its ACK touch (nothing held) stay in the
+    /// first two lines (see the layout note on [`Receiver`]).
     #[test]
-    fn the_per_segment_fields_share_three_lines() {
+    fn the_per_segment_fields_share_two_lines() {
         assert_eq!(align_of::<Receiver>(), 64);
         let line = crate::tcp::cache_line;
         assert_eq!(line(offset_of!(Receiver, rcv_nxt), 8), 0);
@@ -400,10 +408,14 @@ mod tests {
         assert_eq!(line(offset_of!(Receiver, ack_at), 16), 1);
         assert_eq!(line(offset_of!(Receiver, dsack_on), 1), 1);
         assert_eq!(line(offset_of!(Receiver, quick_ack), 4), 1);
+        assert_eq!(line(offset_of!(Receiver, ack_policy), 16), 1);
         let stats = offset_of!(Receiver, stats);
-        assert_eq!(line(stats + offset_of!(ReceiverStats, delivered), 8), 2);
-        let recent = offset_of!(Receiver, recent);
-        assert_eq!(line(recent + SackRecency::COUNTS_END - 1, 1), 2);
+        assert_eq!(
+            line(stats + offset_of!(ReceiverStats, segments_received), 8),
+            1
+        );
+        assert_eq!(line(stats + offset_of!(ReceiverStats, acks_sent), 8), 1);
+        assert_eq!(line(stats + offset_of!(ReceiverStats, delivered), 8), 1);
         assert!(size_of::<Receiver>() <= 6 * 64);
     }
 }

@@ -21,8 +21,8 @@ use crate::tcp::segment::{SackBlock, MAX_SACK_BLOCKS};
 
 /// The SACK-block order of a receiver's held ranges (see the module docs).
 ///
-/// `repr(C)`, counts first: an in-order segment reads only `n_top` (see the receiver's
-/// layout).
+/// `repr(C)`, counts first. A receiver reads it only while it holds data out of order
+/// (see its layout).
 #[derive(Debug, Default)]
 #[repr(C)]
 pub(super) struct SackRecency {
@@ -42,10 +42,6 @@ pub(super) struct SackRecency {
 }
 
 impl SackRecency {
-    /// Bytes from the start that an in-order segment touches (`n_top`, `complete`).
-    #[cfg(test)]
-    pub(super) const COUNTS_END: usize = std::mem::offset_of!(SackRecency, complete) + 1;
-
     pub(super) fn new() -> SackRecency {
         SackRecency {
             complete: true,
@@ -94,6 +90,12 @@ impl SackRecency {
                 .retain(|&s| s < merged.start || s >= merged.end);
             self.literal.insert(0, merged.start);
         }
+    }
+
+    /// No block cached: what the cache holds when no range is held (it caches held
+    /// ranges only; the receiver then reads it no more).
+    pub(super) fn holds_none(&self) -> bool {
+        self.n_top == 0
     }
 
     /// The cumulative ACK reached `rcv_nxt`: ranges at or below it are gone.
