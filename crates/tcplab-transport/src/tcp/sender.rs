@@ -427,7 +427,8 @@ impl Sender {
         }
         // Delivery-rate draft (section 3.2): a send with nothing in flight starts a new
         // sampling interval; after a timeout that is true although data is outstanding.
-        let idle = self.bytes_in_flight() == 0;
+        // (Read only by the rate sampler.)
+        let idle = self.s.rate_on && self.bytes_in_flight() == 0;
         if self.s.retx_head {
             self.s.retx_head = false;
             let idx = self.s.snd_una / self.s.mss as u64;

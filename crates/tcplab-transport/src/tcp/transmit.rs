@@ -3,7 +3,7 @@
 //! probe, send-timer rounds, pacing, window) is decided in `Sender::poll_transmit`.
 
 use crate::cc::CongestionControl;
-use crate::records::{SendTimes, SentRecord};
+use crate::records::{FarTable, SendTimes, SentRecord};
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::segment::{Segment, Timestamps};
 use crate::tcp::send_state::SendState;
@@ -95,12 +95,26 @@ impl SendState {
             // push); the same fields as a resend of a blank record would give.
             let mut rec = SentRecord::new(len, now);
             self.sb.on_resent(idx, &mut rec, base);
-            let t = if self.rate_on {
-                self.rate.on_send(now, idle, &mut rec)
-            } else {
-                SendTimes::at(now)
-            };
-            let rec = SentRecord::first(len, now, t, rec.app_limited(), &mut self.far);
+            if self.rate_on {
+                let t = self.rate.on_send(now, idle, &mut rec);
+                rec = SentRecord::first(len, now, t, rec.app_limited(), &mut self.far);
+            }
+            // (Without a rate sampler `rec` is what `first` gives for `SendTimes::at(now)`:
+            // every offset zero, nothing delivered, not app-limited.)
+            debug_assert!(
+                self.rate_on
+                    || format!("{rec:?}")
+                        == format!(
+                            "{:?}",
+                            SentRecord::first(
+                                len,
+                                now,
+                                SendTimes::at(now),
+                                false,
+                                &mut FarTable::default()
+                            )
+                        )
+            );
             self.recs.push(idx, rec);
         }
         if seq == self.snd_nxt {
