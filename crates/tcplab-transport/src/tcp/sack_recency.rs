@@ -21,19 +21,23 @@ use crate::tcp::segment::{SackBlock, MAX_SACK_BLOCKS};
 
 /// The SACK-block order of a receiver's held ranges (see the module docs).
 ///
-/// `repr(C)`, counts first. A receiver reads it only while it holds data out of order
-/// (see its layout).
+/// `repr(C)`, counts first, then what an out-of-order segment that extends the newest
+/// range reads (the log's last entry, copied, and the log's length; the newest block).
+/// A receiver reads it only while it holds data out of order (see its layout).
 #[derive(Debug, Default)]
 #[repr(C)]
 pub(super) struct SackRecency {
     n_top: u8,
     /// `top` holds the min(MAX_SACK_BLOCKS, held) newest ranges; else rebuild from `log`.
     complete: bool,
+    /// `log`'s last entry when it has one: most segments extend the range logged last,
+    /// and this copy spares them a read of the log's buffer, a line of its own.
+    log_last: u64,
+    /// Starts of touched ranges, oldest first; entries may be stale (merged or ACKed).
+    log: Vec<u64>,
     /// The newest held ranges, newest first: `top[..n_top]`; the rest are
     /// `SackBlock::default()`, so a report copies the whole array as it stands.
     top: [SackBlock; MAX_SACK_BLOCKS],
-    /// Starts of touched ranges, oldest first; entries may be stale (merged or ACKed).
-    log: Vec<u64>,
     /// Compaction scratch (start, log position), reused.
     scratch: Vec<(u64, u32)>,
     /// Debug builds keep the literal list and check every report against it.
@@ -42,6 +46,11 @@ pub(super) struct SackRecency {
 }
 
 impl SackRecency {
+    /// Bytes from the start to the end of the newest cached block (tests).
+    #[cfg(test)]
+    pub(super) const NEWEST_BLOCK_END: usize =
+        std::mem::offset_of!(SackRecency, top) + std::mem::size_of::<SackBlock>();
+
     pub(super) fn new() -> SackRecency {
         SackRecency {
             complete: true,
@@ -78,8 +87,10 @@ impl SackRecency {
         }
         let n = self.n_top as usize;
         self.complete &= n == MAX_SACK_BLOCKS.min(ooo.len());
-        if self.log.last() != Some(&merged.start) {
+        debug_assert!(self.log.last().is_none_or(|&l| l == self.log_last));
+        if self.log.is_empty() || self.log_last != merged.start {
             self.log.push(merged.start);
+            self.log_last = merged.start;
         }
         if self.log.len() >= 2 * ooo.len() + 32 {
             self.compact(ooo, rcv_nxt);
@@ -203,6 +214,9 @@ impl SackRecency {
         self.scratch.sort_unstable_by_key(|e| e.1);
         self.log.clear();
         self.log.extend(self.scratch.iter().map(|e| e.0));
+        if let Some(&l) = self.log.last() {
+            self.log_last = l;
+        }
     }
 }
 
