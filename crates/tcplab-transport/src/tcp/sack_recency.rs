@@ -19,25 +19,30 @@
 use crate::ranges::Ranges;
 use crate::tcp::segment::{SackBlock, MAX_SACK_BLOCKS};
 
+/// [`SackRecency::log_last`] of an empty log.
+const NO_ENTRY: u64 = u64::MAX;
+
 /// The SACK-block order of a receiver's held ranges (see the module docs).
 ///
 /// `repr(C)`, counts first, then what an out-of-order segment that extends the newest
-/// range reads (the log's last entry, copied, and the log's length; the newest block).
-/// A receiver reads it only while it holds data out of order (see its layout).
+/// range reads (the log's last entry, copied; the newest block) and every report copies
+/// (the blocks). A receiver reads it only while it holds data out of order (see its
+/// layout).
 #[derive(Debug, Default)]
 #[repr(C)]
 pub(super) struct SackRecency {
     n_top: u8,
     /// `top` holds the min(MAX_SACK_BLOCKS, held) newest ranges; else rebuild from `log`.
     complete: bool,
-    /// `log`'s last entry when it has one: most segments extend the range logged last,
-    /// and this copy spares them a read of the log's buffer, a line of its own.
+    /// `log`'s last entry, [`NO_ENTRY`] when it is empty (no held range starts there:
+    /// a range's start lies below its end). Most segments extend the range logged
+    /// last, and this copy spares them the log: its header and its buffer.
     log_last: u64,
-    /// Starts of touched ranges, oldest first; entries may be stale (merged or ACKed).
-    log: Vec<u64>,
     /// The newest held ranges, newest first: `top[..n_top]`; the rest are
     /// `SackBlock::default()`, so a report copies the whole array as it stands.
     top: [SackBlock; MAX_SACK_BLOCKS],
+    /// Starts of touched ranges, oldest first; entries may be stale (merged or ACKed).
+    log: Vec<u64>,
     /// Compaction scratch (start, log position), reused.
     scratch: Vec<(u64, u32)>,
     /// Debug builds keep the literal list and check every report against it.
@@ -46,14 +51,15 @@ pub(super) struct SackRecency {
 }
 
 impl SackRecency {
-    /// Bytes from the start to the end of the newest cached block (tests).
+    /// Bytes from the start to the end of the cached blocks (tests).
     #[cfg(test)]
-    pub(super) const NEWEST_BLOCK_END: usize =
-        std::mem::offset_of!(SackRecency, top) + std::mem::size_of::<SackBlock>();
+    pub(super) const TOP_END: usize = std::mem::offset_of!(SackRecency, top)
+        + std::mem::size_of::<[SackBlock; MAX_SACK_BLOCKS]>();
 
     pub(super) fn new() -> SackRecency {
         SackRecency {
             complete: true,
+            log_last: NO_ENTRY,
             ..SackRecency::default()
         }
     }
@@ -87,13 +93,15 @@ impl SackRecency {
         }
         let n = self.n_top as usize;
         self.complete &= n == MAX_SACK_BLOCKS.min(ooo.len());
-        debug_assert!(self.log.last().is_none_or(|&l| l == self.log_last));
-        if self.log.is_empty() || self.log_last != merged.start {
+        debug_assert_eq!(self.log.last().copied().unwrap_or(NO_ENTRY), self.log_last);
+        if self.log_last != merged.start {
             self.log.push(merged.start);
             self.log_last = merged.start;
-        }
-        if self.log.len() >= 2 * ooo.len() + 32 {
-            self.compact(ooo, rcv_nxt);
+            // The log grows only here: compacting it after a push bounds it as well
+            // (and compaction only drops entries no rebuild uses).
+            if self.log.len() >= 2 * ooo.len() + 32 {
+                self.compact(ooo, rcv_nxt);
+            }
         }
         #[cfg(debug_assertions)]
         {
@@ -214,9 +222,7 @@ impl SackRecency {
         self.scratch.sort_unstable_by_key(|e| e.1);
         self.log.clear();
         self.log.extend(self.scratch.iter().map(|e| e.0));
-        if let Some(&l) = self.log.last() {
-            self.log_last = l;
-        }
+        self.log_last = self.log.last().copied().unwrap_or(NO_ENTRY);
     }
 }
 
