@@ -50,7 +50,7 @@ impl SendState {
             seg.n_sack as usize,
             self.mss,
             now,
-            &mut self.rate,
+            self.rate_on.then_some(&mut self.rate),
             on_delivered,
         )
     }

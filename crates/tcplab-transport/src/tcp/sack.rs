@@ -148,7 +148,15 @@ mod tests {
             .map(|&(start, end)| SackBlock { start, end })
             .collect();
         let mut rate = std::mem::take(&mut s.rate);
-        s.sb.update(&mut s.recs, &s.far, &b, 1000, Time(1), &mut rate, |_, _| {});
+        s.sb.update(
+            &mut s.recs,
+            &s.far,
+            &b,
+            1000,
+            Time(1),
+            Some(&mut rate),
+            |_, _| {},
+        );
         s.rate = rate;
     }
 

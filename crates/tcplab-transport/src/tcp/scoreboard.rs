@@ -26,8 +26,9 @@ use tcplab_core::Time;
 
 /// RFC 6675 state beyond the per-segment flags. `repr(C)`: what a cumulative ACK
 /// without SACK blocks reads (the released segments' byte counts) and what every send
-/// reads (`marked_to`) come first, then DupThresh, in 36 bytes; the lists and the
-/// previous ACK's blocks last.
+/// reads (`marked_to`) come first, then DupThresh and the previous ACK's block count, in
+/// 40 bytes; then what an ACK with SACK blocks reads (the highest SACKed byte, the
+/// previous ACK's blocks, the lost bytes) in 64; the rest, lists last.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Scoreboard {
@@ -43,33 +44,40 @@ pub struct Scoreboard {
     /// DupThresh (`cfg.dupthresh`, which never changes): read on every duplicate ACK,
     /// so it comes next.
     dupthresh: u32,
+    /// Blocks in `done` (at most [`MAX_SACK_BLOCKS`]).
+    n_done: u32,
+    // -- what an ACK with SACK blocks reads, in the next 64 bytes --
+    /// End of the highest byte covered by any SACK block.
+    pub high_sacked: u64,
+    /// Blocks of the previous ACK, already fully marked. SACKed flags only ever get set,
+    /// so only the parts of new blocks outside these need a walk: O(new) per ACK instead
+    /// of O(block length), which dominated runs with long recoveries.
+    done: [SackBlock; MAX_SACK_BLOCKS],
     /// Bytes of outstanding, unSACKed segments marked lost and not resent since.
     pub lost_bytes: u64,
+    // -- the rest --
     /// RFC 6675 pipe, maintained during SACK recovery (SetPipe on each ACK, plus each
     /// segment sent since).
     pub pipe: u64,
     /// End of the highest segment retransmitted in this recovery (HighRxt, exclusive).
     high_rxt: u64,
-    /// End of the highest byte covered by any SACK block.
-    pub high_sacked: u64,
     /// Every unSACKed segment below this index IsLost: the highest boundary seen.
     lost_below: u64,
     /// No unSACKed segment in [rxt_idx, lost_scan) is marked lost (NextSeg rule 1).
     lost_scan: u64,
     /// Every segment in [rxt_idx, sacked_run) is SACKed (NextSeg rule 3).
     sacked_run: u64,
-    n_done: usize,
     /// The DupThresh highest SACKed segments, ascending (the lowest is IsLost's boundary).
     top: Vec<u64>,
     /// Segments below `marked_to` resent since the last pass (to be marked again).
     resent: Vec<u64>,
-    /// Blocks of the previous ACK, already fully marked. SACKed flags only ever get set,
-    /// so only the parts of new blocks outside these need a walk: O(new) per ACK instead
-    /// of O(block length), which dominated runs with long recoveries.
-    done: [SackBlock; MAX_SACK_BLOCKS],
 }
 
 impl Scoreboard {
+    /// Where what an ACK with SACK blocks reads starts: 64 bytes (tests).
+    #[cfg(test)]
+    pub(super) const SACK_PART: usize = std::mem::offset_of!(Scoreboard, high_sacked);
+
     /// DupThresh, as configured.
     #[inline]
     pub fn dupthresh(&self) -> u32 {
@@ -141,7 +149,7 @@ impl Scoreboard {
         blocks: &[SackBlock],
         mss: u32,
         now: Time,
-        rate: &mut RateSampler,
+        rate: Option<&mut RateSampler>,
         on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
         let mut all = [SackBlock::default(); MAX_SACK_BLOCKS];
@@ -165,7 +173,7 @@ impl Scoreboard {
         n: usize,
         mss: u32,
         now: Time,
-        rate: &mut RateSampler,
+        rate: Option<&mut RateSampler>,
         mut on_sacked: impl FnMut(u64, &SentRecord),
     ) -> u64 {
         let mut w = Walker {
@@ -204,7 +212,7 @@ impl Scoreboard {
     fn grown_first(&self, blocks: &[SackBlock; MAX_SACK_BLOCKS], n: usize) -> Option<u64> {
         let (b, d) = (blocks[0], self.done[0]);
         if n == 0
-            || n != self.n_done
+            || n != self.n_done as usize
             || b.start != d.start
             || b.end <= d.end
             || d.end <= d.start
@@ -235,7 +243,7 @@ impl Scoreboard {
             self.high_sacked = self.high_sacked.max(b.end);
             // Most blocks repeat one of the previous ACK's (the receiver reports up to
             // three, and usually only the first has grown): nothing to split or walk.
-            let done = &self.done[..self.n_done];
+            let done = &self.done[..self.n_done as usize];
             if done.iter().any(|d| d.start <= b.start && b.end <= d.end) {
                 continue;
             }
@@ -247,7 +255,7 @@ impl Scoreboard {
                 newly += self.walk(w, range, b, &mut on_sacked);
             }
         }
-        self.n_done = n;
+        self.n_done = n as u32;
         self.done = *blocks;
         self.sacked_bytes += newly;
         newly
@@ -302,7 +310,7 @@ impl Scoreboard {
         if rec.sacked() {
             return Some(0);
         }
-        self.mark_sacked(idx, rec, w.far, w.now, w.rate);
+        self.mark_sacked(idx, rec, w.far, w.now, w.rate.as_deref_mut());
         on_sacked(idx, rec);
         Some(rec.len as u64)
     }
@@ -312,7 +320,7 @@ impl Scoreboard {
     /// sample comes from when several were sent at the same instant).
     fn new_parts(&self, b: &SackBlock) -> Parts {
         let mut pieces = [(0u64, 0u64); MAX_SACK_BLOCKS + 1];
-        let done = &self.done[..self.n_done];
+        let done = &self.done[..self.n_done as usize];
         let overlaps = |d: &SackBlock| d.end > b.start && d.start < b.end;
         let mut hit = done.iter().filter(|d| overlaps(d));
         match (hit.next(), hit.next()) {
@@ -342,7 +350,7 @@ impl Scoreboard {
         rec: &mut SentRecord,
         far: &FarTable,
         now: Time,
-        rate: &mut RateSampler,
+        rate: Option<&mut RateSampler>,
     ) {
         if rec.lost() {
             self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
@@ -355,7 +363,9 @@ impl Scoreboard {
         rec.set_lost(false);
         if !rec.counted() {
             rec.set_counted(true);
-            rate.on_delivered(now, rec, far);
+            if let Some(rate) = rate {
+                rate.on_delivered(now, rec, far);
+            }
         }
     }
 
@@ -668,14 +678,16 @@ struct Walker<'a> {
     far: &'a FarTable,
     mss: u64,
     now: Time,
-    rate: &'a mut RateSampler,
+    /// `None` without a rate sampler (whose line is then not read).
+    rate: Option<&'a mut RateSampler>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// What every ACK and send reads comes first, in 32 bytes, then DupThresh.
+    /// What every ACK and send reads comes first, in 32 bytes, then DupThresh and the
+    /// block count; what an ACK with SACK blocks reads fills the next 64 bytes.
     #[test]
     fn the_per_ack_and_per_send_fields_come_first() {
         use std::mem::offset_of;
@@ -688,6 +700,10 @@ mod tests {
             assert!(off + 8 <= 32, "{off}");
         }
         assert_eq!(offset_of!(Scoreboard, dupthresh), 32);
+        assert_eq!(offset_of!(Scoreboard, n_done), 36);
+        assert_eq!(Scoreboard::SACK_PART, 40);
+        assert_eq!(offset_of!(Scoreboard, done), 48);
+        assert_eq!(offset_of!(Scoreboard, lost_bytes), 96);
     }
 
     fn records(n: u64) -> Records {
@@ -718,7 +734,7 @@ mod tests {
             &blocks(&[(1500, 4000)]),
             1000,
             Time(1),
-            &mut rate,
+            Some(&mut rate),
             |i, _| seen.push(i),
         );
         assert_eq!((n, sb.sacked_bytes, sb.high_sacked), (2000, 2000, 4000));
@@ -728,7 +744,7 @@ mod tests {
             &blocks(&[(1000, 6000)]),
             1000,
             Time(2),
-            &mut rate,
+            Some(&mut rate),
             |i, _| seen.push(i),
         );
         assert_eq!(n, 3000, "segment 1 now whole, 4 and 5 new");
@@ -759,14 +775,14 @@ mod tests {
             }
             // Old blocks come in recency order, not address order.
             if rng.next_u64() % 2 == 0 {
-                sb.done[..sb.n_done].reverse();
+                sb.done[..sb.n_done as usize].reverse();
             }
             let start = rng.next_u64() % 20;
             let b = SackBlock {
                 start,
                 end: start + 1 + rng.next_u64() % 12,
             };
-            let done = &sb.done[..sb.n_done];
+            let done = &sb.done[..sb.n_done as usize];
             let hits = done.iter().filter(|d| d.end > b.start && d.start < b.end);
             shortcut += usize::from(hits.count() <= 1);
             let (got, n) = sb.new_parts(&b);
@@ -833,16 +849,22 @@ mod tests {
             let (mut recs2, mut sb2, mut rate2) = (recs.clone(), sb.clone(), rate.clone());
             let (mut seen, mut seen2) = (vec![], vec![]);
             let now = Time(step);
-            let got =
-                sb.update_blocks(&mut recs, &far, &blocks, n, 1000, now, &mut rate, |i, _| {
-                    seen.push(i)
-                });
+            let got = sb.update_blocks(
+                &mut recs,
+                &far,
+                &blocks,
+                n,
+                1000,
+                now,
+                Some(&mut rate),
+                |i, _| seen.push(i),
+            );
             let mut w = Walker {
                 recs: &mut recs2,
                 far: &far,
                 mss: 1000,
                 now,
-                rate: &mut rate2,
+                rate: Some(&mut rate2),
             };
             let want = sb2.update_each(&mut w, &blocks, n, |i, _| seen2.push(i));
             assert_eq!((got, &seen), (want, &seen2), "{blocks:?} after {prev:?}");
@@ -876,7 +898,7 @@ mod tests {
             &blocks(&[(4000, 7000), (2000, 3000)]),
             1000,
             Time(1),
-            &mut rate,
+            Some(&mut rate),
             |_, _| {},
         );
         assert_eq!(sb.mark_lost_and_pipe(&mut recs, 1000, 8000), 1000, "only 7");
@@ -920,7 +942,7 @@ mod tests {
                             &bl,
                             1000,
                             Time(step),
-                            &mut rate,
+                            Some(&mut rate),
                             |_, _| {},
                         );
                     }

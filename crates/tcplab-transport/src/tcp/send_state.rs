@@ -337,9 +337,15 @@ mod tests {
         assert_eq!(line(offset_of!(SendState, w), 24), 1);
         assert_eq!(line(offset_of!(SendState, snd_buf), 8), 1);
         // The controller, the records' ring, the RTT estimator and the scoreboard's
-        // first 36 bytes (what every ACK and send reads, DupThresh last): lines 2-4.
+        // first 40 bytes (what every ACK and send reads, DupThresh and the previous
+        // ACK's block count last): lines 2-4.
         assert_eq!(line(offset_of!(SendState, cc), 1), 2);
-        assert_eq!(line(offset_of!(SendState, sb), 36), 4);
+        assert_eq!(line(offset_of!(SendState, sb), 40), 4);
+        // What an ACK with SACK blocks reads in the scoreboard: line 5, whole.
+        assert_eq!(
+            line(offset_of!(SendState, sb) + Scoreboard::SACK_PART, 64),
+            5
+        );
         assert_eq!(
             offset_of!(SendState, sb),
             offset_of!(SendState, rtt) + size_of::<RttEstimator>()
