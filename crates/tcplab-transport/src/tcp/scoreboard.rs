@@ -78,6 +78,13 @@ impl Scoreboard {
     #[cfg(test)]
     pub(super) const SACK_PART: usize = std::mem::offset_of!(Scoreboard, high_sacked);
 
+    /// The IsLost passes have marked every unSACKed segment below this index (never
+    /// beyond the records' end).
+    #[inline]
+    pub fn marked_to(&self) -> u64 {
+        self.marked_to
+    }
+
     /// DupThresh, as configured.
     #[inline]
     pub fn dupthresh(&self) -> u32 {

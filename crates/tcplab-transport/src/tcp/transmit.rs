@@ -94,7 +94,9 @@ impl SendState {
             // A new segment's record is built whole and appended (no lookup after the
             // push); the same fields as a resend of a blank record would give.
             let mut rec = SentRecord::new(len, now);
-            self.sb.on_resent(idx, &mut rec, base);
+            // (`Scoreboard::on_resent` has nothing to do for it: a new record is not
+            // lost, and the IsLost passes never mark beyond the last record.)
+            debug_assert!(idx >= self.sb.marked_to());
             if self.rate_on {
                 let t = self.rate.on_send(now, idle, &mut rec);
                 rec = SentRecord::first(len, now, t, rec.app_limited(), &mut self.far);
