@@ -24,11 +24,11 @@ pub struct RateSample {
 
 /// Connection-level delivery state (the draft's `C.*` variables).
 ///
-/// `repr(C)`: the flags and the app-limited mark, which every ACK reads, come first
-/// (the sender places them in the line its RTT estimator ends in). `off` for a
-/// controller that never reads the samples (`Controller::reads_delivery`): the sampler
-/// then keeps nothing (no per-segment accounting, no sample per ACK, no rate times in
-/// the send records).
+/// `repr(C)`: the flags and the app-limited mark, which every ACK reads when the
+/// sampler is on, come first. `off` for a controller that never reads the samples
+/// (`Controller::reads_delivery`): the sampler then keeps nothing (no per-segment
+/// accounting, no sample per ACK, no rate times in the send records), and the sender,
+/// which keeps the same answer in its first line, does not even ask it.
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct RateSampler {

@@ -19,8 +19,8 @@ use tcplab_core::{Dur, Time};
 /// miss. Line 0 holds the sequence space, the flags and the settings read on every ACK
 /// (copied out of `cfg`, whose 96 bytes would add two lines); line 1 the window and
 /// the timers; lines 2-4 the controller, the send records' ring, the RTT estimator
-/// and the scoreboard's per-ACK counts (its lists and blocks follow, read with SACK
-/// blocks); then the rate sampler (read only for controllers that read samples), the
+/// and the scoreboard's per-ACK counts (what ACKs with SACK blocks read follows in line
+/// 5, its lists after); then the rate sampler (read only for controllers that read samples), the
 /// undo episode (read only with undo on) and the statistics' per-ACK head (line 10).
 /// The rest of the configuration and PRR follow. A plain NewReno ACK touches lines
 /// 0-4 and, with an RTT sample or a send, 10.
@@ -71,10 +71,10 @@ pub(super) struct SendState {
     pub cc: Controller,
     pub recs: Records,
     pub rtt: RttEstimator,
-    /// Its first 36 bytes (what every ACK and send reads) end line 4.
+    /// Its first 40 bytes (what every ACK and send reads) end line 4; what an ACK with
+    /// SACK blocks reads fills line 5.
     pub sb: Scoreboard,
-    /// Its flags in the line the scoreboard's last blocks end in (read by SACK
-    /// marking); not read on plain ACKs without a controller that reads samples.
+    /// Read only for a controller that reads samples (`rate_on`).
     pub rate: RateSampler,
     /// The reduction that may still be undone (`undo.rs`).
     pub undo: Undo,
