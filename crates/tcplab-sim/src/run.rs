@@ -19,7 +19,7 @@ use crate::results::{Results, RunInfo, Table, Trace};
 use crate::scenario::{Sampling, Scenario};
 use std::num::NonZeroU32;
 use tcplab_core::{Metrics, Rng, Time, Value};
-use tcplab_link::{Admit, Delivery};
+use tcplab_link::{Admit, Delivery, FifoSpares};
 use tcplab_transport::{AnyEndpoint, Endpoint, FlowContext, Violation};
 
 const SOURCE: usize = 0;
@@ -151,6 +151,8 @@ struct World<'s, 'c> {
     steps: Vec<Step>,
     flows: Vec<Flow>,
     packets: PacketStore,
+    /// Buffers of emptied link FIFOs, for the next link direction that starts one.
+    spares: FifoSpares<Pkt>,
     /// Flows that keep the run going: every unlimited one (which never finishes) and
     /// the finite ones not finished yet. One count, so the loop's end test after every
     /// event is one comparison.
@@ -179,13 +181,13 @@ macro_rules! wake_medium {
     }};
 }
 
-/// A link's admission: `handle_packet`, or the method named.
+/// A link's admission: `handle_packet_spared`, or the method named.
 macro_rules! admit_call {
-    ($link:ident, $now:expr, $p:expr) => {
-        $link.handle_packet($now, $p)
+    ($link:ident, $now:expr, $p:expr, $spares:expr) => {
+        $link.handle_packet_spared($now, $p, $spares)
     };
-    ($link:ident, $admit:ident, $now:expr, $p:expr) => {
-        $link.$admit($now, $p)
+    ($link:ident, $admit:ident, $now:expr, $p:expr, $spares:expr) => {
+        $link.$admit($now, $p, $spares)
     };
 }
 
@@ -204,7 +206,7 @@ macro_rules! admit_call {
 /// only then).
 macro_rules! admit {
     ($step:expr, medium = $medium:expr, $p:expr, now = $now:expr, wiring = $wiring:expr,
-     medium_wake = $medium_wake:expr, q = $q:expr,
+     medium_wake = $medium_wake:expr, q = $q:expr, spares = $spares:expr,
      packets = $packets:expr, on_drop = $on_drop:block $(, admit = $admit:ident)?) => {{
         let p: Pkt = $p;
         let m = $medium as usize;
@@ -213,7 +215,10 @@ macro_rules! admit {
         // admission cannot move that, `wake_medium` would do nothing. A link direction
         // (nearly every hop) is matched once, not once per call.
         let (keeps, admit) = match medium.as_link() {
-            Some(link) => (link.admission_keeps_timeout(), admit_call!(link $(, $admit)?, $now, p)),
+            Some(link) => (
+                link.admission_keeps_timeout(),
+                admit_call!(link $(, $admit)?, $now, p, &mut $spares),
+            ),
             None => (false, medium.handle_packet($now, $step, p)),
         };
         if admit != Admit::Queued {
@@ -332,6 +337,7 @@ pub fn simulate_tapped<'c>(
         steps,
         flows,
         packets: PacketStore::default(),
+        spares: FifoSpares::default(),
         unfinished,
         unlimited_active,
         hops: 0,
@@ -587,6 +593,7 @@ impl World<'_, '_> {
             wiring = self.wiring,
             medium_wake = self.medium_wake,
             q = self.q,
+            spares = self.spares,
             packets = self.packets,
             on_drop = {
                 self.flows[p.flow()].count[p.to_source() as usize].dropped += 1;
@@ -606,12 +613,13 @@ impl World<'_, '_> {
             };
             let Some(pkt) = link.poll_transmit(t) else {
                 // After every delivery was forwarded.
-                wake_medium!(
-                    m,
-                    next = link.poll_timeout(),
-                    medium_wake = self.medium_wake,
-                    q = self.q
-                );
+                let next = link.poll_timeout();
+                if next.is_none() {
+                    // Empty (or holding only holes): the next direction to start a FIFO
+                    // takes its buffer, still in cache.
+                    link.spare_fifo(&mut self.spares);
+                }
+                wake_medium!(m, next = next, medium_wake = self.medium_wake, q = self.q);
                 return Ok(());
             };
             self.hops += 1;
@@ -685,6 +693,7 @@ impl World<'_, '_> {
             medium_wake,
             q,
             packets,
+            spares,
             unfinished,
             ..
         } = self;
@@ -712,11 +721,12 @@ impl World<'_, '_> {
                 wiring = wiring,
                 medium_wake = medium_wake,
                 q = q,
+                spares = *spares,
                 packets = packets,
                 on_drop = {
                     count.dropped += 1;
                 },
-                admit = handle_packet_inlined
+                admit = handle_packet_spared_inlined
             );
         }
         if let Some(s) = spare {
