@@ -90,7 +90,7 @@ pub(crate) struct Ring<T> {
     /// Capacity is `buf.len()`: zero or a power of two.
     buf: Box<[T]>,
     /// Physical index of the front (0 when empty); while the ring has given its buffer
-    /// to the spares, the class of that buffer's capacity (see `pop_front_spared`).
+    /// to the spares, the class of that buffer's capacity (see `give_if_empty`).
     head: u32,
     len: u32,
 }
@@ -231,8 +231,8 @@ impl<T: Default> Ring<T> {
     }
 
     /// An empty ring with a buffer gives it to `spares` (see the module docs) and keeps
-    /// the buffer's capacity class in `head` (a capacity of 2 or more is class 1 or more,
-    /// so a `head` of 0 still means "never had a buffer").
+    /// the buffer's capacity class in `head` (a buffer has 8 or more entries, class 3 or
+    /// more, so a `head` of 0 still means "never had a buffer").
     #[inline(always)]
     pub fn give_if_empty(&mut self, spares: &mut Spares<T>) {
         if self.len != 0 || self.buf.is_empty() {
