@@ -26,7 +26,7 @@ pub mod wlan;
 pub use capacity::{Capacity, TraceCursor};
 pub use counters::LinkCounters;
 pub use jitter::Jitter;
-pub use link::{Admit, Link};
+pub use link::{Admit, FifoSpares, Link};
 pub use loss::{LossModel, LossProcess};
 pub use medium::{Delivery, Medium, Port};
 pub use opportunities::{realised_opportunities, to_mahimahi, MAX_OPPORTUNITIES};

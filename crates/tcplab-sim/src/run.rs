@@ -19,7 +19,7 @@ use crate::results::{Results, RunInfo, Table, Trace};
 use crate::scenario::{Sampling, Scenario};
 use std::num::NonZeroU32;
 use tcplab_core::{Metrics, Rng, Time, Value};
-use tcplab_link::{Admit, Delivery};
+use tcplab_link::{Admit, Delivery, FifoSpares};
 use tcplab_transport::{AnyEndpoint, Endpoint, FlowContext, Violation};
 
 const SOURCE: usize = 0;
@@ -151,6 +151,8 @@ struct World<'s, 'c> {
     steps: Vec<Step>,
     flows: Vec<Flow>,
     packets: PacketStore,
+    /// Buffers of emptied link FIFOs, for the next link direction that starts one.
+    spares: FifoSpares<Pkt>,
     /// Flows that keep the run going: every unlimited one (which never finishes) and
     /// the finite ones not finished yet. One count, so the loop's end test after every
     /// event is one comparison.
@@ -179,13 +181,13 @@ macro_rules! wake_medium {
     }};
 }
 
-/// A link's admission: `handle_packet`, or the method named.
+/// A link's admission: `handle_packet_spared`, or the method named.
 macro_rules! admit_call {
-    ($link:ident, $now:expr, $p:expr) => {
-        $link.handle_packet($now, $p)
+    ($link:ident, $now:expr, $p:expr, $spares:expr) => {
+        $link.handle_packet_spared($now, $p, $spares)
     };
-    ($link:ident, $admit:ident, $now:expr, $p:expr) => {
-        $link.$admit($now, $p)
+    ($link:ident, $admit:ident, $now:expr, $p:expr, $spares:expr) => {
+        $link.$admit($now, $p, $spares)
     };
 }
 
@@ -204,7 +206,7 @@ macro_rules! admit_call {
 /// only then).
 macro_rules! admit {
     ($step:expr, medium = $medium:expr, $p:expr, now = $now:expr, wiring = $wiring:expr,
-     medium_wake = $medium_wake:expr, q = $q:expr,
+     medium_wake = $medium_wake:expr, q = $q:expr, spares = $spares:expr,
      packets = $packets:expr, on_drop = $on_drop:block $(, admit = $admit:ident)?) => {{
         let p: Pkt = $p;
         let m = $medium as usize;
@@ -213,7 +215,10 @@ macro_rules! admit {
         // admission cannot move that, `wake_medium` would do nothing. A link direction
         // (nearly every hop) is matched once, not once per call.
         let (keeps, admit) = match medium.as_link() {
-            Some(link) => (link.admission_keeps_timeout(), admit_call!(link $(, $admit)?, $now, p)),
+            Some(link) => (
+                link.admission_keeps_timeout(),
+                admit_call!(link $(, $admit)?, $now, p, &mut $spares),
+            ),
             None => (false, medium.handle_packet($now, $step, p)),
         };
         if admit != Admit::Queued {
@@ -225,6 +230,78 @@ macro_rules! admit {
                 medium_wake = $medium_wake, q = $q);
         }
     }};
+}
+
+/// Steps in a cache line.
+const LINE_STEPS: usize = 64 / std::mem::size_of::<Step>();
+
+/// The routes' steps, laid out so that a flow whose two routes fit in a cache line has
+/// them in one line, not across two (with 1000 flows, each is out of cache at every hop
+/// of a packet: a packet's hops read its route's steps, and a flow whose steps straddle
+/// a line boundary costs two lines instead of one). Index 0 is [`Step::END`] and never a
+/// packet's step; entries put in for the alignment are [`Step::END`] too.
+struct StepArena(Vec<Step>);
+
+impl StepArena {
+    fn new(sc: &Scenario) -> StepArena {
+        // Room for the layout from a line-aligned origin, and for that origin.
+        let mut at = 0;
+        for f in &sc.flows {
+            at = Self::place(at, Self::flow_steps(f.path.len())) + Self::flow_steps(f.path.len());
+        }
+        let mut v = Vec::with_capacity(at + LINE_STEPS);
+        // The first index at the start of a line (if the buffer allows it), past index 0.
+        let addr = v.as_ptr() as usize;
+        let origin = (1..=LINE_STEPS)
+            .find(|i| (addr + i * std::mem::size_of::<Step>()) % 64 == 0)
+            .unwrap_or(1);
+        v.resize(origin, Step::END);
+        StepArena(v)
+    }
+
+    /// Steps of a flow whose path has `hops` hops: both routes, each with its end.
+    fn flow_steps(hops: usize) -> usize {
+        2 * (hops + 1)
+    }
+
+    /// Where a flow of `n` steps goes when the next free index is `at` (counted from a
+    /// line start): at the next line if it fits in one but not in what is left of this.
+    fn place(at: usize, n: usize) -> usize {
+        let used = at % LINE_STEPS;
+        if n <= LINE_STEPS && used != 0 && used + n > LINE_STEPS {
+            at + LINE_STEPS - used
+        } else {
+            at
+        }
+    }
+
+    /// Pads to where the next flow, of a path of `hops` hops, goes.
+    fn start_flow(&mut self, hops: usize) {
+        let origin = self.origin();
+        let at = Self::place(self.0.len().saturating_sub(origin), Self::flow_steps(hops)) + origin;
+        self.0.resize(at, Step::END);
+    }
+
+    /// The first index of the layout (see `new`).
+    fn origin(&self) -> usize {
+        let addr = self.0.as_ptr() as usize;
+        (1..=LINE_STEPS)
+            .find(|i| (addr + i * std::mem::size_of::<Step>()) % 64 == 0)
+            .unwrap_or(1)
+    }
+}
+
+impl std::ops::Deref for StepArena {
+    type Target = Vec<Step>;
+    fn deref(&self) -> &Vec<Step> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for StepArena {
+    fn deref_mut(&mut self) -> &mut Vec<Step> {
+        &mut self.0
+    }
 }
 
 /// The master seed of replication `r` of seed `seed`.
@@ -273,7 +350,7 @@ pub fn simulate_tapped<'c>(
     let wiring = Wiring::new(sc, master);
     // Index 0 is never a packet's step: the niche that keeps a link's FIFO entry (an
     // `Option<Pkt>` inside) at 32 bytes.
-    let mut steps = vec![Step::END];
+    let mut steps = StepArena::new(sc);
     let mut flows = Vec::with_capacity(sc.flows.len());
     for (i, f) in sc.flows.iter().enumerate() {
         let ctx = FlowContext {
@@ -290,6 +367,7 @@ pub fn simulate_tapped<'c>(
                 why,
             })
         })?;
+        steps.start_flow(f.path.len());
         let fwd = NonZeroU32::new(steps.len() as u32).expect("step 0 is taken");
         steps.extend(f.path.iter().map(|&h| wiring.step(&sc.links, h, false)));
         steps.push(Step::END);
@@ -317,6 +395,7 @@ pub fn simulate_tapped<'c>(
             source_done: false,
         });
     }
+    let steps = steps.0;
     let unlimited_active = flows.iter().filter(|f| f.end == FlowEnd::Unlimited).count();
     let unfinished = flows.len();
     let mut w = World {
@@ -332,6 +411,7 @@ pub fn simulate_tapped<'c>(
         steps,
         flows,
         packets: PacketStore::default(),
+        spares: FifoSpares::default(),
         unfinished,
         unlimited_active,
         hops: 0,
@@ -587,6 +667,7 @@ impl World<'_, '_> {
             wiring = self.wiring,
             medium_wake = self.medium_wake,
             q = self.q,
+            spares = self.spares,
             packets = self.packets,
             on_drop = {
                 self.flows[p.flow()].count[p.to_source() as usize].dropped += 1;
@@ -606,12 +687,13 @@ impl World<'_, '_> {
             };
             let Some(pkt) = link.poll_transmit(t) else {
                 // After every delivery was forwarded.
-                wake_medium!(
-                    m,
-                    next = link.poll_timeout(),
-                    medium_wake = self.medium_wake,
-                    q = self.q
-                );
+                let next = link.poll_timeout();
+                if next.is_none() {
+                    // Empty (or holding only holes): the next direction to start a FIFO
+                    // takes its buffer, still in cache.
+                    link.spare_fifo(&mut self.spares);
+                }
+                wake_medium!(m, next = next, medium_wake = self.medium_wake, q = self.q);
                 return Ok(());
             };
             self.hops += 1;
@@ -685,6 +767,7 @@ impl World<'_, '_> {
             medium_wake,
             q,
             packets,
+            spares,
             unfinished,
             ..
         } = self;
@@ -712,11 +795,12 @@ impl World<'_, '_> {
                 wiring = wiring,
                 medium_wake = medium_wake,
                 q = q,
+                spares = *spares,
                 packets = packets,
                 on_drop = {
                     count.dropped += 1;
                 },
-                admit = handle_packet_inlined
+                admit = handle_packet_spared_inlined
             );
         }
         if let Some(s) = spare {
@@ -917,6 +1001,67 @@ mod tests {
         assert_eq!(narrow_medium(65_535), FAR_MEDIUM);
         assert_eq!(narrow_medium(70_000), FAR_MEDIUM);
         assert_eq!(narrow_medium(u32::MAX), FAR_MEDIUM);
+    }
+
+    /// A flow whose two routes fit in a cache line is placed in one line (if it would
+    /// cross into the next, it starts there); larger flows are not moved.
+    #[test]
+    fn a_flow_that_fits_a_line_is_not_split_across_two() {
+        assert_eq!(LINE_STEPS, 8);
+        assert_eq!(StepArena::place(0, 8), 0);
+        assert_eq!(StepArena::place(8, 8), 8);
+        assert_eq!(StepArena::place(4, 4), 4);
+        assert_eq!(StepArena::place(5, 4), 8);
+        assert_eq!(StepArena::place(13, 6), 16);
+        assert_eq!(
+            StepArena::place(13, 10),
+            13,
+            "larger than a line: not moved"
+        );
+        let sc = crate::parse_scenario_str(
+            &include_str!("../../../python/tcplab/data/b2.toml")
+                .replace("count = 100", "count = 37"),
+            "b2.toml",
+        )
+        .unwrap();
+        let mut arena = StepArena::new(&sc);
+        let capacity = arena.capacity();
+        assert_eq!(
+            arena[..].iter().map(|s| s.medium).max(),
+            Some(Step::END.medium)
+        );
+        let mut starts = vec![];
+        for f in &sc.flows {
+            arena.start_flow(f.path.len());
+            starts.push(arena.len());
+            let steps = StepArena::flow_steps(f.path.len());
+            arena.extend(std::iter::repeat_n(
+                Step {
+                    medium: 7,
+                    from: 0,
+                    to: 1,
+                },
+                steps,
+            ));
+        }
+        assert_eq!(
+            arena.capacity(),
+            capacity,
+            "the layout fitted the room made for it"
+        );
+        let base = arena.as_ptr() as usize;
+        for (i, f) in sc.flows.iter().enumerate() {
+            let first = base + starts[i] * std::mem::size_of::<Step>();
+            let last = first + (StepArena::flow_steps(f.path.len()) - 1) * 8;
+            assert_eq!(first / 64, last / 64, "flow {i}'s steps in one line");
+        }
+        assert!(starts[0] >= 1);
+        assert_eq!(arena[0].medium, Step::END.medium);
+        let used = sc.flows.len() * StepArena::flow_steps(sc.flows[0].path.len());
+        assert!(
+            arena.len() <= used + LINE_STEPS,
+            "no padding between 8-step flows"
+        );
     }
 
     #[test]
