@@ -2,13 +2,15 @@
 
 use tcplab_core::{Dur, Time};
 
-/// What the sender did. `repr(C)`: what every transmission and RTT sample moves comes
-/// first, in 64 bytes (see `SendState`'s layout).
+/// What the sender did. `repr(C)`: what an RTT sample moves and the retransmission
+/// counts come first, in 64 bytes (see `SendState`'s layout).
+///
+/// The segments and bytes sent are not counted here: a send of new data would touch this
+/// line for them alone. Every segment sent is either new, with a record, or a
+/// retransmission (counted here); [`Sender::sent`](crate::tcp::Sender::sent) derives them.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct SenderStats {
-    pub segments_sent: u64,
-    pub bytes_sent: u64,
     pub rtt_samples: u64,
     pub rtt_sum: Dur,
     pub rtt_min: Option<Dur>,
