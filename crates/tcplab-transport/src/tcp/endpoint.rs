@@ -129,7 +129,7 @@ impl Endpoint for Sender {
         );
         out.put("rack_lost", s.rack_lost.into());
         out.put("undos", s.undos.into());
-        out.put("rtt_min_s", secs(s.rtt_min));
+        out.put("rtt_min_s", secs(self.rtt().min_rtt()));
         out.put("rtt_mean_s", secs(s.rtt_mean()));
         out.put("rtt_max_s", secs(s.rtt_max));
     }

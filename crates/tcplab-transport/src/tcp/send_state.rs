@@ -365,8 +365,8 @@ mod tests {
         assert_eq!(stats % 64, 0);
         assert_eq!(line(stats, 1), 10);
         // What an RTT sample moves and the retransmission counts fill it.
-        assert_eq!(offset_of!(SenderStats, retransmitted_bytes), 56);
-        assert_eq!(offset_of!(SenderStats, rtos), 64);
+        assert_eq!(offset_of!(SenderStats, retransmitted_bytes), 40);
+        assert!(offset_of!(SenderStats, rtos) < 64);
         assert_eq!(size_of::<SendState>(), 960);
     }
     use crate::cc::{NewReno, Tahoe};
