@@ -109,11 +109,12 @@ impl Endpoint for Sender {
     }
     fn summary(&self, out: &mut dyn Metrics) {
         let s = self.stats();
+        let (segments_sent, _) = self.sent();
         out.put("recovery", self.config().recovery.name().into());
-        out.put("segments_sent", s.segments_sent.into());
+        out.put("segments_sent", segments_sent.into());
         out.put("retransmitted_segments", s.retransmitted_segments.into());
-        let ratio = if s.segments_sent > 0 {
-            s.retransmitted_segments as f64 / s.segments_sent as f64
+        let ratio = if segments_sent > 0 {
+            s.retransmitted_segments as f64 / segments_sent as f64
         } else {
             0.0
         };
@@ -128,7 +129,7 @@ impl Endpoint for Sender {
         );
         out.put("rack_lost", s.rack_lost.into());
         out.put("undos", s.undos.into());
-        out.put("rtt_min_s", secs(s.rtt_min));
+        out.put("rtt_min_s", secs(self.rtt().min_rtt()));
         out.put("rtt_mean_s", secs(s.rtt_mean()));
         out.put("rtt_max_s", secs(s.rtt_max));
     }
@@ -197,7 +198,7 @@ mod tests {
                 (s, Receiver::new(0, rcv_cfg.clone()))
             };
             let ((mut s1, mut r1), (mut s2, mut r2)) = (new(), new());
-            let (mut data, mut acks) = (0usize, 0usize);
+            let (mut data, mut acks, mut bytes) = (0usize, 0usize, 0u64);
             let mut now = Time::ZERO;
             for _ in 0..5_000 {
                 let moved = (data, acks);
@@ -209,6 +210,7 @@ mod tests {
                         break;
                     };
                     data += 1;
+                    bytes += seg.len as u64;
                     // Losses, and a duplicate now and then.
                     let copies = usize::from(data % 23 != 7) + usize::from(data % 97 == 3);
                     for _ in 0..copies {
@@ -252,6 +254,8 @@ mod tests {
             assert!(s1.is_complete() && s2.is_complete(), "the transfer ends");
             assert!(s1.stats().retransmitted_segments > 10 && r1.stats().acks_sent > 100);
             assert!(s1.stats().fast_retransmits > 3, "{:?}", s1.stats());
+            // Every segment polled is counted, though sends do not count them.
+            assert_eq!(s1.sent(), (data as u64, bytes));
         }
     }
 }

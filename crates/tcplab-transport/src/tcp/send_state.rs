@@ -23,7 +23,7 @@ use tcplab_core::{Dur, Time};
 /// 5, its lists after); then the rate sampler (read only for controllers that read samples), the
 /// undo episode (read only with undo on) and the statistics' per-ACK head (line 10).
 /// The rest of the configuration and PRR follow. A plain NewReno ACK touches lines
-/// 0-4 and, with an RTT sample or a send, 10.
+/// 0-4 and, with an RTT sample or a retransmission, 10 (a send of new data counts nothing there).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(super) struct SendState {
@@ -175,6 +175,16 @@ impl SendState {
     pub fn is_complete(&self) -> bool {
         debug_assert!(self.snd_una < u64::MAX);
         self.snd_una >= self.app_end
+    }
+
+    /// Segments and bytes sent: the new ones (one record each, appended in order from
+    /// segment 0; their bytes end at snd_max) and the retransmissions. Not counted per
+    /// send, so a send does not touch the statistics' line (see [`SenderStats`]).
+    pub fn sent(&self) -> (u64, u64) {
+        (
+            self.recs.end() + self.stats.retransmitted_segments,
+            self.snd_max + self.stats.retransmitted_bytes,
+        )
     }
 
     /// Bytes sent and not cumulatively acknowledged (RFC 5681 FlightSize).
@@ -354,7 +364,9 @@ mod tests {
         let stats = offset_of!(SendState, stats);
         assert_eq!(stats % 64, 0);
         assert_eq!(line(stats, 1), 10);
-        assert_eq!(offset_of!(SenderStats, retransmitted_segments), 64);
+        // What an RTT sample moves and the retransmission counts fill it.
+        assert_eq!(offset_of!(SenderStats, retransmitted_bytes), 40);
+        assert!(offset_of!(SenderStats, rtos) < 64);
         assert_eq!(size_of::<SendState>(), 960);
     }
     use crate::cc::{NewReno, Tahoe};

@@ -87,8 +87,14 @@ impl Sender {
     pub fn config(&self) -> &SenderConfig {
         &self.s.cfg
     }
+    /// The statistics (the segments and bytes sent: [`sent`](Self::sent)).
     pub fn stats(&self) -> &SenderStats {
         &self.s.stats
+    }
+    /// Segments and bytes sent, retransmissions included (derived, not counted per send:
+    /// see [`SenderStats`]).
+    pub fn sent(&self) -> (u64, u64) {
+        self.s.sent()
     }
     pub fn window(&self) -> &Window {
         &self.s.w

@@ -2,16 +2,19 @@
 
 use tcplab_core::{Dur, Time};
 
-/// What the sender did. `repr(C)`: what every transmission and RTT sample moves comes
-/// first, in 64 bytes (see `SendState`'s layout).
+/// What the sender did. `repr(C)`: what an RTT sample moves and the retransmission
+/// counts come first, in 64 bytes (see `SendState`'s layout).
+///
+/// The segments and bytes sent are not counted here: a send of new data would touch this
+/// line for them alone. Every segment sent is either new, with a record, or a
+/// retransmission (counted here); [`Sender::sent`](crate::tcp::Sender::sent) derives them.
+/// Nor the smallest RTT sample: the RTT estimator keeps it (`RttEstimator::min_rtt`, fed
+/// the same samples).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct SenderStats {
-    pub segments_sent: u64,
-    pub bytes_sent: u64,
     pub rtt_samples: u64,
     pub rtt_sum: Dur,
-    pub rtt_min: Option<Dur>,
     pub rtt_max: Option<Dur>,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
@@ -36,7 +39,6 @@ impl SenderStats {
     pub fn note_rtt(&mut self, r: Dur) {
         self.rtt_samples += 1;
         self.rtt_sum += r;
-        self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
         self.rtt_max = Some(self.rtt_max.map_or(r, |m| m.max(r)));
     }
 

@@ -123,9 +123,9 @@ impl SendState {
             self.snd_nxt += len as u64;
         }
         self.snd_max = self.snd_max.max(seq + len as u64);
+        // (The segments and bytes sent follow from the records and snd_max, see
+        // `SendState::sent`.)
         let s = &mut self.stats;
-        s.segments_sent += 1;
-        s.bytes_sent += len as u64;
         if retransmission {
             s.retransmitted_segments += 1;
             s.retransmitted_bytes += len as u64;
@@ -225,7 +225,7 @@ mod tests {
         assert_eq!(s.next_in_order(false), Some(1));
         s.record_send(Time(0), 1, false);
         assert_eq!(s.next_in_order(false), None, "cwnd 2 segments");
-        assert_eq!(s.stats.segments_sent, 2);
+        assert_eq!(s.sent(), (2, 2000));
         assert!(s.rto_at.is_some());
         s.w.cwnd = 10_000;
         for i in 2..6 {
