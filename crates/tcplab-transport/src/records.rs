@@ -17,7 +17,7 @@ use tcplab_core::Time;
 /// do not fit (times more than 4.29 s apart: RTO backoff, idle flows; 256 TB delivered)
 /// is marked [`FAR`] and keeps them exactly in a slot of the sender's [`FarTable`] (its
 /// index in `orig_back`): every read returns exactly the value stored.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct SentRecord {
     /// Last (re)transmission time.
