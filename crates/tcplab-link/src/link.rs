@@ -421,13 +421,6 @@ impl<P: Packet> Link<P> {
     /// Offers a packet to the link at `now`.
     #[inline]
     pub fn handle_packet(&mut self, now: Time, pkt: P) -> Admit {
-        self.handle_packet_inlined(now, pkt)
-    }
-
-    /// [`Link::handle_packet`], always inlined: for a driver's hottest call site only
-    /// (inlined everywhere, it cost more than the calls it saved).
-    #[inline(always)]
-    pub fn handle_packet_inlined(&mut self, now: Time, pkt: P) -> Admit {
         self.admit(now, pkt, None)
     }
 
@@ -438,7 +431,8 @@ impl<P: Packet> Link<P> {
         self.admit(now, pkt, Some(&mut spares.0))
     }
 
-    /// [`Link::handle_packet_spared`], always inlined (as [`Link::handle_packet_inlined`]).
+    /// [`Link::handle_packet_spared`], always inlined: for a driver's hottest call site
+    /// only (inlined everywhere, it cost more than the calls it saved).
     #[inline(always)]
     pub fn handle_packet_spared_inlined(
         &mut self,
