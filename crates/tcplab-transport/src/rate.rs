@@ -24,15 +24,12 @@ pub struct RateSample {
 
 /// Connection-level delivery state (the draft's `C.*` variables).
 ///
-/// `repr(C)`: the flags and the app-limited mark, which every ACK reads when the
-/// sampler is on, come first. `off` for a controller that never reads the samples
-/// (`Controller::reads_delivery`): the sampler then keeps nothing (no per-segment
-/// accounting, no sample per ACK, no rate times in the send records), and the sender,
-/// which keeps the same answer in its first line, does not even ask it.
+/// `repr(C)`: the flags and the app-limited mark, which every ACK reads, come first. A
+/// TCP sender whose controller never reads the samples (`Controller::reads_delivery`)
+/// does not ask its sampler at all (`SendState::rate_on`, in the sender's first line).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct RateSampler {
-    off: bool,
     have_sample: bool,
     sample_app_limited: bool,
     /// Nonzero while app-limited: the `delivered` count at which that ends.
@@ -50,14 +47,6 @@ pub struct RateSampler {
 }
 
 impl RateSampler {
-    /// A sampler that keeps the delivery state when `on` (else see the type's docs).
-    pub fn new(on: bool) -> RateSampler {
-        RateSampler {
-            off: !on,
-            ..RateSampler::default()
-        }
-    }
-
     /// Sets a record's app-limited flag when its segment is (re)sent and returns its rate
     /// times (with `orig_sent_time` for the caller to fill) for [`SentRecord::store`].
     pub fn on_send(
@@ -66,11 +55,6 @@ impl RateSampler {
         nothing_in_flight: bool,
         rec: &mut SentRecord,
     ) -> SendTimes {
-        if self.off {
-            // No rate times: offsets of zero in the record (never read; the app-limited
-            // flag stays clear, as `app_limited_until` does).
-            return SendTimes::at(now);
-        }
         if nothing_in_flight {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -86,9 +70,6 @@ impl RateSampler {
 
     /// Marks the connection application-limited (nothing to send, window not full).
     pub fn on_app_limited(&mut self, in_flight: u64) {
-        if self.off {
-            return;
-        }
         self.app_limited_until = (self.delivered + in_flight).max(1);
     }
 
@@ -105,9 +86,6 @@ impl RateSampler {
     /// Accounts a segment newly delivered (cumulatively or by SACK) by the current ACK.
     #[inline]
     pub fn on_delivered(&mut self, now: Time, rec: &SentRecord, far: &FarTable) {
-        if self.off {
-            return;
-        }
         self.delivered += rec.len as u64;
         self.delivered_time = now;
         let t = rec.times(far);
@@ -169,41 +147,6 @@ mod tests {
         r.delivered = before;
         r.on_delivered(Time(1_000_000_000), &rec, &far);
         r.take_sample(None).expect("a sample")
-    }
-
-    /// A sampler that is off keeps nothing: sends get their own time as every rate
-    /// time and no delivered count, deliveries and app-limited marks change nothing, and
-    /// no ACK has a sample.
-    #[test]
-    fn an_off_sampler_keeps_nothing() {
-        let mut r = RateSampler::new(false);
-        let mut far = FarTable::default();
-        let mut rec = SentRecord::new(1000, Time(7));
-        let t = r.on_send(Time(7), true, &mut rec);
-        assert_eq!(
-            t,
-            SendTimes {
-                orig_sent_time: Time(7),
-                delivered_time: Time(7),
-                first_sent_time: Time(7),
-                delivered: 0
-            }
-        );
-        rec.store(&mut far, Time(7), t);
-        r.on_app_limited(500);
-        r.on_delivered(Time(1_000_000), &rec, &far);
-        assert!(!rec.app_limited());
-        assert_eq!(
-            format!("{r:?}"),
-            format!("{:?}", RateSampler::new(false)),
-            "unchanged"
-        );
-        assert!(r.take_sample(None).is_none());
-        let mut on = RateSampler::new(true);
-        on.on_send(Time(7), true, &mut rec);
-        on.on_delivered(Time(1_000_000), &rec, &far);
-        assert_eq!(on.delivered, 1000);
-        assert!(on.take_sample(None).is_some());
     }
 
     /// Closing a sample unread leaves the sampler as taking it does, app-limited end

@@ -1,6 +1,6 @@
 //! Retransmission timer computation (RFC 6298).
 
-use tcplab_core::{Dur, Time};
+use tcplab_core::Dur;
 
 /// SRTT/RTTVAR estimator and RTO with exponential backoff, per RFC 6298.
 ///
@@ -44,8 +44,8 @@ impl RttEstimator {
         }
     }
 
-    /// Feeds a valid (Karn-filtered) RTT measurement taken at `_now`.
-    pub fn on_sample(&mut self, _now: Time, r: Dur) {
+    /// Feeds a valid (Karn-filtered) RTT measurement.
+    pub fn on_sample(&mut self, r: Dur) {
         self.latest = r;
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         if !self.sampled {
@@ -138,12 +138,12 @@ mod tests {
             Dur::from_secs(60),
             Dur::from_millis(1),
         );
-        e.on_sample(Time(0), Dur::from_millis(100));
+        e.on_sample(Dur::from_millis(100));
         assert_eq!(e.srtt(), Some(Dur::from_millis(100)));
         assert_eq!(e.rttvar(), Dur::from_millis(50));
         // RTO = 100 + 4*50 = 300 ms
         assert_eq!(e.rto(), Dur::from_millis(300));
-        e.on_sample(Time(0), Dur::from_millis(200));
+        e.on_sample(Dur::from_millis(200));
         // RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5
         assert_eq!(e.rttvar(), Dur(62_500_000));
         assert_eq!(e.srtt(), Some(Dur(112_500_000)));
@@ -153,7 +153,7 @@ mod tests {
     #[test]
     fn minimum_rto_and_granularity() {
         let mut e = est();
-        e.on_sample(Time(0), Dur::from_millis(10));
+        e.on_sample(Dur::from_millis(10));
         assert_eq!(e.rto(), Dur::from_secs(1), "min RTO of 1 s applies");
         let mut g = RttEstimator::new(
             Dur::from_secs(1),
@@ -162,7 +162,7 @@ mod tests {
             Dur::from_millis(5),
         );
         for _ in 0..50 {
-            g.on_sample(Time(0), Dur::from_millis(10));
+            g.on_sample(Dur::from_millis(10));
         }
         // RTTVAR decays towards 0, so the clock granularity term dominates.
         assert_eq!(g.rto(), Dur::from_millis(15));
@@ -182,7 +182,7 @@ mod tests {
             .map(Dur::from_secs)
             .collect();
         assert_eq!(seen, want);
-        e.on_sample(Time(0), Dur::from_millis(100));
+        e.on_sample(Dur::from_millis(100));
         assert_eq!(e.rto(), Dur::from_secs(1));
     }
 }

@@ -50,10 +50,10 @@ impl DiffDetector {
     }
 
     /// A segment was acknowledged after spending `elapsed` in the coding process.
-    pub fn on_acked(&mut self, now: Time, elapsed: Dur) {
+    pub fn on_acked(&mut self, elapsed: Dur) {
         let e = elapsed.max(Dur(1));
         self.min_elapsed = Some(self.min_elapsed.map_or(e, |m| m.min(e)));
-        self.est.on_sample(now, e);
+        self.est.on_sample(e);
     }
 
     /// min_i ElapsedTime_i, once a segment has been acknowledged.
@@ -97,7 +97,7 @@ mod tests {
         assert!(d.diff(Time(5), Time(0), 1000, 16_000).is_none());
         // Equal samples: no deviation left after a while, so T = k · minE.
         for _ in 0..60 {
-            d.on_acked(Time(0), Dur::from_millis(10));
+            d.on_acked(Dur::from_millis(10));
         }
         assert_eq!(d.min_elapsed(), Some(Dur::from_millis(10)));
         assert_eq!(d.allowed(), Dur::from_millis(30));
@@ -110,7 +110,7 @@ mod tests {
         }
         // Spread-out samples: T follows the mean and deviation, above k · minE.
         for ms in [20u64, 80, 40, 120, 60] {
-            d.on_acked(Time(0), Dur::from_millis(ms));
+            d.on_acked(Dur::from_millis(ms));
         }
         assert!(d.allowed() > Dur::from_millis(60), "{:?}", d.allowed());
     }

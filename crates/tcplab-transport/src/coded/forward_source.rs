@@ -352,7 +352,7 @@ impl ForwardSource {
             let c = self.clock[o];
             rescan |= Some(c.since) == self.oldest;
             if ack.echo.wrapping_sub(c.seed) < 1 << 31 {
-                self.diff.on_acked(now, now.saturating_since(c.since));
+                self.diff.on_acked(now.saturating_since(c.since));
             }
             newly += 1;
         }
@@ -383,7 +383,7 @@ impl ForwardSource {
         self.tcp_una += 1;
         self.translated_acks += 1;
         let rtt = now.saturating_since(sent);
-        self.rtt.on_sample(now, rtt);
+        self.rtt.on_sample(rtt);
         let mss = u64::from(self.mss);
         let info = AckInfo {
             now,

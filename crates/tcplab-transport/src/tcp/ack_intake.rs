@@ -103,7 +103,7 @@ impl SendState {
             self.go_back_n = false;
         }
         if let Some(r) = rtt_sample {
-            self.rtt.on_sample(now, r);
+            self.rtt.on_sample(r);
             self.stats.note_rtt(r);
         }
         rtt_sample
@@ -120,6 +120,7 @@ impl SendState {
 mod tests {
     use super::*;
     use crate::cc::{Controller, NewReno};
+    use crate::rate::RateSampler;
     use crate::tcp::config::SenderConfig;
 
     /// Segments 0..4 sent at 0 ms; segment 1 retransmitted at 50 ms.
@@ -131,7 +132,6 @@ mod tests {
         };
         let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
         // NewReno reads no rate samples; these tests follow the delivered count.
-        s.rate = crate::rate::RateSampler::new(true);
         s.rate_on = true;
         for i in 0..4 {
             s.recs.push(i, {
@@ -159,6 +159,45 @@ mod tests {
         assert_eq!(seen, vec![0, 1, 2]);
         assert_eq!(s.recs.base(), 3);
         assert_eq!(s.rate.delivered, 3000);
+    }
+
+    /// A sender whose controller reads no rate samples (NewReno) never asks its sampler:
+    /// sends (with the app-limited check of a window that is not full), a SACK and a
+    /// cumulative ACK leave it as made, and the records carry no rate times. The same
+    /// steps with the sampler on do move it.
+    #[test]
+    fn without_a_rate_reader_the_sampler_is_never_asked() {
+        for rate_on in [false, true] {
+            let cfg = SenderConfig {
+                mss: 1000,
+                total_bytes: Some(4000),
+                initial_cwnd: 10,
+                ..SenderConfig::default()
+            };
+            let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
+            assert!(!s.rate_on, "NewReno reads no samples");
+            s.rate_on = rate_on;
+            s.started = true;
+            while let Some(i) = s.next_in_order(false) {
+                s.record_send(Time(5), i, false);
+            }
+            assert_eq!(s.next_in_order(false), None, "all sent, window not full");
+            let rec = *s.recs.get(2).unwrap();
+            // Without a sampler a record's rate times are its own send's (the sampler's
+            // delivered time, never set here, is 0).
+            assert_eq!(rec.times(&s.far).delivered_time == Time(5), !rate_on);
+            let mut ack = Segment::default();
+            ack.sack[0] = crate::tcp::segment::SackBlock {
+                start: 2000,
+                end: 3000,
+            };
+            ack.n_sack = 1;
+            s.take_sack(Time(10), &ack, |_, _| {});
+            s.take_cumulative_ack(Time(20), 4000, None, |_, _| {});
+            let untouched = format!("{:?}", s.rate) == format!("{:?}", RateSampler::default());
+            assert_eq!(untouched, !rate_on, "rate_on {rate_on}");
+            assert_eq!(s.rate.delivered, if rate_on { 4000 } else { 0 });
+        }
     }
 
     /// SACKed segments count as delivered once: not again when cumulatively acknowledged.

@@ -119,7 +119,7 @@ impl Sender {
         s.stats.established_at = Some(now);
         if syns == 1 {
             let r = now - sent;
-            s.rtt.on_sample(now, r);
+            s.rtt.on_sample(r);
             s.stats.note_rtt(r);
         } else {
             s.rtt.reinit_without_sample(RTO_AFTER_SYN_TIMEOUT);

@@ -109,7 +109,6 @@ impl SendState {
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
         let sb = Scoreboard::new(cfg.dupthresh);
         let rate_on = cc.reads_delivery();
-        let rate = RateSampler::new(rate_on);
         SendState {
             snd_una: 0,
             snd_nxt: 0,
@@ -144,7 +143,7 @@ impl SendState {
             cc,
             recs: Records::default(),
             rtt,
-            rate,
+            rate: RateSampler::default(),
             undo: Undo::default(),
             _stats_line: LineStart,
             stats: SenderStats::default(),
