@@ -12,6 +12,7 @@ mod event;
 mod media;
 mod packets;
 mod parse;
+mod prefetch;
 mod results;
 mod routing;
 mod run;

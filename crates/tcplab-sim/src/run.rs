@@ -13,7 +13,7 @@ use crate::budget::{SeriesBudget, FINAL};
 use crate::capture::Tap;
 use crate::error::SimError;
 use crate::event::EventQueue;
-use crate::media::{Pkt, Step, Wiring};
+use crate::media::{AnyMedium, Pkt, Step, Wiring};
 use crate::packets::PacketStore;
 use crate::results::{Results, RunInfo, Table, Trace};
 use crate::scenario::{Sampling, Scenario};
@@ -454,6 +454,31 @@ impl Metrics for FlowSample<'_> {
     }
 }
 
+/// Flows from which the loop prefetches a link direction before it admits there (see
+/// [`World::wake_link`]): with B2's three hops a side, 256 flows' state is about 0.7 MB.
+const LOOK_AHEAD_FLOWS: usize = 256;
+
+/// By medium (`media` of them), whether the packets that cross it go on to more than one
+/// medium (a shared bottleneck): its next medium is then one that another flow's packet
+/// last used, long ago when there are many flows. `steps` are routes, each ended by
+/// [`Step::END`], so consecutive steps that are both media are a hop and the next one.
+fn fan_out(steps: &[Step], media: usize) -> Vec<bool> {
+    let (mut next, mut fans) = (vec![Step::END.medium; media], vec![false; media]);
+    for w in steps.windows(2) {
+        let (a, b) = (w[0].medium, w[1].medium);
+        if a == Step::END.medium || b == Step::END.medium {
+            continue;
+        }
+        let seen = &mut next[a as usize];
+        if *seen == Step::END.medium {
+            *seen = b;
+        } else if *seen != b {
+            fans[a as usize] = true;
+        }
+    }
+    fans
+}
+
 /// Events processed at one instant before the run is declared stalled.
 const STALL_EVENTS: u64 = 20_000_000;
 
@@ -489,6 +514,7 @@ impl World<'_, '_> {
         if let Sampling::Interval(_) = self.sc.sampling {
             self.q.push(Time::ZERO, self.rare_base);
         }
+        let look_ahead = self.look_ahead_media();
         let mut events = 0u64;
         let mut same_instant = 0u64;
         let mut reason = "completed";
@@ -533,7 +559,7 @@ impl World<'_, '_> {
                     }
                     self.medium_wake[m] = NO_WAKE;
                     if self.wiring.media[m].as_link().is_some() {
-                        self.wake_link(m, t)?;
+                        self.wake_link(m, t, &look_ahead)?;
                     } else {
                         self.wake_other(m, t)?;
                     }
@@ -597,6 +623,17 @@ impl World<'_, '_> {
         self.check_end()?;
         self.collect();
         Ok(())
+    }
+
+    /// The link directions whose wake-up prefetches the next medium of the packet that
+    /// leaves after the ones delivered (see [`World::look_ahead`]), by medium: those that
+    /// [`fan_out`]; none with fewer than [`LOOK_AHEAD_FLOWS`] flows, whose state stays in
+    /// cache (there a prefetch only costs instructions).
+    fn look_ahead_media(&self) -> Vec<bool> {
+        if self.flows.len() < LOOK_AHEAD_FLOWS {
+            return Vec::new();
+        }
+        fan_out(&self.steps, self.wiring.media.len())
     }
 
     #[inline(always)]
@@ -680,7 +717,7 @@ impl World<'_, '_> {
     /// (advancing it, collecting drops at a wake-up), one dispatch per delivery and no
     /// [`Delivery`] wrapper. The medium event's common case: one per packet hop.
     #[inline(always)]
-    fn wake_link(&mut self, m: usize, t: Time) -> Result<(), SimError> {
+    fn wake_link(&mut self, m: usize, t: Time, look_ahead: &[bool]) -> Result<(), SimError> {
         loop {
             let Some(link) = self.wiring.media[m].as_link() else {
                 unreachable!("medium {m} is a link direction");
@@ -692,6 +729,8 @@ impl World<'_, '_> {
                     // Empty (or holding only holes): the next direction to start a FIFO
                     // takes its buffer, still in cache.
                     link.spare_fifo(&mut self.spares);
+                } else if look_ahead.get(m) == Some(&true) {
+                    self.look_ahead(m);
                 }
                 wake_medium!(m, next = next, medium_wake = self.medium_wake, q = self.q);
                 return Ok(());
@@ -703,6 +742,25 @@ impl World<'_, '_> {
                 crate::capture::offer(tap, t, &self.wiring, m, &d, packet);
             }
             self.forward(pkt)?;
+        }
+    }
+
+    /// Link direction `m` (see [`World::look_ahead_media`]) holds the next packet to
+    /// leave: that packet will enter the medium of its next step, a link direction that
+    /// is out of cache when there are many, so ask for that medium's hot lines now, a
+    /// serialisation time ahead. Out of line, so that the loop's code does not change
+    /// for runs that never look ahead.
+    #[inline(never)]
+    fn look_ahead(&self, m: usize) {
+        let AnyMedium::Link(link) = &self.wiring.media[m] else {
+            return;
+        };
+        if let Some(n) = link.peek_front() {
+            let s = self.steps[n.step.get() as usize + 1];
+            if s.medium != Step::END.medium {
+                let at = self.wiring.media.as_ptr().wrapping_add(s.medium as usize);
+                crate::prefetch::first_two_lines(at);
+            }
         }
     }
 
@@ -1062,6 +1120,71 @@ mod tests {
             arena.len() <= used + LINE_STEPS,
             "no padding between 8-step flows"
         );
+    }
+
+    /// Only a medium whose packets go on to different media looks ahead: B2's bottleneck
+    /// directions, not the access links (whose next hop is the bottleneck, or the end).
+    #[test]
+    fn only_media_whose_packets_go_on_to_several_media_look_ahead() {
+        let hop = |medium| Step {
+            medium,
+            from: 0,
+            to: 1,
+        };
+        let end = Step::END;
+        // Two flows: 0 → 2 → 3 and 1 → 2 → 4 (the bottleneck 2), back 5 → 6 → 7 and
+        // 8 → 6 → 7 (medium 6 always goes on to 7); medium 9 carries nothing.
+        let steps = [
+            end,
+            hop(0),
+            hop(2),
+            hop(3),
+            end,
+            hop(5),
+            hop(6),
+            hop(7),
+            end,
+            hop(1),
+            hop(2),
+            hop(4),
+            end,
+            hop(8),
+            hop(6),
+            hop(7),
+            end,
+        ];
+        let fans = fan_out(&steps, 10);
+        let want: Vec<bool> = (0..10).map(|m| m == 2).collect();
+        assert_eq!(fans, want);
+
+        let sc = crate::parse_scenario_str(
+            &include_str!("../../../python/tcplab/data/b2.toml")
+                .replace("count = 100", "count = 3"),
+            "b2.toml",
+        )
+        .unwrap();
+        let wiring = Wiring::new(&sc, 1);
+        let mut steps = vec![Step::END];
+        for f in &sc.flows {
+            for reverse in [false, true] {
+                let hops: Vec<crate::Hop> = if reverse {
+                    f.path.iter().rev().copied().collect()
+                } else {
+                    f.path.clone()
+                };
+                steps.extend(hops.iter().map(|&h| wiring.step(&sc.links, h, reverse)));
+                steps.push(Step::END);
+            }
+        }
+        let fans = fan_out(&steps, wiring.media.len());
+        // The one link every flow crosses.
+        let bottleneck = (0..sc.links.len())
+            .find(|&k| sc.flows.iter().all(|f| f.path.iter().any(|h| h.link == k)))
+            .unwrap();
+        let want: Vec<bool> = (0..wiring.media.len())
+            .map(|m| wiring.of_link[bottleneck].contains(&(m as u32)))
+            .collect();
+        assert_eq!(fans, want, "the bottleneck's two directions only");
     }
 
     #[test]
