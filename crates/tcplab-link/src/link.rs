@@ -88,14 +88,6 @@ impl<P> Default for FifoSpares<P> {
     }
 }
 
-impl<P> FifoSpares<P> {
-    /// Buffers held, and the bytes they take.
-    pub fn held(&self) -> (usize, usize) {
-        let (bufs, entries) = self.0.held();
-        (bufs, entries * std::mem::size_of::<Entry<P>>())
-    }
-}
-
 /// An [`Entry::back`] that says the times are in the [`Far`] table.
 const FAR: u32 = u32::MAX;
 

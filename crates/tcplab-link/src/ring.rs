@@ -50,8 +50,9 @@ impl<T> Default for Spares<T> {
 }
 
 impl<T> Spares<T> {
-    /// Buffers held, and the values they have room for.
-    pub fn held(&self) -> (usize, usize) {
+    /// Buffers held, and the values they have room for (tests).
+    #[cfg(test)]
+    fn held(&self) -> (usize, usize) {
         let held = || self.by_class.iter().flat_map(|s| &s.bufs[..s.top]);
         (held().count(), held().map(|b| b.len()).sum())
     }

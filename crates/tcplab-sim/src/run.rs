@@ -249,14 +249,10 @@ impl StepArena {
         for f in &sc.flows {
             at = Self::place(at, Self::flow_steps(f.path.len())) + Self::flow_steps(f.path.len());
         }
-        let mut v = Vec::with_capacity(at + LINE_STEPS);
-        // The first index at the start of a line (if the buffer allows it), past index 0.
-        let addr = v.as_ptr() as usize;
-        let origin = (1..=LINE_STEPS)
-            .find(|i| (addr + i * std::mem::size_of::<Step>()) % 64 == 0)
-            .unwrap_or(1);
-        v.resize(origin, Step::END);
-        StepArena(v)
+        let mut arena = StepArena(Vec::with_capacity(at + LINE_STEPS));
+        let origin = arena.origin();
+        arena.0.resize(origin, Step::END);
+        arena
     }
 
     /// Steps of a flow whose path has `hops` hops: both routes, each with its end.
@@ -282,7 +278,9 @@ impl StepArena {
         self.0.resize(at, Step::END);
     }
 
-    /// The first index of the layout (see `new`).
+    /// The first index of the layout: the first at the start of a line (if the buffer
+    /// allows it), past index 0. The buffer never moves (`new` made room for the whole
+    /// layout), so this is the same on every call.
     fn origin(&self) -> usize {
         let addr = self.0.as_ptr() as usize;
         (1..=LINE_STEPS)
