@@ -16,7 +16,7 @@ use crate::event::EventQueue;
 use crate::media::{AnyMedium, Pkt, Step, Wiring};
 use crate::packets::PacketStore;
 use crate::results::{Results, RunInfo, Table, Trace};
-use crate::scenario::{Sampling, Scenario};
+use crate::scenario::{Hop, LinkSpec, Sampling, Scenario};
 use std::num::NonZeroU32;
 use tcplab_core::{Metrics, Rng, Time, Value};
 use tcplab_link::{Admit, Delivery, FifoSpares};
@@ -271,11 +271,25 @@ impl StepArena {
         }
     }
 
-    /// Pads to where the next flow, of a path of `hops` hops, goes.
-    fn start_flow(&mut self, hops: usize) {
+    /// Lays out a flow's two routes over `path` (there, then back, each ended by
+    /// [`Step::END`]) where [`StepArena::place`] puts them; returns each route's first
+    /// step.
+    fn push_flow(&mut self, wiring: &Wiring, links: &[LinkSpec], path: &[Hop]) -> [NonZeroU32; 2] {
         let origin = self.origin();
-        let at = Self::place(self.0.len().saturating_sub(origin), Self::flow_steps(hops)) + origin;
+        let n = Self::flow_steps(path.len());
+        let at = Self::place(self.0.len().saturating_sub(origin), n) + origin;
         self.0.resize(at, Step::END);
+        [false, true].map(|reverse| {
+            let first = NonZeroU32::new(self.0.len() as u32).expect("step 0 is taken");
+            let hops = path.iter().map(|&h| wiring.step(links, h, reverse));
+            if reverse {
+                self.0.extend(hops.rev());
+            } else {
+                self.0.extend(hops);
+            }
+            self.0.push(Step::END);
+            first
+        })
     }
 
     /// The first index of the layout: the first at the start of a line (if the buffer
@@ -293,12 +307,6 @@ impl std::ops::Deref for StepArena {
     type Target = Vec<Step>;
     fn deref(&self) -> &Vec<Step> {
         &self.0
-    }
-}
-
-impl std::ops::DerefMut for StepArena {
-    fn deref_mut(&mut self) -> &mut Vec<Step> {
-        &mut self.0
     }
 }
 
@@ -365,18 +373,7 @@ pub fn simulate_tapped<'c>(
                 why,
             })
         })?;
-        steps.start_flow(f.path.len());
-        let fwd = NonZeroU32::new(steps.len() as u32).expect("step 0 is taken");
-        steps.extend(f.path.iter().map(|&h| wiring.step(&sc.links, h, false)));
-        steps.push(Step::END);
-        let rev = NonZeroU32::new(steps.len() as u32).expect("step 0 is taken");
-        steps.extend(
-            f.path
-                .iter()
-                .rev()
-                .map(|&h| wiring.step(&sc.links, h, true)),
-        );
-        steps.push(Step::END);
+        let [fwd, rev] = steps.push_flow(&wiring, &sc.links, &f.path);
         flows.push(Flow {
             ends: [ends.source, ends.sink],
             wake: [NO_WAKE; 2],
@@ -1080,26 +1077,18 @@ mod tests {
             "b2.toml",
         )
         .unwrap();
+        let wiring = Wiring::new(&sc, 1);
         let mut arena = StepArena::new(&sc);
         let capacity = arena.capacity();
         assert_eq!(
             arena[..].iter().map(|s| s.medium).max(),
             Some(Step::END.medium)
         );
-        let mut starts = vec![];
-        for f in &sc.flows {
-            arena.start_flow(f.path.len());
-            starts.push(arena.len());
-            let steps = StepArena::flow_steps(f.path.len());
-            arena.extend(std::iter::repeat_n(
-                Step {
-                    medium: 7,
-                    from: 0,
-                    to: 1,
-                },
-                steps,
-            ));
-        }
+        let starts: Vec<usize> = sc
+            .flows
+            .iter()
+            .map(|f| arena.push_flow(&wiring, &sc.links, &f.path)[0].get() as usize)
+            .collect();
         assert_eq!(
             arena.capacity(),
             capacity,
@@ -1110,6 +1099,19 @@ mod tests {
             let first = base + starts[i] * std::mem::size_of::<Step>();
             let last = first + (StepArena::flow_steps(f.path.len()) - 1) * 8;
             assert_eq!(first / 64, last / 64, "flow {i}'s steps in one line");
+            // There, then back, each ended.
+            let hops = f.path.len();
+            let there = &arena[starts[i]..starts[i] + hops + 1];
+            let back = &arena[starts[i] + hops + 1..starts[i] + 2 * hops + 2];
+            assert_eq!(there[hops].medium, Step::END.medium);
+            assert_eq!(back[hops].medium, Step::END.medium);
+            for (k, &h) in f.path.iter().enumerate() {
+                assert_eq!(there[k].medium, wiring.step(&sc.links, h, false).medium);
+                assert_eq!(
+                    back[hops - 1 - k].medium,
+                    wiring.step(&sc.links, h, true).medium
+                );
+            }
         }
         assert!(starts[0] >= 1);
         assert_eq!(arena[0].medium, Step::END.medium);
@@ -1162,17 +1164,9 @@ mod tests {
         )
         .unwrap();
         let wiring = Wiring::new(&sc, 1);
-        let mut steps = vec![Step::END];
+        let mut steps = StepArena::new(&sc);
         for f in &sc.flows {
-            for reverse in [false, true] {
-                let hops: Vec<crate::Hop> = if reverse {
-                    f.path.iter().rev().copied().collect()
-                } else {
-                    f.path.clone()
-                };
-                steps.extend(hops.iter().map(|&h| wiring.step(&sc.links, h, reverse)));
-                steps.push(Step::END);
-            }
+            steps.push_flow(&wiring, &sc.links, &f.path);
         }
         let fans = fan_out(&steps, wiring.media.len());
         // The one link every flow crosses.

@@ -20,10 +20,11 @@ use tcplab_core::{Dur, Time};
 /// (copied out of `cfg`, whose 96 bytes would add two lines); line 1 the window and
 /// the timers; lines 2-4 the controller, the send records' ring, the RTT estimator
 /// and the scoreboard's per-ACK counts (what ACKs with SACK blocks read follows in line
-/// 5, its lists after); then the rate sampler (read only for controllers that read samples), the
-/// undo episode (read only with undo on) and the statistics' per-ACK head (line 10).
-/// The rest of the configuration and PRR follow. A plain NewReno ACK touches lines
-/// 0-4 and, with an RTT sample or a retransmission, 10 (a send of new data counts nothing there).
+/// 5, its lists after); then the rate sampler (read only for controllers that read
+/// samples), the undo episode (read only with undo on) and the statistics' per-ACK head
+/// (line 10). The rest of the configuration and PRR follow. A plain NewReno ACK touches
+/// lines 0-4 and, with an RTT sample or a retransmission, 10 (a send of new data counts
+/// nothing there).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(super) struct SendState {

@@ -87,7 +87,7 @@ impl Sender {
     pub fn config(&self) -> &SenderConfig {
         &self.s.cfg
     }
-    /// The statistics (the segments and bytes sent: [`sent`](Self::sent)).
+    /// The statistics (the segments and bytes sent are derived: [`sent`](Self::sent)).
     pub fn stats(&self) -> &SenderStats {
         &self.s.stats
     }

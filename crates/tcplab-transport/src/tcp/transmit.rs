@@ -101,10 +101,9 @@ impl SendState {
                 let t = self.rate.on_send(now, idle, &mut rec);
                 rec = SentRecord::first(len, now, t, rec.app_limited(), &mut self.far);
             }
-            // (Without a rate sampler `rec` is what `first` gives for `SendTimes::at(now)`:
-            // every offset zero, nothing delivered, not app-limited.)
-            // (Compared by value: a debug build must not allocate per packet either,
-            // tests/no_alloc runs in one.)
+            // Without a rate sampler `rec` is what `first` gives for `SendTimes::at(now)`:
+            // every offset zero, nothing delivered, not app-limited. Compared by value: a
+            // debug build must not allocate per packet either (tests/no_alloc runs in one).
             debug_assert!(
                 self.rate_on
                     || rec
