@@ -1056,6 +1056,13 @@ mod tests {
         assert_eq!(narrow_medium(u32::MAX), FAR_MEDIUM);
     }
 
+    /// The bundled B2 scenario with `flows` flows.
+    fn b2(flows: usize) -> Scenario {
+        let text = include_str!("../../../python/tcplab/data/b2.toml");
+        let text = text.replace("count = 100", &format!("count = {flows}"));
+        crate::parse_scenario_str(&text, "b2.toml").unwrap()
+    }
+
     /// A flow whose two routes fit in a cache line is placed in one line (if it would
     /// cross into the next, it starts there); larger flows are not moved.
     #[test]
@@ -1071,12 +1078,7 @@ mod tests {
             13,
             "larger than a line: not moved"
         );
-        let sc = crate::parse_scenario_str(
-            &include_str!("../../../python/tcplab/data/b2.toml")
-                .replace("count = 100", "count = 37"),
-            "b2.toml",
-        )
-        .unwrap();
+        let sc = b2(37);
         let wiring = Wiring::new(&sc, 1);
         let mut arena = StepArena::new(&sc);
         let capacity = arena.capacity();
@@ -1157,12 +1159,7 @@ mod tests {
         let want: Vec<bool> = (0..10).map(|m| m == 2).collect();
         assert_eq!(fans, want);
 
-        let sc = crate::parse_scenario_str(
-            &include_str!("../../../python/tcplab/data/b2.toml")
-                .replace("count = 100", "count = 3"),
-            "b2.toml",
-        )
-        .unwrap();
+        let sc = b2(3);
         let wiring = Wiring::new(&sc, 1);
         let mut steps = StepArena::new(&sc);
         for f in &sc.flows {
