@@ -344,6 +344,7 @@ pub fn simulate_tapped<'c>(
     tap: Option<&'c mut dyn Tap>,
 ) -> Result<Results, SimError> {
     crate::budget::check_memory(sc)?;
+    let _heap = crate::RunHeap::scope(sc.flows.len() >= RUN_HEAP_FLOWS);
     if sc.flows.len() > Pkt::MAX_FLOWS {
         return Err(SimError::Config(crate::ConfigError {
             file: sc.source.clone(),
@@ -448,6 +449,11 @@ impl Metrics for FlowSample<'_> {
         tr.value.push(v);
     }
 }
+
+/// Flows from which a run's memory comes from the huge-page [`crate::RunHeap`]. B2,
+/// paired runs: 1000 flows 9.6 % faster, 100 flows 1.3 %, 10 flows 0.9 % (noise); B1 (one
+/// flow, 1 ms) 3 % slower, paying for zeroing a 2 MiB page it barely uses.
+const RUN_HEAP_FLOWS: usize = 32;
 
 /// Flows from which the loop prefetches a link direction before it admits there (see
 /// [`World::wake_link`]): with B2's three hops a side, 256 flows' state is about 0.7 MB.

@@ -1,0 +1,40 @@
+"""A run of many flows takes its memory from huge pages (the extension's RunHeap) and gives
+the same results as in the system heap; TCPLAB_RUN_HEAP=off turns it off."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+
+RUN = r"""
+import importlib.resources as ir, json, tcplab
+sc = tcplab.Scenario.from_toml(str(ir.files("tcplab") / "data" / "b2.toml")).with_values(
+    **{"flow.0.count": 40, "duration": "200ms"})
+r = tcplab.simulate(sc, seed=1)
+region = None
+for entry in open("/proc/self/smaps").read().split("VmFlags:")[:-1]:
+    fields = dict(line.split(":", 1) for line in entry.splitlines() if ":" in line
+                  and not line[0].isdigit() and not line[0] in "abcdef")
+    if fields.get("Size", "").strip() == "67108864 kB":
+        region = {"huge_kb": int(fields["AnonHugePages"].split()[0])}
+print(json.dumps({"digest": r.info["digest"], "region": region}))
+"""
+
+
+def run(env_extra):
+    env = dict(os.environ, **env_extra)
+    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_a_large_run_uses_the_huge_page_region_with_the_same_results():
+    on = run({})
+    off = run({"TCPLAB_RUN_HEAP": "off"})
+    assert on["region"] is not None, "a 40-flow run reserves the region"
+    assert off["region"] is None, "TCPLAB_RUN_HEAP=off leaves it alone"
+    assert on["digest"] == off["digest"]
