@@ -344,7 +344,7 @@ pub fn simulate_tapped<'c>(
     tap: Option<&'c mut dyn Tap>,
 ) -> Result<Results, SimError> {
     crate::budget::check_memory(sc)?;
-    let _heap = crate::RunHeap::scope(sc.flows.len() >= RUN_HEAP_FLOWS);
+    let _heap = crate::RunHeap::scope(RUN_HEAP_FLOWS.contains(&sc.flows.len()));
     if sc.flows.len() > Pkt::MAX_FLOWS {
         return Err(SimError::Config(crate::ConfigError {
             file: sc.source.clone(),
@@ -450,10 +450,13 @@ impl Metrics for FlowSample<'_> {
     }
 }
 
-/// Flows from which a run's memory comes from the huge-page [`crate::RunHeap`]. B2,
-/// paired runs: 1000 flows 9.6 % faster, 100 flows 1.3 %, 10 flows 0.9 % (noise); B1 (one
-/// flow, 1 ms) 3 % slower, paying for zeroing a 2 MiB page it barely uses.
-const RUN_HEAP_FLOWS: usize = 32;
+/// The runs whose memory comes from the huge-page [`crate::RunHeap`], by flows. B2 10 s,
+/// paired: 100 flows 2.3 % faster, 1000 flows 7.8 %, 10,000 flows 10-12 %, 30,000 flows
+/// 7 %. Below: 10 flows 0.9 % (noise), and B1 (one flow, 1 ms) 3 % slower, zeroing a
+/// 2 MiB page it barely uses. Above: 100,000 flows gained nothing with memory the
+/// system had handed out before, and were up to 80 % slower on fresh memory (on this
+/// VM, zeroing a never-used huge page costs about 1.4 ms a MB).
+const RUN_HEAP_FLOWS: std::ops::RangeInclusive<usize> = 32..=20_000;
 
 /// Flows from which the loop prefetches a link direction before it admits there (see
 /// [`World::wake_link`]): with B2's three hops a side, 256 flows' state is about 0.7 MB.

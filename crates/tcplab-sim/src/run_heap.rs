@@ -1,24 +1,27 @@
 //! The run heap: a large run's memory in transparent huge pages.
 //!
 //! Why: a run of many flows touches each flow's state (about 13 KB a flow at 1000 B2
-//! flows) once a round trip, in an order no prefetcher predicts, so with 4 KiB pages
-//! most of its cache misses are also TLB misses and page walks. glibc puts its heap in
-//! huge pages when a process starts with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, which
-//! made the 1000-flow B2 run 5 % faster (100 flows: within noise), but a Python
-//! extension cannot set that, and a whole-process allocator would change the memory of
-//! everything else in the process. So the run's own allocations come from a region of
-//! their own, marked `MADV_HUGEPAGE`, while a [`RunHeap::scope`] is active on the
-//! running thread; everything else goes to the system allocator.
+//! flows) once a round trip, in an order no prefetcher predicts, so with 4 KiB pages its
+//! cache misses are also TLB misses. glibc puts its heap in huge pages when a process
+//! starts with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (1000 B2 flows 5 % faster), but a
+//! Python extension cannot set that, and a whole-process allocator would change the
+//! memory of everything else in the process. So a run's own allocations come from a
+//! region of their own, advised into huge pages (`MADV_HUGEPAGE`), while a
+//! [`RunHeap::scope`] is active on the running thread; all else goes to the system
+//! allocator. The simulator opens a scope for runs of 32 to 20,000 flows (see
+//! `RUN_HEAP_FLOWS` in `run.rs` for the measurements behind the bounds).
 //!
 //! [`RunHeap`] must be the program's `#[global_allocator]` (the Python extension and the
 //! `run_scenario` example install it); elsewhere a scope changes nothing. The region is
 //! address space reserved once (`MAP_NORESERVE`: nothing is committed until touched).
 //! Blocks come in size classes (16-byte steps to 48 bytes, cache lines to 4 KiB, then
-//! pages with four classes per doubling), are cut from the region in allocation order
-//! (so a flow's parts lie together) and reused through a free list per class. When no
-//! block is live and no scope is active, the pages are returned to the system. A request
-//! it cannot serve (an alignment above 4 KiB, a block above 1 GiB, a full region, a
-//! kernel without the mapping) goes to the system allocator, so nothing fails here.
+//! pages, four classes per doubling), are cut from the region in allocation order (a
+//! flow's parts lie together) and reused through a free list per class. Blocks of 4 MiB
+//! or more are the system's, advised into huge pages. When the last run ends, the pages
+//! that hold no live block are returned (its results keep only theirs); when no block is
+//! live, all of them, and the region starts again from its front. A request it cannot
+//! serve (an alignment above 4 KiB, a full region, a kernel without the mapping) goes to
+//! the system allocator, so nothing fails here.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::{Cell, UnsafeCell};
@@ -33,6 +36,13 @@ pub struct RunHeap;
 const RESERVE: usize = 64 << 30;
 /// The largest block the region serves.
 const MAX_BLOCK: usize = 1 << 30;
+/// From this size a run's block is the system's (its own mapping, which grows by
+/// `mremap` without copying and returns to the system when freed), advised into huge
+/// pages: in the region, a table that doubles step by step would leave each old copy
+/// behind, touched (100,000 B2 flows touched 884 MB, against a 652 MB heap peak, and
+/// zeroing fresh huge pages took 40 % of the run).
+const LARGE: usize = 4 << 20;
+const HUGE_PAGE: usize = 2 << 20;
 const PAGE: usize = 4096;
 /// Classes: 16, 32 and 48 bytes; 64-byte multiples to 4 KiB; pages.
 const SMALL: usize = 3;
@@ -245,11 +255,21 @@ fn map_region(len: usize, huge: bool) -> Option<usize> {
     // A kernel without transparent huge pages refuses the advice: the region still
     // works, in small pages.
     if huge {
-        // SAFETY: advice on the mapping just made.
-        unsafe { libc::madvise(p, len, libc::MADV_HUGEPAGE) };
+        advise_huge(p as usize, len);
     }
     Some(p as usize)
 }
+
+/// Asks for huge pages in `[p, p + len)` (refused without transparent huge pages: the
+/// memory works as it is).
+#[cfg(target_os = "linux")]
+fn advise_huge(p: usize, len: usize) {
+    // SAFETY: advice only, on memory this allocator handed out or mapped.
+    unsafe { libc::madvise(p as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge(_p: usize, _len: usize) {}
 
 #[cfg(not(target_os = "linux"))]
 fn map_region(_len: usize, _huge: bool) -> Option<usize> {
@@ -388,7 +408,8 @@ pub struct RunHeapStats {
     pub base: usize,
     /// Bytes in live blocks.
     pub live: usize,
-    /// Bytes of the region touched since its pages were last returned.
+    /// The span of the region used since it last emptied (its resident memory is at
+    /// most this: pages without a live block are returned when the last run ends).
     pub touched: usize,
 }
 
@@ -427,6 +448,18 @@ impl RunHeap {
     }
 }
 
+/// `p` (a system block of `len` bytes, or null) with its whole huge pages advised.
+fn advised(p: *mut u8, len: usize) -> *mut u8 {
+    let (a, b) = (
+        (p as usize).next_multiple_of(HUGE_PAGE),
+        (p as usize + len) / HUGE_PAGE * HUGE_PAGE,
+    );
+    if !p.is_null() && a < b {
+        advise_huge(a, b - a);
+    }
+    p
+}
+
 /// A block from the region for `l`, or null to ask the system.
 fn region_alloc(l: Layout) -> *mut u8 {
     let Some(c) = class_of(l.size(), l.align()) else {
@@ -449,6 +482,10 @@ fn region_alloc(l: Layout) -> *mut u8 {
 unsafe impl GlobalAlloc for RunHeap {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         if active() {
+            if l.size() >= LARGE {
+                // SAFETY: forwards the caller's layout.
+                return advised(unsafe { System.alloc(l) }, l.size());
+            }
             let p = region_alloc(l);
             if !p.is_null() {
                 return p;
@@ -479,9 +516,11 @@ unsafe impl GlobalAlloc for RunHeap {
         if ours && class_of(l.size(), l.align()) == class_of(new_size, l.align()) {
             return p; // the block already has room
         }
-        if !ours && !active() {
-            // SAFETY: the system's block, resized by the system.
-            return unsafe { System.realloc(p, l, new_size) };
+        if !ours && (!active() || new_size >= LARGE) {
+            // SAFETY: the system's block, resized by the system (a large one is moved by
+            // `mremap`, its pages with it, not copied).
+            let q = unsafe { System.realloc(p, l, new_size) };
+            return if active() { advised(q, new_size) } else { q };
         }
         // SAFETY: the new layout is valid (the caller's alignment, a size the caller
         // vouches for); the old block is live for `l.size()` bytes, then freed once.

@@ -8,6 +8,9 @@ use tcplab_sim::{parse_scenario_str, simulate, RunHeap, Scenario};
 #[global_allocator]
 static GLOBAL: RunHeap = RunHeap;
 
+/// The region and its counts are the process's: one test at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn b2(flows: usize) -> Scenario {
     let text = format!(
         r#"
@@ -33,6 +36,45 @@ count = {flows}
     parse_scenario_str(&text, "b2-heap.toml").unwrap()
 }
 
+/// Whether the mapping that holds `addr` is advised into huge pages (`/proc/self/smaps`).
+fn advised_at(addr: usize) -> bool {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let mut lines = smaps.lines().skip_while(|l| {
+        let range = l.split_whitespace().next().unwrap_or("");
+        let Some((a, b)) = range.split_once('-') else {
+            return true;
+        };
+        let (a, b) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16));
+        !matches!((a, b), (Ok(a), Ok(b)) if a <= addr && addr < b)
+    });
+    assert!(lines.next().is_some(), "no mapping holds {addr:x}");
+    let flags = lines.find(|l| l.starts_with("VmFlags:")).unwrap();
+    flags.split_whitespace().any(|f| f == "hg")
+}
+
+/// A block of 4 MiB or more taken in a scope is the system's own mapping (it grows by
+/// `mremap` and is returned when freed), its whole huge pages advised, also once grown.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_large_block_is_the_systems_advised_into_huge_pages() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let scope = RunHeap::scope(true);
+    let huge = |v: &[u8]| (v.as_ptr() as usize).next_multiple_of(2 << 20);
+    let mut v = vec![7u8; 6 << 20];
+    assert!(!RunHeap::holds(v.as_ptr()));
+    assert!(advised_at(huge(&v)), "the new block");
+    v.resize(40 << 20, 9);
+    assert!(
+        advised_at(huge(&v) + (30 << 20)),
+        "the grown block's new part"
+    );
+    drop(scope);
+    assert_eq!(
+        (v[0], v[(6 << 20) - 1], v[6 << 20], v[(40 << 20) - 1]),
+        (7, 7, 9, 9)
+    );
+}
+
 /// The mapping at `base` in `/proc/self/smaps`: (resident bytes, advised into huge pages).
 fn mapping(base: usize) -> (usize, bool) {
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
@@ -54,9 +96,9 @@ fn mapping(base: usize) -> (usize, bool) {
     (rss.expect("an Rss line") * 1024, huge)
 }
 
-/// One test, in order: the region is the process's, so its counts are too.
 #[test]
 fn a_large_run_lives_in_huge_pages_and_gives_them_back() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let large = b2(40);
 
     RunHeap::set_enabled(false);
