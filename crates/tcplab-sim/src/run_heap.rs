@@ -378,8 +378,12 @@ thread_local! {
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Scopes active on all threads, outside the lock: while none is, an allocation asks no
+/// thread-local (in a shared library, a call) before going to the system.
+static SCOPES: AtomicUsize = AtomicUsize::new(0);
+
 fn active() -> bool {
-    ACTIVE.try_with(Cell::get).unwrap_or(false)
+    SCOPES.load(Ordering::Relaxed) != 0 && ACTIVE.try_with(Cell::get).unwrap_or(false)
 }
 
 /// Ends a [`RunHeap::scope`] when dropped.
@@ -394,6 +398,7 @@ impl Drop for RunHeapScope {
         if self.counted {
             HEAP.with(|h| {
                 h.scopes -= 1;
+                SCOPES.fetch_sub(1, Ordering::Relaxed);
                 h.release_if_idle();
                 h.trim();
             });
@@ -422,6 +427,7 @@ impl RunHeap {
         let prev = active();
         if on {
             HEAP.with(|h| h.scopes += 1);
+            SCOPES.fetch_add(1, Ordering::Relaxed);
             let _ = ACTIVE.try_with(|a| a.set(true));
         }
         RunHeapScope { counted: on, prev }
