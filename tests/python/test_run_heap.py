@@ -38,3 +38,23 @@ def test_a_large_run_uses_the_huge_page_region_with_the_same_results():
     assert on["region"] is not None, "a 40-flow run reserves the region"
     assert off["region"] is None, "TCPLAB_RUN_HEAP=off leaves it alone"
     assert on["digest"] == off["digest"]
+
+
+FORK = r"""
+import importlib.resources as ir, os, tcplab
+sc = tcplab.Scenario.from_toml(str(ir.files("tcplab") / "data" / "b2.toml")).with_values(
+    **{"flow.0.count": 40, "duration": "100ms"})
+first = tcplab.simulate(sc, seed=1)  # results kept: the region is in use at the fork
+pid = os.fork()
+if pid == 0:
+    again = tcplab.simulate(sc, seed=1)
+    os._exit(0 if again.info["digest"] == first.info["digest"] else 3)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_runs_in_the_inherited_region():
+    out = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0"
