@@ -317,12 +317,19 @@ unsafe impl Sync for Locked {}
 
 impl Locked {
     fn lock(&self) {
+        let mut spins = 0u32;
         while self
             .busy
             .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
-            std::hint::spin_loop();
+            // A holder that lost its core (more running threads than cores) is let run.
+            spins += 1;
+            if spins % 64 == 0 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
         }
     }
 

@@ -151,3 +151,73 @@ fn a_large_run_lives_in_huge_pages_and_gives_them_back() {
     assert_eq!(again, plain);
     assert_eq!(RunHeap::stats().base, s.base);
 }
+
+/// Threads in scopes at once allocate, grow and free blocks of random layouts through the
+/// global allocator: every block keeps its contents and alignment, and when all are
+/// freed and the scopes ended, the region is empty and its pages returned.
+#[test]
+fn threads_share_the_region_without_losing_a_byte() {
+    use std::alloc::{alloc, dealloc, realloc, Layout};
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let workers: Vec<_> = (0..4u64)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let _scope = RunHeap::scope(true);
+                let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ t;
+                let mut next = move || {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x
+                };
+                let mut live: Vec<(*mut u8, Layout, u8)> = Vec::new();
+                for i in 0..20_000u64 {
+                    let r = next();
+                    if live.is_empty() || r % 3 != 0 {
+                        let size = 1 + (r >> 8) as usize % 6000;
+                        let layout = Layout::from_size_align(size, 1 << ((r >> 40) % 8)).unwrap();
+                        // SAFETY: a non-zero size.
+                        let p = unsafe { alloc(layout) };
+                        assert!(!p.is_null() && p as usize % layout.align() == 0);
+                        let mark = (t * 31 + i) as u8;
+                        // SAFETY: `p` holds `size` bytes.
+                        unsafe { p.write_bytes(mark, size) };
+                        live.push((p, layout, mark));
+                    } else {
+                        let k = (r >> 16) as usize % live.len();
+                        let (p, layout, mark) = live[k];
+                        // SAFETY: a live block of `layout`, written with `mark`.
+                        let bytes = unsafe { std::slice::from_raw_parts(p, layout.size()) };
+                        assert!(bytes.iter().all(|&b| b == mark), "thread {t} step {i}");
+                        if r % 2 == 0 {
+                            live.swap_remove(k);
+                            // SAFETY: freed once, with its layout.
+                            unsafe { dealloc(p, layout) };
+                        } else {
+                            let size = 1 + (r >> 24) as usize % 9000;
+                            // SAFETY: a live block of `layout`; a non-zero size.
+                            let q = unsafe { realloc(p, layout, size) };
+                            let kept = size.min(layout.size());
+                            // SAFETY: `q` holds `size` bytes, the first `kept` preserved.
+                            let grown = unsafe { std::slice::from_raw_parts(q, kept) };
+                            assert!(grown.iter().all(|&b| b == mark), "thread {t} step {i}");
+                            // SAFETY: as above.
+                            unsafe { q.write_bytes(mark, size) };
+                            let nl = Layout::from_size_align(size, layout.align()).unwrap();
+                            live[k] = (q, nl, mark);
+                        }
+                    }
+                }
+                for (p, layout, _) in live {
+                    // SAFETY: as above.
+                    unsafe { dealloc(p, layout) };
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let s = RunHeap::stats();
+    assert_eq!((s.live, s.touched), (0, 0));
+}
