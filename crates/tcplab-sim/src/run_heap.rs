@@ -16,12 +16,15 @@
 //! address space reserved once (`MAP_NORESERVE`: nothing is committed until touched).
 //! Blocks come in size classes (16-byte steps to 48 bytes, cache lines to 4 KiB, then
 //! pages, four classes per doubling), are cut from the region in allocation order (a
-//! flow's parts lie together) and reused through a free list per class. Blocks of 4 MiB
-//! or more are the system's, advised into huge pages. When the last run ends, the pages
-//! that hold no live block are returned (its results keep only theirs); when no block is
-//! live, all of them, and the region starts again from its front. A request it cannot
-//! serve (an alignment above 4 KiB, a full region, a kernel without the mapping) goes to
-//! the system allocator, so nothing fails here.
+//! flow's parts lie together) and reused through a free list per class; a freed block of
+//! 4 MiB or more returns its pages at once (a table that doubles leaves no touched old
+//! copies behind). When the last run ends, the pages that hold no live block are returned
+//! (its results keep only theirs); when no block is live, all of them, and the region
+//! starts again from its front. Results kept alive across many runs make each run start
+//! further up the region; at its end, runs fall back to the system allocator. A request
+//! it cannot serve (an alignment above 4 KiB, a full region, a kernel without the
+//! mapping) goes to the system allocator, so nothing fails here. Outside a scope every
+//! allocation is the system's, `calloc`'s lazily zeroed pages included.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::{Cell, UnsafeCell};
@@ -36,12 +39,12 @@ pub struct RunHeap;
 const RESERVE: usize = 64 << 30;
 /// The largest block the region serves.
 const MAX_BLOCK: usize = 1 << 30;
-/// From this size a run's block is the system's (its own mapping, which grows by
-/// `mremap` without copying and returns to the system when freed), advised into huge
-/// pages: in the region, a table that doubles step by step would leave each old copy
-/// behind, touched (100,000 B2 flows touched 884 MB, against a 652 MB heap peak, and
-/// zeroing fresh huge pages took 40 % of the run).
+/// From this size a freed block returns its pages (all but the first, which holds its
+/// free-list word) at once: a table that doubles step by step would otherwise leave each
+/// old copy behind, touched (100,000 B2 flows touched 884 MB for a 652 MB heap peak).
 const LARGE: usize = 4 << 20;
+/// A huge page: the region starts on one, and what it returns extends to the end of the
+/// last one touched (a huge-page fault made all of it resident).
 const HUGE_PAGE: usize = 2 << 20;
 const PAGE: usize = 4096;
 /// Classes: 16, 32 and 48 bytes; 64-byte multiples to 4 KiB; pages.
@@ -172,8 +175,15 @@ impl Heap {
         // SAFETY: the block is the caller's to give back, at least 16 bytes, aligned.
         unsafe { *(p as *mut usize) = self.free[idx] };
         self.free[idx] = p;
-        self.live -= bytes;
+        // A double free or a wrong layout: unwinding out of an allocator is undefined.
+        self.live = self
+            .live
+            .checked_sub(bytes)
+            .unwrap_or_else(|| std::process::abort());
         self.count(p, bytes, -1);
+        if bytes >= LARGE {
+            release_pages(p + PAGE, bytes - PAGE);
+        }
         if self.live == 0 {
             // Start again from the front: the next run reuses the lines just used.
             self.free = [0; CLASSES];
@@ -187,13 +197,22 @@ impl Heap {
         if !self.tried {
             self.tried = true;
             let table = RESERVE / PAGE * std::mem::size_of::<u16>();
-            if let (Some(base), Some(blocks)) =
-                (map_region(RESERVE, true), map_region(table, false))
-            {
-                (self.base, self.end, self.bump, self.high) = (base, base + RESERVE, base, base);
-                self.blocks = blocks as *mut u16;
-                REGION.store(base, Ordering::Release);
-                hold_across_fork();
+            match (
+                map_region(RESERVE + HUGE_PAGE, true),
+                map_region(table, false),
+            ) {
+                (Some(start), Some(blocks)) => {
+                    let base = start.next_multiple_of(HUGE_PAGE);
+                    (self.base, self.end, self.bump, self.high) =
+                        (base, base + RESERVE, base, base);
+                    self.blocks = blocks as *mut u16;
+                    REGION.store(base, Ordering::Release);
+                }
+                (region, table_map) => {
+                    unmap(region, RESERVE + HUGE_PAGE);
+                    unmap(table_map, table);
+                    REFUSED.store(true, Ordering::Relaxed);
+                }
             }
         }
         self.base != 0
@@ -202,9 +221,14 @@ impl Heap {
     /// Returns the touched pages to the system when nothing is live and no run is on.
     fn release_if_idle(&mut self) {
         if self.live == 0 && self.scopes == 0 && self.high > self.base {
-            release_pages(self.base, self.high - self.base);
+            release_pages(self.base, self.touched_end() - self.base);
             self.high = self.base;
         }
+    }
+
+    /// The end of the huge page that holds the highest byte used.
+    fn touched_end(&self) -> usize {
+        self.high.next_multiple_of(HUGE_PAGE).min(self.end)
     }
 
     /// When the last run ends with blocks still live (its results): returns the pages
@@ -216,7 +240,7 @@ impl Heap {
             return;
         }
         self.free = [0; CLASSES];
-        let pages = (self.high - self.base).div_ceil(PAGE);
+        let pages = (self.touched_end() - self.base) / PAGE;
         let mut page = 0;
         while page < pages {
             // SAFETY: `page` is below the region's touched end, in the table.
@@ -276,19 +300,35 @@ fn map_region(_len: usize, _huge: bool) -> Option<usize> {
     None
 }
 
+/// Unmaps a mapping `map_region` made, if it made it.
+#[cfg(target_os = "linux")]
+fn unmap(p: Option<usize>, len: usize) {
+    if let Some(p) = p {
+        // SAFETY: a mapping of `len` bytes that nothing uses yet.
+        unsafe { libc::munmap(p as *mut libc::c_void, len) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unmap(_p: Option<usize>, _len: usize) {}
+
 /// A process forked while another thread holds the lock would find it held forever:
-/// the lock is taken before a fork and let go on both sides after it.
+/// the lock is taken before a fork and let go on both sides after it. Registered once,
+/// before anything takes the lock (every path to it starts with a scope or `stats`),
+/// and never with the lock held.
 #[cfg(target_os = "linux")]
 fn hold_across_fork() {
+    static DONE: AtomicBool = AtomicBool::new(false);
     extern "C" fn take() {
         HEAP.lock();
     }
     extern "C" fn give() {
         HEAP.unlock();
     }
-    // SAFETY: registers plain functions that take and let go of the lock; called once,
-    // with the lock held by this thread (not by a fork in progress).
-    unsafe { libc::pthread_atfork(Some(take), Some(give), Some(give)) };
+    if !DONE.swap(true, Ordering::AcqRel) {
+        // SAFETY: registers plain functions that take and let go of the lock.
+        unsafe { libc::pthread_atfork(Some(take), Some(give), Some(give)) };
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -354,6 +394,9 @@ static HEAP: Locked = Locked {
 /// tell them apart without the lock.
 static REGION: AtomicUsize = AtomicUsize::new(0);
 
+/// The system refused the region: scoped allocations go to the system without the lock.
+static REFUSED: AtomicBool = AtomicBool::new(false);
+
 /// Whether `p` lies in the region.
 fn in_region(p: *const u8) -> bool {
     let base = REGION.load(Ordering::Acquire);
@@ -393,10 +436,12 @@ fn active() -> bool {
     SCOPES.load(Ordering::Relaxed) != 0 && ACTIVE.try_with(Cell::get).unwrap_or(false)
 }
 
-/// Ends a [`RunHeap::scope`] when dropped.
+/// Ends a [`RunHeap::scope`] when dropped, on the thread that began it (not `Send`:
+/// the scope is that thread's).
 pub struct RunHeapScope {
     counted: bool,
     prev: bool,
+    _thread: std::marker::PhantomData<*const ()>,
 }
 
 impl Drop for RunHeapScope {
@@ -432,12 +477,17 @@ impl RunHeap {
     pub fn scope(on: bool) -> RunHeapScope {
         let on = on && enabled();
         let prev = active();
+        hold_across_fork();
         if on {
             HEAP.with(|h| h.scopes += 1);
             SCOPES.fetch_add(1, Ordering::Relaxed);
             let _ = ACTIVE.try_with(|a| a.set(true));
         }
-        RunHeapScope { counted: on, prev }
+        RunHeapScope {
+            counted: on,
+            prev,
+            _thread: std::marker::PhantomData,
+        }
     }
 
     /// Turns the region on or off for scopes begun later, for the process (on unless
@@ -448,6 +498,7 @@ impl RunHeap {
     }
 
     pub fn stats() -> RunHeapStats {
+        hold_across_fork();
         HEAP.with(|h| RunHeapStats {
             base: h.base,
             live: h.live,
@@ -461,23 +512,14 @@ impl RunHeap {
     }
 }
 
-/// `p` (a system block of `len` bytes, or null) with its whole huge pages advised.
-fn advised(p: *mut u8, len: usize) -> *mut u8 {
-    let (a, b) = (
-        (p as usize).next_multiple_of(HUGE_PAGE),
-        (p as usize + len) / HUGE_PAGE * HUGE_PAGE,
-    );
-    if !p.is_null() && a < b {
-        advise_huge(a, b - a);
-    }
-    p
-}
-
 /// A block from the region for `l`, or null to ask the system.
 fn region_alloc(l: Layout) -> *mut u8 {
     let Some(c) = class_of(l.size(), l.align()) else {
         return std::ptr::null_mut();
     };
+    if REFUSED.load(Ordering::Relaxed) {
+        return std::ptr::null_mut();
+    }
     // SAFETY: the region is this heap's own memory.
     HEAP.with(|h| {
         if h.reserve() {
@@ -495,10 +537,6 @@ fn region_alloc(l: Layout) -> *mut u8 {
 unsafe impl GlobalAlloc for RunHeap {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         if active() {
-            if l.size() >= LARGE {
-                // SAFETY: forwards the caller's layout.
-                return advised(unsafe { System.alloc(l) }, l.size());
-            }
             let p = region_alloc(l);
             if !p.is_null() {
                 return p;
@@ -508,13 +546,28 @@ unsafe impl GlobalAlloc for RunHeap {
         unsafe { System.alloc(l) }
     }
 
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        if active() {
+            let p = region_alloc(l);
+            if !p.is_null() {
+                // SAFETY: a block of at least `l.size()` bytes (reused ones are not zero).
+                unsafe { p.write_bytes(0, l.size()) };
+                return p;
+            }
+        }
+        // SAFETY: forwards the caller's layout (`calloc`: fresh pages stay untouched).
+        unsafe { System.alloc_zeroed(l) }
+    }
+
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         if !in_region(p) {
             // SAFETY: not a region block, so the system's, with this layout.
             return unsafe { System.dealloc(p, l) };
         }
+        // A region block always has a class; without one the layout is not the block's,
+        // and unwinding out of an allocator is undefined.
         let Some(c) = class_of(l.size(), l.align()) else {
-            unreachable!("a region block has a class")
+            std::process::abort()
         };
         HEAP.with(|h| {
             // SAFETY: `p` is a live region block, of the class its layout gives.
@@ -529,11 +582,9 @@ unsafe impl GlobalAlloc for RunHeap {
         if ours && class_of(l.size(), l.align()) == class_of(new_size, l.align()) {
             return p; // the block already has room
         }
-        if !ours && (!active() || new_size >= LARGE) {
-            // SAFETY: the system's block, resized by the system (a large one is moved by
-            // `mremap`, its pages with it, not copied).
-            let q = unsafe { System.realloc(p, l, new_size) };
-            return if active() { advised(q, new_size) } else { q };
+        if !ours && !active() {
+            // SAFETY: the system's block, resized by the system.
+            return unsafe { System.realloc(p, l, new_size) };
         }
         // SAFETY: the new layout is valid (the caller's alignment, a size the caller
         // vouches for); the old block is live for `l.size()` bytes, then freed once.

@@ -1,7 +1,8 @@
 //! The run heap as the program's allocator (as in the Python extension): a run of many
 //! flows takes its memory from a region advised into huge pages, gives the same results
 //! as in the system heap, and returns the pages when its results are dropped; a small
-//! run never touches the region.
+//! run never touches the region. Linux: the checks read `/proc/self`.
+#![cfg(target_os = "linux")]
 
 use tcplab_sim::{parse_scenario_str, simulate, RunHeap, Scenario};
 
@@ -36,43 +37,71 @@ count = {flows}
     parse_scenario_str(&text, "b2-heap.toml").unwrap()
 }
 
-/// Whether the mapping that holds `addr` is advised into huge pages (`/proc/self/smaps`).
-fn advised_at(addr: usize) -> bool {
-    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-    let mut lines = smaps.lines().skip_while(|l| {
-        let range = l.split_whitespace().next().unwrap_or("");
-        let Some((a, b)) = range.split_once('-') else {
-            return true;
-        };
-        let (a, b) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16));
-        !matches!((a, b), (Ok(a), Ok(b)) if a <= addr && addr < b)
-    });
-    assert!(lines.next().is_some(), "no mapping holds {addr:x}");
-    let flags = lines.find(|l| l.starts_with("VmFlags:")).unwrap();
-    flags.split_whitespace().any(|f| f == "hg")
-}
-
-/// A block of 4 MiB or more taken in a scope is the system's own mapping (it grows by
-/// `mremap` and is returned when freed), its whole huge pages advised, also once grown.
+/// A block of 4 MiB or more lives in the region too, keeps its contents as it grows, and
+/// returns its pages as soon as it is freed (a doubling table leaves no old copies).
 #[test]
-#[cfg(target_os = "linux")]
-fn a_large_block_is_the_systems_advised_into_huge_pages() {
+fn a_freed_large_block_returns_its_pages() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let scope = RunHeap::scope(true);
-    let huge = |v: &[u8]| (v.as_ptr() as usize).next_multiple_of(2 << 20);
     let mut v = vec![7u8; 6 << 20];
-    assert!(!RunHeap::holds(v.as_ptr()));
-    assert!(advised_at(huge(&v)), "the new block");
+    assert!(RunHeap::holds(v.as_ptr()));
     v.resize(40 << 20, 9);
-    assert!(
-        advised_at(huge(&v) + (30 << 20)),
-        "the grown block's new part"
-    );
-    drop(scope);
+    assert!(RunHeap::holds(v.as_ptr()));
     assert_eq!(
         (v[0], v[(6 << 20) - 1], v[6 << 20], v[(40 << 20) - 1]),
         (7, 7, 9, 9)
     );
+    let base = RunHeap::stats().base;
+    let before = mapping(base).0;
+    drop(v);
+    let after = mapping(base).0;
+    assert!(before >= after + (36 << 20), "resident {before} -> {after}");
+    drop(scope);
+}
+
+/// Zeroed memory is zero from a reused region block, and outside a scope it is the
+/// system's `calloc`, whose fresh pages stay untouched until written.
+#[test]
+fn zeroed_blocks_are_zero_and_calloc_stays_lazy() {
+    use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let l = Layout::from_size_align(1000, 8).unwrap();
+    {
+        let _scope = RunHeap::scope(true);
+        // SAFETY: non-zero sizes; each block written within bounds, freed once.
+        unsafe {
+            let keep = alloc(l); // keeps the region from emptying (and resetting)
+            let p = alloc(l);
+            p.write_bytes(0xFF, l.size());
+            dealloc(p, l);
+            let q = alloc_zeroed(l);
+            assert_eq!(q, p, "the freed block is reused");
+            assert!(std::slice::from_raw_parts(q, l.size())
+                .iter()
+                .all(|&b| b == 0));
+            dealloc(q, l);
+            dealloc(keep, l);
+        }
+    }
+    let resident = || {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+        statm
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<usize>()
+            .unwrap()
+            * 4096
+    };
+    let before = resident();
+    let big = vec![0u8; 256 << 20];
+    let grown = resident().saturating_sub(before);
+    assert!(!RunHeap::holds(big.as_ptr()));
+    assert!(
+        grown < 16 << 20,
+        "256 MiB of zeros made {grown} bytes resident"
+    );
+    drop(big);
 }
 
 /// The mapping at `base` in `/proc/self/smaps`: (resident bytes, advised into huge pages).
@@ -124,7 +153,6 @@ fn a_large_run_lives_in_huge_pages_and_gives_them_back() {
     assert!(!RunHeap::holds(plain.flows.columns().as_ptr().cast()));
     assert_eq!(r, plain, "the same results from either heap");
     assert_eq!(r.digest(), plain.digest());
-    #[cfg(target_os = "linux")]
     {
         let (resident, huge) = mapping(s.base);
         assert!(huge, "the region is advised into huge pages");
