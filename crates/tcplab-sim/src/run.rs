@@ -451,8 +451,8 @@ impl Metrics for FlowSample<'_> {
 }
 
 /// The runs whose memory comes from the huge-page [`crate::RunHeap`], by flows. B2 10 s,
-/// paired: 100 flows 2.3 % faster, 1000 flows 7.8 %, 10,000 flows 10-12 %, 30,000 flows
-/// 7 %. Below: 10 flows 0.9 % (noise), and B1 (one flow, 1 ms) 3 % slower, zeroing a
+/// paired (the gain moves with the host's load): 100 flows 0-2.6 % faster, 1000 flows
+/// 4-10 %, 10,000 flows 5-12 %, 30,000 flows 7 %. Below: 10 flows 0.9 % (noise), and B1 (one flow, 1 ms) 3 % slower, zeroing a
 /// 2 MiB page it barely uses. Above: 100,000 flows gained nothing with memory the
 /// system had handed out before, and were up to 80 % slower on fresh memory (on this
 /// VM, zeroing a never-used huge page costs about 1.4 ms a MB).
