@@ -59,3 +59,16 @@ def test_a_forked_child_runs_in_the_inherited_region():
     out = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "0"
+
+
+def test_a_bad_run_heap_setting_is_refused_with_its_name_and_value():
+    out = subprocess.run(
+        [sys.executable, "-c", RUN],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, TCPLAB_RUN_HEAP="0"),
+    )
+    assert out.returncode != 0
+    last = out.stderr.strip().splitlines()[-1]
+    assert "ScenarioError: the environment: " in last, last
+    assert "TCPLAB_RUN_HEAP = 0: must be on or off" in last, last

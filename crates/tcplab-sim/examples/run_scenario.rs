@@ -28,6 +28,11 @@ unsafe impl GlobalAlloc for Counting {
         // SAFETY: forwards the caller's layout.
         unsafe { RunHeap.alloc(l) }
     }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        grew(l.size());
+        // SAFETY: forwards the caller's layout (outside a run, `calloc`'s lazy pages).
+        unsafe { RunHeap.alloc_zeroed(l) }
+    }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         LIVE.fetch_sub(l.size(), Relaxed);
         // SAFETY: `p` was allocated by `RunHeap` with layout `l`.

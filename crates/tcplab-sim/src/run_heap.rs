@@ -90,10 +90,6 @@ struct Heap {
     high: usize,
     /// Bytes in blocks handed out and not freed.
     live: usize,
-    /// Scopes active on all threads.
-    scopes: usize,
-    /// The reservation was tried (and `base` is 0 if it failed).
-    tried: bool,
     /// Free blocks by class, linked through their first word (0 ends a list).
     free: [usize; CLASSES],
     /// Blocks that overlap each page of the region, by page (a table of its own), so
@@ -109,8 +105,6 @@ impl Heap {
             bump: 0,
             high: 0,
             live: 0,
-            scopes: 0,
-            tried: false,
             free: [0; CLASSES],
             blocks: std::ptr::null_mut(),
         }
@@ -125,7 +119,6 @@ impl Heap {
             end: base + len,
             bump: base,
             high: base,
-            tried: true,
             blocks: blocks.as_mut_ptr(),
             ..Heap::new()
         }
@@ -167,11 +160,11 @@ impl Heap {
         Some(p)
     }
 
-    /// Frees `p`, a block of class `c`; returns whether the heap is now empty.
+    /// Frees `p`, a block of class `c`.
     ///
     /// # Safety
     /// `p` must be a live block of this heap of class `c`.
-    unsafe fn give(&mut self, p: usize, (idx, bytes, _): (usize, usize, usize)) -> bool {
+    unsafe fn give(&mut self, p: usize, (idx, bytes, _): (usize, usize, usize)) {
         // SAFETY: the block is the caller's to give back, at least 16 bytes, aligned.
         unsafe { *(p as *mut usize) = self.free[idx] };
         self.free[idx] = p;
@@ -189,13 +182,12 @@ impl Heap {
             self.free = [0; CLASSES];
             self.bump = self.base;
         }
-        self.live == 0
     }
 
-    /// Reserves the region on first use; false if the system refused it.
+    /// Reserves the region on first use; false if the system refused it (then
+    /// [`REFUSED`] keeps callers from asking again).
     fn reserve(&mut self) -> bool {
-        if !self.tried {
-            self.tried = true;
+        if self.base == 0 {
             let table = RESERVE / PAGE * std::mem::size_of::<u16>();
             match (
                 map_region(RESERVE + HUGE_PAGE, true),
@@ -220,7 +212,7 @@ impl Heap {
 
     /// Returns the touched pages to the system when nothing is live and no run is on.
     fn release_if_idle(&mut self) {
-        if self.live == 0 && self.scopes == 0 && self.high > self.base {
+        if self.live == 0 && SCOPES.load(Ordering::Relaxed) == 0 && self.high > self.base {
             release_pages(self.base, self.touched_end() - self.base);
             self.high = self.base;
         }
@@ -236,7 +228,7 @@ impl Heap {
     /// blocks are given up (their pages now read as zeros, free-list words included)
     /// until the region empties and starts again from its front.
     fn trim(&mut self) {
-        if self.scopes != 0 || self.live == 0 {
+        if SCOPES.load(Ordering::Relaxed) != 0 || self.live == 0 {
             return;
         }
         self.free = [0; CLASSES];
@@ -404,13 +396,23 @@ fn in_region(p: *const u8) -> bool {
 }
 
 /// Whether scopes use the region at all: 0 not yet asked, 1 on, 2 off (the environment
-/// variable `TCPLAB_RUN_HEAP=off`, read at the first scope, or [`RunHeap::set_enabled`]).
+/// variable [`ENV`], read at the first scope, or [`RunHeap::set_enabled`]).
 static ENABLED: AtomicU8 = AtomicU8::new(0);
+
+/// The environment variable that turns the region off (`off`) or on (`on`, the default).
+pub(crate) const ENV: &str = "TCPLAB_RUN_HEAP";
+
+/// [`ENV`]'s value if it is not `on` or `off` (the simulator refuses to run then, rather
+/// than guess what `0` or `no` meant).
+pub(crate) fn bad_env() -> Option<String> {
+    let v = std::env::var_os(ENV)?;
+    (v != "on" && v != "off").then(|| v.to_string_lossy().into_owned())
+}
 
 fn enabled() -> bool {
     match ENABLED.load(Ordering::Relaxed) {
         0 => {
-            let off = std::env::var("TCPLAB_RUN_HEAP").is_ok_and(|v| v == "off");
+            let off = std::env::var_os(ENV).is_some_and(|v| v == "off");
             let _ = ENABLED.compare_exchange(
                 0,
                 if off { 2 } else { 1 },
@@ -428,8 +430,9 @@ thread_local! {
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Scopes active on all threads, outside the lock: while none is, an allocation asks no
-/// thread-local (in a shared library, a call) before going to the system.
+/// Scopes active on all threads (changed under the heap's lock, read without it too):
+/// while none is, an allocation asks no thread-local (in a shared library, a call)
+/// before going to the system, and pages may be returned.
 static SCOPES: AtomicUsize = AtomicUsize::new(0);
 
 fn active() -> bool {
@@ -449,7 +452,6 @@ impl Drop for RunHeapScope {
         let _ = ACTIVE.try_with(|a| a.set(self.prev));
         if self.counted {
             HEAP.with(|h| {
-                h.scopes -= 1;
                 SCOPES.fetch_sub(1, Ordering::Relaxed);
                 h.release_if_idle();
                 h.trim();
@@ -479,8 +481,7 @@ impl RunHeap {
         let prev = active();
         hold_across_fork();
         if on {
-            HEAP.with(|h| h.scopes += 1);
-            SCOPES.fetch_add(1, Ordering::Relaxed);
+            HEAP.with(|_| SCOPES.fetch_add(1, Ordering::Relaxed));
             let _ = ACTIVE.try_with(|a| a.set(true));
         }
         RunHeapScope {
@@ -571,9 +572,8 @@ unsafe impl GlobalAlloc for RunHeap {
         };
         HEAP.with(|h| {
             // SAFETY: `p` is a live region block, of the class its layout gives.
-            if unsafe { h.give(p as usize, c) } {
-                h.release_if_idle();
-            }
+            unsafe { h.give(p as usize, c) };
+            h.release_if_idle();
         });
     }
 
