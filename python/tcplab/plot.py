@@ -409,16 +409,43 @@ def plot_run(res: Result, path: str | Path | None = None, *, axes=None, max_flow
     return fig
 
 
+#: How a published value is drawn beside tcplab's: a hollow black diamond, no line.
+PAPER_STYLE = {"ls": "none", "marker": "D", "ms": 7, "mfc": "none", "mew": 1.3, "zorder": 4}
+
+
+def draw_paper(ax, xs, ys, source: str, color: str = "k", label: str | None = None):
+    """Draws published values (`source`: the figure or table they come from, e.g.
+    "Fig. 9") as hollow markers labelled "paper (...)", never joined by a line."""
+    return ax.plot(list(xs), list(ys), color=color, mec=color, **PAPER_STYLE,
+                   label=label if label is not None else f"paper ({source})")
+
+
+def note_no_paper(ax, why: str = "the paper gives no numbers for this figure"):
+    """Says on the figure that no published value is drawn, and why."""
+    ax.text(0.99, 0.01, f"paper: none drawn ({why})", transform=ax.transAxes,
+            ha="right", va="bottom", fontsize=6.5, color="0.35")
+
+
 def plot_summary(summary, x: str, series: str | None, path: str | Path | None = None, *,
                  ax=None, ylabel: str | None = None, xlabel: str | None = None,
-                 title: str | None = None, scale: float = 1.0, dpi: int = 120):
+                 title: str | None = None, scale: float = 1.0, dpi: int = 120,
+                 paper=None, no_paper: str | None = None, dodge: float = 0.0,
+                 styles: dict | None = None, center: str = "mean"):
     """Mean with its confidence interval (``ci_low``/``ci_high``) against a swept
     parameter, one line per value of `series`; returns the Figure.
 
     Unit strings on the x axis ("5ms", "10MiB", "0.5%") are placed by their value in
-    display units (see :mod:`tcplab.units`); other values are evenly spaced. The legend
-    gives n, the runs per point; a point whose runs all gave the same value (seeds do not
-    change it) is drawn hollow.
+    display units (see :mod:`tcplab.units`); other values are categories, evenly spaced
+    and not joined by lines. The legend gives n, the runs per point; a point whose runs
+    all gave the same value (seeds do not change it) is drawn hollow.
+
+    `paper`: published values to draw beside the series, rows of (`x`, ``value``,
+    ``source``) in display units and optionally `series` (its colour); `no_paper`: the
+    reason none is drawn, written on the figure. `dodge`: shift series k by
+    (k - (K - 1) / 2) × dodge of each x value (multiplicatively), so that equal values
+    stay visible side by side. `styles`: per series, extra matplotlib keywords (e.g.
+    ``{"ls": "--", "marker": "s"}``). `center`: the column plotted (``mean`` or
+    ``median``).
     """
     from tcplab.units import display_unit, to_number
 
@@ -427,29 +454,49 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
         own = True
     else:
         fig, own = ax.figure, False
-    groups = summary.groupby(series, sort=False) if series else [(None, summary)]
+    groups = list(summary.groupby(series, sort=False)) if series else [(None, summary)]
     unit = display_unit(summary[x].tolist())
+    categories = list(dict.fromkeys(summary[x]))
+    categorical = any(to_number(v) is None for v in categories)
+    if categorical:
+        ax.set_xticks(range(len(categories)), [str(v) for v in categories])
+    colors = {}
     for k, (name, g) in enumerate(groups):
         color = f"C{k % 10}"  # explicit: the hollow markers must not advance the cycle
-        xs = [to_number(v) for v in g[x]]
-        if any(v is None for v in xs):
-            xs = list(range(len(g)))
-            ax.set_xticks(xs, [str(v) for v in g[x]])
+        colors[name] = color
+        xs = ([categories.index(v) for v in g[x]] if categorical
+              else [to_number(v) for v in g[x]])
         order = sorted(range(len(xs)), key=lambda i: xs[i])
         xv = np.array([xs[i] for i in order], dtype=float)
-        m = g["mean"].to_numpy()[order] * scale
+        shift = (k - (len(groups) - 1) / 2) * dodge
+        xv = xv + shift if categorical else xv * (1 + shift)
+        m = g[center].to_numpy()[order] * scale
         lo = g["ci_low"].to_numpy()[order] * scale
         hi = g["ci_high"].to_numpy()[order] * scale
-        err = np.vstack([np.nan_to_num(m - lo), np.nan_to_num(hi - m)])
+        err = np.vstack([np.nan_to_num(np.maximum(m - lo, 0)),
+                         np.nan_to_num(np.maximum(hi - m, 0))])
         ns = sorted(set(int(n) for n in g["n"]))
         nlab = f"n={ns[0]}" if len(ns) == 1 else f"n={ns[0]}–{ns[-1]}"
-        ax.errorbar(xv, m, yerr=err, marker="o", ms=3, capsize=3, lw=1, color=color,
-                    label=f"{name} ({nlab})" if series else nlab)
+        kw = {"marker": "o", "ms": 3, "capsize": 3, "lw": 1, "color": color,
+              "ls": "none" if categorical else "-", **(styles or {}).get(name, {})}
+        ax.errorbar(xv, m, yerr=err, label=f"{name} ({nlab})" if series else nlab, **kw)
         if "identical" in g:
             same = g["identical"].to_numpy()[order].astype(bool)
             if same.any():
                 ax.plot(xv[same], m[same], ls="none", marker="o", ms=6, mfc="white",
                         mec=color, zorder=3)
+    if paper is not None and len(paper):
+        by_series = bool(series) and series in paper
+        for key, p in paper.groupby(["source", series] if by_series else ["source"],
+                                    sort=False):
+            key = key if isinstance(key, tuple) else (key,)
+            src, name = key[0], (key[1] if by_series else None)
+            px = ([categories.index(v) for v in p[x]] if categorical
+                  else [to_number(v) for v in p[x]])
+            lab = f"paper ({src})" + (f": {name}" if by_series else "")
+            draw_paper(ax, px, p["value"], src, color=colors.get(name, "k"), label=lab)
+    elif no_paper:
+        note_no_paper(ax, no_paper)
     ax.set_xlabel(xlabel or (f"{x} [{unit}]" if unit else x))
     ax.set_ylabel(ylabel or str(summary["metric"].iloc[0]))
     if title:

@@ -9,6 +9,8 @@ numbers behind the tables and figures: mean, interval, n, whether the seeds chan
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -23,6 +25,71 @@ from tcplab.sweeps import SweepResult, sweep
 #: been re-run with the handshake and the 6 MiB default yet.
 PRE_ISSUE_9 = {"handshake": False, "rcv_buf": "64MiB"}
 
+#: The verdicts of a claim table (see :class:`Claim`).
+HOLDS, SHAPE, DIFFERS, NOT_RUN = "holds", "shape only", "differs", "not measured"
+
+
+@dataclass
+class Claim:
+    """One row of a study's claim table: what the paper claims (`claim`, with the figure
+    or table), its number (`paper`, or "no number" where it gives none), tcplab's measured
+    value (`tcplab`), the `verdict` computed from the measured numbers by :func:`verdict`
+    and `why`: the reason, citing the experiment in docs/reproductions that shows it."""
+
+    claim: str
+    paper: str
+    tcplab: str
+    verdict: str
+    why: str
+
+
+def verdict(holds: bool | None, shape: bool | None = False) -> str:
+    """``holds`` when the paper's number (or inequality) is met within the stated
+    tolerance, ``shape only`` when only its direction or ordering is, ``differs``
+    otherwise; ``not measured`` when the run did not measure it (None: e.g. a quick run
+    without that point)."""
+    if holds is None:
+        return NOT_RUN
+    return HOLDS if holds else SHAPE if shape else DIFFERS
+
+
+def within(measured: float, paper: float, rel: float) -> bool:
+    """`measured` within ±`rel` (a fraction) of `paper`."""
+    return (measured is not None and not math.isnan(measured)
+            and abs(measured - paper) <= rel * abs(paper))
+
+
+def claim_table(claims: list[Claim], note: str = "") -> str:
+    """The claim table that opens a study's tables.md (Markdown, under "## Claims")."""
+    esc = [[c.claim, c.paper, c.tcplab, c.verdict, c.why] for c in claims]
+    lines = ["## Claims", "",
+             "Each verdict is computed from this run's numbers: **holds** = the paper's "
+             "number (or inequality) is met within the tolerance the row states; **shape "
+             "only** = its direction or ordering is, not its number; **differs** = "
+             "neither; **not measured** = this run did not measure it (e.g. `--quick`)."
+             + (f" {note}" if note else ""), "",
+             "| claim | paper | tcplab | verdict | why |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(str(v).replace("|", "/").replace("\n", " ") for v in row)
+              + " |" for row in esc]
+    counts = pd.Series([c.verdict for c in claims]).value_counts()
+    lines += ["", "Verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + ".",
+              "", "## Tables", ""]
+    return "\n".join(lines) + "\n"
+
+
+def n_seeds(n: int, per: str = "point") -> str:
+    """"n = 5 seeds per point" (one seed: "n = 1 seed per point")."""
+    return f"n = {n} seed{'' if n == 1 else 's'} per {per}."
+
+
+def one_seed_note(study: str, asked: int) -> str:
+    """The line a study without a random component writes instead of a seed count."""
+    return (f"One seed: {study} has no random component, so every seed gives the same "
+            f"numbers (tests/python/test_studies.py checks that seeds 1 and 2 give "
+            f"identical tables)" + (f"; --seeds {asked} was not needed and ran once."
+                                    if asked > 1 else "."))
+
+
 #: The mark of a table cell whose value every seed reproduced exactly.
 SAME = "†"
 
@@ -36,14 +103,16 @@ def same_note(seeds: int) -> str:
 def run_figure(base: Scenario, grid: dict, x: str, series: str, metric: str, *,
                seeds: int, level: float, workers: int | None, out: Path, name: str,
                ylabel: str, xlabel: str, title: str, scale: float = 1.0,
-               result: SweepResult | None = None) -> tuple[SweepResult, pd.DataFrame, Path]:
-    """Sweeps `grid` (unless `result` is given) and writes `<name>.png`; returns the
+               result: SweepResult | None = None,
+               **plot_kw) -> tuple[SweepResult, pd.DataFrame, Path]:
+    """Sweeps `grid` (unless `result` is given) and writes `<name>.png` (`plot_kw`: more
+    keywords of :func:`tcplab.plot.plot_summary`, e.g. the paper's values); returns the
     result, the summary (with a ``figure`` column) and the figure's path."""
     res = result or sweep(base, grid, seeds=seeds, workers=workers)
     summ = res.summary(metric, level=level, by=[x, series])
     png = out / f"{name}.png"
     plot_summary(summ, x, series, png, ylabel=ylabel, xlabel=xlabel, title=title,
-                 scale=scale)
+                 scale=scale, **plot_kw)
     return res, summ.assign(figure=name), png
 
 
