@@ -20,7 +20,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from tcplab.reproduce.common import PRE_ISSUE_9, SAME, same_note, to_markdown, write_outputs
+from tcplab.plot import draw_paper, save
+from tcplab.reproduce.common import (
+    PRE_ISSUE_9,
+    SAME,
+    Claim,
+    claim_table,
+    one_seed_note,
+    same_note,
+    to_markdown,
+    verdict,
+    within,
+    write_outputs,
+)
 from tcplab.reproduce.recovery import recovery_time
 from tcplab.scenario import Scenario, simulate
 from tcplab.stats import format_interval, interval
@@ -37,16 +49,38 @@ TIMERS = ["impatient", "slow-but-steady"]
 WARMUP = {"L1->L2": 60.0, "L2->L1": 400.0}
 AFTER = 500.0  # simulated seconds after reconnection
 CAPACITY_BPS = 10e6 * 1460 / 1500
+#: The links have no random element (no loss, no jitter): every seed gives the same
+#: recovery times, so the study runs one seed (the test checks seeds 1 and 2 agree).
+DETERMINISTIC = True
+#: --quick: two variants, one outage, one timer, 100 s after reconnection (the code
+#: paths; not the study's numbers).
+QUICK = {"variants": ["wave", "newreno"], "hts": [2.0], "timers": ["impatient"],
+         "after": 100.0}
+DIRECTIONS = ["L1->L2", "L2->L1"]
+#: Seed 002, Table 1: recovery time [s] per variant and direction at HT = 0.5, 2, 10 s
+#: (* and ** in the seed mark Wave's short-HT cases).
+PAPER_T1 = {
+    "wave": {"L1->L2": [81, 3.2, 5.6], "L2->L1": [327, 1.6, 1.6]},
+    "reno": {"L1->L2": [271, 270, 270], "L2->L1": [6.7, 7.6, 10.7]},
+    "newreno": {"L1->L2": [272, 267, 275], "L2->L1": [16, 17, 21]},
+    "tahoe": {"L1->L2": [274, 291, 295], "L2->L1": [5.5, 3.6, 7.3]},
+    "westwoodplus": {"L1->L2": [282, 282, 287], "L2->L1": [5, 5.6, 32]},
+}
+#: Tolerance of the claim table: a recovery time within 50 % of Table 1's (the seed's
+#: links are not public, tcplab's are its own).
+TOL = 0.5
+WINDOW_BASED = ["reno", "newreno", "tahoe", "westwoodplus"]
 
 
-def scenario(cc: str, direction: str, ht: float, timer: str = "impatient") -> Scenario:
+def scenario(cc: str, direction: str, ht: float, timer: str = "impatient",
+             after: float = AFTER) -> Scenario:
     """The handover scenario of one table cell (variant, direction, outage HT, timer)."""
     a, b = (L1, L2) if direction == "L1->L2" else (L2, L1)
     t0 = WARMUP[direction]
     data = {
         "name": f"handover-{direction}-{cc}-ht{ht}",
         "sample": "100ms",
-        "duration": f"{t0 + ht + AFTER}s",
+        "duration": f"{t0 + ht + after}s",
         "link": {
             "rate": a["rate"], "delay": a["delay"], "queue": a["queue"],
             "schedule": [
@@ -63,8 +97,8 @@ def scenario(cc: str, direction: str, ht: float, timer: str = "impatient") -> Sc
 
 def one(job):
     """Runs one (cc, direction, HT, timer, seed) job; returns its row of runs.parquet."""
-    cc, direction, ht, timer, seed = job
-    sc = scenario(cc, direction, ht, timer)
+    cc, direction, ht, timer, seed, after = job
+    sc = scenario(cc, direction, ht, timer, after)
     res = simulate(sc, seed=seed)
     d = res.series("delivered")
     new = L2 if direction == "L1->L2" else L1
@@ -75,25 +109,33 @@ def one(job):
             "recovery_s": rt, "rtos": int(f.rtos), "fast_retransmits": int(f.fast_retransmits)}
 
 
-def run(out: Path, seeds: int = 5, workers: int | None = None,
-        variants: list[str] | None = None) -> list[Path]:
-    """Runs every variant × direction × HT × timer with seeds 1..`seeds`; returns the files."""
+def run(out: Path, seeds: int = 1, workers: int | None = None,
+        variants: list[str] | None = None, quick: bool = False,
+        seed_list: list[int] | None = None) -> list[Path]:
+    """Runs every variant × direction × HT × timer once (seed 1: the links have no random
+    component, see :data:`DETERMINISTIC`; `seeds` is accepted and not needed;
+    `seed_list` overrides it, for the test that checks this); `quick`: see
+    :data:`QUICK`. Returns the files written."""
     from tcplab.reproduce.inet_vegas_westwood import available
 
     out.mkdir(parents=True, exist_ok=True)
-    vs = available(variants or VARIANTS)
-    jobs = [(cc, d, ht, tm, s) for tm in TIMERS for cc in vs for d in ("L1->L2", "L2->L1")
-            for ht in HTS for s in range(1, seeds + 1)]
+    vs = available(variants or (QUICK["variants"] if quick else VARIANTS))
+    hts, timers = (QUICK["hts"], QUICK["timers"]) if quick else (HTS, TIMERS)
+    after = QUICK["after"] if quick else AFTER
+    used = seed_list or [1]
+    jobs = [(cc, d, ht, tm, s, after) for tm in timers for cc in vs for d in DIRECTIONS
+            for ht in hts for s in used]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         rows = list(pool.map(one, jobs))
     runs = pd.DataFrame(rows)
     parts, summary = [], []
+    n = len(used)
     for tm, runs_t in runs.groupby("timer", sort=False):
         table = {}
         for (cc, d, ht), g in runs_t.groupby(["cc", "direction", "ht_s"], sort=False):
             iv = interval(g["recovery_s"].tolist(), 0.95, (0.0, float("inf")))
             never = int(g["recovery_s"].isna().sum())
-            cell = format_interval(iv, digits=1) if iv.n else f"> {AFTER:.0f}"
+            cell = format_interval(iv, digits=1) if iv.n else f"> {after:.0f}"
             if iv.method == "identical" and not never:
                 cell += SAME
             if never:
@@ -108,8 +150,144 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
         t.index.name = "variant"
         parts.append(f"### NewReno timer: {tm}\n\n{to_markdown(t)}\n")
     summary = pd.DataFrame(summary)
-    note = same_note(seeds) + "\n\n" if summary["identical"].any() else ""
-    text = (f"Recovery time [s] (mean ± 95 % CI over {seeds} seeds, or [bootstrap interval]; "
-            f"'never' = not within {AFTER:.0f} s; [n RTO] = mean timeouts in the run)\n\n"
-            + note + "\n".join(parts))
-    return write_outputs(out, runs, summary, text, [])
+    note = same_note(n) + "\n\n" if summary["identical"].any() else ""
+    head = (f"{one_seed_note('the handover path', seeds)}" if n == 1 else f"{n} seeds.")
+    if quick:
+        head += (" Quick mode: two variants, HT = 2 s, the Impatient timer, 100 s after "
+                 "reconnection (not the study's numbers).")
+    text = (claim_table(claims(summary), head)
+            + f"Recovery time [s] (n = {n} per cell: mean ± 95 % CI over the seeds when "
+            f"they differ; 'never' = not within {after:.0f} s; [n RTO] = mean timeouts in "
+            "the run), with the seed's Table 1 after the tables\n\n"
+            + note + "\n".join(parts) + "\n### Seed 002, Table 1 [s]\n\n"
+            + to_markdown(pd.DataFrame(
+                {f"HT={ht:g}s {d}": {cc: PAPER_T1[cc][d][i] for cc in PAPER_T1}
+                 for d in DIRECTIONS for i, ht in enumerate(HTS)}).rename_axis("variant"),
+                1) + "\n")
+    fig = _figure(summary, out / "fig-table1-recovery.png")
+    return write_outputs(out, runs, summary, text, [fig])
+
+
+def _cell(summary: pd.DataFrame, timer: str, cc: str, d: str, ht: float):
+    s = summary[(summary.timer == timer) & (summary.cc == cc) & (summary.direction == d)
+                & (summary.ht_s == ht)]
+    return None if s.empty or s["mean"].isna().all() else float(s["mean"].iloc[0])
+
+
+def _rtos(summary, timer, cc, d, ht):
+    s = summary[(summary.timer == timer) & (summary.cc == cc) & (summary.direction == d)
+                & (summary.ht_s == ht)]
+    return None if s.empty else float(s["rtos_mean"].iloc[0])
+
+
+def claims(summary: pd.DataFrame) -> list[Claim]:
+    """Seed 002's claims (Table 1 and its text) against the measured recovery times."""
+    imp, sbs = TIMERS
+    out = []
+    # 1. Onto the satellite, window-based variants need minutes.
+    cells = [(cc, ht, _cell(summary, imp, cc, "L1->L2", ht)) for cc in WINDOW_BASED
+             for ht in HTS]
+    cells = [(cc, ht, v) for cc, ht, v in cells if v is not None]
+    ok = [within(v, PAPER_T1[cc]["L1->L2"][HTS.index(ht)], TOL) for cc, ht, v in cells]
+    out.append(Claim(
+        "Onto the satellite (L1→L2) window-based TCPs need minutes (Table 1)",
+        "267–295 s",
+        f"{min(v for *_, v in cells):.0f}–{max(v for *_, v in cells):.0f} s "
+        f"({len(cells)} cells)" if cells else "n/a",
+        verdict(all(ok) if cells else None, all(v > 60 for *_, v in cells)),
+        "each cell within ±50 % of Table 1's; AIMD grows one segment per 600 ms RTT "
+        "towards a 500-segment BDP (handover.md, claims)"))
+    # 2. Wave recovers in seconds for medium and long outages, ahead of the others.
+    rows, fast, close = [], [], []
+    for d in DIRECTIONS:
+        for ht in HTS[1:]:
+            w = _cell(summary, imp, "wave", d, ht)
+            if w is None:
+                continue
+            others = [v for cc in WINDOW_BASED
+                      if (v := _cell(summary, imp, cc, d, ht)) is not None]
+            rows.append(f"{w:.1f} s ({d}, HT {ht:g} s)")
+            fast.append(all(w < v for v in others))
+            close.append(within(w, PAPER_T1["wave"][d][HTS.index(ht)], TOL))
+    out.append(Claim(
+        "Wave recovers in seconds for HT = 2 and 10 s, ahead of every window-based TCP "
+        "(Table 1)", "3.2, 5.6 s (L1→L2); 1.6, 1.6 s (L2→L1)",
+        "; ".join(rows) or "n/a",
+        verdict(all(fast) and all(close) if rows else None, all(fast)),
+        "holds: each within ±50 % and below every other variant (RFC 6582 Impatient "
+        "timer); shape only: below every other; Wave's TxTime tracks the new link's "
+        "ACK-train dispersion (handover.md, claims)"))
+    # 3. Short HT L2->L1 is Wave's bad case, without an RTO.
+    w05, w2 = (_cell(summary, sbs, "wave", "L2->L1", ht) for ht in (0.5, 2.0))
+    r05 = _rtos(summary, sbs, "wave", "L2->L1", 0.5)
+    shape = None if w05 is None or w2 is None else w05 > 3 * w2 and r05 == 0
+    out.append(Claim(
+        "HT = 0.5 s L2→L1 is Wave's bad case: no RTO, losses repaired one per RTT "
+        "(Table 1, **)", "327 s (vs 1.6 s at HT = 2 s)",
+        "n/a" if shape is None else f"{w05:.1f} s with {r05:.0f} RTO (vs {w2:.1f} s at "
+        "HT = 2 s), Slow-but-Steady timer (ns-3's)",
+        verdict(None if shape is None else shape and within(w05, 327, TOL), shape),
+        "holds: within ±50 % of 327 s, 0 RTOs; shape only: > 3× the 2 s case with 0 RTOs; "
+        "fewer packets are lost in tcplab's L2 pipe (handover.md, claims)"))
+    # 4. Tahoe/Reno beat NewReno coming off the satellite.
+    rows, wins = [], []
+    for tm in TIMERS:
+        for ht in HTS:
+            vals = {cc: _cell(summary, tm, cc, "L2->L1", ht) for cc in ("reno", "tahoe",
+                                                                       "newreno")}
+            if None in vals.values():
+                continue
+            wins.append(min(vals["reno"], vals["tahoe"]) < vals["newreno"])
+            rows.append(f"HT {ht:g} s {tm}: Reno {vals['reno']:.1f}, Tahoe "
+                        f"{vals['tahoe']:.1f}, NewReno {vals['newreno']:.1f} s")
+    out.append(Claim(
+        "An RTO helps on L2→L1: Tahoe or Reno beat NewReno (Table 1 text)",
+        "Reno 6.7/7.6/10.7, Tahoe 5.5/3.6/7.3 vs NewReno 16/17/21 s",
+        "; ".join(rows) or "n/a",
+        verdict(all(wins) if wins else None, any(wins)),
+        "holds: Tahoe or Reno faster in every HT and timer; shape only: in some; NewReno's "
+        "partial-ACK recovery clears the burst of losses faster than halving twice "
+        "(handover.md, 'Why the window-based L2→L1 ordering differs')"))
+    return out
+
+
+def _figure(summary: pd.DataFrame, png: Path) -> Path:
+    """Recovery time per variant (categories, not joined), one panel per timer and
+    direction, HT as marker; Table 1's values as hollow markers."""
+    import matplotlib.pyplot as plt
+
+    timers = list(dict.fromkeys(summary.timer))
+    fig, axes = plt.subplots(len(timers), 2, figsize=(10, 3.6 * len(timers)), sharey=True,
+                             squeeze=False)
+    variants = list(dict.fromkeys(summary.cc))
+    marks = {0.5: "o", 2.0: "s", 10.0: "^"}
+    for i, tm in enumerate(timers):
+        for j, d in enumerate(DIRECTIONS):
+            ax = axes[i][j]
+            for k, ht in enumerate(HTS):
+                dx = (k - 1) * 0.22
+                xs, ys, px, py = [], [], [], []
+                for v, cc in enumerate(variants):
+                    m = _cell(summary, tm, cc, d, ht)
+                    if m is not None:
+                        xs.append(v + dx)
+                        ys.append(m)
+                    if cc in PAPER_T1:
+                        px.append(v + dx)
+                        py.append(PAPER_T1[cc][d][k])
+                if xs:
+                    n = int(summary["n"].max())
+                    ax.plot(xs, ys, ls="none", marker=marks[ht], color=f"C{k}",
+                            label=f"tcplab, HT {ht:g} s (n={n})")
+                draw_paper(ax, px, py, "Table 1", color=f"C{k}",
+                           label=f"paper (Table 1), HT {ht:g} s")
+            ax.set_xticks(range(len(variants)), variants)
+            ax.set_yscale("log")
+            ax.grid(alpha=0.3, which="both")
+            ax.set_title(f"{d}, NewReno timer {tm}", fontsize=9)
+            if j == 0:
+                ax.set_ylabel("recovery time [s]")
+    axes[0][1].legend(fontsize=6.5, ncol=2)
+    fig.suptitle("Seed 002, Table 1: recovery after a terrestrial ↔ GEO handover")
+    fig.tight_layout()
+    return save(fig, png)

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tcplab.reproduce.common import to_markdown
-from tcplab.reproduce.wave import throughput_bins
+from tcplab.plot import draw_paper, note_no_paper
+from tcplab.reproduce.common import claim_table, to_markdown
+from tcplab.reproduce.wave import PAPER, claims, first_applied, throughput_bins
 from tcplab.result import Result
 from tcplab.scenario import Scenario, simulate
 from tcplab.stats import jain_index
@@ -41,6 +42,13 @@ def path(rate: str, flows: list[dict], duration: int, sample: str) -> Scenario:
         "link": {"rate": rate, "delay": ONE_WAY, "queue": BUFFER},
         "flow": flows,
     }, source=f"{NAME} (tcplab.reproduce)")
+
+
+def ready() -> tuple[bool, str]:
+    """Whether the emulator can run here (root and /dev/net/tun), and if not, why."""
+    from tcplab.net import available
+
+    return available()
 
 
 def run_one(sc: Scenario, mode: str) -> Result:
@@ -115,6 +123,7 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
     for label, res in single.items():
         t, g = throughput_bins(res, 0, until=float(SINGLE_S))
         ax[3].plot(t, g, lw=0.8, label=label)
+    draw_paper(ax[3], [SINGLE_S / 2], [PAPER["single_Mbps"]], "Fig. 1 text: 'almost 6 Mbit/s'")
     ax[3].axhline(cap / 1e6, color="r", ls="--", lw=0.8, label="capacity (goodput)")
     ax[3].set_ylabel("Mbit/s")
     ax[3].set_xlabel("time [s]")
@@ -145,6 +154,13 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
             if fl == 0:
                 before = g[(t > 5) & (t <= SHARE_START)].mean()
                 after = g[(t > SHARE_STOP + 3) & (t <= SHARE_S)].mean()
+        if cc == "wave":
+            mid = (SHARE_START + SHARE_STOP) / 2
+            draw_paper(ax[i], [SHARE_START / 2, mid, mid, (SHARE_STOP + SHARE_S) / 2],
+                       [PAPER["alone_Mbps"], PAPER["shared_Mbps"], PAPER["shared_Mbps"],
+                        PAPER["alone_Mbps"]], "Figs. 4-5 at scaled times: 10, ~5 + ~5, 10")
+        else:
+            note_no_paper(ax[i], "the seed's Figs. 6-7 give no numbers")
         ax[i].set_ylabel(f"{label}\n[Mbit/s]", fontsize=8)
         ax[i].legend(fontsize=7)
         rows.append({"experiment": "two flows 10 Mbit/s", "run": label,
@@ -168,6 +184,7 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
         rows.append({"experiment": f"RTT alone on 10 Mbit/s (5-{SHARE_START} s)", "run": label,
                      "rtt_min_ms": x.min(), "rtt_p50_ms": float(np.median(x)),
                      "rtt_p95_ms": float(np.percentile(x, 95))})
+    note_no_paper(ax, "the seed's Fig. 8 gives no RTT values")
     ax.set_xlabel("RTT [ms] (kernel: smoothed RTT)")
     ax.set_ylabel("CDF")
     ax.legend()
@@ -182,7 +199,38 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
     table.to_csv(out / "results.csv", index=False)
     md = out / "tables.md"
     with open(md, "w") as f:
+        f.write(claim_table(claims(as_wave_rows(table, single["wave (udp)"])),
+                            "One run per line (real time; the seeds are not used). The "
+                            "claims are judged on the Wave run over UDP."))
         for exp, g in table.groupby("experiment", sort=False):
             g = g.dropna(axis=1, how="all").drop(columns=["experiment"]).set_index("run")
             f.write(f"### {exp}\n\n{to_markdown(g)}\n\n")
     return [*paths, out / "results.csv", md]
+
+
+def as_wave_rows(table: pd.DataFrame, single_udp: Result) -> pd.DataFrame:
+    """This study's rows in the form of ``tcplab reproduce wave``'s (experiment, cc, ...),
+    the Wave run over UDP as "wave" and the kernel's as "cubic"/"bbr", so the claims of
+    :func:`tcplab.reproduce.wave.claims` apply."""
+    cc_of = {"wave (udp)": "wave", "cubic (linux)": "cubic", "bbr (linux)": "bbr"}
+    rows = []
+    tr = single_udp.tables["cc_trace"].to_pandas()
+    tx = tr[tr["key"].astype(str) == "txtime_s"]
+    first = tx[tx["value"] != tx["value"].iloc[0]]["t_s"] if len(tx) else tx["t_s"]
+    late = tx[tx["t_s"] > SINGLE_S / 10]["value"]
+    for r in table.to_dict("records"):
+        cc = cc_of.get(r["run"])
+        if cc is None:
+            continue
+        exp = r["experiment"]
+        if exp.startswith("single") and cc == "wave":
+            rows.append({"experiment": "single 6 Mbit/s", "cc": cc,
+                         "goodput_Mbps": r["goodput_Mbps"],
+                         "txtime_first_update_s": float(first.iloc[0]) if len(first)
+                         else float("nan"),
+                         "txtime_first_applied_s": first_applied(tr),
+                         "txtime_cv_%": float(late.std() / late.mean() * 100)
+                         if len(late) > 1 else float("nan")})
+        elif exp.startswith("two flows") or exp.startswith("RTT alone"):
+            rows.append({**r, "cc": cc})
+    return pd.DataFrame(rows)
