@@ -249,44 +249,49 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(a: argparse.Namespace) -> int:
-    import time
-
     from tcplab import reproduce
+    from tcplab.reproduce.runner import has_quick, run_all, run_study
 
     if a.list or not a.study:
         studies = {name: reproduce.get(name).DESCRIPTION for name in reproduce.STUDIES}
         _emit(a, {"studies": studies},
               "\n".join(f"{n:24} {d}" for n, d in studies.items()))
         return 0
+    if a.study == "all":
+        out = _out_dir(a)
+        outcomes, report = run_all(out, seeds=a.seeds, workers=a.workers, quick=a.quick,
+                                   argv=a.argv, progress=lambda m: _note(a, m))
+        lines = [f"{o.name:22} " + (f"skipped: {o.skipped}" if o.skipped else
+                                    f"{o.seconds:6.1f} s, {o.seeds} seed(s), "
+                                    f"{len(o.paths)} files in {o.out}") for o in outcomes]
+        _emit(a, {"studies": [{"study": o.name, "out": str(o.out), "seconds": o.seconds,
+                               "seeds": o.seeds, "skipped": o.skipped,
+                               "files": [str(p) for p in o.paths]} for o in outcomes],
+                  "report": str(report)},
+              "\n".join([*lines, f"wrote {report}"]))
+        return 0
     try:
         study = reproduce.get(a.study)
     except KeyError as e:
         print(f"tcplab reproduce: {e.args[0]}", file=sys.stderr)
         return 2
-    import inspect
-
-    kw = {}
-    if a.quick:
-        # Refused before anything is written (no empty output folder left behind).
-        if "quick" not in inspect.signature(study.run).parameters:
-            print(f"tcplab reproduce: study '{a.study}' has no --quick mode", file=sys.stderr)
-            return 2
-        kw["quick"] = True
+    # Refused before anything is written (no empty output folder left behind).
+    if a.quick and not has_quick(study):
+        print(f"tcplab reproduce: study '{a.study}' has no --quick mode", file=sys.stderr)
+        return 2
     a.out = str(Path(a.out) / a.study)
     out = _out_dir(a)
-    t0 = time.perf_counter()
-    paths = study.run(out, seeds=a.seeds, workers=a.workers, **kw)
-    secs = time.perf_counter() - t0
-    from tcplab.manifest import write_manifest
-
-    write_manifest(out, "reproduce", a.study, paths, argv=a.argv, study=a.study,
-                   description=study.DESCRIPTION, seeds=list(range(1, a.seeds + 1)),
-                   scenario=getattr(study, "BASE", None))
+    o = run_study(a.study, out, seeds=a.seeds, workers=a.workers, quick=a.quick,
+                  argv=a.argv)
+    if o.skipped:
+        print(f"tcplab reproduce: {a.study}: {o.skipped}", file=sys.stderr)
+        return 1
     tables = out / "tables.md"
-    text = "\n".join([f"{a.study}: done in {secs:.1f} s; wrote:", *(f"  {p}" for p in paths),
+    text = "\n".join([f"{a.study}: done in {o.seconds:.1f} s; wrote:",
+                      *(f"  {p}" for p in o.paths),
                       tables.read_text() if tables.exists() else ""])
-    _emit(a, {"study": a.study, "seeds": a.seeds, "seconds": secs,
-              "files": [str(p) for p in paths]}, text)
+    _emit(a, {"study": a.study, "seeds": o.seeds, "seconds": o.seconds,
+              "files": [str(p) for p in o.paths]}, text)
     return 0
 
 
@@ -396,10 +401,13 @@ def build_parser() -> argparse.ArgumentParser:
     w.set_defaults(fn=_cmd_sweep)
 
     rp = sub.add_parser("reproduce", help="re-run a published study (data, figures, tables)")
-    rp.add_argument("study", nargs="?", help="study name (see --list)")
+    rp.add_argument("study", nargs="?",
+                    help="study name (see --list), or 'all': every study and one report")
     rp.add_argument("--list", action="store_true", help="list the studies")
     rp.add_argument("--out", default="results", help="output directory (default results/)")
-    rp.add_argument("--seeds", type=_whole(1), default=5, help="runs per point (default 5)")
+    rp.add_argument("--seeds", type=_whole(1),
+                    help="runs per point (default: the study's own, 5 or 10; a study "
+                    "without a random component runs one)")
     rp.add_argument("--workers", type=_whole(1), help="parallel runs (default: CPU count)")
     rp.add_argument("--quick", action="store_true",
                     help="short runs to check the study works (not its numbers)")

@@ -36,13 +36,16 @@ def write_manifest(out: Path, command: str, name: str, files: list[Path],
 
 
 def read_manifests(directory: Path) -> list[dict[str, Any]]:
-    """Every manifest in `directory` (unreadable ones are skipped, with a note)."""
+    """Every manifest in `directory` and the folders below it (e.g. ``tcplab reproduce
+    wave --out X`` writes X/wave/; unreadable ones are skipped, with a note). Each gets
+    ``_file`` (its path relative to `directory`) and ``_dir`` (the folder it is in)."""
     out = []
-    for p in sorted(directory.glob(PATTERN)):
+    for p in sorted(directory.rglob(PATTERN), key=lambda q: (len(q.parts), str(q))):
         try:
             doc = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
             doc = {"command": "?", "error": f"{p.name}: unreadable manifest ({e})"}
-        doc["_file"] = p.name
+        doc["_file"] = str(p.relative_to(directory))
+        doc["_dir"] = p.parent
         out.append(doc)
     return out

@@ -35,6 +35,7 @@ pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
 figure{margin:1em 0}img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}.note{color:#666;font-size:.9em}
 .wide{overflow-x:auto}
+section.lead{margin-bottom:2em}details.raw{margin-top:2em}
 """
 
 
@@ -134,6 +135,62 @@ def _seeds(paths: list[Path]) -> list[int]:
     return sorted(s for s in seeds if s is not None)
 
 
+#: The heading a study's tables.md opens its claim table with, and the one after it.
+CLAIMS, AFTER_CLAIMS = "## Claims", "## Tables"
+
+
+def _claims(tables_md: Path) -> str | None:
+    """The claim table at the top of a study's tables.md (None without one)."""
+    if not tables_md.is_file():
+        return None
+    text = tables_md.read_text(encoding="utf-8")
+    if CLAIMS not in text:
+        return None
+    part = text[text.index(CLAIMS) + len(CLAIMS):]
+    return part.split(AFTER_CLAIMS)[0] if AFTER_CLAIMS in part else part
+
+
+def _lead(directory: Path, manifests: list[dict], embedded: set[Path]) -> list[str]:
+    """The top of the page: per command (manifest), its claim table (studies), its
+    figures and, for runs and sweeps, its summary tables — before the raw tables."""
+    import pandas as pd
+
+    out = []
+    for m in manifests:
+        d = m.get("_dir")
+        if d is None or "error" in m:
+            continue
+        what = m.get("study") or " ".join(m.get("argv", [])[1:3]) or m.get("command", "?")
+        rel = d.relative_to(directory) if d != directory else Path(".")
+        out.append(f'<section class="lead"><h2>{_esc(what)} <span class="note">'
+                   f"({_esc(rel)})</span></h2>")
+        if m.get("description"):
+            out.append(f"<p>{_esc(m['description'])}</p>")
+        if m.get("skipped"):
+            out.append(f'<p class="note">Not run here: {_esc(m["skipped"])}</p></section>')
+            continue
+        if m.get("quick"):
+            out.append('<p class="note">--quick: short runs that check the study works; '
+                       "not its numbers.</p>")
+        claims = _claims(d / "tables.md")
+        if claims is not None:
+            out.append(f"<h3>Claims</h3>{_markdown(claims, d, embedded)}")
+        named = set(m.get("files") or [])
+        figs = sorted(p for p in d.iterdir() if p.suffix.lower() in IMAGE_TYPES
+                      and p.is_file() and (not named or p.name in named))
+        for p in figs:
+            embedded.add(p.resolve())
+            out.append(f'<figure><img alt="{_esc(p.name)}" src="{data_uri(p)}">'
+                       f"<figcaption>{_esc(p.relative_to(directory))}</figcaption></figure>")
+        if claims is None:
+            for p in sorted(d.iterdir()):
+                if p.suffix == ".parquet" and (p.stem.endswith("summary")
+                                               or p.stem.endswith("-flows")):
+                    out.append(_frame_html(pd.read_parquet(p), f"summary: {p.name}"))
+        out.append("</section>")
+    return out
+
+
 def render(directory: Path) -> str:
     """The HTML text of the report on `directory`."""
     import pandas as pd
@@ -161,10 +218,14 @@ def render(directory: Path) -> str:
                 f"<tr><th>seeds</th><td>{_esc(', '.join(map(str, seeds)) or 'none found')}"
                 "</td></tr></table>")
     if not manifests:
-        body.append('<p class="note">No tcplab-*.json manifest here (results from an older '
-                    "tcplab or another tool): commands and scenario text are unknown.</p>")
+        body.append('<p class="note">No tcplab-*.json manifest here or below (results from '
+                    "an older tcplab or another tool): commands and scenario text are "
+                    "unknown.</p>")
+    body += _lead(directory, manifests, embedded)
+    if manifests:
+        body.append("<h2>How the results were made</h2>")
     for m in manifests:
-        body.append(f"<h2>{_esc(m.get('command', '?'))}: {_esc(m['_file'])}</h2>")
+        body.append(f"<h3>{_esc(m.get('command', '?'))}: {_esc(m['_file'])}</h3>")
         if "error" in m:
             body.append(f'<p class="note">{_esc(m["error"])}</p>')
             continue
@@ -178,7 +239,8 @@ def render(directory: Path) -> str:
                 body.append(f"<h3>{label} {_esc(src)}</h3><pre>{_esc(m[key])}</pre>")
         if isinstance(m.get("scenario"), dict):
             body.append(f"<h3>base scenario</h3><pre>{_esc(_toml(m['scenario']))}</pre>")
-    body.append("<h2>Tables</h2>")
+    body.append('<details class="raw"><summary><h2 style="display:inline">Raw tables</h2>'
+                "</summary>")
     for p in files:
         rel = p.relative_to(directory)
         if p.suffix == ".parquet":
@@ -191,7 +253,9 @@ def render(directory: Path) -> str:
         elif p.suffix == ".md":
             body.append(f"<h3>{_esc(rel)}</h3>"
                         f"{_markdown(p.read_text(encoding='utf-8'), p.parent, embedded)}")
-    figures = [p for p in files if p.suffix.lower() in IMAGE_TYPES]
+    body.append("</details>")
+    figures = [p for p in files if p.suffix.lower() in IMAGE_TYPES
+               and p.resolve() not in embedded]
     if figures:
         body.append("<h2>Figures</h2>")
     for p in figures:
