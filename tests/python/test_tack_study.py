@@ -22,6 +22,6 @@ def test_quick_study_writes_every_figure_and_table(tmp_path):
 
 
 def test_quick_is_refused_by_a_study_without_it(tmp_path, capsys):
-    assert main(["reproduce", "handover", "--quick", "--out", str(tmp_path)]) == 2
+    assert main(["reproduce", "wave-real", "--quick", "--out", str(tmp_path)]) == 2
     assert "no --quick mode" in capsys.readouterr().err
     assert not any(tmp_path.iterdir()), "refused before writing anything"
