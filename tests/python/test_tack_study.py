@@ -21,7 +21,17 @@ def test_quick_study_writes_every_figure_and_table(tmp_path):
     assert "quick mode" in (out / "tables.md").read_text()
 
 
-def test_quick_is_refused_by_a_study_without_it(tmp_path, capsys):
-    assert main(["reproduce", "wave-real", "--quick", "--out", str(tmp_path)]) == 2
+def test_quick_is_refused_by_a_study_without_it(tmp_path, capsys, monkeypatch):
+    import sys
+    import types
+
+    from tcplab import reproduce
+
+    fake = types.ModuleType("fake_study")
+    fake.DESCRIPTION = "a study without --quick"
+    fake.run = lambda out, seeds=1, workers=None: []
+    monkeypatch.setitem(sys.modules, "fake_study", fake)
+    monkeypatch.setitem(reproduce.STUDIES, "fake", "fake_study")
+    assert main(["reproduce", "fake", "--quick", "--out", str(tmp_path)]) == 2
     assert "no --quick mode" in capsys.readouterr().err
     assert not any(tmp_path.iterdir()), "refused before writing anything"

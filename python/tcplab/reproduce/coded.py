@@ -273,8 +273,10 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
         by_window = x == "window"
         fig = plot_summary(summ, x, "transport", None, ylabel=ylabel, xlabel=xlabel,
                            title=title, scale=scale, no_paper=NO_PAPER,
-                           dodge=0.06 if by_window else 0.0,
+                           dodge=0.05 if by_window else 0.0,
                            styles=pi_style if by_window else None)
+        if by_window:  # windows double: a log axis spaces them evenly
+            fig.axes[0].set_xscale("log", base=2)
         if name.startswith("fig9_"):
             ax = fig.axes[0]
             ax.axvline(PAPER_UNBEARABLE_BYTES / MSS["tcp-nc"], color="k", ls=":", lw=1,
@@ -388,8 +390,8 @@ def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame) -> list[Claim]:
         "TCP-Forward ahead of TCP/NC at every loss rate (Fig. 7)", "no number",
         f"ahead at {len(ahead)} of {len(losses)} loss rates"
         + (f" ({', '.join(f'{p:.0%}' for p in ahead)})" if ahead else ""),
-        verdict(len(ahead) == len(losses), bool(ahead)),
-        "holds: at every loss rate; shape only: at some. tcplab's TCP/NC gets R = "
+        verdict(len(ahead) == len(losses), len(ahead) > len(losses) / 2),
+        "holds: at every loss rate; shape only: at most. tcplab's TCP/NC gets R = "
         "1.1/(1 − p), the paper's preliminary TCP/NC probably less (coded.md, 'Why "
         "TCP-Forward is slower than in the seed')"))
     high = [p for p in losses if p >= 0.1]
@@ -412,25 +414,33 @@ def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame) -> list[Claim]:
     pc = r9[r9.cpu == "PC"].groupby(["transport", "window"])
     lat = pc["latency_mean_s"].mean() * 1e3
     dec = pc["decode_delay_mean_s"].mean() * 1e3
-    ws = sorted(r9.window.unique())
+    ws = [int(w) for w in sorted(r9.window.unique())]
     if ws:
         better = [w for w in ws if lat[fw, w] < lat[nc, w]]
         big = [w for w in ws if w >= 16]
         out.append(Claim(
             "Forward's end-to-end latency below NC's, especially for large windows (Fig. 8)",
-            "no number", f"below at windows {better or 'none'} of {ws}",
-            verdict(bool(big) and all(w in better for w in big), bool(better)),
-            "holds: below at every window ≥ 16; shape only: at some. Forward's window waits "
+            "no number", "below at windows " + (", ".join(map(str, better)) or "none")
+            + f" of {', '.join(map(str, ws))}",
+            verdict(bool(big) and all(w in better for w in big),
+                    sum(w in better for w in big) > len(big) / 2),
+            "holds: below at every window ≥ 16; shape only: at most of them. Forward's "
+            "window waits "
             "for N·R symbols; NC's effective window is its unseen packets in flight "
             "(coded.md, Figure 8)"))
     if len(ws) > 1:
         grow = {t: dec[t, ws[-1]] - dec[t, ws[0]] for t in (fw, nc)}
+        small = max(w for w in ws if w <= 16) if any(w <= 16 for w in ws) else ws[0]
+        early = {t: dec[t, small] - dec[t, ws[0]] for t in (fw, nc)}
         out.append(Claim(
             "NC's decoding delay grows much faster with the window than Forward's (Fig. 9)",
             "no number", f"from {ws[0]} to {ws[-1]} segments: NC {grow[nc]:+.1f} ms, "
-            f"Forward {grow[fw]:+.1f} ms", verdict(grow[nc] > 2 * grow[fw], grow[nc] > grow[fw]),
-            "holds: NC's growth > 2× Forward's; shape only: larger. Above 16 segments NC's "
-            "limit stops binding (coded.md, Figure 9)"))
+            f"Forward {grow[fw]:+.1f} ms; to {small}: NC {early[nc]:+.1f}, Forward "
+            f"{early[fw]:+.1f} ms",
+            verdict(grow[nc] > 2 * grow[fw], small > ws[0] and early[nc] > early[fw]),
+            "holds: NC's growth over the whole range > 2× Forward's; shape only: faster up "
+            "to 16 segments. Above 16 NC's limit stops binding: Vegas keeps fewer unseen "
+            "packets in flight (coded.md, Figure 9)"))
         pi = r9[r9.cpu == "Pi"].groupby(["transport", "window"])["decode_delay_mean_s"].mean()
         ratio = pi[nc, ws[-1]] * 1e3 / dec[nc, ws[-1]] if (nc, ws[-1]) in pi else float("nan")
         out.append(Claim(
@@ -462,7 +472,7 @@ def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame) -> list[Claim]:
         out.append(Claim(
             "The Pi takes much longer for the whole window (Fig. 11)", "no number",
             f"Pi / PC whole-window time {slow.min():.2f}–{slow.max():.2f}×",
-            verdict(slow.max() >= 1.5, slow.max() > 1.0),
-            "holds: ≥ 1.5× at some window; at 10 Mbit/s the transfer, not decoding, sets "
-            "the time (coded.md, Figures 10-11)"))
+            verdict(slow.max() >= 1.5, slow.max() >= 1.1),
+            "holds: ≥ 1.5× at some window; shape only: ≥ 1.1×; at 10 Mbit/s the transfer, "
+            "not decoding, sets the time (coded.md, Figures 10-11)"))
     return out

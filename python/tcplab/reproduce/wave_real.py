@@ -30,6 +30,9 @@ ONE_WAY = "26ms"
 BUFFER = "100pkt"
 SINGLE_S = 30
 SHARE_S, SHARE_START, SHARE_STOP = 60, 25, 50
+#: --quick: a third of those timings (the code paths in about 2 minutes of real time; not
+#: the study's numbers).
+QUICK_TIMES = (10, 20, 8, 17)
 #: (label, how it runs, controller)
 RUNS = [("wave (udp)", "udp", "wave"), ("cubic (linux)", "kernel", "cubic"),
         ("bbr (linux)", "kernel", "bbr"), ("wave (sim)", "sim", "wave")]
@@ -72,9 +75,12 @@ def _rtts(res: Result, flow: int, t0: float, t1: float) -> np.ndarray:
     return s[col].dropna().to_numpy()
 
 
-def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
+def run(out: Path, seeds: int = 1, workers: int | None = None,
+        quick: bool = False) -> list[Path]:
     """Runs the study (needs root: the emulated runs); writes figures and tables to
-    `out` and returns their paths."""
+    `out` and returns their paths; `quick`: see :data:`QUICK_TIMES`."""
+    single_s, share_s, start, stop = (QUICK_TIMES if quick else
+                                      (SINGLE_S, SHARE_S, SHARE_START, SHARE_STOP))
     import matplotlib
 
     matplotlib.use("Agg")
@@ -92,13 +98,13 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
     # 1. One flow over 6 Mbit/s.
     single = {}
     for label, mode, cc in RUNS:
-        sc = path("6Mbps", [{"cc": cc, "bytes": "unlimited"}], SINGLE_S, "2ms")
+        sc = path("6Mbps", [{"cc": cc, "bytes": "unlimited"}], single_s, "2ms")
         res = run_one(sc, mode)
         res.to_parquet(out, prefix=f"single-{mode}-{cc}-")
         single[label] = res
         f = res.flows.iloc[0]
-        r = _rtts(res, 0, 5, SINGLE_S)
-        rows.append({"experiment": f"single flow 6 Mbit/s ({SINGLE_S} s)", "run": label,
+        r = _rtts(res, 0, 5, single_s)
+        rows.append({"experiment": f"single flow 6 Mbit/s ({single_s} s)", "run": label,
                      "goodput_Mbps": f.goodput_bps / 1e6,
                      "utilisation_%": f.goodput_bps / cap * 100,
                      "retx_segments": int(f.retransmitted_segments),
@@ -113,17 +119,18 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
         tx = tr[tr["key"] == "txtime_s"]
         ax[1].plot(tx["t_s"], tx["value"] * 1e3, lw=0.8, label=label)
         s = single[label].tables["flow_series"].to_pandas()
-        z = s[(s["t_s"] >= 15) & (s["t_s"] < 15.5)]
+        z0 = single_s / 2
+        z = s[(s["t_s"] >= z0) & (s["t_s"] < z0 + 0.5)]
         ax[2].plot(z["t_s"], z["rtt_s"] * 1e3, lw=0.8, marker=".", ms=2, label=label)
     ax[0].set_ylabel("burst sequence")
     ax[1].set_ylabel("TxTime [ms]")
     ax[2].axhline(52, color="k", ls=":", lw=0.8, label="propagation RTT")
     ax[2].set_ylabel("RTT [ms]")
-    ax[2].set_title("RTT samples, 15.0-15.5 s (zoom)", fontsize=8)
+    ax[2].set_title(f"RTT samples, {z0:.1f}-{z0 + 0.5:.1f} s (zoom)", fontsize=8)
     for label, res in single.items():
-        t, g = throughput_bins(res, 0, until=float(SINGLE_S))
+        t, g = throughput_bins(res, 0, until=float(single_s))
         ax[3].plot(t, g, lw=0.8, label=label)
-    draw_paper(ax[3], [SINGLE_S / 2], [PAPER["single_Mbps"]], "Fig. 1 text: 'almost 6 Mbit/s'")
+    draw_paper(ax[3], [single_s / 2], [PAPER["single_Mbps"]], "Fig. 1 text: 'almost 6 Mbit/s'")
     ax[3].axhline(cap / 1e6, color="r", ls="--", lw=0.8, label="capacity (goodput)")
     ax[3].set_ylabel("Mbit/s")
     ax[3].set_xlabel("time [s]")
@@ -141,22 +148,22 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
     rtt_alone = {}
     for i, (label, mode, cc) in enumerate(RUNS):
         flows = [{"cc": cc, "bytes": "unlimited"},
-                 {"cc": cc, "bytes": "unlimited", "start": f"{SHARE_START}s",
-                  "stop": f"{SHARE_STOP}s"}]
-        res = run_one(path("10Mbps", flows, SHARE_S, "10ms"), mode)
+                 {"cc": cc, "bytes": "unlimited", "start": f"{start}s",
+                  "stop": f"{stop}s"}]
+        res = run_one(path("10Mbps", flows, share_s, "10ms"), mode)
         res.to_parquet(out, prefix=f"share-{mode}-{cc}-")
         shares = {}
         for fl in (0, 1):
-            t, g = throughput_bins(res, fl, until=float(SHARE_S))
+            t, g = throughput_bins(res, fl, until=float(share_s))
             ax[i].plot(t, g, lw=0.8, label=f"flow {fl + 1}")
-            mid = (t > SHARE_START + 3) & (t <= SHARE_STOP)
+            mid = (t > start + 3) & (t <= stop)
             shares[fl] = g[mid].mean() if mid.any() else float("nan")
             if fl == 0:
-                before = g[(t > 5) & (t <= SHARE_START)].mean()
-                after = g[(t > SHARE_STOP + 3) & (t <= SHARE_S)].mean()
+                before = g[(t > 5) & (t <= start)].mean()
+                after = g[(t > stop + 3) & (t <= share_s)].mean()
         if cc == "wave":
-            mid = (SHARE_START + SHARE_STOP) / 2
-            draw_paper(ax[i], [SHARE_START / 2, mid, mid, (SHARE_STOP + SHARE_S) / 2],
+            half = (start + stop) / 2
+            draw_paper(ax[i], [start / 2, half, half, (stop + share_s) / 2],
                        [PAPER["alone_Mbps"], PAPER["shared_Mbps"], PAPER["shared_Mbps"],
                         PAPER["alone_Mbps"]], "Figs. 4-5 at scaled times: 10, ~5 + ~5, 10")
         else:
@@ -167,9 +174,9 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
                      "flow1_alone_Mbps": before, "flow1_shared_Mbps": shares[0],
                      "flow2_shared_Mbps": shares[1], "flow1_after_Mbps": after,
                      "jain_shared": jain_index([shares[0], shares[1]])})
-        rtt_alone[label] = _rtts(res, 0, 5, SHARE_START)
+        rtt_alone[label] = _rtts(res, 0, 5, start)
     ax[-1].set_xlabel("time [s]")
-    fig.suptitle(f"Two flows sharing 10 Mbit/s (flow 2 active {SHARE_START}-{SHARE_STOP} s)")
+    fig.suptitle(f"Two flows sharing 10 Mbit/s (flow 2 active {start}-{stop} s)")
     fig.tight_layout()
     p = out / "fig2-real-two-flows.png"
     fig.savefig(p, dpi=110)
@@ -181,7 +188,7 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
     for label, r in rtt_alone.items():
         x = np.sort(r * 1e3)
         ax.plot(x, np.arange(1, len(x) + 1) / len(x), label=label)
-        rows.append({"experiment": f"RTT alone on 10 Mbit/s (5-{SHARE_START} s)", "run": label,
+        rows.append({"experiment": f"RTT alone on 10 Mbit/s (5-{start} s)", "run": label,
                      "rtt_min_ms": x.min(), "rtt_p50_ms": float(np.median(x)),
                      "rtt_p95_ms": float(np.percentile(x, 95))})
     note_no_paper(ax, "the seed's Fig. 8 gives no RTT values")
@@ -199,16 +206,19 @@ def run(out: Path, seeds: int = 1, workers: int | None = None) -> list[Path]:
     table.to_csv(out / "results.csv", index=False)
     md = out / "tables.md"
     with open(md, "w") as f:
-        f.write(claim_table(claims(as_wave_rows(table, single["wave (udp)"])),
+        f.write(claim_table(claims(as_wave_rows(table, single["wave (udp)"], single_s)),
                             "One run per line (real time; the seeds are not used). The "
-                            "claims are judged on the Wave run over UDP."))
+                            "claims are judged on the Wave run over UDP."
+                            + (" Quick mode: a third of the timings (not the study's "
+                               "numbers)." if quick else "")))
         for exp, g in table.groupby("experiment", sort=False):
             g = g.dropna(axis=1, how="all").drop(columns=["experiment"]).set_index("run")
             f.write(f"### {exp}\n\n{to_markdown(g)}\n\n")
     return [*paths, out / "results.csv", md]
 
 
-def as_wave_rows(table: pd.DataFrame, single_udp: Result) -> pd.DataFrame:
+def as_wave_rows(table: pd.DataFrame, single_udp: Result,
+                 single_s: float = SINGLE_S) -> pd.DataFrame:
     """This study's rows in the form of ``tcplab reproduce wave``'s (experiment, cc, ...),
     the Wave run over UDP as "wave" and the kernel's as "cubic"/"bbr", so the claims of
     :func:`tcplab.reproduce.wave.claims` apply."""
@@ -217,7 +227,7 @@ def as_wave_rows(table: pd.DataFrame, single_udp: Result) -> pd.DataFrame:
     tr = single_udp.tables["cc_trace"].to_pandas()
     tx = tr[tr["key"].astype(str) == "txtime_s"]
     first = tx[tx["value"] != tx["value"].iloc[0]]["t_s"] if len(tx) else tx["t_s"]
-    late = tx[tx["t_s"] > SINGLE_S / 10]["value"]
+    late = tx[tx["t_s"] > single_s / 10]["value"]
     for r in table.to_dict("records"):
         cc = cc_of.get(r["run"])
         if cc is None:
