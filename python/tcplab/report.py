@@ -76,6 +76,12 @@ def _frame_html(df, caption: str) -> str:
     return f'<h3>{_esc(caption)}</h3><div class="wide">{table}</div>{more}'
 
 
+def _inline(escaped: str) -> str:
+    """**bold** and `code` of an escaped Markdown line as HTML."""
+    escaped = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", escaped)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+
+
 def _markdown(text: str, base: Path, embedded: set[Path]) -> str:
     """Headings, pipe tables and image references of a Markdown file; the rest as text."""
     out, rows = [], []
@@ -85,9 +91,10 @@ def _markdown(text: str, base: Path, embedded: set[Path]) -> str:
             cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows
                      if not re.fullmatch(r"\|?[\s:|-]+\|?", r.strip())]
             head, body = cells[0], cells[1:]
-            out.append("<table><tr>" + "".join(f"<th>{_esc(c)}</th>" for c in head) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in r) + "</tr>"
-                                 for r in body) + "</table>")
+            out.append("<table><tr>" + "".join(f"<th>{_inline(_esc(c))}</th>" for c in head)
+                       + "</tr>" + "".join("<tr>" + "".join(f"<td>{_inline(_esc(c))}</td>"
+                                                            for c in r) + "</tr>"
+                                           for r in body) + "</table>")
             rows.clear()
 
     for line in text.splitlines():
@@ -101,7 +108,7 @@ def _markdown(text: str, base: Path, embedded: set[Path]) -> str:
             continue
         pieces, last = [], 0
         for m in re.finditer(r"!\[([^\]]*)\]\(([^)\s]+)\)", line):
-            pieces.append(_esc(line[last:m.start()]))
+            pieces.append(_inline(_esc(line[last:m.start()])))
             target = (base / m.group(2)).resolve()
             if target.suffix.lower() in IMAGE_TYPES and target.is_file():
                 embedded.add(target)
@@ -109,7 +116,7 @@ def _markdown(text: str, base: Path, embedded: set[Path]) -> str:
             else:
                 pieces.append(f'<span class="note">[missing figure {_esc(m.group(2))}]</span>')
             last = m.end()
-        pieces.append(_esc(line[last:]))
+        pieces.append(_inline(_esc(line[last:])))
         if line.strip():
             out.append(f"<p>{''.join(pieces)}</p>")
     flush()
@@ -150,12 +157,44 @@ def _claims(tables_md: Path) -> str | None:
     return part.split(AFTER_CLAIMS)[0] if AFTER_CLAIMS in part else part
 
 
+def _verdicts(claims: str) -> list[str]:
+    """The verdict column (the fourth) of a claim table."""
+    rows = [r.strip().strip("|").split("|") for r in claims.splitlines()
+            if r.startswith("| ") and not r.startswith("| claim |")]
+    return [r[3].strip() for r in rows if len(r) >= 5]
+
+
+def _overview(directory: Path, manifests: list[dict]) -> list[str]:
+    """With several studies: one table of their verdict counts, linking to each."""
+    rows = []
+    for m in manifests:
+        d = m.get("_dir")
+        claims = _claims(d / "tables.md") if d is not None else None
+        if m.get("skipped"):
+            rows.append((m.get("study", "?"), None, m["skipped"]))
+        elif claims is not None:
+            rows.append((m.get("study") or str(d.relative_to(directory)),
+                         _verdicts(claims), ""))
+    if len(rows) < 2:
+        return []
+    kinds = ["holds", "shape only", "differs", "not measured"]
+    head = "".join(f"<th>{k}</th>" for k in kinds)
+    body = "".join(
+        f"<tr><td>{_esc(name)}</td>" + (
+            "".join(f"<td>{v.count(k)}</td>" for k in kinds) if v is not None
+            else f'<td colspan="{len(kinds)}">not run: {_esc(why)}</td>') + "</tr>"
+        for name, v, why in rows)
+    return ["<h2>Claims per study</h2>", "<p>How many of each study's claims hold, hold in "
+            "shape only or differ (computed by the study; its claim table follows).</p>",
+            f"<table><tr><th>study</th>{head}</tr>{body}</table>"]
+
+
 def _lead(directory: Path, manifests: list[dict], embedded: set[Path]) -> list[str]:
     """The top of the page: per command (manifest), its claim table (studies), its
     figures and, for runs and sweeps, its summary tables — before the raw tables."""
     import pandas as pd
 
-    out = []
+    out = _overview(directory, manifests)
     for m in manifests:
         d = m.get("_dir")
         if d is None or "error" in m:
