@@ -35,7 +35,7 @@ pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
 figure{margin:1em 0}img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}.note{color:#666;font-size:.9em}
 .wide{overflow-x:auto}
-section.lead{margin-bottom:2em}details.raw{margin-top:2em}
+section.lead{margin-bottom:2em}section.lead td{text-align:left}details.raw{margin-top:2em}
 """
 
 
@@ -215,8 +215,10 @@ def _lead(directory: Path, manifests: list[dict], embedded: set[Path]) -> list[s
         if claims is not None:
             out.append(f"<h3>Claims</h3>{_markdown(claims, d, embedded)}")
         named = set(m.get("files") or [])
-        figs = sorted(p for p in d.iterdir() if p.suffix.lower() in IMAGE_TYPES
-                      and p.is_file() and (not named or p.name in named))
+        figs = sorted((p for p in d.iterdir() if p.suffix.lower() in IMAGE_TYPES
+                       and p.is_file() and (not named or p.name in named)),
+                      key=lambda p: [int(t) if t.isdigit() else t
+                                     for t in re.split(r"(\d+)", p.name)])  # fig7 < fig10
         for p in figs:
             embedded.add(p.resolve())
             out.append(f'<figure><img alt="{_esc(p.name)}" src="{data_uri(p)}">'
