@@ -2,8 +2,12 @@
 
 Each study is a module with ``NAME``, ``DESCRIPTION`` and ``run(out, seeds, workers)``
 returning the paths it wrote; a study whose ``run`` also takes ``quick`` has a
-``--quick`` mode (short runs for tests, not its numbers). The documents in
-``docs/reproductions/`` compare the results with the source's claims.
+``--quick`` mode (short runs for tests, not its numbers). A study without a random
+component declares ``DETERMINISTIC = True`` and runs one seed (a test checks that two
+seeds agree); one that cannot run everywhere has ``ready() -> (ok, why)``. Every study's
+``tables.md`` opens with its claim table (:mod:`tcplab.reproduce.common`); ``tcplab
+reproduce all`` (:mod:`tcplab.reproduce.runner`) runs them all into one report. The
+documents in ``docs/reproductions/`` compare the results with the source's claims.
 """
 
 from __future__ import annotations
