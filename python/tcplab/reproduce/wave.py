@@ -261,7 +261,7 @@ def claims(runs: pd.DataFrame) -> list[Claim]:
     out.append(Claim(
         "First TxTime update at the first ACK train, at 0.5 s in the burst sequence "
         "(Fig. 1)", "at 0.5 s",
-        "n/a" if ta is None else f"computed at {t:.2f} s (first ACK train), first paces a "
+        "n/a" if None in (t, ta) else f"computed at {t:.2f} s (first ACK train), first paces a "
         f"burst at {ta:.2f} s",
         verdict(None if ta is None else abs(ta - PAPER["first_update_s"]) <= 0.25),
         "±0.25 s on when the burst pace changes (what Fig. 1 plots): the new TxTime is "
@@ -277,20 +277,21 @@ def claims(runs: pd.DataFrame) -> list[Claim]:
         "TxTime = ATD (wave.md, 'Why TxTime does not oscillate here')"))
     s1, s2 = (get("two flows", "wave", c) for c in ("flow1_shared_Mbps", "flow2_shared_Mbps"))
     jain = get("two flows", "wave", "jain_shared")
-    ok = None if s1 is None else (within(s1, PAPER["shared_Mbps"], RATE_TOL)
-                                  and within(s2, PAPER["shared_Mbps"], RATE_TOL))
+    have = None not in (s1, s2, jain)
+    ok = None if not have else (within(s1, PAPER["shared_Mbps"], RATE_TOL)
+                                and within(s2, PAPER["shared_Mbps"], RATE_TOL))
     out.append(Claim(
         "Two Wave flows share the 10 Mbit/s about equally (Figs. 4-5)",
         "around 5 + 5 Mbit/s",
-        "n/a" if s1 is None else f"{s1:.2f} + {s2:.2f} Mbit/s (Jain {jain:.2f})",
-        verdict(ok, jain is not None and jain >= 0.95),
+        "n/a" if not have else f"{s1:.2f} + {s2:.2f} Mbit/s (Jain {jain:.2f})",
+        verdict(ok, have and jain >= 0.95),
         "±10 % of 5 Mbit/s each, shape = Jain ≥ 0.95; the bursts interleave at a fixed "
         "phase without noise (wave.md, 'Uneven sharing')"))
     a, b = (get("two flows", "wave", c) for c in ("flow1_alone_Mbps", "flow1_after_Mbps"))
     out.append(Claim(
         "Flow 1 has the full rate alone and regains it when flow 2 stops (Figs. 4-5)",
-        "10 Mbit/s", "n/a" if a is None else f"{a:.2f} alone, {b:.2f} after Mbit/s",
-        verdict(None if a is None else within(a, PAPER["alone_Mbps"], RATE_TOL)
+        "10 Mbit/s", "n/a" if None in (a, b) else f"{a:.2f} alone, {b:.2f} after Mbit/s",
+        verdict(None if None in (a, b) else within(a, PAPER["alone_Mbps"], RATE_TOL)
                 and within(b, PAPER["alone_Mbps"], RATE_TOL)),
         "±10 % of 10 Mbit/s (goodput capacity 9.73); wave.md, Figures"))
     rtt = {cc: get("RTT alone", cc, "rtt_p50_ms") for cc in COMPARE}

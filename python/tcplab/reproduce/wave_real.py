@@ -32,7 +32,7 @@ SINGLE_S = 30
 SHARE_S, SHARE_START, SHARE_STOP = 60, 25, 50
 #: --quick: a third of those timings (the code paths in about 2 minutes of real time; not
 #: the study's numbers).
-QUICK_TIMES = (10, 20, 8, 17)
+QUICK_TIMES = (10, 24, 8, 16)
 #: (label, how it runs, controller)
 RUNS = [("wave (udp)", "udp", "wave"), ("cubic (linux)", "kernel", "cubic"),
         ("bbr (linux)", "kernel", "bbr"), ("wave (sim)", "sim", "wave")]
