@@ -26,7 +26,8 @@ def test_bad_coding_settings_are_one_clear_error(flow, needle):
 def test_study_reproduces_the_shape_of_figure_7(tmp_path):
     from tcplab.reproduce import coded
 
-    paths = coded.run(tmp_path, seeds=2, workers=1, windows=[16], scales=[1.0])
+    paths = coded.run(tmp_path, seeds=2, workers=1, windows=[16], scales=[1.0],
+                      redundancies=[1.25])
     assert {p.name for p in paths} >= {"fig7_goodput_vs_loss.png", "tables.md",
                                        "summary.csv", "runs.parquet"}
     import pandas as pd
@@ -44,6 +45,12 @@ def test_study_reproduces_the_shape_of_figure_7(tmp_path):
     assert g["TCP-Forward", 0.9] > g["TCP/NC (Vegas)", 0.9]
     runs = pd.read_parquet(tmp_path / "runs.parquet")
     assert runs[runs.transport == "TCP-Forward"]["completed"].all()
+    # Figure 7c: TCP/NC at a fixed R = 1.25 collapses past its redundancy (30 % loss and
+    # above: 1/(1 - p) > 1.25), where the loss-tuned R keeps it going.
+    c = s[s.figure == "fig7c"].set_index(["transport", "loss"])["mean"]
+    fixed, tuned = "TCP/NC (Vegas), R = 1.25", "TCP/NC (Vegas), R = 1.1/(1 − p)"
+    assert c[fixed, 0.5] < 0.5 * c[tuned, 0.5] and c[fixed, 0.0] > 0.5 * c[tuned, 0.0]
+    assert "fixed R = 1.25" in (tmp_path / "tables.md").read_text()
 
 
 def test_study_latency_figures_with_small_parameters(tmp_path):
@@ -52,7 +59,7 @@ def test_study_latency_figures_with_small_parameters(tmp_path):
     from tcplab.reproduce import coded
 
     paths = coded.run(tmp_path, seeds=1, workers=1, losses=[0.5], windows=[4, 64],
-                      scales=[1.0, 3000.0])
+                      scales=[1.0, 3000.0], redundancies=[])
     names = {p.name for p in paths}
     assert {"fig8_latency_vs_window.png", "fig10_first_vs_whole_window.png",
             "fig11_pc_vs_pi.png", "fig9c_decode_delay_vs_cpu.png"} <= names

@@ -88,6 +88,10 @@ SEEDS = 10
 NO_PAPER = "the seed's figures give no values"
 PAPER_UNBEARABLE_BYTES = 4500
 NC_MARGIN = 1.1
+#: Figure 7 again with TCP/NC at a fixed redundancy, as the paper's TCP/NC (no adaptive R:
+#: the seed stresses Forward's adaptive R as its advantage); a sweep, not a fit. R = 1.25
+#: is the probe that found TCP/NC collapsing past its redundancy (issue 29).
+FIXED_R = [1.25, 1.5, 2.0]
 BYTES = "2MB"
 DURATION_S = 120.0
 
@@ -107,10 +111,10 @@ MSS = {"tcp-nc": 1438, "tcp-forward": 1456}
 
 
 def scenario(label: str, p: float, window: int | None = None, cpu: float = 1.0,
-             generation: bool = False) -> Scenario:
+             generation: bool = False, redundancy: float | None = None) -> Scenario:
     """One run of the tandem: transport `label` at end-to-end loss `p`, coding costs
     `cpu` times the reference machine's; `generation`: the transfer is one coding window
-    of `window` segments."""
+    of `window` segments; `redundancy`: TCP/NC's fixed R (default 1.1/(1 − p))."""
     q = per_link(p)
     flow = {"from": "sender", "to": "receiver", "bytes": BYTES, **TRANSPORTS[label]}
     if "transport" not in flow:
@@ -118,7 +122,7 @@ def scenario(label: str, p: float, window: int | None = None, cpu: float = 1.0,
     kind = flow.get("transport")
     coding: dict = {}
     if kind == "tcp-nc":
-        coding["redundancy"] = round(NC_MARGIN / (1.0 - p), 4)
+        coding["redundancy"] = redundancy or round(NC_MARGIN / (1.0 - p), 4)
     if kind in MSS:
         if window is not None:
             coding["window"] = window
@@ -134,7 +138,8 @@ def scenario(label: str, p: float, window: int | None = None, cpu: float = 1.0,
     link = {"rate": "10Mbps", "delay": "5ms", "queue": queue, "loss": q}
     data = {
         "name": f"coded-{slug(label)}-p{p:g}" + (f"-w{window}" if window else "")
-        + ("" if cpu == 1.0 else f"-cpu{cpu:g}") + ("-gen" if generation else ""),
+        + ("" if cpu == 1.0 else f"-cpu{cpu:g}") + ("-gen" if generation else "")
+        + (f"-r{redundancy:g}" if redundancy else ""),
         "sample": "off",
         "duration": f"{DURATION_S}s",
         "node": [{"name": "sender"}, {"name": "relay"}, {"name": "receiver"}],
@@ -146,10 +151,11 @@ def scenario(label: str, p: float, window: int | None = None, cpu: float = 1.0,
 
 
 def one(job):
-    """Runs one (figure, label, loss, window, cpu, seed) job; returns its row of
-    runs.parquet."""
-    fig, label, p, window, cpu, seed = job
-    f = simulate(scenario(label, p, window, cpu, fig == "gen"), seed=seed).flows.iloc[0]
+    """Runs one (figure, label, loss, window, cpu, seed[, fixed R]) job; returns its row
+    of runs.parquet."""
+    fig, label, p, window, cpu, seed, *fixed = job
+    r = fixed[0] if fixed else None
+    f = simulate(scenario(label, p, window, cpu, fig == "gen", r), seed=seed).flows.iloc[0]
 
     def get(col):
         v = f.get(col)
@@ -158,7 +164,8 @@ def one(job):
     name = cpu_label(cpu)
     return {"figure": fig, "transport": label, "loss": p, "window": window,
             "cpu_scale": cpu, "cpu": name,
-            "series": label if name == "PC" else f"{label}, {name}", "seed": seed,
+            "series": (f"{label}, R = {r:g}" if r else label) if name == "PC"
+            else f"{label}, {name}", "seed": seed, "fixed_redundancy": r,
             "goodput_bps": float(f.goodput_bps), "completed": bool(f.completed),
             "bytes_delivered": int(f.bytes_delivered),
             "redundancy": get("redundancy"),
@@ -196,16 +203,20 @@ def first_and_whole(runs: pd.DataFrame) -> pd.DataFrame:
 
 def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
         losses: list[float] | None = None, windows: list[int] | None = None,
-        scales: list[float] | None = None, quick: bool = False) -> list[Path]:
+        scales: list[float] | None = None, quick: bool = False,
+        redundancies: list[float] | None = None) -> list[Path]:
     """Figure 7 (every transport × loss), Figures 8-9 (coded transports × window, on the
     reference and the Pi-class CPU) and Figures 10-11 (one coding window per run) with
     seeds 1..`seeds`, and the CPU-speed sensitivity (Figure 9c); `losses`, `windows` and
-    `scales` replace the study's grids (for quick checks); `quick`: three loss rates, two
-    windows and two CPU speeds (not the study's numbers). Returns the files written."""
+    `scales` replace the study's grids (for quick checks), `redundancies` the fixed R of
+    TCP/NC in Figure 7c; `quick`: three loss rates, two windows, two CPU speeds and one
+    fixed R (not the study's numbers). Returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
+    fixed_r = FIXED_R if redundancies is None else redundancies
     if quick:
         losses, windows, scales = (losses or [0.0, 0.2, 0.9], windows or [4, 64],
                                    scales or [1.0, 3000.0])
+        fixed_r = FIXED_R[:1]
     losses = LOSSES if losses is None else losses
     windows = WINDOWS if windows is None else windows
     scales = SCALES if scales is None else scales
@@ -219,6 +230,8 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
              for w in windows for s in seed_list]
     jobs += [("cpu", t, WINDOW_LOSS, SCALE_WINDOW, c, s) for t in coded for c in scales
              for s in seed_list]
+    jobs += [("fig7r", "TCP/NC (Vegas)", p, None, 1.0, s, r) for r in fixed_r
+             for p in losses for s in seed_list]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         runs = pd.DataFrame(list(pool.map(one, jobs, chunksize=4)))
     r7 = runs[runs.figure == "fig7"]
@@ -227,6 +240,10 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
     rc = runs[runs.figure == "cpu"]
     pos = (0.0, math.inf)
     g7 = summarise(r7, "loss", "goodput_bps", pos).assign(figure="fig7")
+    tuned = {coded[0]: coded[0], coded[1]: f"{coded[1]}, R = {NC_MARGIN}/(1 − p)"}
+    r7r = pd.concat([r7[r7.transport.isin(coded)].assign(series=lambda d: d.transport.map(
+        tuned)), runs[runs.figure == "fig7r"]])
+    g7r = summarise(r7r, "loss", "goodput_bps", pos, by="series").assign(figure="fig7c")
     s7 = summarise(r7.dropna(subset=["symbols_per_segment"]), "loss", "symbols_per_segment",
                    pos).assign(figure="fig7-redundancy")
     l8 = summarise(r9, "window", "latency_mean_s", pos, by="series").assign(figure="fig8")
@@ -247,6 +264,9 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
     figs = [
         (g7, "loss", "fig7_goodput_vs_loss", "goodput [Mbit/s]", 1e-6,
          "end-to-end packet loss rate", "Fig. 7: goodput over the lossy tandem"),
+        (g7r, "loss", "fig7c_goodput_fixed_r", "goodput [Mbit/s]", 1e-6,
+         "end-to-end packet loss rate",
+         "Fig. 7 against TCP/NC (Vegas) at a fixed R, as the paper's"),
         (s7, "loss", "fig7b_symbols_per_segment", "coded packets sent per segment", 1.0,
          "end-to-end packet loss rate", "Redundancy the coded transports used"),
         (l8, "window", "fig8_latency_vs_window", "mean end-to-end latency [ms]", 1e3,
@@ -286,7 +306,8 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
             ax.legend(fontsize=7)
         save(fig, png, dpi=120)
         pngs.append(png)
-    summary = pd.concat([g7, s7, l8, d9, c9, b9, dc, lc, gc, f10, f11], ignore_index=True)
+    summary = pd.concat([g7, g7r, s7, l8, d9, c9, b9, dc, lc, gc, f10, f11],
+                        ignore_index=True)
     first_median = (rg.groupby(["series", "window"])["first_decode_s"].median() * 1e3
                     ).unstack(0).round(1)
     waited = (rg.assign(w=rg["first_decode_s"] > TIMEOUT_WAIT_S)
@@ -296,6 +317,8 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
     text = "\n\n".join([
         f"Goodput [Mbit/s] ({n}: means; loss = end-to-end packet loss rate)",
         to_markdown(pivot_means(g7, "loss", "transport", 1e-6)),
+        f"Goodput [Mbit/s] of TCP-Forward and of TCP/NC (Vegas) at a fixed R ({n}: means)",
+        to_markdown(pivot_means(g7r, "loss", "transport", 1e-6)),
         f"Transfers of {BYTES} completed within {DURATION_S:.0f} s (fraction of the "
         f"{seeds} seeds)",
         to_markdown(done.reindex(columns=list(TRANSPORTS))),
@@ -331,7 +354,7 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
     head = n_seeds(seeds) + (
         " Quick mode: three loss rates, two windows, two CPU speeds (not the study's "
         "numbers)." if quick else "")
-    text = claim_table(claims(r7, r9, rg), head) + text
+    text = claim_table(claims(r7, r9, rg, r7r), head) + text
     return write_outputs(out, runs, summary, text, pngs)
 
 
@@ -378,12 +401,16 @@ def _fig_first_whole(rg: pd.DataFrame, pi: bool, png: Path, title: str, seeds: i
     return save(fig, png, dpi=120)
 
 
-def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame) -> list[Claim]:
-    """The seed's claims (it gives no numbers, only orderings) against this run."""
+def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame,
+           r7r: pd.DataFrame | None = None) -> list[Claim]:
+    """The seed's claims (it gives no numbers, only orderings) against this run; `r7r`:
+    Figure 7's coded runs with TCP/NC at fixed redundancies too."""
     g = r7.groupby(["transport", "loss"])["goodput_bps"].mean() / 1e6
     losses = sorted(r7.loss.unique())
     out = []
     fw, nc = "TCP-Forward", "TCP/NC (Vegas)"
+    fr = (r7r.groupby(["series", "loss"])["goodput_bps"].mean() / 1e6
+          if r7r is not None else None)
     if 0.0 in losses:
         beats = {t: g["TCP Reno", 0.0] > g[t, 0.0] for t in (fw, nc)}
         out.append(Claim(
@@ -402,6 +429,18 @@ def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame) -> list[Claim]:
         "holds: at every loss rate; shape only: at most. tcplab's TCP/NC gets R = "
         "1.1/(1 − p), the paper's preliminary TCP/NC probably less (coded.md, 'Why "
         "TCP-Forward is slower than in the seed')"))
+    for r in sorted(r7r["fixed_redundancy"].dropna().unique()) if r7r is not None else []:
+        name = f"{nc}, R = {r:g}"
+        ahead = [p for p in losses if fr[fw, p] > fr[name, p]]
+        out.append(Claim(
+            f"TCP-Forward ahead of TCP/NC at every loss rate (Fig. 7), against TCP/NC with "
+            f"a fixed R = {r:g}", "no number",
+            f"ahead at {len(ahead)} of {len(losses)} loss rates"
+            + (f" ({', '.join(f'{p:.0%}' for p in ahead)})" if ahead else ""),
+            verdict(len(ahead) == len(losses), len(ahead) > len(losses) / 2),
+            "holds: at every loss rate; shape only: at most. The paper's TCP/NC had no "
+            "adaptive R; with R below 1/(1 − p) TCP sees the residual losses (coded.md, "
+            "'Why TCP-Forward is slower than in the seed')"))
     high = [p for p in losses if p >= 0.1]
     plain = ("TCP Reno", "TCP Vegas", "TCP Cubic + SACK")
     strong = [all(g[c, p] >= 4 * g[t, p] for c in (fw, nc) for t in plain) for p in high]
