@@ -430,7 +430,7 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
                  ax=None, ylabel: str | None = None, xlabel: str | None = None,
                  title: str | None = None, scale: float = 1.0, dpi: int = 120,
                  paper=None, no_paper: str | None = None, dodge: float = 0.0,
-                 styles: dict | None = None, center: str = "mean"):
+                 styles: dict | None = None):
     """Mean with its confidence interval (``ci_low``/``ci_high``) against a swept
     parameter, one line per value of `series`; returns the Figure.
 
@@ -444,8 +444,7 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
     reason none is drawn, written on the figure. `dodge`: shift series k by
     (k - (K - 1) / 2) × dodge of each x value (multiplicatively), so that equal values
     stay visible side by side. `styles`: per series, extra matplotlib keywords (e.g.
-    ``{"ls": "--", "marker": "s"}``). `center`: the column plotted (``mean`` or
-    ``median``).
+    ``{"ls": "--", "marker": "s"}``).
     """
     from tcplab.units import display_unit, to_number
 
@@ -470,7 +469,7 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
         xv = np.array([xs[i] for i in order], dtype=float)
         shift = (k - (len(groups) - 1) / 2) * dodge
         xv = xv + shift if categorical else xv * (1 + shift)
-        m = g[center].to_numpy()[order] * scale
+        m = g["mean"].to_numpy()[order] * scale
         lo = g["ci_low"].to_numpy()[order] * scale
         hi = g["ci_high"].to_numpy()[order] * scale
         err = np.vstack([np.nan_to_num(np.maximum(m - lo, 0)),
