@@ -344,15 +344,6 @@ pub fn simulate_tapped<'c>(
     tap: Option<&'c mut dyn Tap>,
 ) -> Result<Results, SimError> {
     crate::budget::check_memory(sc)?;
-    if let Some(value) = crate::run_heap::bad_env() {
-        return Err(SimError::Config(crate::ConfigError {
-            file: "the environment".into(),
-            key: crate::run_heap::ENV.into(),
-            value,
-            why: "must be on or off (the run heap, huge pages for runs of many flows)".into(),
-        }));
-    }
-    let _heap = crate::RunHeap::scope(RUN_HEAP_FLOWS.contains(&sc.flows.len()));
     if sc.flows.len() > Pkt::MAX_FLOWS {
         return Err(SimError::Config(crate::ConfigError {
             file: sc.source.clone(),
@@ -457,14 +448,6 @@ impl Metrics for FlowSample<'_> {
         tr.value.push(v);
     }
 }
-
-/// The runs whose memory comes from the huge-page [`crate::RunHeap`], by flows. B2 10 s,
-/// paired (the gain moves with the host's load): 100 flows 0-2.6 % faster, 1000 flows
-/// 4-10 %, 10,000 flows 5-12 %, 30,000 flows 7 %. Below: 10 flows 0.9 % (noise), and
-/// B1 (one flow, 1 ms) 3 % slower, zeroing a 2 MiB page it barely uses. Above: 100,000
-/// flows gained nothing on memory the system had handed out before, and took 93 % longer
-/// on fresh memory (on this VM, zeroing a never-used huge page costs about 1.4 ms a MB).
-const RUN_HEAP_FLOWS: std::ops::RangeInclusive<usize> = 32..=20_000;
 
 /// Flows from which the loop prefetches a link direction before it admits there (see
 /// [`World::wake_link`]): with B2's three hops a side, 256 flows' state is about 0.7 MB.
