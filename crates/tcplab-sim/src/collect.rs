@@ -34,7 +34,13 @@ pub(crate) fn check_delivered(flows: &[Flow]) -> Result<(), Violation> {
 }
 
 /// Writes the flows and links tables of a run that ended at `end`.
-pub(crate) fn collect(res: &mut Results, sc: &Scenario, flows: &[Flow], wiring: &Wiring, end: Time) {
+pub(crate) fn collect(
+    res: &mut Results,
+    sc: &Scenario,
+    flows: &[Flow],
+    wiring: &Wiring,
+    end: Time,
+) {
     for (i, (fl, spec)) in flows.iter().zip(&sc.flows).enumerate() {
         let src = fl.ends[SOURCE].progress();
         let sink = fl.ends[SINK].progress();

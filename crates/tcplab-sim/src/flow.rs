@@ -3,7 +3,7 @@
 
 use std::num::NonZeroU32;
 use tcplab_core::Time;
-use tcplab_transport::{AnyEndpoint, Endpoint};
+use tcplab_transport::AnyEndpoint;
 
 /// The side that sends the data (index in [`Flow::ends`]); it sends on route 0.
 pub(crate) const SOURCE: usize = 0;

@@ -7,15 +7,19 @@
 
 mod budget;
 pub mod capture;
+mod collect;
 mod error;
 mod event;
+mod flow;
 mod media;
+mod net;
 mod packets;
 mod parse;
 mod prefetch;
 mod results;
 mod routing;
 mod run;
+mod sampling;
 mod scenario;
 
 pub use budget::estimate_memory;

@@ -205,8 +205,8 @@ mod tests {
     #[test]
     fn a_flow_has_its_routes_there_and_back_each_ended() {
         let text = include_str!("../../../python/tcplab/data/b2.toml");
-        let sc = crate::parse_scenario_str(&text.replace("count = 100", "count = 3"), "b2")
-            .unwrap();
+        let sc =
+            crate::parse_scenario_str(&text.replace("count = 100", "count = 3"), "b2").unwrap();
         let mut net = Net::new(Wiring::new(&sc, 1), sc.flows.len());
         assert_eq!(net.routes[0].medium, Step::END.medium);
         for f in &sc.flows {
@@ -227,8 +227,11 @@ mod tests {
 
     #[test]
     fn items_are_media_then_endpoints_then_other_events() {
-        let sc = crate::parse_scenario_str("[link]\nrate = \"1Mbps\"\n[[flow]]\n", "one")
-            .unwrap();
+        let sc = crate::parse_scenario_str(
+            "[link]\nrate = \"1Mbps\"\n[[flow]]\nbytes = \"1MiB\"\n",
+            "one",
+        )
+        .unwrap();
         let net = Net::new(Wiring::new(&sc, 1), 1);
         assert!(matches!(net.item(0), Item::Medium(0)));
         assert!(matches!(net.item(1), Item::Medium(1)));
