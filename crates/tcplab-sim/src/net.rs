@@ -143,23 +143,10 @@ impl Net {
         }
     }
 
-    /// Offers `p`, a packet on its way, to medium `m` (the medium of its step). False if
-    /// the medium dropped it: its slot is then free, and the caller counts the drop.
+    /// Offers `p` to medium `m` (the medium of its step). False if the medium dropped
+    /// it: its slot is then free, and the caller counts the drop.
     #[inline(always)]
     pub fn admit(&mut self, m: usize, p: Pkt) -> bool {
-        self.admit_with(m, p, false)
-    }
-
-    /// [`Net::admit`] for a packet an endpoint just sent: the link's admission is inlined
-    /// here (it saves a call and its register saves per packet sent; inlined on the way
-    /// on too, B1 cost 1.2 % more).
-    #[inline(always)]
-    pub fn admit_sent(&mut self, m: usize, p: Pkt) -> bool {
-        self.admit_with(m, p, true)
-    }
-
-    #[inline(always)]
-    fn admit_with(&mut self, m: usize, p: Pkt, inline_link: bool) -> bool {
         let now = self.now;
         let medium = &mut self.wiring.media[m];
         // The pending wake-up is never later than the medium's next one, so when the
@@ -168,11 +155,7 @@ impl Net {
         let (keeps, admit) = match medium.as_link() {
             Some(link) => (
                 link.admission_keeps_timeout(),
-                if inline_link {
-                    link.handle_packet_spared_inlined(now, p, &mut self.spares)
-                } else {
-                    link.handle_packet_spared(now, p, &mut self.spares)
-                },
+                link.handle_packet_spared(now, p, &mut self.spares),
             ),
             None => (
                 false,

@@ -406,7 +406,7 @@ impl World<'_, '_> {
         ) {
             count.sent += 1;
             let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload);
-            if !net.admit_sent(medium, pkt) {
+            if !net.admit(medium, pkt) {
                 count.dropped += 1;
             }
         }
