@@ -25,11 +25,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcplab_sim::capture::Tap;
 use tcplab_sim::{parse_scenario_str, simulate, simulate_tapped, Scenario, SimError};
 
-/// The extension's Rust allocations: the system's, but a run of many flows takes its
-/// memory from huge pages (`tcplab_sim::RunHeap`; `TCPLAB_RUN_HEAP=off` turns it off).
-#[global_allocator]
-static ALLOC: tcplab_sim::RunHeap = tcplab_sim::RunHeap;
-
 create_exception!(
     _tcplab,
     ScenarioError,

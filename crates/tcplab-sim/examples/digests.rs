@@ -15,12 +15,7 @@
 //! start/stop times; the coded transports (the NC/FWD benches and their payload modes, and
 //! small high-loss, Pi-speed and window-32 variants). Each with two seeds.
 
-use tcplab_sim::{parse_scenario_file, parse_scenario_str, simulate, RunHeap, Scenario};
-
-/// As in the Python extension, so the runs of 32 flows or more (B2) go through the run
-/// heap and their digests show it changes nothing.
-#[global_allocator]
-static ALLOC: RunHeap = RunHeap;
+use tcplab_sim::{parse_scenario_file, parse_scenario_str, simulate, Scenario};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 

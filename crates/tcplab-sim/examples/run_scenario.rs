@@ -5,14 +5,12 @@
 //! `QUIET=1` prints only the run info and the wall/heap line; `REPEAT=N` runs the
 //! simulation N more times in the same process and prints each wall time (the first run
 //! of a process pays for page faults and cold caches, the repeats show how much).
-//! Installs the simulator's allocator ([`RunHeap`]) as the Python extension does.
 
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use tcplab_sim::{parse_scenario_file, simulate, RunHeap};
+use tcplab_sim::{parse_scenario_file, simulate};
 
-/// The simulator's allocator (the system's, and huge pages for large runs: see
-/// [`RunHeap`]), counting live bytes and their peak.
+/// The system's allocator, counting live bytes and their peak.
 struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
@@ -26,22 +24,22 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         grew(l.size());
         // SAFETY: forwards the caller's layout.
-        unsafe { RunHeap.alloc(l) }
+        unsafe { System.alloc(l) }
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         grew(l.size());
-        // SAFETY: forwards the caller's layout (outside a run, `calloc`'s lazy pages).
-        unsafe { RunHeap.alloc_zeroed(l) }
+        // SAFETY: forwards the caller's layout (`calloc`'s lazy pages).
+        unsafe { System.alloc_zeroed(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         LIVE.fetch_sub(l.size(), Relaxed);
-        // SAFETY: `p` was allocated by `RunHeap` with layout `l`.
-        unsafe { RunHeap.dealloc(p, l) }
+        // SAFETY: `p` was allocated by `System` with layout `l`.
+        unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         grew(n);
-        // SAFETY: forwards to `RunHeap`; `p` came from it with layout `l`.
-        let q = unsafe { RunHeap.realloc(p, l, n) };
+        // SAFETY: forwards to `System`; `p` came from it with layout `l`.
+        let q = unsafe { System.realloc(p, l, n) };
         LIVE.fetch_sub(l.size(), Relaxed);
         q
     }
@@ -76,8 +74,6 @@ fn main() {
     let t0 = std::time::Instant::now();
     let r = simulate(&sc, seed, 0);
     let wall = t0.elapsed().as_secs_f64();
-    // The huge-page region's touched bytes with the results alive: the run's footprint there.
-    let touched = RunHeap::stats().touched;
     let repeat = std::env::var("REPEAT").ok();
     let repeats: usize = arg(repeat.as_deref(), "REPEAT", "a whole number of runs").unwrap_or(0);
     for _ in 0..repeats {
@@ -90,12 +86,11 @@ fn main() {
         Ok(r) => {
             println!("{:?}", r.info);
             println!(
-                "wall {wall:.6} s; heap: scenario {:.2} MB (parse peak {:.2} MB), simulation peak {:.2} MB ({:.0} B per flow), huge-page region touched {:.2} MB",
+                "wall {wall:.6} s; heap: scenario {:.2} MB (parse peak {:.2} MB), simulation peak {:.2} MB ({:.0} B per flow)",
                 scenario as f64 / 1e6,
                 base as f64 / 1e6,
                 peak as f64 / 1e6,
                 peak as f64 / sc.flows.len().max(1) as f64,
-                touched as f64 / 1e6
             );
             if std::env::var_os("QUIET").is_some() {
                 return;

@@ -7,16 +7,19 @@
 
 mod budget;
 pub mod capture;
+mod collect;
 mod error;
 mod event;
+mod flow;
 mod media;
+mod net;
 mod packets;
 mod parse;
 mod prefetch;
 mod results;
 mod routing;
 mod run;
-mod run_heap;
+mod sampling;
 mod scenario;
 
 pub use budget::estimate_memory;
@@ -25,7 +28,6 @@ pub use event::EventQueue;
 pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml};
 pub use results::{Column, Data, Labels, Results, Row, RunInfo, Table, Trace};
 pub use run::{simulate, simulate_tapped, simulate_with, Control};
-pub use run_heap::{RunHeap, RunHeapScope, RunHeapStats};
 pub use scenario::{
     Duplex, FlowSpec, Hop, LinkChange, LinkSpec, NodeSpec, Sampling, Scenario, WlanSpec,
 };

@@ -23,7 +23,7 @@ use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink, W
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pkt {
     pub slot: u32,
-    /// Index in the simulator's step arena of the step it is on (never 0: the niche
+    /// Index in the network's routes (`Net::routes`) of the step it is on (never 0: the niche
     /// that keeps a link's FIFO entry, which holds an `Option<Pkt>`, at 32 bytes).
     pub step: NonZeroU32,
     pub wire_len: u32,

@@ -1,0 +1,105 @@
+//! The tables written once, at the end of a run: one row per flow and one per link
+//! direction (or cell channel), and the check that no data was lost silently.
+
+use crate::flow::{Flow, SINK, SOURCE};
+use crate::media::Wiring;
+use crate::results::Results;
+use crate::scenario::Scenario;
+use tcplab_core::{Metrics, Time};
+use tcplab_transport::{Endpoint, Violation};
+
+/// What the sink delivered must match what the source sent: never more, and for a
+/// reliable flow whose source finished, all of it.
+pub(crate) fn check_delivered(flows: &[Flow]) -> Result<(), Violation> {
+    for (i, fl) in flows.iter().enumerate() {
+        let src = fl.ends[SOURCE].progress();
+        let delivered = fl.ends[SINK].progress().app_bytes;
+        let flow = i as u32;
+        if delivered > src.sent_bytes {
+            return Err(Violation::DeliveredMismatch {
+                flow,
+                delivered,
+                expected: src.sent_bytes,
+            });
+        }
+        if fl.reliable && src.finished_at.is_some() && delivered != src.app_bytes {
+            return Err(Violation::DeliveredMismatch {
+                flow,
+                delivered,
+                expected: src.app_bytes,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Writes the flows and links tables of a run that ended at `end`.
+pub(crate) fn collect(
+    res: &mut Results,
+    sc: &Scenario,
+    flows: &[Flow],
+    wiring: &Wiring,
+    end: Time,
+) {
+    for (i, (fl, spec)) in flows.iter().zip(&sc.flows).enumerate() {
+        let src = fl.ends[SOURCE].progress();
+        let sink = fl.ends[SINK].progress();
+        let start = Time::ZERO + spec.start;
+        let done_at = sink.finished_at.or(src.finished_at);
+        let completed = spec
+            .bytes
+            .is_some_and(|b| sink.app_bytes == b && src.app_bytes == b);
+        let until = if src.finished_at.is_some() {
+            done_at.unwrap_or(end)
+        } else {
+            end
+        };
+        let secs = (until - start).as_secs_f64();
+        let c = fl.count[0];
+        let mut row = res.flows.row();
+        row.put("flow", (i as u64).into());
+        row.put("name", spec.name.as_str().into());
+        row.put("transport", spec.transport.name().into());
+        if let Some(cc) = spec.transport.cc() {
+            row.put("cc", cc.into());
+        }
+        if let Some(stack) = spec.transport.stack() {
+            row.put("stack", stack.into());
+        }
+        row.put("bytes_target", spec.bytes.into());
+        row.put("bytes_written", src.app_bytes.into());
+        row.put("bytes_delivered", sink.app_bytes.into());
+        row.put("start_s", start.as_secs_f64().into());
+        row.put(
+            "completion_s",
+            completed
+                .then(|| done_at.map(Time::as_secs_f64))
+                .flatten()
+                .into(),
+        );
+        row.put("completed", completed.into());
+        row.put(
+            "finished_s",
+            src.finished_at.and(done_at).map(Time::as_secs_f64).into(),
+        );
+        let goodput = if secs > 0.0 {
+            sink.app_bytes as f64 * 8.0 / secs
+        } else {
+            0.0
+        };
+        row.put("goodput_bps", goodput.into());
+        row.put("packets_sent", c.sent.into());
+        row.put("packets_delivered", c.delivered.into());
+        row.put("packets_lost", c.dropped.into());
+        row.put("packets_in_flight", c.in_network().into());
+        fl.ends[SOURCE].summary(&mut row);
+        fl.ends[SINK].summary(&mut row);
+    }
+    for ch in &wiring.rows {
+        let mut row = res.links.row();
+        let (link, direction) = ch.names(sc);
+        row.put("link", link.into());
+        row.put("direction", direction.into());
+        wiring.media[ch.medium as usize].summary(ch.channel as usize, &mut row);
+    }
+}
