@@ -11,7 +11,9 @@
 //!   acknowledges (at least 1 byte, rounded down), as ns-3's `TcpNewReno`. With a receiver
 //!   that ACKs every second segment the window grows by about half a segment per RTT.
 
-use super::{reno_ssthresh, AckInfo, CcParams, CongestionControl, CongestionEvent, Window};
+use super::{
+    reno_ssthresh, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, Window,
+};
 use tcplab_core::Time;
 
 /// How congestion avoidance counts acknowledgements (see the module docs).
@@ -70,6 +72,12 @@ super::default_from_params!(NewReno);
 impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {
         "newreno"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // Only the core: growth on ACKs of new data (an ACK that acknowledges nothing
+        // new changes nothing), Reno's cut on a loss.
+        Capabilities::NONE
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {

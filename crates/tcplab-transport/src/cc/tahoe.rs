@@ -8,7 +8,8 @@
 //! in slow start (as 4.3BSD-Tahoe and ns-2's `TcpAgent` do; Fall & Floyd 1996).
 
 use super::{
-    reno_ssthresh, AckInfo, CcParams, CongestionControl, CongestionEvent, NewReno, Window,
+    reno_ssthresh, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, NewReno,
+    Window,
 };
 use tcplab_core::Time;
 
@@ -32,6 +33,11 @@ super::default_from_params!(Tahoe);
 impl CongestionControl for Tahoe {
     fn name(&self) -> &'static str {
         "tahoe"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // NewReno's growth and a cut to one segment: the core only.
+        Capabilities::NONE
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {

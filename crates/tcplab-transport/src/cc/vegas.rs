@@ -20,8 +20,8 @@
 //! and the first ACKs after a retransmission, resend it again at once.
 
 use super::{
-    reno_ssthresh, AckInfo, CcParams, CongestionControl, CongestionEvent, HeadSegment, NewReno,
-    Window,
+    reno_ssthresh, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent,
+    HeadSegment, NewReno, Window,
 };
 use tcplab_core::{Dur, Time};
 
@@ -299,6 +299,15 @@ super::default_from_params!(Vegas);
 impl CongestionControl for Vegas {
     fn name(&self) -> &'static str {
         "vegas"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // The fine-grained timeout (`retransmit_head`) times the sends it hears; the
+        // rounds read the delivered count.
+        Capabilities::EXPIRES_HEAD
+            .and(Capabilities::HEARS_SENDS)
+            .and(Capabilities::READS_DELIVERY)
+            .and(Capabilities::HEARS_ACKS_WITHOUT_PROGRESS)
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {

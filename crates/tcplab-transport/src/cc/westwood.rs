@@ -8,7 +8,7 @@
 //! segments), cwnd = ssthresh after three duplicate ACKs or one segment after a timeout
 //! ("faster recovery"). Growth between losses is Reno's.
 
-use super::{AckInfo, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
+use super::{AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
 use tcplab_core::{Dur, Time};
 
 /// Casetti et al.'s ACK counting: a duplicate ACK reports one segment delivered, so the
@@ -139,6 +139,11 @@ pub(super) fn trace_bandwidth(
 impl CongestionControl for Westwood {
     fn name(&self) -> &'static str {
         "westwood"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // A duplicate ACK counts as data that left the network (`on_dup_ack`).
+        Capabilities::HEARS_DUP_ACKS
     }
 
     fn init(&mut self, _w: &mut Window, now: Time) {

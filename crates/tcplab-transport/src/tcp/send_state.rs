@@ -3,7 +3,9 @@
 //! that ACK intake, transmission, the retransmission timer and loss recovery all work on.
 //! Recovery-specific state lives with each recovery (see `recovery.rs`).
 
-use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSegment, Window};
+use crate::cc::{
+    AckInfo, Capabilities, CongestionControl, CongestionEvent, Controller, HeadSegment, Window,
+};
 use crate::rate::{RateSample, RateSampler};
 use crate::records::{FarTable, Records};
 use crate::rtt::RttEstimator;
@@ -53,11 +55,11 @@ pub(super) struct SendState {
     /// `cfg.undo`.
     pub undo_on: bool,
     /// Settings fixed at construction, as bits: [`INFLATES`] (the controller always
-    /// inflates in recovery, `Controller::always_inflates`: the per-duplicate-ACK
+    /// inflates in recovery, without `Capabilities::SETS_RECOVERY_WINDOW`: the per-duplicate-ACK
     /// question needs no dispatch, see [`Self::recovery_inflation`]) and [`USES_PRR`]
     /// (`cfg.recovery_cwnd == Prr`: PRR's state is kept and read only then).
     fixed: u8,
-    /// The controller reads delivery-rate samples (`Controller::reads_delivery`): the
+    /// The controller reads delivery-rate samples (`Capabilities::READS_DELIVERY`): the
     /// rate sampler, in a line no plain ACK otherwise touches, is asked only then.
     pub rate_on: bool,
     // -- line 1 --
@@ -109,7 +111,8 @@ impl SendState {
         );
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
         let sb = Scoreboard::new(cfg.dupthresh);
-        let rate_on = cc.reads_delivery();
+        let can = cc.capabilities();
+        let rate_on = can.has(Capabilities::READS_DELIVERY);
         SendState {
             snd_una: 0,
             snd_nxt: 0,
@@ -126,12 +129,15 @@ impl SendState {
             go_back_n: false,
             timestamps: cfg.timestamps,
             undo_on: cfg.undo,
-            fixed: if cc.always_inflates() { INFLATES } else { 0 }
-                | if cfg.recovery_cwnd == RecoveryCwnd::Prr {
-                    USES_PRR
-                } else {
-                    0
-                },
+            fixed: if can.has(Capabilities::SETS_RECOVERY_WINDOW) {
+                0
+            } else {
+                INFLATES
+            } | if cfg.recovery_cwnd == RecoveryCwnd::Prr {
+                USES_PRR
+            } else {
+                0
+            },
             rate_on,
             w: Window {
                 cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
@@ -286,7 +292,7 @@ impl SendState {
 
     /// Asks the controller whether to resend the segment at snd_una now (early loss
     /// detection, e.g. Vegas' fine-grained timeout). The sender asks only controllers
-    /// that may say yes (its `CcTraits::EXPIRE_HEAD`); for the others the answer would
+    /// that may say yes (`Capabilities::EXPIRES_HEAD`); for the others the answer would
     /// be no anyway.
     #[inline]
     pub fn head_expired(&mut self, now: Time, dup_ack: bool) -> bool {
