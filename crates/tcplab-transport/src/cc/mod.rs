@@ -6,9 +6,12 @@
 //! - timer-driven burst senders (TCP Wave): own a send timer; when it fires the sender
 //!   may send `segs_per_round` segments (the Wave kernel hooks, see the reference).
 //!
-//! The sender's loss-recovery machinery (Reno/NewReno/SACK) stays in the sender; the
-//! controller only decides windows and rates. Built-ins are dispatched through the
-//! [`Controller`] enum (no vtable on the hot path); user controllers are boxed.
+//! The sender's loss recovery (Reno, NewReno, SACK with RFC 6675 IsLost or RFC 8985
+//! RACK-TLP) stays in the sender; the controller only decides windows and rates. The
+//! trait is a small core plus opt-in extensions that a controller declares in
+//! [`CongestionControl::capabilities`] (see [`Capabilities`]). Built-ins are dispatched
+//! through the [`Controller`] enum (no vtable on the hot path); user controllers are
+//! boxed.
 
 mod bbr;
 mod capabilities;
@@ -260,4 +263,26 @@ pub trait CongestionControl {
 /// ssthresh after a loss for the Reno family (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS).
 pub fn reno_ssthresh(in_flight: u64, mss: u32) -> u64 {
     (in_flight / 2).max(2 * mss as u64)
+}
+
+/// A Reno-style cut to `ssthresh`: cwnd = ssthresh after a fast retransmit (RFC 5681
+/// section 3.2 step 2, before the inflation the sender adds), `loss_window` after a
+/// timeout (section 3.1: one segment in RFC 5681).
+pub fn reno_cut(w: &mut Window, ev: CongestionEvent, ssthresh: u64, loss_window: u64) {
+    w.ssthresh = ssthresh;
+    w.cwnd = match ev {
+        CongestionEvent::FastRetransmit => ssthresh,
+        CongestionEvent::Rto { .. } => loss_window,
+    };
+}
+
+/// The Reno family's response to a loss (RFC 5681): [`reno_cut`] to [`reno_ssthresh`] of
+/// `in_flight`, except that a repeated timeout holds ssthresh (section 3.1, see
+/// [`CongestionEvent::Rto`]).
+pub fn reno_response(w: &mut Window, ev: CongestionEvent, in_flight: u64, loss_window: u64) {
+    let ssthresh = match ev {
+        CongestionEvent::Rto { repeated: true } => w.ssthresh,
+        _ => reno_ssthresh(in_flight, w.mss),
+    };
+    reno_cut(w, ev, ssthresh, loss_window);
 }

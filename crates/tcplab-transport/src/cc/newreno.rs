@@ -12,7 +12,7 @@
 //!   that ACKs every second segment the window grows by about half a segment per RTT.
 
 use super::{
-    reno_ssthresh, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, Window,
+    reno_response, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, Window,
 };
 use tcplab_core::Time;
 
@@ -110,19 +110,8 @@ impl CongestionControl for NewReno {
         in_flight: u64,
     ) {
         self.bytes_acked = 0;
-        match ev {
-            CongestionEvent::FastRetransmit => {
-                w.ssthresh = reno_ssthresh(in_flight, w.mss);
-                w.cwnd = w.ssthresh;
-            }
-            CongestionEvent::Rto { repeated } => {
-                if !repeated {
-                    w.ssthresh = reno_ssthresh(in_flight, w.mss);
-                }
-                // RFC 5681: loss window of one segment.
-                w.cwnd = w.mss as u64;
-            }
-        }
+        // RFC 5681: loss window of one segment.
+        reno_response(w, ev, in_flight, w.mss as u64);
     }
 }
 

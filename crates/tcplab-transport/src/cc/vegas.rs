@@ -20,7 +20,7 @@
 //! and the first ACKs after a retransmission, resend it again at once.
 
 use super::{
-    reno_ssthresh, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent,
+    reno_response, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent,
     HeadSegment, NewReno, Window,
 };
 use tcplab_core::{Dur, Time};
@@ -377,12 +377,7 @@ impl CongestionControl for Vegas {
                 w.cwnd = w.ssthresh;
                 self.worried = self.p.worried_acks;
             }
-            CongestionEvent::Rto { repeated } => {
-                if !repeated {
-                    w.ssthresh = reno_ssthresh(in_flight, w.mss);
-                }
-                w.cwnd = self.p.rto_cwnd * mss;
-            }
+            CongestionEvent::Rto { .. } => reno_response(w, ev, in_flight, self.p.rto_cwnd * mss),
         }
     }
 

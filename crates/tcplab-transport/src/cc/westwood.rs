@@ -114,14 +114,11 @@ pub(super) fn bandwidth_window(
     rtt_min: Option<Dur>,
     flight: u64,
 ) {
-    w.ssthresh = match (bw, rtt_min) {
+    let ssthresh = match (bw, rtt_min) {
         (Some(bw), Some(r)) => ((bw * r.as_secs_f64()) as u64).max(2 * w.mss as u64),
         _ => super::reno_ssthresh(flight, w.mss),
     };
-    w.cwnd = match ev {
-        CongestionEvent::FastRetransmit => w.ssthresh,
-        CongestionEvent::Rto { .. } => w.mss as u64,
-    };
+    super::reno_cut(w, ev, ssthresh, w.mss as u64);
 }
 
 /// The estimate (bit/s) and RTTmin, for `cc_trace`.

@@ -17,7 +17,7 @@
 
 use crate::cc::{CongestionControl, CongestionEvent};
 use crate::records::{Records, SentRecord};
-use crate::tcp::recovery::{AckSummary, LossRecovery};
+use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
 use crate::tcp::sack::{exit_at_recovery_point, room};
 use crate::tcp::send_state::SendState;
 use std::collections::VecDeque;

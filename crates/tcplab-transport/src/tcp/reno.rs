@@ -6,7 +6,7 @@
 
 use crate::cc::CongestionControl;
 use crate::tcp::config::{PartialAckTimer, RecoveryMode};
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::loss_recovery::LossRecovery;
 use crate::tcp::send_state::SendState;
 use tcplab_core::Time;
 

@@ -3,7 +3,7 @@
 //! receiver SACKed (RFC 6675 section 5.1).
 
 use crate::cc::{CongestionControl, CongestionEvent};
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::loss_recovery::LossRecovery;
 use crate::tcp::send_state::SendState;
 use crate::tcp::sender::Sender;
 use tcplab_core::Time;

@@ -3,7 +3,7 @@
 //! cwnd − pipe ≥ 1 SMSS, and end when RecoveryPoint is acknowledged. The scoreboard
 //! itself is `scoreboard.rs`; RACK-TLP replaces IsLost in `rack.rs` and shares the rest.
 
-use crate::tcp::recovery::{AckSummary, LossRecovery};
+use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
 use crate::tcp::send_state::SendState;
 use tcplab_core::Time;
 

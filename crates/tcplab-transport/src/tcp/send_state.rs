@@ -3,9 +3,7 @@
 //! that ACK intake, transmission, the retransmission timer and loss recovery all work on.
 //! Recovery-specific state lives with each recovery (see `recovery.rs`).
 
-use crate::cc::{
-    AckInfo, Capabilities, CongestionControl, CongestionEvent, Controller, HeadSegment, Window,
-};
+use crate::cc::{AckInfo, Capabilities, CongestionControl, Controller, HeadSegment, Window};
 use crate::rate::{RateSample, RateSampler};
 use crate::records::{FarTable, Records};
 use crate::rtt::RttEstimator;
@@ -13,7 +11,7 @@ use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis};
 use crate::tcp::prr::Prr;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
-use crate::tcp::undo::{Reduction, Undo};
+use crate::tcp::undo::Undo;
 use tcplab_core::{Dur, Time};
 
 /// Laid out for the cache (`repr(C)`, line-aligned): with a thousand flows a sender has
@@ -238,31 +236,6 @@ impl SendState {
     /// End (exclusive) of segment `idx`.
     pub fn seg_end(&self, idx: u64) -> u64 {
         idx * self.mss as u64 + self.seg_len(idx) as u64
-    }
-
-    /// A loss was detected: cut the window (the controller's response), remember the
-    /// recovery point and retransmit the head. Tahoe has no fast recovery and goes back N
-    /// instead.
-    pub fn enter_fast_retransmit(&mut self, now: Time) {
-        let flight = self.flight_size();
-        let basis = self.loss_flight();
-        self.stats.fast_retransmits += 1;
-        self.undo_begin(Reduction::FastRetransmit);
-        self.cc
-            .on_congestion_event(&mut self.w, CongestionEvent::FastRetransmit, now, basis);
-        self.recover = Some(self.snd_max);
-        self.retx_head = true;
-        self.prr.start(flight);
-        if self.cc.fast_recovery() {
-            self.in_recovery = true;
-            // Recovery's own accounting takes over (Reno: a new loss in go-back-N).
-            self.go_back_n = false;
-        } else {
-            // Tahoe (4.3BSD-Tahoe, ns-2 TcpAgent): no recovery; go back to the lost segment
-            // and resend from there in slow start, so later holes of the window are
-            // repaired too (Fall & Floyd 1996) instead of stalling until the RTO.
-            self.go_back(self.snd_una);
-        }
     }
 
     /// Leaves fast recovery with window `cwnd`.

@@ -4,9 +4,11 @@
 //! - `ack_intake.rs`: SACK blocks and cumulative ACKs, RTT and delivery-rate sampling;
 //! - `transmit.rs`: the in-order send pass and each segment's bookkeeping;
 //! - `rto.rs`: the retransmission timer and go-back-N after it;
-//! - `recovery.rs`: loss recovery behind one interface (`reno.rs`, `sack.rs`, `rack.rs`);
-//! - `timestamps.rs` (RFC 7323 clock and echo) and `undo.rs` (spurious-cut detection and
-//!   undo);
+//! - `loss_recovery.rs`: loss recovery behind one interface, `recovery.rs` the one chosen
+//!   (`reno.rs`, `sack.rs`, `rack.rs`);
+//! - `window_cut.rs`: window reductions and their undo, `undo.rs` detecting spurious ones;
+//! - `handshake.rs`: the SYN exchange before data;
+//! - `timestamps.rs`: RFC 7323 clock and echo;
 //! - [`crate::pacing`] and [`crate::timer_rounds`]: when segments may leave.
 
 use crate::cc::{AckInfo, Capabilities, CongestionControl, Controller, Window};
@@ -16,7 +18,8 @@ use crate::packet::Packet;
 use crate::rtt::RttEstimator;
 use crate::tcp::config::SenderConfig;
 use crate::tcp::handshake::Handshake;
-use crate::tcp::recovery::{AckSummary, LossRecovery, Recovery};
+use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
+use crate::tcp::recovery::Recovery;
 use crate::tcp::segment::{Segment, DATA_HEADER_BYTES, TS_OPTION_BYTES};
 use crate::tcp::send_state::SendState;
 use crate::tcp::stats::SenderStats;
@@ -58,7 +61,7 @@ pub struct Sender {
     /// construction): the polls' [`window_full`](Self::window_full) may answer, and the
     /// retransmission timer is the only deadline.
     plain_polls: bool,
-    pub(super) hs: Handshake,
+    hs: Handshake,
     pub(super) s: SendState,
 }
 
@@ -165,7 +168,8 @@ impl Sender {
             return;
         }
         self.s.started = true;
-        if self.open() {
+        self.hs = Handshake::open(&self.s.cfg);
+        if self.hs.is_done() {
             self.begin_data(now);
         }
     }
@@ -178,6 +182,13 @@ impl Sender {
         }
     }
 
+    /// Data may flow: the pacer and the controller start now.
+    fn begin_data(&mut self, now: Time) {
+        self.pacer.start(now);
+        let s = &mut self.s;
+        s.cc.init(&mut s.w, now);
+    }
+
     // ---- inputs ----
 
     /// Processes an acknowledgement from the receiver.
@@ -186,9 +197,12 @@ impl Sender {
         if !self.s.started {
             return Ok(());
         }
-        if seg.syn || !self.established() {
+        if seg.syn || !self.hs.is_done() {
             // The SYN-ACK (or a late duplicate of it, ignored), or an early segment.
-            self.on_handshake_segment(now, seg);
+            if let Some(opened) = self.hs.on_segment(&mut self.s, now, seg) {
+                self.begin_data(now);
+                opened.initial_window(&mut self.s);
+            }
             return Ok(());
         }
         self.s.rwnd = seg.wnd;
@@ -200,11 +214,15 @@ impl Sender {
         // configured; without it no episode opens), by the duplicate-ACK test when nothing
         // new was SACKed, and by the recoveries that act after an ACK. (Most ACKs carry
         // no D-SACK: no call.)
-        let dsack_spurious = self.s.undo_on && {
-            let dsack = dsack_block(seg);
-            dsack.is_some() && self.s.undo_on_dsack(dsack)
-        };
-        let eifel_spurious = seg.ack > self.s.snd_una && self.s.undo_eifel(seg);
+        let dsack_spurious = self.s.undo_on
+            && dsack_block(seg).is_some_and(|d| {
+                let s = &mut self.s;
+                s.undo.on_dsack(d, s.snd_una, s.mss, &s.recs)
+            });
+        // Without undo no episode opens: the flag, in the first line, spares a new ACK
+        // the episode's line.
+        let eifel_spurious =
+            seg.ack > self.s.snd_una && self.s.undo_on && self.s.undo.eifel(seg, self.s.timestamps);
         let prior_una = self.s.snd_una;
         let prior_sacked = self.s.sb.sacked_bytes;
         let min_rtt = self.s.rtt.min_rtt();
@@ -337,8 +355,8 @@ impl Sender {
         if !self.s.started {
             return;
         }
-        if !self.established() {
-            self.on_syn_timeout(now);
+        if !self.hs.is_done() {
+            self.hs.on_timeout(now, self.s.cfg.max_rto);
             return;
         }
         self.recovery.on_timeout(&mut self.s, now);
@@ -400,7 +418,7 @@ impl Sender {
             && s.snd_nxt - s.snd_una + (s.app_end - s.snd_nxt).min(s.mss as u64) > s.w.cwnd
             && s.snd_nxt == s.snd_max
             && self.plain_polls
-            && matches!(self.hs, Handshake::Done)
+            && self.hs.is_done()
             && s.started
             && !s.retx_head
             && !s.go_back_n
@@ -411,7 +429,7 @@ impl Sender {
     fn poll_packet_full(&mut self, now: Time) -> Option<Packet> {
         match self.next_send(now) {
             NextSend::Nothing => None,
-            NextSend::Syn => self.poll_syn(now).map(Packet::Tcp),
+            NextSend::Syn => self.hs.poll_syn(&mut self.s, now).map(Packet::Tcp),
             NextSend::Segment { idx, idle, rounds } => {
                 let sent = self.send(now, idx, idle);
                 if rounds {
@@ -430,7 +448,7 @@ impl Sender {
         if !self.s.started || self.s.is_complete() {
             return NextSend::Nothing;
         }
-        if !self.established() {
+        if !self.hs.is_done() {
             return NextSend::Syn;
         }
         // Delivery-rate draft (section 3.2): a send with nothing in flight starts a new
@@ -498,8 +516,8 @@ impl Sender {
         if !s.started || s.is_complete() {
             return None;
         }
-        if !self.established() {
-            return self.syn_timeout();
+        if !self.hs.is_done() {
+            return self.hs.timeout();
         }
         // Asked after every event of the flow: pairwise minima, not an iterator chain, and
         // the controller's timers only when it has any (out of line: their calls made

@@ -4,7 +4,7 @@
 
 use crate::cc::{Capabilities, CongestionControl};
 use crate::records::{FarTable, SendTimes, SentRecord};
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::loss_recovery::LossRecovery;
 use crate::tcp::segment::{Segment, Timestamps};
 use crate::tcp::send_state::SendState;
 use crate::tcp::sender::Sender;
@@ -127,7 +127,7 @@ impl SendState {
         if retransmission {
             s.retransmitted_segments += 1;
             s.retransmitted_bytes += len as u64;
-            self.undo_on_retransmit(now);
+            self.undo.on_retransmit(now);
         }
         self.arm_rto(now);
         Sent {
