@@ -348,7 +348,7 @@ mod tests {
         assert!(offset_of!(SenderStats, rtos) < 64);
         assert_eq!(size_of::<SendState>(), 960);
     }
-    use crate::cc::{NewReno, Tahoe};
+    use crate::cc::NewReno;
     use crate::records::SentRecord;
 
     fn state(cc: Controller) -> SendState {
@@ -363,58 +363,6 @@ mod tests {
         s.snd_nxt = 10_000;
         s.snd_max = 10_000;
         s
-    }
-
-    /// A detected loss halves the window (the controller's response), sets the recovery
-    /// point to snd_max and asks for the head; with fast recovery the sender enters it,
-    /// Tahoe instead goes back N with every segment presumed lost.
-    #[test]
-    fn fast_retransmit_enters_recovery_or_goes_back() {
-        let mut s = state(Controller::NewReno(NewReno::default()));
-        s.enter_fast_retransmit(Time(1));
-        assert!(s.in_recovery && s.retx_head && !s.go_back_n);
-        assert_eq!(
-            (s.recover, s.w.ssthresh, s.stats.fast_retransmits),
-            (Some(10_000), 5000, 1)
-        );
-        s.exit_recovery(Time(2), 5000);
-        assert!(!s.in_recovery);
-
-        let mut t = state(Controller::Tahoe(Tahoe::default()));
-        t.enter_fast_retransmit(Time(1));
-        assert!(!t.in_recovery && t.go_back_n);
-        assert_eq!((t.snd_nxt, t.w.cwnd), (0, 1000));
-        assert_eq!(t.in_flight(), 0, "everything presumed lost");
-    }
-
-    /// ssthresh on a loss: half of what is still in the network (FlightSize less the
-    /// SACKed bytes, or one SMSS per duplicate ACK without SACK blocks), or half of
-    /// FlightSize under `ssthresh_basis = "flight-size"` (RFC 5681 eq. 4, the default).
-    #[test]
-    fn ssthresh_comes_from_what_is_in_flight() {
-        let mut s = state(Controller::NewReno(NewReno::default()));
-        s.cfg.ssthresh_basis = SsthreshBasis::InFlight;
-        s.dupacks = 3;
-        s.enter_fast_retransmit(Time(1));
-        assert_eq!(s.w.ssthresh, 3500, "(10 - 3 dupACKed) / 2 segments");
-
-        let mut t = state(Controller::NewReno(NewReno::default()));
-        t.cfg.ssthresh_basis = SsthreshBasis::InFlight;
-        t.dupacks = 3;
-        t.sb.sacked_bytes = 6000;
-        t.enter_fast_retransmit(Time(1));
-        assert_eq!(t.w.ssthresh, 2000, "(10 - 6 SACKed) / 2 segments");
-
-        let mut u = state(Controller::NewReno(NewReno::default()));
-        assert_eq!(
-            u.cfg.ssthresh_basis,
-            SsthreshBasis::FlightSize,
-            "the default"
-        );
-        u.dupacks = 3;
-        u.sb.sacked_bytes = 6000;
-        u.enter_fast_retransmit(Time(1));
-        assert_eq!(u.w.ssthresh, 5000, "FlightSize / 2");
     }
 
     /// Segment lengths: full MSS up to the application's end, the last one shorter.
