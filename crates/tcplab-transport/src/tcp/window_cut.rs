@@ -9,16 +9,18 @@
 //! accounting (RFC 6937 section 3: RecoverFS = snd.nxt − snd.una, prr_delivered =
 //! prr_out = 0), which governs cwnd while in recovery with `recovery_cwnd = "prr"`.
 //!
-//! RACK (RFC 8985) only detects losses: "RACK-TLP intentionally decouples loss detection
-//! from congestion control" (section 9.3), so its loss responses are these same cuts.
-//! Its first loss enters fast recovery as DupThresh does (section 6.2 "start fast
-//! recovery"; the response of RFC 5681/6675, with PRR RECOMMENDED, section 9.3); a lost
+//! RACK (RFC 8985) only detects losses and leaves the response to congestion control
+//! (section 9.3), so its loss responses are these same cuts. Its first loss starts fast
+//! recovery as DupThresh does (section 6.2), with the response of RFC 5681/6675, and "The
+//! Proportional Rate Reduction (PRR) algorithm [RFC6937] is RECOMMENDED for the specific
+//! congestion control actions taken upon the losses detected by RACK-TLP" (9.3). A lost
 //! retransmission in recovery is a second congestion signal (RFC 5681 section 4.3,
-//! recalled in sections 3.4 and 9.3: "In the absence of PRR ... MUST trigger an additional
-//! congestion response") and is cut again whether PRR runs or not, PRR then starting
-//! over from the new ssthresh; a loss the tail loss probe repaired gets "a congestion
-//! control response equivalent to a fast recovery" (section 7.4.2), whose recovery the
-//! ACK has already ended.
+//! recalled in 8985 sections 3.4 and 9.3: "In the absence of PRR [RFC6937], when RACK-TLP
+//! detects a lost retransmission, the congestion control MUST trigger an additional
+//! congestion response"); it is cut again whether PRR runs or not, PRR then starting over
+//! from the new ssthresh. For a loss the tail loss probe repaired, "The sender then
+//! SHOULD invoke a congestion control response equivalent to a fast recovery" (7.4.2):
+//! the cut, with the recovery ended at once since the ACK already covers it.
 //!
 //! The response to a spurious reduction: after a fast retransmit, Linux's
 //! `tcp_undo_cwnd_reduction` (cwnd = max(cwnd, prior cwnd), ssthresh = max(ssthresh,
