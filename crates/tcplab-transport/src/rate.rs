@@ -25,8 +25,8 @@ pub struct RateSample {
 /// Connection-level delivery state (the draft's `C.*` variables).
 ///
 /// `repr(C)`: the flags and the app-limited mark, which every ACK reads, come first. A
-/// TCP sender whose controller never reads the samples (`Controller::reads_delivery`)
-/// does not ask its sampler at all (`SendState::rate_on`, in the sender's first line).
+/// TCP sender whose controller does not declare `Capabilities::READS_DELIVERY` does not
+/// ask its sampler at all (`SendState::rate_on`, in the sender's first line).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct RateSampler {

@@ -164,3 +164,36 @@ fn reordering_beyond_the_window_is_a_loss() {
     // at 0 + 100 + 25 ms, when the reordering timer fires.
     assert_eq!(t, ms(125), "reordering timer at xmit + RACK.rtt + reo_wnd");
 }
+
+/// RACK's window cut is undone as any other (RFC 3708 with D-SACK, RFC 2883): segment 5
+/// arrives 60 ms late, beyond the reordering window, so RACK cuts the window and resends
+/// it; the receiver reports the retransmission as a duplicate, the cut was spurious, and
+/// with `undo` the window before it returns (ssthresh unset again: no other loss).
+#[test]
+fn a_spurious_rack_cut_is_undone_by_dsack() {
+    let total = 40 * M;
+    for undo in [false, true] {
+        let fate: Fate = Box::new(|_, s| {
+            Some(if s.seq == 5 * M && !s.retransmission {
+                HALF + Dur::from_millis(60)
+            } else {
+                HALF
+            })
+        });
+        let mut rcv_cfg = receiver_cfg(AckPolicy::PerPacket, true, Some(total));
+        rcv_cfg.dsack = true;
+        let snd = sender_with(SenderConfig {
+            loss_detection: LossDetection::Rack,
+            undo,
+            ..sender_cfg(RecoveryMode::Sack, Some(total))
+        });
+        let rcv = tcplab_transport::Receiver::new(0, rcv_cfg);
+        let mut net = Net::with_fates(snd, rcv, fate, fixed(HALF));
+        net.run(Time(u64::MAX / 2), 100_000).unwrap();
+        assert!(net.snd.is_complete());
+        let st = net.snd.stats();
+        assert_eq!((st.fast_retransmits, st.retransmitted_segments), (1, 1));
+        assert_eq!(st.undos, u64::from(undo), "undo: {undo}");
+        assert_eq!(net.snd.window().ssthresh == u64::MAX, undo, "undo: {undo}");
+    }
+}

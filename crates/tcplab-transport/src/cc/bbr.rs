@@ -12,7 +12,9 @@
 
 use super::delivery_round::DeliveryRound;
 use super::windowed_max::WindowedMax;
-use super::{AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window};
+use super::{
+    AckInfo, Capabilities, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window,
+};
 use tcplab_core::{Dur, Time};
 
 /// BBR's state machine (section 3.4).
@@ -427,6 +429,15 @@ super::default_from_params!(Bbr);
 impl CongestionControl for Bbr {
     fn name(&self) -> &'static str {
         "bbr"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // Paces from its delivery-rate model, learns from every (S)ACK and keeps its own
+        // window in recovery (packet conservation).
+        Capabilities::PACES_OR_TIMES
+            .and(Capabilities::READS_DELIVERY)
+            .and(Capabilities::HEARS_ACKS_WITHOUT_PROGRESS)
+            .and(Capabilities::SETS_RECOVERY_WINDOW)
     }
 
     /// Section 4.3.1 (BBRInit): pacing at high_gain · InitialCwnd / 1 ms until an RTT

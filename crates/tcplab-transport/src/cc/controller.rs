@@ -1,7 +1,8 @@
 //! Built-in controllers by name, plus a registry for user-defined ones.
 
 use super::{
-    AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, HeadSegment, Window,
+    AckInfo, Capabilities, CcMetrics, CcParams, CongestionControl, CongestionEvent, HeadSegment,
+    Window,
 };
 use std::sync::RwLock;
 use tcplab_core::Time;
@@ -126,94 +127,12 @@ pub fn build(name: &str, params: &CcParams) -> Result<Controller, String> {
     Ok(c)
 }
 
-impl Controller {
-    /// Whether [`CongestionControl::retransmit_head`] can ever say yes: only Vegas among
-    /// the built-ins (a custom controller may). The sender asks on every duplicate ACK,
-    /// so the others skip building the question (test
-    /// `only_vegas_declares_the_head_lost_among_built_ins`).
-    #[inline]
-    pub fn may_expire_head(&self) -> bool {
-        matches!(self, Controller::Vegas(_) | Controller::Custom(_))
-    }
-
-    /// Whether `on_dup_ack` can act: Westwood and Westwood+ count a duplicate ACK as data
-    /// that left the network (a custom controller may act too); every other built-in
-    /// keeps the trait's empty default, so the sender skips the call (test
-    /// `only_westwood_hears_duplicate_acks_among_built_ins`).
-    #[inline]
-    pub fn hears_dup_acks(&self) -> bool {
-        matches!(
-            self,
-            Controller::Westwood(_) | Controller::WestwoodPlus(_) | Controller::Custom(_)
-        )
-    }
-
-    /// Whether `on_sent` can act: Vegas and Wave count what is sent (a custom controller
-    /// may); every other built-in keeps the trait's empty default, so the sender skips
-    /// the call on each send (test `only_vegas_and_wave_hear_sends_among_built_ins`).
-    #[inline]
-    pub fn hears_sends(&self) -> bool {
-        matches!(
-            self,
-            Controller::Vegas(_) | Controller::Wave(_) | Controller::Custom(_)
-        )
-    }
-
-    /// Whether `recovery_inflation` is always true: every built-in but fixed_burst and
-    /// BBR keeps the trait's `true` (a custom controller is asked each time). Test
-    /// `always_inflating_controllers_say_so`.
-    #[inline]
-    pub fn always_inflates(&self) -> bool {
-        !matches!(
-            self,
-            Controller::FixedBurst(_) | Controller::Bbr(_) | Controller::Custom(_)
-        )
-    }
-
-    /// Whether `pacing_rate` or `send_timer` can ever answer: among the built-ins only
-    /// BBR paces and only fixed_burst and Wave run a send timer (a custom controller
-    /// may do either); the others keep the trait's `None`, so a sender skips both
-    /// questions on every poll and send (test `only_bbr_fixed_burst_and_wave_pace_or_time`).
-    #[inline]
-    pub fn may_pace_or_time(&self) -> bool {
-        matches!(
-            self,
-            Controller::Bbr(_)
-                | Controller::FixedBurst(_)
-                | Controller::Wave(_)
-                | Controller::Custom(_)
-        )
-    }
-
-    /// Whether `on_ack` reads the delivery-rate sample or the delivered count
-    /// (`AckInfo::rate`, `AckInfo::delivered`): BBR, Wave, Vegas and CUBIC with HyStart
-    /// do (a custom controller may); the others never look, so their sender keeps no
-    /// rate sampler (test `only_rate_readers_see_the_rate`).
-    #[inline]
-    pub fn reads_delivery(&self) -> bool {
-        match self {
-            Controller::NewReno(_)
-            | Controller::FixedBurst(_)
-            | Controller::Tahoe(_)
-            | Controller::Westwood(_)
-            | Controller::WestwoodPlus(_) => false,
-            Controller::Cubic(c) => c.reads_delivery(),
-            _ => true,
-        }
-    }
-
-    /// Whether `on_ack` ignores an ACK that acknowledges no new data (NewReno returns at
-    /// once, fixed_burst ignores every ACK). The sender then skips describing duplicate
-    /// ACKs that only SACK (test `newreno_and_fixed_burst_ignore_acks_without_progress`).
-    #[inline]
-    pub fn ignores_acks_without_progress(&self) -> bool {
-        matches!(self, Controller::NewReno(_) | Controller::FixedBurst(_))
-    }
-}
-
 impl CongestionControl for Controller {
     fn name(&self) -> &'static str {
         dispatch!(self, c => c.name())
+    }
+    fn capabilities(&self) -> Capabilities {
+        dispatch!(self, c => c.capabilities())
     }
     fn init(&mut self, w: &mut Window, now: Time) {
         dispatch!(self, c => c.init(w, now))
@@ -390,25 +309,31 @@ mod tests {
                     && a.send_timer() == b.send_timer()
                     && a.state() == b.state();
             }
-            assert_eq!(a.reads_delivery(), !same, "{name} {params:?}");
+            assert_eq!(
+                a.capabilities().has(Capabilities::READS_DELIVERY),
+                !same,
+                "{name} {params:?}"
+            );
         }
     }
 
-    /// A zero-byte ACK changes neither the window nor what later ACKs do to it, for the
-    /// controllers that say they ignore it.
+    /// A zero-byte ACK changes neither the window, nor the controller's state, nor what
+    /// later ACKs do, for the controllers that do not declare they hear it.
     #[test]
-    fn newreno_and_fixed_burst_ignore_acks_without_progress() {
+    fn only_declared_controllers_act_on_acks_without_progress() {
         let ack = |bytes_acked: u64, ms: u64| AckInfo {
             rate: rate(500_000),
             ..ack_at(ms, bytes_acked)
         };
-        let mut ignoring = 0;
+        let mut ignoring = vec![];
         for name in BUILTIN {
             let (mut a, mut wa) = started(name, 20_000);
-            if !a.ignores_acks_without_progress() {
+            if a.capabilities()
+                .has(Capabilities::HEARS_ACKS_WITHOUT_PROGRESS)
+            {
                 continue;
             }
-            ignoring += 1;
+            ignoring.push(*name);
             let (mut b, mut wb) = started(name, 20_000);
             for ms in 1..40 {
                 a.on_ack(&mut wa, &ack(0, ms));
@@ -416,9 +341,22 @@ mod tests {
                 a.on_ack(&mut wa, &ack(1448, ms));
                 b.on_ack(&mut wb, &ack(1448, ms));
                 assert_eq!(wa, wb, "{name}: later ACKs act differently");
+                assert_eq!(a.state(), b.state(), "{name}: its state moved");
             }
         }
-        assert_eq!(ignoring, 3, "newreno, reno and fixed_burst");
+        assert_eq!(
+            ignoring,
+            [
+                "newreno",
+                "reno",
+                "fixed_burst",
+                "tahoe",
+                "westwood",
+                "westwoodplus",
+                "westwood_plus",
+                "westwood+"
+            ]
+        );
     }
 
     /// The built-ins that say they neither pace nor run a send timer answer `None` to both
@@ -447,7 +385,11 @@ mod tests {
                     c.on_send_timer(&mut w, now);
                 }
             }
-            assert_eq!(c.may_pace_or_time(), answered, "{name}");
+            assert_eq!(
+                c.capabilities().has(Capabilities::PACES_OR_TIMES),
+                answered,
+                "{name}"
+            );
         }
     }
 
@@ -475,7 +417,11 @@ mod tests {
                 same &= wa == wb && a.metrics(&wa) == b.metrics(&wb);
             }
             assert_eq!(!same, name.starts_with("westwood"), "{name}");
-            assert_eq!(a.hears_dup_acks(), !same, "{name}");
+            assert_eq!(
+                a.capabilities().has(Capabilities::HEARS_DUP_ACKS),
+                !same,
+                "{name}"
+            );
         }
     }
 
@@ -502,7 +448,11 @@ mod tests {
                     _ => c.on_ack(&mut w, &ack(ms)),
                 }
             }
-            assert_eq!(c.always_inflates(), always, "{name}");
+            assert_eq!(
+                !c.capabilities().has(Capabilities::SETS_RECOVERY_WINDOW),
+                always,
+                "{name}"
+            );
         }
     }
 
@@ -541,7 +491,10 @@ mod tests {
                     && a.metrics(&wa) == b.metrics(&wb)
                     && (a.pacing_rate(), a.send_timer()) == (b.pacing_rate(), b.send_timer());
             }
-            assert!(a.hears_sends() || same, "{name} acts on sends");
+            assert!(
+                a.capabilities().has(Capabilities::HEARS_SENDS) || same,
+                "{name} acts on sends"
+            );
             differed += usize::from(!same);
         }
         assert!(
@@ -550,7 +503,7 @@ mod tests {
         );
     }
 
-    /// `may_expire_head` is false only for controllers that never declare the head lost:
+    /// `EXPIRES_HEAD` is left out only for controllers that never declare the head lost:
     /// every other built-in says no to heads long overdue, retransmitted or not.
     #[test]
     fn only_vegas_declares_the_head_lost_among_built_ins() {
@@ -567,8 +520,9 @@ mod tests {
                 };
                 said_yes |= c.retransmit_head(&head);
             }
-            assert!(c.may_expire_head() || !said_yes, "{name}");
-            assert_eq!(c.may_expire_head(), *name == "vegas", "{name}");
+            let expires = c.capabilities().has(Capabilities::EXPIRES_HEAD);
+            assert!(expires || !said_yes, "{name}");
+            assert_eq!(expires, *name == "vegas", "{name}");
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use super::hystart::HyStart;
 use super::hystart_classic::ClassicHyStart;
-use super::{AckInfo, CcParams, CongestionControl, CongestionEvent, Window};
+use super::{AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, Window};
 use tcplab_core::{Dur, Time};
 
 /// Which rule set cwnd on the last congestion-avoidance ACK (RFC 9438 sections 4.3-4.5).
@@ -59,12 +59,6 @@ pub struct Cubic {
 }
 
 impl Cubic {
-    /// Whether HyStart (either kind) runs: only then does CUBIC read the delivery-rate
-    /// sample (its rounds end by delivered bytes).
-    pub fn reads_delivery(&self) -> bool {
-        !matches!(self.hystart, SlowStartExit::Off)
-    }
-
     /// Parameters (defaults from RFC 9438 section 4.1.1 and section 4.7): `c` 0.4,
     /// `beta` 0.7, `fast_convergence` 1, `reno_friendly` 1, `abc_limit` 2 (RFC 3465),
     /// `hystart` `"off"` (default; 0), `"hystartpp"` (1: HyStart++, RFC 9406, with the
@@ -187,6 +181,16 @@ super::default_from_params!(Cubic);
 impl CongestionControl for Cubic {
     fn name(&self) -> &'static str {
         "cubic"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // HyStart (either kind) reads the delivery-rate sample: its rounds end by
+        // delivered bytes. CUBIC's own growth reads neither.
+        let base = Capabilities::HEARS_ACKS_WITHOUT_PROGRESS;
+        match self.hystart {
+            SlowStartExit::Off => base,
+            _ => base.and(Capabilities::READS_DELIVERY),
+        }
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {

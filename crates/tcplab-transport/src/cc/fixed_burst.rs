@@ -3,7 +3,9 @@
 //! Every `interval` it releases `burst` segments; ACKs never open the window. It proves
 //! the sender honours a controller's send timer and per-round segment budget.
 
-use super::{AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window};
+use super::{
+    AckInfo, Capabilities, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window,
+};
 use tcplab_core::{Dur, Time};
 
 #[derive(Clone, Debug)]
@@ -43,6 +45,11 @@ impl FixedBurst {
 impl CongestionControl for FixedBurst {
     fn name(&self) -> &'static str {
         "fixed_burst"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // Its send timer sets the rate; the window is not the limit (no inflation).
+        Capabilities::PACES_OR_TIMES.and(Capabilities::SETS_RECOVERY_WINDOW)
     }
 
     fn init(&mut self, w: &mut Window, now: Time) {

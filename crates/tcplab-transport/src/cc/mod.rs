@@ -6,11 +6,15 @@
 //! - timer-driven burst senders (TCP Wave): own a send timer; when it fires the sender
 //!   may send `segs_per_round` segments (the Wave kernel hooks, see the reference).
 //!
-//! The sender's loss-recovery machinery (Reno/NewReno/SACK) stays in the sender; the
-//! controller only decides windows and rates. Built-ins are dispatched through the
-//! [`Controller`] enum (no vtable on the hot path); user controllers are boxed.
+//! The sender's loss recovery (Reno, NewReno, SACK with RFC 6675 IsLost or RFC 8985
+//! RACK-TLP) stays in the sender; the controller only decides windows and rates. The
+//! trait is a small core plus opt-in extensions that a controller declares in
+//! [`CongestionControl::capabilities`] (see [`Capabilities`]). Built-ins are dispatched
+//! through the [`Controller`] enum (no vtable on the hot path); user controllers are
+//! boxed.
 
 mod bbr;
+mod capabilities;
 mod controller;
 mod cubic;
 mod delivery_round;
@@ -28,6 +32,7 @@ mod westwood_plus;
 mod windowed_max;
 
 pub use bbr::Bbr;
+pub use capabilities::Capabilities;
 pub use controller::{build, register, Controller, Factory, BUILTIN};
 pub use cubic::Cubic;
 pub use fixed_burst::FixedBurst;
@@ -128,20 +133,37 @@ pub struct CcMetrics {
     pub pacing_rate: Option<u64>,
 }
 
-/// A congestion controller. Every hook has a default, so a controller implements only
-/// what its kind needs; see the module docs.
+/// A congestion controller.
+///
+/// **The core** every controller answers: [`name`](Self::name), [`on_ack`](Self::on_ack)
+/// and [`on_congestion_event`](Self::on_congestion_event) (required), and, with defaults,
+/// [`init`](Self::init), [`on_recovery_exit`](Self::on_recovery_exit),
+/// [`fast_recovery`](Self::fast_recovery), [`metrics`](Self::metrics) and
+/// [`trace`](Self::trace). A window-based controller of the Reno family needs nothing
+/// more.
+///
+/// **Opt-in extensions**, each called only if [`capabilities`](Self::capabilities)
+/// declares it (see [`Capabilities`]): duplicate ACKs ([`on_dup_ack`](Self::on_dup_ack)),
+/// sends ([`on_sent`](Self::on_sent)), early loss detection
+/// ([`retransmit_head`](Self::retransmit_head)), pacing and send timers
+/// ([`pacing_rate`](Self::pacing_rate), [`send_quantum`](Self::send_quantum),
+/// [`send_timer`](Self::send_timer), [`on_send_timer`](Self::on_send_timer),
+/// [`on_segments_sent`](Self::on_segments_sent), [`on_no_data`](Self::on_no_data)), a
+/// window of its own in recovery ([`recovery_inflation`](Self::recovery_inflation)), and
+/// ACKs that carry a delivery-rate sample or acknowledge no new data. The default
+/// declares them all, so a controller that does not answer is called for everything.
 pub trait CongestionControl {
+    // ---- the core ----
+
     /// Short name used in scenarios and results.
     fn name(&self) -> &'static str;
 
     /// Called once before the first transmission; may set the initial window.
     fn init(&mut self, _w: &mut Window, _now: Time) {}
 
-    /// New data was cumulatively acknowledged.
+    /// New data was cumulatively acknowledged (and, with
+    /// [`Capabilities::HEARS_ACKS_WITHOUT_PROGRESS`], an ACK that only SACKed).
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo);
-
-    /// A duplicate ACK arrived (before or during recovery).
-    fn on_dup_ack(&mut self, _w: &mut Window, _now: Time, _in_flight: u64) {}
 
     /// A loss was detected: set `ssthresh` and `cwnd`. For fast retransmit the sender
     /// then adds the RFC 5681 inflation itself if [`fast_recovery`](Self::fast_recovery).
@@ -156,32 +178,62 @@ pub trait CongestionControl {
     /// Fast recovery ended (all data outstanding at the loss was acknowledged).
     fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
 
-    /// Early loss detection (Vegas' fine-grained timeout, Brakmo & Peterson 1995), asked on
-    /// every duplicate ACK and every ACK of new data while data is outstanding. `true`
-    /// makes the sender retransmit `head` now. On a duplicate ACK outside recovery this is
-    /// the loss signal: the sender enters fast retransmit as if DupThresh had been reached
-    /// ([`CongestionEvent::FastRetransmit`]); otherwise only the segment is resent.
-    fn retransmit_head(&mut self, _head: &HeadSegment) -> bool {
-        false
-    }
-
-    /// A segment of `bytes` was sent.
-    fn on_sent(&mut self, _now: Time, _bytes: u32, _in_flight: u64) {}
-
     /// False for Tahoe: no fast recovery, cwnd restarts from one segment.
     fn fast_recovery(&self) -> bool {
         true
     }
 
+    fn metrics(&self, w: &Window) -> CcMetrics {
+        CcMetrics {
+            state: if w.cwnd < w.ssthresh {
+                "slow_start"
+            } else {
+                "congestion_avoidance"
+            },
+            pacing_rate: self.pacing_rate(),
+        }
+    }
+
+    /// Controller-specific variables for traces (e.g. Wave's TxTime), as (name, value).
+    fn trace(&self, _emit: &mut dyn FnMut(&'static str, f64)) {}
+
+    // ---- opt-in extensions ----
+
+    /// Which of the opt-in hooks this controller overrides, asked once when the flow is
+    /// built (the answer must not change). Declare every hook you override: the sender
+    /// calls no other. The default, [`Capabilities::ALL`], is always right, at the price
+    /// of a call per ACK and send to hooks that may do nothing.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::ALL
+    }
+
+    /// A duplicate ACK arrived (before or during recovery).
+    /// [`Capabilities::HEARS_DUP_ACKS`].
+    fn on_dup_ack(&mut self, _w: &mut Window, _now: Time, _in_flight: u64) {}
+
+    /// Early loss detection (Vegas' fine-grained timeout, Brakmo & Peterson 1995), asked on
+    /// every duplicate ACK and every ACK of new data while data is outstanding. `true`
+    /// makes the sender retransmit `head` now. On a duplicate ACK outside recovery this is
+    /// the loss signal: the sender enters fast retransmit as if DupThresh had been reached
+    /// ([`CongestionEvent::FastRetransmit`]); otherwise only the segment is resent.
+    /// [`Capabilities::EXPIRES_HEAD`].
+    fn retransmit_head(&mut self, _head: &HeadSegment) -> bool {
+        false
+    }
+
+    /// A segment of `bytes` was sent. [`Capabilities::HEARS_SENDS`].
+    fn on_sent(&mut self, _now: Time, _bytes: u32, _in_flight: u64) {}
+
     /// False for controllers that set cwnd themselves during fast recovery (BBR's packet
     /// conservation): the sender then leaves cwnd alone in recovery — no RFC 5681
     /// inflation on entry or per duplicate ACK, no RFC 6582 deflation on partial ACKs,
-    /// no reset on exit.
+    /// no reset on exit. [`Capabilities::SETS_RECOVERY_WINDOW`].
     fn recovery_inflation(&self) -> bool {
         true
     }
 
     /// Pacing rate in bytes/s; `None` sends as fast as the window allows.
+    /// [`Capabilities::PACES_OR_TIMES`], as the five hooks below.
     fn pacing_rate(&self) -> Option<u64> {
         None
     }
@@ -206,23 +258,31 @@ pub trait CongestionControl {
 
     /// The sender wanted to send but had no data (application-limited).
     fn on_no_data(&mut self, _w: &mut Window, _now: Time) {}
-
-    fn metrics(&self, w: &Window) -> CcMetrics {
-        CcMetrics {
-            state: if w.cwnd < w.ssthresh {
-                "slow_start"
-            } else {
-                "congestion_avoidance"
-            },
-            pacing_rate: self.pacing_rate(),
-        }
-    }
-
-    /// Controller-specific variables for traces (e.g. Wave's TxTime), as (name, value).
-    fn trace(&self, _emit: &mut dyn FnMut(&'static str, f64)) {}
 }
 
 /// ssthresh after a loss for the Reno family (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS).
 pub fn reno_ssthresh(in_flight: u64, mss: u32) -> u64 {
     (in_flight / 2).max(2 * mss as u64)
+}
+
+/// A Reno-style cut to `ssthresh`: cwnd = ssthresh after a fast retransmit (RFC 5681
+/// section 3.2 step 2, before the inflation the sender adds), `loss_window` after a
+/// timeout (section 3.1: one segment in RFC 5681).
+pub fn reno_cut(w: &mut Window, ev: CongestionEvent, ssthresh: u64, loss_window: u64) {
+    w.ssthresh = ssthresh;
+    w.cwnd = match ev {
+        CongestionEvent::FastRetransmit => ssthresh,
+        CongestionEvent::Rto { .. } => loss_window,
+    };
+}
+
+/// The Reno family's response to a loss (RFC 5681): [`reno_cut`] to [`reno_ssthresh`] of
+/// `in_flight`, except that a repeated timeout holds ssthresh (section 3.1, see
+/// [`CongestionEvent::Rto`]).
+pub fn reno_response(w: &mut Window, ev: CongestionEvent, in_flight: u64, loss_window: u64) {
+    let ssthresh = match ev {
+        CongestionEvent::Rto { repeated: true } => w.ssthresh,
+        _ => reno_ssthresh(in_flight, w.mss),
+    };
+    reno_cut(w, ev, ssthresh, loss_window);
 }

@@ -11,7 +11,9 @@
 //!   acknowledges (at least 1 byte, rounded down), as ns-3's `TcpNewReno`. With a receiver
 //!   that ACKs every second segment the window grows by about half a segment per RTT.
 
-use super::{reno_ssthresh, AckInfo, CcParams, CongestionControl, CongestionEvent, Window};
+use super::{
+    reno_response, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, Window,
+};
 use tcplab_core::Time;
 
 /// How congestion avoidance counts acknowledgements (see the module docs).
@@ -72,6 +74,12 @@ impl CongestionControl for NewReno {
         "newreno"
     }
 
+    fn capabilities(&self) -> Capabilities {
+        // Only the core: growth on ACKs of new data (an ACK that acknowledges nothing
+        // new changes nothing), Reno's cut on a loss.
+        Capabilities::NONE
+    }
+
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         if ack.in_recovery || ack.bytes_acked == 0 {
             return;
@@ -102,19 +110,8 @@ impl CongestionControl for NewReno {
         in_flight: u64,
     ) {
         self.bytes_acked = 0;
-        match ev {
-            CongestionEvent::FastRetransmit => {
-                w.ssthresh = reno_ssthresh(in_flight, w.mss);
-                w.cwnd = w.ssthresh;
-            }
-            CongestionEvent::Rto { repeated } => {
-                if !repeated {
-                    w.ssthresh = reno_ssthresh(in_flight, w.mss);
-                }
-                // RFC 5681: loss window of one segment.
-                w.cwnd = w.mss as u64;
-            }
-        }
+        // RFC 5681: loss window of one segment.
+        reno_response(w, ev, in_flight, w.mss as u64);
     }
 }
 

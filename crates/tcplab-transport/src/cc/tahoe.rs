@@ -7,9 +7,7 @@
 //! inflates the window nor enters recovery; it goes back to the lost segment and resends
 //! in slow start (as 4.3BSD-Tahoe and ns-2's `TcpAgent` do; Fall & Floyd 1996).
 
-use super::{
-    reno_ssthresh, AckInfo, CcParams, CongestionControl, CongestionEvent, NewReno, Window,
-};
+use super::{AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
 use tcplab_core::Time;
 
 /// Tahoe: Reno-family growth, every loss ends in slow start from 1 MSS.
@@ -34,6 +32,11 @@ impl CongestionControl for Tahoe {
         "tahoe"
     }
 
+    fn capabilities(&self) -> Capabilities {
+        // NewReno's growth and a cut to one segment: the core only.
+        Capabilities::NONE
+    }
+
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         self.growth.on_ack(w, ack);
     }
@@ -45,11 +48,8 @@ impl CongestionControl for Tahoe {
         now: Time,
         in_flight: u64,
     ) {
-        // Reset the growth state (byte counter) and take Reno's ssthresh rule ...
+        // Reset the growth state (byte counter) and take Reno's response ...
         self.growth.on_congestion_event(w, ev, now, in_flight);
-        if ev == CongestionEvent::FastRetransmit {
-            w.ssthresh = reno_ssthresh(in_flight, w.mss);
-        }
         // ... but every loss restarts from one segment (Jacobson 1988).
         w.cwnd = w.mss as u64;
     }

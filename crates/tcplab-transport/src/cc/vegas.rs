@@ -20,8 +20,8 @@
 //! and the first ACKs after a retransmission, resend it again at once.
 
 use super::{
-    reno_ssthresh, AckInfo, CcParams, CongestionControl, CongestionEvent, HeadSegment, NewReno,
-    Window,
+    reno_response, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent,
+    HeadSegment, NewReno, Window,
 };
 use tcplab_core::{Dur, Time};
 
@@ -301,6 +301,15 @@ impl CongestionControl for Vegas {
         "vegas"
     }
 
+    fn capabilities(&self) -> Capabilities {
+        // The fine-grained timeout (`retransmit_head`) times the sends it hears; the
+        // rounds read the delivered count.
+        Capabilities::EXPIRES_HEAD
+            .and(Capabilities::HEARS_SENDS)
+            .and(Capabilities::READS_DELIVERY)
+            .and(Capabilities::HEARS_ACKS_WITHOUT_PROGRESS)
+    }
+
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         if ack.bytes_acked == 0 {
             return;
@@ -368,12 +377,7 @@ impl CongestionControl for Vegas {
                 w.cwnd = w.ssthresh;
                 self.worried = self.p.worried_acks;
             }
-            CongestionEvent::Rto { repeated } => {
-                if !repeated {
-                    w.ssthresh = reno_ssthresh(in_flight, w.mss);
-                }
-                w.cwnd = self.p.rto_cwnd * mss;
-            }
+            CongestionEvent::Rto { .. } => reno_response(w, ev, in_flight, self.p.rto_cwnd * mss),
         }
     }
 

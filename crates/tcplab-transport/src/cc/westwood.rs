@@ -8,7 +8,7 @@
 //! segments), cwnd = ssthresh after three duplicate ACKs or one segment after a timeout
 //! ("faster recovery"). Growth between losses is Reno's.
 
-use super::{AckInfo, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
+use super::{AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
 use tcplab_core::{Dur, Time};
 
 /// Casetti et al.'s ACK counting: a duplicate ACK reports one segment delivered, so the
@@ -114,14 +114,11 @@ pub(super) fn bandwidth_window(
     rtt_min: Option<Dur>,
     flight: u64,
 ) {
-    w.ssthresh = match (bw, rtt_min) {
+    let ssthresh = match (bw, rtt_min) {
         (Some(bw), Some(r)) => ((bw * r.as_secs_f64()) as u64).max(2 * w.mss as u64),
         _ => super::reno_ssthresh(flight, w.mss),
     };
-    w.cwnd = match ev {
-        CongestionEvent::FastRetransmit => w.ssthresh,
-        CongestionEvent::Rto { .. } => w.mss as u64,
-    };
+    super::reno_cut(w, ev, ssthresh, w.mss as u64);
 }
 
 /// The estimate (bit/s) and RTTmin, for `cc_trace`.
@@ -139,6 +136,11 @@ pub(super) fn trace_bandwidth(
 impl CongestionControl for Westwood {
     fn name(&self) -> &'static str {
         "westwood"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // A duplicate ACK counts as data that left the network (`on_dup_ack`).
+        Capabilities::HEARS_DUP_ACKS
     }
 
     fn init(&mut self, _w: &mut Window, now: Time) {

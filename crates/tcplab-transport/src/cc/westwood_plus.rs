@@ -14,7 +14,7 @@
 //! ssthresh far below the path's capacity.
 
 use super::westwood::{bandwidth_window, trace_bandwidth, AckCounter};
-use super::{AckInfo, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
+use super::{AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
 use tcplab_core::{Dur, Time};
 
 /// TCP Westwood+: Reno growth, one bandwidth sample per RTT.
@@ -104,6 +104,11 @@ super::default_from_params!(WestwoodPlus);
 impl CongestionControl for WestwoodPlus {
     fn name(&self) -> &'static str {
         "westwoodplus"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // A duplicate ACK counts as data that left the network (`on_dup_ack`).
+        Capabilities::HEARS_DUP_ACKS
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {

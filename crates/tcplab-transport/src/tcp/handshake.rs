@@ -9,9 +9,9 @@
 //! So a lost SYN costs a real stack's price: 1 s (then 2 s, 4 s, ...) before the data
 //! starts, and a slow start from one segment after.
 
-use crate::cc::CongestionControl;
+use crate::tcp::config::SenderConfig;
 use crate::tcp::segment::Segment;
-use crate::tcp::sender::Sender;
+use crate::tcp::send_state::SendState;
 use tcplab_core::{Dur, Time};
 
 /// RFC 6298 section 5.7: the RTO once data transmission begins after a SYN timeout.
@@ -34,42 +34,48 @@ pub(super) enum Handshake {
     },
 }
 
-impl Sender {
+/// The handshake completed after `syns` SYNs (see [`Handshake::on_segment`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Opened {
+    syns: u32,
+}
+
+impl Handshake {
     /// At start: with a handshake configured, the first thing to send is a SYN.
-    pub(super) fn open(&mut self) -> bool {
-        if !self.s.cfg.handshake {
-            return true;
+    pub fn open(cfg: &SenderConfig) -> Handshake {
+        if !cfg.handshake {
+            return Handshake::Done;
         }
-        self.hs = Handshake::SynDue {
+        Handshake::SynDue {
             syns: 0,
-            timeout: self.s.cfg.syn_rto.unwrap_or(self.s.cfg.initial_rto),
-        };
-        false
+            timeout: cfg.syn_rto.unwrap_or(cfg.initial_rto),
+        }
     }
 
+    /// Established: data may flow.
     #[inline]
-    pub(super) fn established(&self) -> bool {
-        matches!(self.hs, Handshake::Done)
+    pub fn is_done(&self) -> bool {
+        matches!(self, Handshake::Done)
     }
 
-    /// The SYN, if one is due (outside window and pacing).
+    /// The SYN of flow `s`, if one is due (outside window and pacing).
     #[cold]
     #[inline(never)]
-    pub(super) fn poll_syn(&mut self, now: Time) -> Option<Segment> {
-        let Handshake::SynDue { syns, timeout } = self.hs else {
+    pub fn poll_syn(&mut self, s: &mut SendState, now: Time) -> Option<Segment> {
+        let Handshake::SynDue { syns, timeout } = *self else {
             return None;
         };
-        self.hs = Handshake::SynSent {
+        *self = Handshake::SynSent {
             syns: syns + 1,
             sent: now,
             at: now + timeout,
             timeout,
         };
         if syns > 0 {
-            self.s.stats.syn_retransmits += 1;
+            s.stats.syn_retransmits += 1;
         }
         Some(Segment {
-            flow: self.s.flow,
+            flow: s.flow,
             syn: true,
             retransmission: syns > 0,
             ..Segment::default()
@@ -79,43 +85,46 @@ impl Sender {
     /// When the SYN timer expires.
     #[cold]
     #[inline(never)]
-    pub(super) fn syn_timeout(&self) -> Option<Time> {
-        match self.hs {
+    pub fn timeout(&self) -> Option<Time> {
+        match *self {
             Handshake::SynSent { at, .. } => Some(at),
             _ => None,
         }
     }
 
-    /// The SYN timer: resend with the timeout doubled (RFC 6298 section 5.5).
+    /// The SYN timer: resend with the timeout doubled (RFC 6298 section 5.5), up to
+    /// `max_rto`.
     #[cold]
     #[inline(never)]
-    pub(super) fn on_syn_timeout(&mut self, now: Time) {
+    pub fn on_timeout(&mut self, now: Time, max_rto: Dur) {
         if let Handshake::SynSent {
             syns, at, timeout, ..
-        } = self.hs
+        } = *self
         {
             if at <= now {
-                self.hs = Handshake::SynDue {
+                *self = Handshake::SynDue {
                     syns,
-                    timeout: (timeout * 2).min(self.s.cfg.max_rto),
+                    timeout: (timeout * 2).min(max_rto),
                 };
             }
         }
     }
 
-    /// A segment arrived before the connection is established: a SYN-ACK completes it.
+    /// A segment arrived before the connection is established: a SYN-ACK completes it,
+    /// giving `s` the peer's window and the first RTT sample (or, after a retransmitted
+    /// SYN, the RTO of section 5.7). Then the data starts, and after the controller's
+    /// `init` the initial window is [`Opened::initial_window`]'s.
     #[cold]
     #[inline(never)]
-    pub(super) fn on_handshake_segment(&mut self, now: Time, seg: &Segment) {
-        let Handshake::SynSent { syns, sent, .. } = self.hs else {
-            return;
+    pub fn on_segment(&mut self, s: &mut SendState, now: Time, seg: &Segment) -> Option<Opened> {
+        let Handshake::SynSent { syns, sent, .. } = *self else {
+            return None;
         };
         if !seg.syn {
-            return;
+            return None;
         }
-        self.hs = Handshake::Done;
-        self.s.rwnd = seg.wnd;
-        let s = &mut self.s;
+        *self = Handshake::Done;
+        s.rwnd = seg.wnd;
         s.stats.established_at = Some(now);
         if syns == 1 {
             let r = now - sent;
@@ -124,17 +133,16 @@ impl Sender {
         } else {
             s.rtt.reinit_without_sample(RTO_AFTER_SYN_TIMEOUT);
         }
-        self.begin_data(now);
-        if syns > 1 {
-            // RFC 5681 section 3.1: one segment after a lost SYN or SYN-ACK.
-            self.s.w.cwnd = self.s.mss as u64;
-        }
+        Some(Opened { syns })
     }
+}
 
-    /// Data may flow: the pacer and the controller start now.
-    pub(super) fn begin_data(&mut self, now: Time) {
-        self.pacer.start(now);
-        let s = &mut self.s;
-        s.cc.init(&mut s.w, now);
+impl Opened {
+    /// RFC 5681 section 3.1: one segment after a lost SYN or SYN-ACK (else the window
+    /// the controller set stays).
+    pub fn initial_window(self, s: &mut SendState) {
+        if self.syns > 1 {
+            s.w.cwnd = s.mss as u64;
+        }
     }
 }

@@ -9,6 +9,7 @@ mod ack_intake;
 mod config;
 mod endpoint;
 mod handshake;
+mod loss_recovery;
 mod prr;
 mod rack;
 mod receiver;
@@ -25,6 +26,7 @@ mod stats;
 mod timestamps;
 mod transmit;
 mod undo;
+mod window_cut;
 
 /// The 64-byte cache line a field at byte `off` of `size` bytes lies in; fails if it
 /// straddles two (the layout tests of the sender and receiver pin their hot lines).

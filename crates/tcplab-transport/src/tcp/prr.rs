@@ -6,7 +6,7 @@
 //! pipe has fallen below it. Recovery ends with cwnd = ssthresh.
 
 /// PRR's per-episode state (RFC 6937 section 3).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Prr {
     /// FlightSize (snd.nxt − snd.una) when recovery began.
     recover_fs: u64,

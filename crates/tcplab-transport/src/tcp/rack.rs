@@ -15,11 +15,12 @@
 //! window, not the whole window. The log's ring buffer is reused (no allocation per ACK
 //! in steady state).
 
-use crate::cc::{CongestionControl, CongestionEvent};
+use crate::cc::CongestionControl;
 use crate::records::{Records, SentRecord};
-use crate::tcp::recovery::{AckSummary, LossRecovery};
+use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
 use crate::tcp::sack::{exit_at_recovery_point, room};
 use crate::tcp::send_state::SendState;
+use crate::tcp::window_cut::Cut;
 use std::collections::VecDeque;
 use tcplab_core::{Dur, Time};
 
@@ -264,7 +265,7 @@ impl RackRecovery {
             if s.sb.lost_bytes == 0 && !early {
                 return;
             }
-            s.enter_fast_retransmit(now);
+            s.cut_window(now, Cut::FastRetransmit);
             self.last_cut_at = now;
             self.rack.reset_tlp();
             // RFC 6675 (4.3): the first loss leaves regardless of cwnd.
@@ -276,19 +277,16 @@ impl RackRecovery {
             if early {
                 s.retx_head = true;
             }
-            // RFC 5681 section 4.3 (recalled by RFC 8985 section 3.4): the loss of a
-            // retransmission is a second congestion signal, so the window is cut again,
-            // once per retransmission sent after the last cut, and recovery extends to
-            // what is outstanding now.
+            // RFC 5681 section 4.3 (recalled by RFC 8985 sections 3.4 and 9.3): the loss
+            // of a retransmission is a second congestion signal, so the window is cut
+            // again (PRR starting over, the undo episode kept), once per retransmission
+            // sent after the last cut, and recovery extends to what is outstanding now.
             if self
                 .rack
                 .lost_rtx_sent
                 .is_some_and(|t| t >= self.last_cut_at)
             {
-                let flight = s.presumed_in_flight();
-                s.stats.fast_retransmits += 1;
-                s.cc.on_congestion_event(&mut s.w, CongestionEvent::FastRetransmit, now, flight);
-                s.recover = Some(s.snd_max);
+                s.cut_window(now, Cut::LostRetransmission);
                 self.last_cut_at = now;
             }
         }
@@ -369,11 +367,10 @@ impl RackRecovery {
                 // RFC 8985 7.4: a D-SACK for the probe: the original arrived, nothing lost.
                 self.rack.tlp_end = None;
             } else if a.ack > end {
-                // The retransmitted probe repaired a loss: respond as to fast recovery.
+                // The retransmitted probe repaired a loss (RFC 8985 7.4.2): the response
+                // of a fast recovery.
                 self.rack.tlp_end = None;
-                let flight = s.loss_flight();
-                s.cc.on_congestion_event(&mut s.w, CongestionEvent::FastRetransmit, now, flight);
-                s.cc.on_recovery_exit(&mut s.w, now);
+                s.cut_window(now, Cut::TlpRepair);
             } else if a.ack == a.prior_una && a.no_sack {
                 self.rack.tlp_end = None;
             }
@@ -503,6 +500,7 @@ mod tests {
             let cfg = SenderConfig {
                 mss: 1000,
                 recovery: RecoveryMode::Sack,
+                undo: true,
                 ..SenderConfig::default()
             };
             let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
@@ -530,7 +528,88 @@ mod tests {
             r.tlp_on_ack(&mut s, Time(2), &later);
             let cut = s.w.ssthresh < 8000;
             assert_eq!(cut, !dsack, "D-SACK seen: {dsack}");
+            // The cut is the window cut of every loss (RFC 8985 7.4.2: "equivalent to a
+            // fast recovery"): counted, with an undo episode holding the window before.
+            assert_eq!(s.stats.fast_retransmits, u64::from(cut));
+            assert_eq!(
+                s.undo.episode.map(|e| (e.prior_cwnd, e.prior_ssthresh)),
+                cut.then_some((8000, 8000))
+            );
         }
+    }
+
+    /// Ten segments sent at 0 under RACK with PRR and undo: SACKs of segments 1-9 at
+    /// 100 ms make segment 0 lost (fast recovery starts), its retransmission and segment
+    /// 10 leave at once, and the SACK of segment 10 at 200 ms shows the retransmission
+    /// lost too. The sender and its RACK recovery after that ACK.
+    fn lost_retransmission() -> (SendState, RackRecovery) {
+        use crate::cc::{Controller, NewReno};
+        use crate::tcp::config::{RecoveryCwnd, RecoveryMode, SenderConfig};
+        use crate::tcp::segment::{SackBlock, Segment};
+        let cfg = SenderConfig {
+            mss: 1000,
+            recovery: RecoveryMode::Sack,
+            recovery_cwnd: RecoveryCwnd::Prr,
+            undo: true,
+            ..SenderConfig::default()
+        };
+        let mut s = SendState::new(0, cfg, Controller::NewReno(NewReno::default()));
+        let mut r = RackRecovery::new(1000);
+        let ms = |t: u64| Time(t * 1_000_000);
+        let send = |s: &mut SendState, r: &mut RackRecovery, t: u64, idx: u64| {
+            let seg = s.record_send(ms(t), idx, false);
+            r.on_sent(s, ms(t), idx, seg.retransmission);
+        };
+        let sack = |s: &mut SendState, r: &mut RackRecovery, t: u64, end: u64| {
+            let mut seg = Segment {
+                n_sack: 1,
+                ..Segment::default()
+            };
+            seg.sack[0] = SackBlock { start: 1000, end };
+            let a = AckSummary {
+                ack: 0,
+                prior_una: 0,
+                prior_sacked: s.sb.sacked_bytes,
+                no_sack: false,
+                dsack_end: None,
+                early: false,
+            };
+            s.take_sack(ms(t), &seg, |idx, rec| {
+                r.on_delivered(ms(t), idx, rec, None)
+            });
+            r.after_ack(s, ms(t), &a);
+        };
+        for i in 0..10 {
+            send(&mut s, &mut r, 0, i);
+        }
+        sack(&mut s, &mut r, 100, 10_000);
+        assert!(s.in_recovery && s.retx_head, "RACK found segment 0 lost");
+        assert_eq!((s.w.ssthresh, s.stats.fast_retransmits), (5000, 1));
+        s.retx_head = false;
+        send(&mut s, &mut r, 100, 0);
+        send(&mut s, &mut r, 100, 10);
+        sack(&mut s, &mut r, 200, 11_000);
+        (s, r)
+    }
+
+    /// RFC 8985 section 9.3 (RFC 5681 section 4.3): the retransmission RACK finds lost in
+    /// recovery cuts the window again through the same entry as every cut: counted, the
+    /// undo episode kept (undoing restores the window from before the first cut), PRR
+    /// started over from the new ssthresh (RFC 6937 section 3: RecoverFS = FlightSize).
+    #[test]
+    fn a_lost_retransmission_is_cut_with_prr_and_undo() {
+        let (mut s, _) = lost_retransmission();
+        assert_eq!(s.stats.fast_retransmits, 2, "cut again");
+        assert!(s.recs.get(0).unwrap().lost());
+        assert_eq!(s.w.ssthresh, 2000, "nothing else in the network: 2 SMSS");
+        let mut fresh = crate::tcp::prr::Prr::default();
+        fresh.start(11_000);
+        // This ACK's delivery (segment 10) already went through the new PRR.
+        fresh.on_ack(1000, s.presumed_in_flight(), s.w.ssthresh, 1000);
+        assert_eq!(s.prr, fresh, "PRR starts over at the second cut");
+        assert_eq!(s.recover, Some(11_000));
+        s.undo_reduction(Time(1), false, 0);
+        assert_eq!((s.w.cwnd, s.w.ssthresh), (10_000, u64::MAX));
     }
 
     fn rec(sent_ms: u64, tx_count: u8) -> SentRecord {

@@ -6,8 +6,9 @@
 
 use crate::cc::CongestionControl;
 use crate::tcp::config::{PartialAckTimer, RecoveryMode};
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::loss_recovery::LossRecovery;
 use crate::tcp::send_state::SendState;
+use crate::tcp::window_cut::Cut;
 use tcplab_core::Time;
 
 #[derive(Debug)]
@@ -98,7 +99,7 @@ impl RenoRecovery {
         {
             return;
         }
-        s.enter_fast_retransmit(now);
+        s.cut_window(now, Cut::FastRetransmit);
         self.partial_acks = 0;
         if s.in_recovery && s.recovery_inflation() {
             // RFC 5681 step 3: inflate by the duplicate ACKs received (DupThresh unless early).

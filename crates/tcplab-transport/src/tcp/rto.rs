@@ -2,10 +2,10 @@
 //! first unacknowledged segment in slow start (RFC 5681 section 3.1), skipping what the
 //! receiver SACKed (RFC 6675 section 5.1).
 
-use crate::cc::{CongestionControl, CongestionEvent};
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::loss_recovery::LossRecovery;
 use crate::tcp::send_state::SendState;
 use crate::tcp::sender::Sender;
+use crate::tcp::window_cut::Cut;
 use tcplab_core::Time;
 
 impl SendState {
@@ -45,24 +45,12 @@ impl Sender {
     /// RFC 6298 (5.4)-(5.7): the timer expired.
     pub(super) fn on_rto(&mut self, now: Time) {
         let s = &mut self.s;
-        s.stats.rtos += 1;
-        let repeated = s.rtt.backoff_count() > 0;
-        s.undo_begin(crate::tcp::undo::Reduction::Rto);
         let flight = if s.in_recovery {
             self.recovery.in_network(s)
         } else {
             s.loss_flight()
         };
-        s.cc.on_congestion_event(&mut s.w, CongestionEvent::Rto { repeated }, now, flight);
-        s.rtt.back_off();
-        // RFC 6582: after a timeout, `recover` guards against false fast retransmits.
-        s.recover = Some(s.snd_max);
-        s.in_recovery = false;
-        s.dupacks = 0;
-        s.retx_head = false;
-        // Go back N: resend from the first unacknowledged segment in slow start.
-        s.go_back(s.snd_una);
-        s.sb.set_high_rxt(&s.recs, s.snd_una, s.mss);
+        s.cut_window(now, Cut::Rto { flight });
         self.recovery.on_rto(s);
         s.restart_rto(now);
     }

@@ -3,8 +3,9 @@
 //! cwnd − pipe ≥ 1 SMSS, and end when RecoveryPoint is acknowledged. The scoreboard
 //! itself is `scoreboard.rs`; RACK-TLP replaces IsLost in `rack.rs` and shares the rest.
 
-use crate::tcp::recovery::{AckSummary, LossRecovery};
+use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
 use crate::tcp::send_state::SendState;
+use crate::tcp::window_cut::Cut;
 use tcplab_core::Time;
 
 /// RFC 6675 recovery with IsLost (DupThresh) loss detection. Its state is the shared
@@ -76,7 +77,7 @@ impl LossRecovery for SackRecovery {
             if let Some(r) = s.recs.get_mut(head) {
                 s.sb.mark_lost(head, r);
             }
-            s.enter_fast_retransmit(now);
+            s.cut_window(now, Cut::FastRetransmit);
         } else if a.early {
             s.retx_head = true;
         }

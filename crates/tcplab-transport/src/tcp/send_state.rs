@@ -3,7 +3,7 @@
 //! that ACK intake, transmission, the retransmission timer and loss recovery all work on.
 //! Recovery-specific state lives with each recovery (see `recovery.rs`).
 
-use crate::cc::{AckInfo, CongestionControl, CongestionEvent, Controller, HeadSegment, Window};
+use crate::cc::{AckInfo, Capabilities, CongestionControl, Controller, HeadSegment, Window};
 use crate::rate::{RateSample, RateSampler};
 use crate::records::{FarTable, Records};
 use crate::rtt::RttEstimator;
@@ -11,7 +11,7 @@ use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis};
 use crate::tcp::prr::Prr;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
-use crate::tcp::undo::{Reduction, Undo};
+use crate::tcp::undo::Undo;
 use tcplab_core::{Dur, Time};
 
 /// Laid out for the cache (`repr(C)`, line-aligned): with a thousand flows a sender has
@@ -53,11 +53,11 @@ pub(super) struct SendState {
     /// `cfg.undo`.
     pub undo_on: bool,
     /// Settings fixed at construction, as bits: [`INFLATES`] (the controller always
-    /// inflates in recovery, `Controller::always_inflates`: the per-duplicate-ACK
+    /// inflates in recovery, without `Capabilities::SETS_RECOVERY_WINDOW`: the per-duplicate-ACK
     /// question needs no dispatch, see [`Self::recovery_inflation`]) and [`USES_PRR`]
     /// (`cfg.recovery_cwnd == Prr`: PRR's state is kept and read only then).
     fixed: u8,
-    /// The controller reads delivery-rate samples (`Controller::reads_delivery`): the
+    /// The controller reads delivery-rate samples (`Capabilities::READS_DELIVERY`): the
     /// rate sampler, in a line no plain ACK otherwise touches, is asked only then.
     pub rate_on: bool,
     // -- line 1 --
@@ -109,7 +109,8 @@ impl SendState {
         );
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
         let sb = Scoreboard::new(cfg.dupthresh);
-        let rate_on = cc.reads_delivery();
+        let can = cc.capabilities();
+        let rate_on = can.has(Capabilities::READS_DELIVERY);
         SendState {
             snd_una: 0,
             snd_nxt: 0,
@@ -126,12 +127,15 @@ impl SendState {
             go_back_n: false,
             timestamps: cfg.timestamps,
             undo_on: cfg.undo,
-            fixed: if cc.always_inflates() { INFLATES } else { 0 }
-                | if cfg.recovery_cwnd == RecoveryCwnd::Prr {
-                    USES_PRR
-                } else {
-                    0
-                },
+            fixed: if can.has(Capabilities::SETS_RECOVERY_WINDOW) {
+                0
+            } else {
+                INFLATES
+            } | if cfg.recovery_cwnd == RecoveryCwnd::Prr {
+                USES_PRR
+            } else {
+                0
+            },
             rate_on,
             w: Window {
                 cwnd: cfg.initial_cwnd as u64 * cfg.mss as u64,
@@ -234,31 +238,6 @@ impl SendState {
         idx * self.mss as u64 + self.seg_len(idx) as u64
     }
 
-    /// A loss was detected: cut the window (the controller's response), remember the
-    /// recovery point and retransmit the head. Tahoe has no fast recovery and goes back N
-    /// instead.
-    pub fn enter_fast_retransmit(&mut self, now: Time) {
-        let flight = self.flight_size();
-        let basis = self.loss_flight();
-        self.stats.fast_retransmits += 1;
-        self.undo_begin(Reduction::FastRetransmit);
-        self.cc
-            .on_congestion_event(&mut self.w, CongestionEvent::FastRetransmit, now, basis);
-        self.recover = Some(self.snd_max);
-        self.retx_head = true;
-        self.prr.start(flight);
-        if self.cc.fast_recovery() {
-            self.in_recovery = true;
-            // Recovery's own accounting takes over (Reno: a new loss in go-back-N).
-            self.go_back_n = false;
-        } else {
-            // Tahoe (4.3BSD-Tahoe, ns-2 TcpAgent): no recovery; go back to the lost segment
-            // and resend from there in slow start, so later holes of the window are
-            // repaired too (Fall & Floyd 1996) instead of stalling until the RTO.
-            self.go_back(self.snd_una);
-        }
-    }
-
     /// Leaves fast recovery with window `cwnd`.
     pub fn exit_recovery(&mut self, now: Time, cwnd: u64) {
         self.in_recovery = false;
@@ -286,7 +265,7 @@ impl SendState {
 
     /// Asks the controller whether to resend the segment at snd_una now (early loss
     /// detection, e.g. Vegas' fine-grained timeout). The sender asks only controllers
-    /// that may say yes (its `CcTraits::EXPIRE_HEAD`); for the others the answer would
+    /// that may say yes (`Capabilities::EXPIRES_HEAD`); for the others the answer would
     /// be no anyway.
     #[inline]
     pub fn head_expired(&mut self, now: Time, dup_ack: bool) -> bool {
@@ -369,7 +348,7 @@ mod tests {
         assert!(offset_of!(SenderStats, rtos) < 64);
         assert_eq!(size_of::<SendState>(), 960);
     }
-    use crate::cc::{NewReno, Tahoe};
+    use crate::cc::NewReno;
     use crate::records::SentRecord;
 
     fn state(cc: Controller) -> SendState {
@@ -384,58 +363,6 @@ mod tests {
         s.snd_nxt = 10_000;
         s.snd_max = 10_000;
         s
-    }
-
-    /// A detected loss halves the window (the controller's response), sets the recovery
-    /// point to snd_max and asks for the head; with fast recovery the sender enters it,
-    /// Tahoe instead goes back N with every segment presumed lost.
-    #[test]
-    fn fast_retransmit_enters_recovery_or_goes_back() {
-        let mut s = state(Controller::NewReno(NewReno::default()));
-        s.enter_fast_retransmit(Time(1));
-        assert!(s.in_recovery && s.retx_head && !s.go_back_n);
-        assert_eq!(
-            (s.recover, s.w.ssthresh, s.stats.fast_retransmits),
-            (Some(10_000), 5000, 1)
-        );
-        s.exit_recovery(Time(2), 5000);
-        assert!(!s.in_recovery);
-
-        let mut t = state(Controller::Tahoe(Tahoe::default()));
-        t.enter_fast_retransmit(Time(1));
-        assert!(!t.in_recovery && t.go_back_n);
-        assert_eq!((t.snd_nxt, t.w.cwnd), (0, 1000));
-        assert_eq!(t.in_flight(), 0, "everything presumed lost");
-    }
-
-    /// ssthresh on a loss: half of what is still in the network (FlightSize less the
-    /// SACKed bytes, or one SMSS per duplicate ACK without SACK blocks), or half of
-    /// FlightSize under `ssthresh_basis = "flight-size"` (RFC 5681 eq. 4, the default).
-    #[test]
-    fn ssthresh_comes_from_what_is_in_flight() {
-        let mut s = state(Controller::NewReno(NewReno::default()));
-        s.cfg.ssthresh_basis = SsthreshBasis::InFlight;
-        s.dupacks = 3;
-        s.enter_fast_retransmit(Time(1));
-        assert_eq!(s.w.ssthresh, 3500, "(10 - 3 dupACKed) / 2 segments");
-
-        let mut t = state(Controller::NewReno(NewReno::default()));
-        t.cfg.ssthresh_basis = SsthreshBasis::InFlight;
-        t.dupacks = 3;
-        t.sb.sacked_bytes = 6000;
-        t.enter_fast_retransmit(Time(1));
-        assert_eq!(t.w.ssthresh, 2000, "(10 - 6 SACKed) / 2 segments");
-
-        let mut u = state(Controller::NewReno(NewReno::default()));
-        assert_eq!(
-            u.cfg.ssthresh_basis,
-            SsthreshBasis::FlightSize,
-            "the default"
-        );
-        u.dupacks = 3;
-        u.sb.sacked_bytes = 6000;
-        u.enter_fast_retransmit(Time(1));
-        assert_eq!(u.w.ssthresh, 5000, "FlightSize / 2");
     }
 
     /// Segment lengths: full MSS up to the application's end, the last one shorter.

@@ -4,19 +4,22 @@
 //! - `ack_intake.rs`: SACK blocks and cumulative ACKs, RTT and delivery-rate sampling;
 //! - `transmit.rs`: the in-order send pass and each segment's bookkeeping;
 //! - `rto.rs`: the retransmission timer and go-back-N after it;
-//! - `recovery.rs`: loss recovery behind one interface (`reno.rs`, `sack.rs`, `rack.rs`);
-//! - `timestamps.rs` (RFC 7323 clock and echo) and `undo.rs` (spurious-cut detection and
-//!   undo);
+//! - `loss_recovery.rs`: loss recovery behind one interface, `recovery.rs` the one chosen
+//!   (`reno.rs`, `sack.rs`, `rack.rs`);
+//! - `window_cut.rs`: window reductions and their undo, `undo.rs` detecting spurious ones;
+//! - `handshake.rs`: the SYN exchange before data;
+//! - `timestamps.rs`: RFC 7323 clock and echo;
 //! - [`crate::pacing`] and [`crate::timer_rounds`]: when segments may leave.
 
-use crate::cc::{AckInfo, CongestionControl, Controller, Window};
+use crate::cc::{AckInfo, Capabilities, CongestionControl, Controller, Window};
 use crate::error::Violation;
 use crate::pacing::Pacer;
 use crate::packet::Packet;
 use crate::rtt::RttEstimator;
 use crate::tcp::config::SenderConfig;
 use crate::tcp::handshake::Handshake;
-use crate::tcp::recovery::{AckSummary, LossRecovery, Recovery};
+use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
+use crate::tcp::recovery::Recovery;
 use crate::tcp::segment::{Segment, DATA_HEADER_BYTES, TS_OPTION_BYTES};
 use crate::tcp::send_state::SendState;
 use crate::tcp::stats::SenderStats;
@@ -51,14 +54,14 @@ pub struct Sender {
     pub(super) recovery: Recovery,
     pub(super) pacer: Pacer,
     rounds: TimerRounds,
-    /// What the controller can do, asked once (the controller never changes): polls,
-    /// sends and ACKs skip the questions it cannot answer. One byte of the first line.
-    pub(super) can: CcTraits,
+    /// The controller's opt-in hooks, asked once (its answer never changes): polls,
+    /// sends and ACKs skip the hooks it does not override. One byte of the first line.
+    pub(super) can: Capabilities,
     /// NewReno's recovery and a controller without pacing or send timers (both fixed at
     /// construction): the polls' [`window_full`](Self::window_full) may answer, and the
     /// retransmission timer is the only deadline.
     plain_polls: bool,
-    pub(super) hs: Handshake,
+    hs: Handshake,
     pub(super) s: SendState,
 }
 
@@ -67,9 +70,10 @@ impl Sender {
         let recovery = Recovery::new(&cfg);
         let ts = if cfg.timestamps { TS_OPTION_BYTES } else { 0 };
         let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
-        let can = CcTraits::of(&cc);
+        let can = cc.capabilities();
         Sender {
-            plain_polls: matches!(recovery, Recovery::Reno(_)) && !can.has(CcTraits::PACE_OR_TIME),
+            plain_polls: matches!(recovery, Recovery::Reno(_))
+                && !can.has(Capabilities::PACES_OR_TIMES),
             can,
             s: SendState::new(flow, cfg, cc),
             recovery,
@@ -164,7 +168,8 @@ impl Sender {
             return;
         }
         self.s.started = true;
-        if self.open() {
+        self.hs = Handshake::open(&self.s.cfg);
+        if self.hs.is_done() {
             self.begin_data(now);
         }
     }
@@ -177,6 +182,13 @@ impl Sender {
         }
     }
 
+    /// Data may flow: the pacer and the controller start now.
+    fn begin_data(&mut self, now: Time) {
+        self.pacer.start(now);
+        let s = &mut self.s;
+        s.cc.init(&mut s.w, now);
+    }
+
     // ---- inputs ----
 
     /// Processes an acknowledgement from the receiver.
@@ -185,9 +197,12 @@ impl Sender {
         if !self.s.started {
             return Ok(());
         }
-        if seg.syn || !self.established() {
+        if seg.syn || !self.hs.is_done() {
             // The SYN-ACK (or a late duplicate of it, ignored), or an early segment.
-            self.on_handshake_segment(now, seg);
+            if let Some(opened) = self.hs.on_segment(&mut self.s, now, seg) {
+                self.begin_data(now);
+                opened.initial_window(&mut self.s);
+            }
             return Ok(());
         }
         self.s.rwnd = seg.wnd;
@@ -199,11 +214,15 @@ impl Sender {
         // configured; without it no episode opens), by the duplicate-ACK test when nothing
         // new was SACKed, and by the recoveries that act after an ACK. (Most ACKs carry
         // no D-SACK: no call.)
-        let dsack_spurious = self.s.undo_on && {
-            let dsack = dsack_block(seg);
-            dsack.is_some() && self.s.undo_on_dsack(dsack)
-        };
-        let eifel_spurious = seg.ack > self.s.snd_una && self.s.undo_eifel(seg);
+        let dsack_spurious = self.s.undo_on
+            && dsack_block(seg).is_some_and(|d| {
+                let s = &mut self.s;
+                s.undo.on_dsack(d, s.snd_una, s.mss, &s.recs)
+            });
+        // Without undo no episode opens: the flag, in the first line, spares a new ACK
+        // the episode's line.
+        let eifel_spurious =
+            seg.ack > self.s.snd_una && self.s.undo_on && self.s.undo.eifel(seg, self.s.timestamps);
         let prior_una = self.s.snd_una;
         let prior_sacked = self.s.sb.sacked_bytes;
         let min_rtt = self.s.rtt.min_rtt();
@@ -219,18 +238,18 @@ impl Sender {
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
             s.dupacks += 1;
-            if self.can.has(CcTraits::HEAR_DUP_ACKS) {
+            if self.can.has(Capabilities::HEARS_DUP_ACKS) {
                 let flight = s.flight_size();
                 s.cc.on_dup_ack(&mut s.w, now, flight);
             }
-            early = self.can.has(CcTraits::EXPIRE_HEAD) && s.head_expired(now, true);
+            early = self.can.has(Capabilities::EXPIRES_HEAD) && s.head_expired(now, true);
             self.recovery.on_dup_ack(s, now, early);
             if newly_sacked > 0 {
                 // A controller that ignores ACKs of no new data needs no description of
                 // this one; building it has no effect when the recovery keeps no pipe.
                 // The rate sample is closed either way (its interval ends here).
                 let sack_pipe = self.recovery.pipe(&self.s).is_some();
-                if sack_pipe || !self.can.has(CcTraits::IGNORE_DUP_ACKS) {
+                if sack_pipe || self.can.has(Capabilities::HEARS_ACKS_WITHOUT_PROGRESS) {
                     let rs = self.take_sample();
                     let info = self.ack_info_given(sack_pipe, now, 0, None, rs);
                     self.s.cc.on_ack(&mut self.s.w, &info);
@@ -281,7 +300,7 @@ impl Sender {
         let s = &mut self.s;
         s.cc.on_ack(&mut s.w, &info);
         // Vegas checks the first ACKs after a retransmission against its own timeout.
-        if !s.retx_head && self.can.has(CcTraits::EXPIRE_HEAD) && s.head_expired(now, false) {
+        if !s.retx_head && self.can.has(Capabilities::EXPIRES_HEAD) && s.head_expired(now, false) {
             s.retx_head = true;
         }
         if s.is_complete() && s.stats.acked_all_at.is_none() {
@@ -336,8 +355,8 @@ impl Sender {
         if !self.s.started {
             return;
         }
-        if !self.established() {
-            self.on_syn_timeout(now);
+        if !self.hs.is_done() {
+            self.hs.on_timeout(now, self.s.cfg.max_rto);
             return;
         }
         self.recovery.on_timeout(&mut self.s, now);
@@ -345,7 +364,8 @@ impl Sender {
             self.on_rto(now);
         }
         let s = &mut self.s;
-        if s.cc.send_timer().is_some_and(|t| t <= now) {
+        if self.can.has(Capabilities::PACES_OR_TIMES) && s.cc.send_timer().is_some_and(|t| t <= now)
+        {
             let no_data = s.snd_nxt >= s.app_end && !s.retx_head;
             self.rounds.on_timer(&mut s.cc, &mut s.w, now, no_data);
         }
@@ -398,7 +418,7 @@ impl Sender {
             && s.snd_nxt - s.snd_una + (s.app_end - s.snd_nxt).min(s.mss as u64) > s.w.cwnd
             && s.snd_nxt == s.snd_max
             && self.plain_polls
-            && matches!(self.hs, Handshake::Done)
+            && self.hs.is_done()
             && s.started
             && !s.retx_head
             && !s.go_back_n
@@ -409,7 +429,7 @@ impl Sender {
     fn poll_packet_full(&mut self, now: Time) -> Option<Packet> {
         match self.next_send(now) {
             NextSend::Nothing => None,
-            NextSend::Syn => self.poll_syn(now).map(Packet::Tcp),
+            NextSend::Syn => self.hs.poll_syn(&mut self.s, now).map(Packet::Tcp),
             NextSend::Segment { idx, idle, rounds } => {
                 let sent = self.send(now, idx, idle);
                 if rounds {
@@ -428,7 +448,7 @@ impl Sender {
         if !self.s.started || self.s.is_complete() {
             return NextSend::Nothing;
         }
-        if !self.established() {
+        if !self.hs.is_done() {
             return NextSend::Syn;
         }
         // Delivery-rate draft (section 3.2): a send with nothing in flight starts a new
@@ -452,12 +472,13 @@ impl Sender {
                 rounds: false,
             };
         }
-        let timer_driven = self.can.has(CcTraits::PACE_OR_TIME) && self.s.cc.send_timer().is_some();
+        let timer_driven =
+            self.can.has(Capabilities::PACES_OR_TIMES) && self.s.cc.send_timer().is_some();
         if timer_driven && self.rounds.credit() == 0 {
             return NextSend::Nothing;
         }
         // Unpaced controllers (no rate) are never held: no quantum to ask for.
-        if self.can.has(CcTraits::PACE_OR_TIME) {
+        if self.can.has(Capabilities::PACES_OR_TIMES) {
             let rate = self.s.cc.pacing_rate();
             if rate.is_some() && self.pacer.holds(now, rate, self.s.cc.send_quantum()) {
                 return NextSend::Nothing;
@@ -495,8 +516,8 @@ impl Sender {
         if !s.started || s.is_complete() {
             return None;
         }
-        if !self.established() {
-            return self.syn_timeout();
+        if !self.hs.is_done() {
+            return self.hs.timeout();
         }
         // Asked after every event of the flow: pairwise minima, not an iterator chain, and
         // the controller's timers only when it has any (out of line: their calls made
@@ -506,7 +527,7 @@ impl Sender {
             return s.rto_at;
         }
         let t = earliest(s.rto_at, self.recovery.timeout());
-        if !self.can.has(CcTraits::PACE_OR_TIME) {
+        if !self.can.has(Capabilities::PACES_OR_TIMES) {
             return t;
         }
         self.controller_timeout(t)
@@ -523,42 +544,6 @@ impl Sender {
         }
         let (rate, quantum) = (s.cc.pacing_rate(), s.cc.send_quantum());
         earliest(t, self.pacer.wakeup(rate, quantum))
-    }
-}
-
-/// The controller's constant answers the sender's hot paths need (flags of one byte).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct CcTraits(u8);
-
-impl CcTraits {
-    /// `may_pace_or_time`: polls and sends skip the pacing and send-timer questions
-    /// when clear.
-    pub const PACE_OR_TIME: u8 = 1;
-    /// `hears_dup_acks`: duplicate ACKs skip the controller's empty call when clear.
-    pub const HEAR_DUP_ACKS: u8 = 2;
-    /// `hears_sends`: sends skip the controller's empty `on_sent` when clear.
-    pub const HEAR_SENDS: u8 = 4;
-    /// `may_expire_head`: ACKs skip the head-expiry question when clear (the
-    /// controller's variant test cost more than this bit).
-    pub const EXPIRE_HEAD: u8 = 8;
-    /// `ignores_acks_without_progress`, asked by duplicate ACKs that only SACK.
-    pub const IGNORE_DUP_ACKS: u8 = 16;
-
-    fn of(cc: &Controller) -> CcTraits {
-        let bit = |on: bool, b: u8| if on { b } else { 0 };
-        CcTraits(
-            bit(cc.may_pace_or_time(), Self::PACE_OR_TIME)
-                | bit(cc.hears_dup_acks(), Self::HEAR_DUP_ACKS)
-                | bit(cc.hears_sends(), Self::HEAR_SENDS)
-                | bit(cc.may_expire_head(), Self::EXPIRE_HEAD)
-                | bit(cc.ignores_acks_without_progress(), Self::IGNORE_DUP_ACKS),
-        )
-    }
-
-    /// Whether the flag `bit` (one of the constants above) is set.
-    #[inline]
-    pub fn has(self, bit: u8) -> bool {
-        self.0 & bit != 0
     }
 }
 
@@ -598,30 +583,7 @@ mod tests {
         assert!(size_of::<Recovery>() <= 16);
         assert!(offset_of!(Sender, hs) < 64);
         assert!(offset_of!(Sender, can) < 64);
-        assert_eq!(size_of::<CcTraits>(), 1);
+        assert_eq!(size_of::<Capabilities>(), 1);
         assert_eq!(offset_of!(Sender, s), 128);
-    }
-
-    /// Each of the byte's flags reads back the controller's answer, for every built-in.
-    #[test]
-    fn controller_traits_read_back_the_controllers_answers() {
-        use crate::cc::{build, CcParams, BUILTIN};
-        for name in BUILTIN {
-            let c = build(name, &CcParams::default()).expect(name);
-            let t = CcTraits::of(&c);
-            assert_eq!(
-                t.has(CcTraits::PACE_OR_TIME),
-                c.may_pace_or_time(),
-                "{name}"
-            );
-            assert_eq!(t.has(CcTraits::HEAR_DUP_ACKS), c.hears_dup_acks(), "{name}");
-            assert_eq!(t.has(CcTraits::HEAR_SENDS), c.hears_sends(), "{name}");
-            assert_eq!(t.has(CcTraits::EXPIRE_HEAD), c.may_expire_head(), "{name}");
-            assert_eq!(
-                t.has(CcTraits::IGNORE_DUP_ACKS),
-                c.ignores_acks_without_progress(),
-                "{name}"
-            );
-        }
     }
 }

@@ -2,12 +2,12 @@
 //! bookkeeping of every segment that leaves. What may leave when (retransmission first,
 //! probe, send-timer rounds, pacing, window) is decided in `Sender::poll_transmit`.
 
-use crate::cc::CongestionControl;
+use crate::cc::{Capabilities, CongestionControl};
 use crate::records::{FarTable, SendTimes, SentRecord};
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::loss_recovery::LossRecovery;
 use crate::tcp::segment::{Segment, Timestamps};
 use crate::tcp::send_state::SendState;
-use crate::tcp::sender::{CcTraits, Sender};
+use crate::tcp::sender::Sender;
 use crate::tcp::timestamps::tsval;
 use tcplab_core::Time;
 
@@ -127,7 +127,7 @@ impl SendState {
         if retransmission {
             s.retransmitted_segments += 1;
             s.retransmitted_bytes += len as u64;
-            self.undo_on_retransmit(now);
+            self.undo.on_retransmit(now);
         }
         self.arm_rto(now);
         Sent {
@@ -181,13 +181,13 @@ impl Sender {
             s.prr.on_sent(sent.len as u64);
         }
         // The wire length only matters to a paced sender.
-        if self.can.has(CcTraits::PACE_OR_TIME) {
+        if self.can.has(Capabilities::PACES_OR_TIMES) {
             if let rate @ Some(_) = s.cc.pacing_rate() {
                 let wire_len = s.segment(now, sent).wire_len();
                 self.pacer.on_sent(now, wire_len as u64, rate);
             }
         }
-        if self.can.has(CcTraits::HEAR_SENDS) {
+        if self.can.has(Capabilities::HEARS_SENDS) {
             s.cc.on_sent(now, sent.len, s.snd_nxt - s.snd_una);
         }
         self.recovery.on_sent(s, now, idx, sent.retransmission);

@@ -1,24 +1,17 @@
-//! Undo of spurious window reductions (`undo = true`).
+//! Detection of spurious window reductions (`undo = true`).
 //!
 //! A reduction (fast retransmit or timeout) opens an episode that remembers the window
-//! before it. The episode is found spurious by
+//! before it (`window_cut.rs` opens it and restores the window). The episode is found
+//! spurious by
 //! - **Eifel detection** (RFC 3522), with timestamps: the first ACK that acknowledges the
 //!   first retransmission echoes a TSval older than that retransmission's, so the
 //!   original transmission was delivered;
 //! - **DSACK detection** (RFC 3708, as Linux counts `undo_retrans`): every retransmission
 //!   of the episode is reported as a duplicate by a D-SACK block (RFC 2883).
-//!
-//! The response: after a spurious fast retransmit, Linux's `tcp_undo_cwnd_reduction`
-//! (cwnd = max(cwnd, prior cwnd), ssthresh = max(ssthresh, prior ssthresh), leave
-//! recovery). After a spurious timeout found by Eifel, RFC 4015 steps (2)-(3): resume
-//! with new data (SND.NXT = SND.MAX, go-back-N ends), cwnd = FlightSize +
-//! min(bytes_acked, IW), ssthresh = pipe_prev = max(FlightSize, ssthresh) taken before
-//! the timeout; found by DSACK (late, when go-back-N has already resent), the Linux
-//! restore. RFC 4015 step (5) (raising SRTT/RTTVAR to the spike) is not applied: the RTT
-//! sample of the detecting ACK enters the estimator as any other.
 
+use crate::cc::Window;
+use crate::records::Records;
 use crate::tcp::segment::{SackBlock, Segment};
-use crate::tcp::send_state::SendState;
 use crate::tcp::timestamps::{before, tsval};
 use tcplab_core::Time;
 
@@ -35,16 +28,33 @@ pub(super) struct Episode {
     pub kind: Reduction,
     /// snd_una when the reduction started (Linux's `undo_marker`).
     marker: u64,
-    prior_cwnd: u64,
-    prior_ssthresh: u64,
+    pub prior_cwnd: u64,
+    pub prior_ssthresh: u64,
     /// RFC 4015 pipe_prev = max(FlightSize, ssthresh) before the timeout.
-    pipe_prev: u64,
+    pub pipe_prev: u64,
     /// RFC 3522 RetransmitTS: TSval of the episode's first retransmission.
     retransmit_ts: Option<u32>,
     /// Retransmissions of the episode not (yet) reported by D-SACK.
     undo_retrans: u32,
     /// Eifel has judged the episode (on the first ACK of the first retransmission).
     eifel_judged: bool,
+}
+
+impl Episode {
+    /// A reduction of `kind` starts with snd_una at `marker`, the window `prior` and
+    /// FlightSize `flight` (before the controller cuts it).
+    pub fn new(kind: Reduction, marker: u64, prior: &Window, flight: u64) -> Episode {
+        Episode {
+            kind,
+            marker,
+            prior_cwnd: prior.cwnd,
+            prior_ssthresh: prior.ssthresh,
+            pipe_prev: flight.max(prior.ssthresh),
+            retransmit_ts: None,
+            undo_retrans: 0,
+            eifel_judged: false,
+        }
+    }
 }
 
 /// The open episode, if any.
@@ -64,115 +74,53 @@ pub(super) fn dsack_block(seg: &Segment) -> Option<SackBlock> {
     (first.end <= seg.ack || inside_second).then_some(first)
 }
 
-impl SendState {
-    /// A reduction of `kind` starts (before the controller cuts the window). A timeout
-    /// during a fast-recovery or go-back-N episode keeps that episode's prior window (as
-    /// Linux's `tcp_enter_loss` does), only noting that a timeout happened.
-    pub fn undo_begin(&mut self, kind: Reduction) {
-        if !self.undo_on {
-            return;
-        }
-        if let (Reduction::Rto, Some(e)) = (kind, self.undo.episode.as_mut()) {
-            if self.in_recovery || self.go_back_n {
-                e.kind = Reduction::Rto;
-                return;
-            }
-        }
-        self.undo.episode = Some(Episode {
-            kind,
-            marker: self.snd_una,
-            prior_cwnd: self.w.cwnd,
-            prior_ssthresh: self.w.ssthresh,
-            pipe_prev: self.flight_size().max(self.w.ssthresh),
-            retransmit_ts: None,
-            undo_retrans: 0,
-            eifel_judged: false,
-        });
-    }
-
+impl Undo {
     /// A segment of the episode was retransmitted at `now`.
-    pub fn undo_on_retransmit(&mut self, now: Time) {
-        if let Some(e) = self.undo.episode.as_mut() {
+    pub fn on_retransmit(&mut self, now: Time) {
+        if let Some(e) = self.episode.as_mut() {
             e.retransmit_ts.get_or_insert(tsval(now));
             e.undo_retrans += 1;
         }
     }
 
-    /// RFC 3708: counts the segments a D-SACK block reports that the episode
-    /// retransmitted (below snd_una, or recorded as retransmitted). Returns true when
-    /// every retransmission has been reported: the reduction was spurious.
-    pub fn undo_on_dsack(&mut self, dsack: Option<SackBlock>) -> bool {
-        let (Some(e), Some(d)) = (self.undo.episode.as_mut(), dsack) else {
+    /// RFC 3708: counts the segments the D-SACK block `d` reports that the episode
+    /// retransmitted (below `snd_una`, or recorded in `recs` as retransmitted). Returns
+    /// true when every retransmission has been reported: the reduction was spurious.
+    pub fn on_dsack(&mut self, d: SackBlock, snd_una: u64, mss: u32, recs: &Records) -> bool {
+        let Some(e) = self.episode.as_mut() else {
             return false;
         };
         if e.undo_retrans == 0 || d.end <= e.marker {
             return false;
         }
-        let mss = self.mss as u64;
+        let mss = mss as u64;
         let (first, stop) = (d.start.max(e.marker) / mss, d.end.div_ceil(mss));
         let mut dup = 0;
         for idx in first..stop {
             let retransmitted =
-                idx * mss < self.snd_una || self.recs.get(idx).is_some_and(|r| r.tx_count > 1);
+                idx * mss < snd_una || recs.get(idx).is_some_and(|r| r.tx_count > 1);
             dup += u32::from(retransmitted);
         }
         e.undo_retrans = e.undo_retrans.saturating_sub(dup);
         dup > 0 && e.undo_retrans == 0
     }
 
-    /// RFC 3522 on an ACK of new data up to `ack`: judged once, on the first ACK that
-    /// acknowledges the first retransmitted segment. Returns true if the ACK echoes a
-    /// TSval older than that retransmission (the original was delivered).
-    pub fn undo_eifel(&mut self, seg: &Segment) -> bool {
-        // Without undo no episode opens (`undo_begin`): the flag, in the first line,
-        // spares a new ACK the episode's line.
-        if !self.undo_on {
-            return false;
-        }
-        let (Some(e), Some(ts)) = (self.undo.episode.as_mut(), seg.ts) else {
+    /// RFC 3522 on an ACK of new data (`timestamps`: the flow uses them): judged once, on
+    /// the first ACK that acknowledges the first retransmitted segment. Returns true if
+    /// the ACK echoes a TSval older than that retransmission (the original was
+    /// delivered).
+    pub fn eifel(&mut self, seg: &Segment, timestamps: bool) -> bool {
+        let (Some(e), Some(ts)) = (self.episode.as_mut(), seg.ts) else {
             return false;
         };
         let Some(rts) = e.retransmit_ts else {
             return false;
         };
-        if e.eifel_judged || seg.ack <= e.marker || !self.timestamps {
+        if e.eifel_judged || seg.ack <= e.marker || !timestamps {
             return false;
         }
         e.eifel_judged = true;
         before(ts.ecr, rts)
-    }
-
-    /// Restores the window the episode reduced and ends its recovery state. `by_eifel`:
-    /// detected on the ACK that acknowledged `acked` bytes (RFC 4015 applies to a
-    /// timeout then).
-    pub fn undo_reduction(&mut self, now: Time, by_eifel: bool, acked: u64) {
-        let Some(e) = self.undo.episode.take() else {
-            return;
-        };
-        self.stats.undos += 1;
-        if self.in_recovery {
-            let cwnd = self.w.cwnd;
-            self.exit_recovery(now, cwnd);
-        }
-        let mss = self.mss as u64;
-        if e.kind == Reduction::Rto && by_eifel {
-            // RFC 4015 (2): resume with unsent data; (3) reverse the congestion state.
-            let iw = self.cfg.initial_cwnd as u64 * mss;
-            self.w.cwnd = (self.flight_size() + acked.min(iw)).max(mss);
-            self.w.ssthresh = e.pipe_prev;
-        } else {
-            self.w.cwnd = self.w.cwnd.max(e.prior_cwnd);
-            self.w.ssthresh = self.w.ssthresh.max(e.prior_ssthresh);
-        }
-        // Nothing was lost: no pending retransmission of the head (NewReno's partial ACK
-        // may just have asked for one).
-        self.retx_head = false;
-        if self.go_back_n {
-            // The presumed losses were not: stop resending what the receiver holds.
-            self.go_back_n = false;
-            self.snd_nxt = self.snd_max;
-            self.sb.unmark_presumed_lost(&mut self.recs);
-        }
     }
 }
 

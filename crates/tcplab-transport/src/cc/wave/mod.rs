@@ -30,7 +30,9 @@ mod train;
 
 pub use control::Mode;
 
-use super::{AckInfo, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window};
+use super::{
+    AckInfo, Capabilities, CcMetrics, CcParams, CongestionControl, CongestionEvent, Window,
+};
 use control::Control;
 use history::{Burst, History};
 use rtt::RttStats;
@@ -124,6 +126,14 @@ impl Wave {
 impl CongestionControl for Wave {
     fn name(&self) -> &'static str {
         "wave"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // Timer-driven bursts, counted by what is sent and what is delivered.
+        Capabilities::HEARS_SENDS
+            .and(Capabilities::PACES_OR_TIMES)
+            .and(Capabilities::READS_DELIVERY)
+            .and(Capabilities::HEARS_ACKS_WITHOUT_PROGRESS)
     }
 
     fn init(&mut self, w: &mut Window, now: Time) {
