@@ -13,6 +13,7 @@ mod batch;
 mod counters;
 pub mod driver;
 pub mod flow_endpoints;
+mod flow_spec;
 mod receiver_session;
 mod report;
 mod sender_session;
@@ -22,10 +23,10 @@ pub mod testnet;
 pub use counters::{InputCounters, Paws, SeenWindow};
 pub use driver::{LoopStats, Session};
 pub use flow_endpoints::FlowShape;
+pub use flow_spec::{flow_spec, for_udp, UDP_OVERHEAD};
 pub use receiver_session::{ReceiverSession, RESET_REFUSED};
 pub use report::{
-    flow_spec, for_udp, receive, receive_on, send, send_from, RecvOptions, RecvOutcome,
-    SendOptions, SendOutcome, UDP_OVERHEAD,
+    receive, receive_on, send, send_from, RecvOptions, RecvOutcome, SendOptions, SendOutcome,
 };
 pub use sender_session::{PeerReport, SenderSession, IDLE_TIMEOUT};
 

@@ -267,7 +267,7 @@ impl ReceiverSession {
         }
         let text = std::str::from_utf8(flow).map_err(|_| "flow description is not UTF-8")?;
         let table: toml::Table = text.parse().map_err(|e| format!("flow description: {e}"))?;
-        let spec = super::report::flow_spec(&table, "HELLO").map_err(|e| e.to_string())?;
+        let spec = super::flow_spec::flow_spec(&table, "HELLO").map_err(|e| e.to_string())?;
         let (shape, ends) = flow_endpoints::build(&spec, self.conn)?;
         if shape.transport != transport || shape.mss != mss || shape.total != total {
             return Err(format!(
