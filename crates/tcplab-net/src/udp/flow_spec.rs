@@ -4,7 +4,7 @@
 
 use crate::wire::{
     COMMON_HEADER, DATAGRAM_FIXED, DATA_HEADER_WITH_TS, OPTION_HEADER, SYMBOL_FIXED,
-    TACK_DATA_FIXED, TCP_TIMESTAMP_LEN,
+    TACK_DATA_FIXED, TAG_LEN, TCP_TIMESTAMP_LEN,
 };
 use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec};
 use tcplab_transport::coded::{
@@ -13,6 +13,9 @@ use tcplab_transport::coded::{
 use tcplab_transport::tack::TACK_DATA_HEADER_BYTES;
 use tcplab_transport::{TransportSpec, DATA_HEADER_BYTES, TS_OPTION_BYTES};
 
+/// The longest flow table a HELLO carries (it stays one unfragmented datagram); a
+/// receiver refuses a longer one unread.
+pub const MAX_FLOW_DESC: usize = 1200;
 /// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
 pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
 /// The endpoint's RFC 7323 option in a datagram (`timestamps = true`).
@@ -111,6 +114,38 @@ pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
     if let TransportSpec::TcpNc(t) = &mut f.transport {
         t.tcp.receiver.mss = m;
         t.tcp.sender.handshake = false;
+    }
+    Ok(f)
+}
+
+/// A flow adapted by [`for_udp`] whose datagrams also carry a MAC (a pre-shared key):
+/// its payload per packet shrinks by the tag, so a datagram stays as long as without
+/// one (a 1500-byte path keeps carrying it unfragmented). Both ends apply it.
+pub fn with_mac(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
+    let by = TAG_LEN as u32;
+    let name = f.transport.name().to_string();
+    let (mss, key): (&mut u32, &str) = match &mut f.transport {
+        TransportSpec::Tcp(t) => (&mut t.sender.mss, "flow.mss"),
+        TransportSpec::Tack(t) => (&mut t.cfg.mss, "flow.mss"),
+        TransportSpec::Datagram(d) => (&mut d.payload, "flow.payload"),
+        TransportSpec::TcpNc(t) => (&mut t.tcp.sender.mss, "flow.mss"),
+        TransportSpec::Forward(t) => (&mut t.mss, "flow.mss"),
+        TransportSpec::User { .. } => return Ok(f),
+    };
+    if *mss <= by {
+        return Err(ConfigError {
+            file: source.into(),
+            key: key.into(),
+            value: mss.to_string(),
+            why: format!("too short for a {name} packet that also carries a {by}-byte MAC"),
+        });
+    }
+    *mss -= by;
+    let m = *mss;
+    match &mut f.transport {
+        TransportSpec::Tcp(t) => t.receiver.mss = m,
+        TransportSpec::TcpNc(t) => t.tcp.receiver.mss = m,
+        _ => {}
     }
     Ok(f)
 }

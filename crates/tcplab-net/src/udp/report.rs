@@ -4,22 +4,23 @@
 use super::counters::InputCounters;
 use super::driver::{self, LoopStats};
 use super::flow_endpoints;
-use super::flow_spec::flow_spec;
+use super::flow_spec::{flow_spec, with_mac, MAX_FLOW_DESC};
 use super::receiver_session::ReceiverSession;
 use super::sender_session::{PeerReport, SenderSession};
 use super::SessionState;
 use crate::emu::LatenessHistogram;
 use crate::error::NetError;
 use crate::sys::clock::Clock;
+use crate::wire::Key;
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use tcplab_core::{Dur, Metrics, Time, Value};
 use tcplab_sim::{ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
 use tcplab_transport::{AnyEndpoint, Endpoint, ReceiverConfig, ReceiverStats, TransportSpec};
 
 /// The receive socket buffer a receiver asks for (bytes).
 pub const RECV_BUFFER: i32 = 16 << 20;
-/// The longest flow table a HELLO carries (it stays one unfragmented datagram).
-pub const MAX_FLOW_DESC: usize = 1200;
 /// Largest datagram the receive buffers take whole (IPv4's UDP maximum).
 const MAX_DATAGRAM: usize = 65_507;
 
@@ -42,6 +43,11 @@ pub struct SendOptions {
     /// Run the event loop at `SCHED_FIFO` priority when permitted (precise timers on a
     /// busy machine; a CPU-bound sender then holds one core).
     pub realtime: bool,
+    /// Authenticate every datagram with this pre-shared key (the receiver needs it too).
+    pub key: Option<Key>,
+    /// Set (e.g. on Ctrl-C) to stop: the sender closes with the receiver and returns
+    /// what it measured so far, marked interrupted.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl SendOptions {
@@ -68,6 +74,8 @@ impl SendOptions {
             conn: None,
             connect_timeout: super::sender_session::CONTROL_TIMEOUT,
             realtime: false,
+            key: None,
+            stop: None,
         }
     }
 }
@@ -84,6 +92,8 @@ pub struct SendOutcome {
     pub peer: PeerReport,
     pub wall_s: f64,
     pub datagrams_sent: u64,
+    /// Stopped by `SendOptions::stop`: the tables cover the transfer up to then.
+    pub interrupted: bool,
 }
 
 /// Runs the event loop on its own thread, so a real-time policy never sticks to the
@@ -121,7 +131,10 @@ pub fn send(opts: &SendOptions) -> Result<SendOutcome, NetError> {
 
 /// Sends one flow from `sock`.
 pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, NetError> {
-    let f = &opts.flow;
+    let f = &match opts.key {
+        Some(_) => with_mac(opts.flow.clone(), "--key")?,
+        None => opts.flow.clone(),
+    };
     if f.bytes.is_none() && opts.duration.is_none() {
         return Err(NetError::Protocol(
             "an unlimited flow needs a duration (--time)".into(),
@@ -161,6 +174,9 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         SenderSession::with_endpoint(clock.now(), opts.to, conn, ends.source, shape, desc)
             .with_epoch(epoch)
             .with_control_timeout(clock.now(), opts.connect_timeout);
+    if let Some(k) = &opts.key {
+        sess = sess.with_key(k.clone());
+    }
     let mut series = Table::default();
     let mut trace = Trace::default();
     let mut next_sample: Option<Time> = None;
@@ -195,13 +211,22 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         next
     };
     let st = on_driver_thread(opts.realtime, || {
-        driver::run(&sock, &mut sess, &clock, max_dgram, &mut tick, &mut timer)
+        let stop = opts.stop.as_deref();
+        driver::run(
+            &sock, &mut sess, &clock, max_dgram, &mut tick, &mut timer, stop,
+        )
     })?;
+    let interrupted = sess.interrupted();
+    if interrupted && sess.started_at().is_none() {
+        return Err(NetError::Interrupted);
+    }
     if let SessionState::Failed(why) = sess.state() {
-        return Err(NetError::Protocol(format!(
-            "{why} (datagrams received: {})",
-            sess.counters().summary()
-        )));
+        if !interrupted {
+            return Err(NetError::Protocol(format!(
+                "{why} (datagrams received: {})",
+                sess.counters().summary()
+            )));
+        }
     }
     let peer = sess.report().unwrap_or_default();
     let start = sess.started_at().unwrap_or(Time::ZERO);
@@ -229,6 +254,7 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         peer,
         wall_s: t0.elapsed().as_secs_f64(),
         datagrams_sent: sess.datagrams_sent(),
+        interrupted,
     })
 }
 
@@ -325,6 +351,10 @@ pub struct RecvOptions {
     pub idle_timeout: Dur,
     /// As [`SendOptions::realtime`].
     pub realtime: bool,
+    /// Accept only datagrams authenticated with this pre-shared key.
+    pub key: Option<Key>,
+    /// Set (e.g. on Ctrl-C) to stop at once; a sender is told with a RESET.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RecvOptions {
@@ -334,6 +364,8 @@ impl Default for RecvOptions {
             listen_timeout: None,
             idle_timeout: super::IDLE_TIMEOUT,
             realtime: false,
+            key: None,
+            stop: None,
         }
     }
 }
@@ -356,6 +388,12 @@ pub struct RecvOutcome {
     pub goodput_bps: f64,
     pub counters: InputCounters,
     pub loop_stats: LoopStats,
+    /// The sender was interrupted and closed early (`delivered` is what it got to send).
+    pub sender_interrupted: bool,
+    /// Claims released because no data followed their HELLO, and why the last refused
+    /// HELLO was refused.
+    pub released: u64,
+    pub last_refusal: Option<String>,
 }
 
 /// Binds `listen` and receives one transfer.
@@ -377,6 +415,9 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
     let epoch = crate::sys::clock::realtime_ns().saturating_sub(clock.now().0);
     let mut sess = ReceiverSession::new(opts.receiver.clone(), listen_until, opts.idle_timeout)
         .with_epoch(epoch);
+    if let Some(k) = &opts.key {
+        sess = sess.with_key(k.clone(), random_conn());
+    }
     let mut timer = LatenessHistogram::default();
     let st = on_driver_thread(opts.realtime, || {
         driver::run(
@@ -386,9 +427,21 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
             MAX_DATAGRAM,
             &mut |_, _| None,
             &mut timer,
+            opts.stop.as_deref(),
         )
     })?;
+    if opts
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    {
+        return Err(NetError::Interrupted);
+    }
     if let SessionState::Failed(why) = sess.state() {
+        let why = match sess.last_refusal() {
+            Some(r) => format!("{why}; the last HELLO refused: {r}"),
+            None => why.clone(),
+        };
         return Err(NetError::Protocol(format!(
             "{why} (datagrams received: {})",
             sess.counters().summary()
@@ -416,5 +469,8 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
         },
         counters: *sess.counters(),
         loop_stats: st,
+        sender_interrupted: sess.sender_interrupted(),
+        released: sess.released(),
+        last_refusal: sess.last_refusal().map(str::to_string),
     })
 }
