@@ -31,6 +31,7 @@ pub use report::{
     receive, receive_on, send, send_from, RecvOptions, RecvOutcome, SendOptions, SendOutcome,
 };
 pub use sender_session::{PeerReport, SenderSession, IDLE_TIMEOUT};
+pub use testnet::FUZZ_TABLES;
 
 /// Where a connection is in its life.
 #[derive(Clone, Debug, PartialEq, Eq)]

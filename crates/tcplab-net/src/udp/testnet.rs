@@ -321,3 +321,16 @@ pub fn claiming_hellos(keyed: bool) -> Vec<(&'static str, Vec<u8>)> {
         ),
     ]
 }
+
+/// Flow tables the receiver fuzz entry opens: every transport, and hostile sizes.
+pub const FUZZ_TABLES: [&str; 9] = [
+    "cc = \"cubic\"\nbytes = \"60000B\"\nrecovery = \"sack\"",
+    "transport = \"tack\"\nbytes = \"60000B\"",
+    "transport = \"tcp-nc\"\ncc = \"reno\"\nbytes = \"60000B\"",
+    "transport = \"tcp-forward\"\nbytes = \"60000B\"",
+    "transport = \"datagram\"\nrate = \"20Mbps\"\nbytes = \"60000B\"",
+    "transport = \"tcp-forward\"\nbytes = \"90GB\"",
+    "transport = \"tack\"\nbytes = \"unlimited\"\nstop = \"1s\"\nrcv_buf = \"90GB\"",
+    "transport = \"tcp-nc\"\nbytes = \"900GB\"",
+    "transport = \"datagram\"\nrate = \"10Gbps\"\nbytes = \"900GB\"",
+];
