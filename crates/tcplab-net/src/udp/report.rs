@@ -113,10 +113,9 @@ fn on_driver_thread<T: Send>(realtime: bool, f: impl FnOnce() -> T + Send) -> T 
 
 fn random_conn() -> u64 {
     let mut b = [0u8; 8];
-    // SAFETY: getrandom writes at most 8 bytes into `b`.
-    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), 8, 0) };
+    let n = rustix::rand::getrandom(&mut b, rustix::rand::GetRandomFlags::empty());
     let v = u64::from_ne_bytes(b);
-    if n == 8 && v != 0 {
+    if n == Ok(8) && v != 0 {
         v
     } else {
         crate::sys::clock::realtime_ns() | 1
