@@ -363,7 +363,7 @@ impl ReceiverSession {
         let built = if self.recent.contains(&conn) {
             Err("its connection was served before (a replayed HELLO)".to_string())
         } else {
-            self.open(mss, total, transport, flow)
+            self.open(conn, mss, total, transport, flow)
         };
         match built {
             Ok((shape, sink)) => {
@@ -403,6 +403,7 @@ impl ReceiverSession {
     /// (required but for TCP) must agree with the HELLO's transport, MSS and size.
     fn open(
         &self,
+        conn: u64,
         mss: u32,
         total: Option<u64>,
         transport: TransportCode,
@@ -464,7 +465,8 @@ impl ReceiverSession {
                 (shape, r)
             }
             (_, Some(spec)) => {
-                let (shape, ends) = flow_endpoints::build(&spec, self.conn)?;
+                // Random streams seeded from the connection id, as the sender's.
+                let (shape, ends) = flow_endpoints::build(&spec, conn)?;
                 (shape, ends.sink)
             }
             (_, None) => unreachable!("non-TCP HELLOs parse their table above"),
