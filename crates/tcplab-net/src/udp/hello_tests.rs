@@ -108,6 +108,35 @@ fn a_forged_claim_is_released_and_the_real_sender_served() {
 }
 
 #[test]
+fn a_claim_closed_or_reset_before_any_data_is_released_at_once() {
+    let conn = 21; // claiming_hellos(false)[0]'s connection
+    for (what, m) in [
+        (
+            "CLOSE",
+            Message::Close {
+                conn,
+                end: 0,
+                interrupted: false,
+            },
+        ),
+        ("RESET", Message::Reset { conn, reason: 2 }),
+    ] {
+        let mut p = pair(false);
+        p.inject_to_receiver(stranger(), &claiming_hellos(false)[0].1);
+        let mut buf = [0u8; 64];
+        let n = wire::encode(&m, &mut buf).expect("room");
+        p.inject_to_receiver(stranger(), &buf[..n]);
+        assert_eq!(p.rcv.peer(), None, "{what}: listening again");
+        assert_eq!(*p.rcv.state(), SessionState::Handshake, "{what}");
+        assert_completes(&mut p, what);
+        assert!(
+            p.now < Time::ZERO + Dur::from_secs(1),
+            "{what}: served at once"
+        );
+    }
+}
+
+#[test]
 fn with_a_key_no_forged_hello_is_read() {
     let wrong = Key::new(b"another key, also of 32 bytes...").expect("long enough");
     let mut all = refused_hellos(true);

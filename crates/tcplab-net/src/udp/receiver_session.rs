@@ -317,6 +317,15 @@ impl ReceiverSession {
                     return;
                 }
             }
+            Message::Close { .. } | Message::Reset { .. }
+                if self.state == SessionState::Open && self.data_accepted == 0 =>
+            {
+                // A claim that ends before any data is not a transfer to report (nor a
+                // way for two forged datagrams to end the receiver): listen again.
+                self.counters.unexpected += 1;
+                self.release();
+                return;
+            }
             Message::Close {
                 end, interrupted, ..
             } => {
