@@ -200,6 +200,7 @@ def udp_send(
     sample: str | None = None,
     connect_timeout_s: float = 5.0,
     realtime: bool = False,
+    key: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
     """Sends one [[flow]] with tcplab's endpoints over UDP; (info, tables)."""
 
@@ -209,6 +210,7 @@ def udp_recv(
     source: str = "<recv>",
     listen_timeout_s: float | None = None,
     realtime: bool = False,
+    key: str | None = None,
 ) -> dict[str, Any]:
     """Receives one udp_send transfer; a summary."""
 

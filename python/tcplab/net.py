@@ -93,6 +93,15 @@ def emulate(scenario, command: list[str], *, seed: int = 1, timeout: float | Non
     return EmulationResult(info, tables, code)
 
 
+class TransferInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`send` after the receiver answered: the receiver was told
+    (a CLOSE marked interrupted), and ``result`` holds the tables up to then."""
+
+    def __init__(self, result: TransferResult):
+        super().__init__("interrupted")
+        self.result = result
+
+
 class TransferResult(Result):
     """Tables of one real transfer (``flows``, ``flow_series``, ``cc_trace``), as a
     simulation of the same flow would have them."""
@@ -106,27 +115,43 @@ class TransferResult(Result):
 
 def send(to: str, flow: dict[str, Any] | None = None, *, sample: str | None = "10ms",
          connect_timeout: float = 5.0, realtime: bool = False,
-         source: str = "<send>") -> TransferResult:
+         source: str = "<send>", key: str | os.PathLike | None = None) -> TransferResult:
     """Sends one flow with tcplab's endpoints over UDP to a :func:`recv` at `to`
     ("HOST:PORT"). `flow` holds ``[[flow]]`` keys (cc, bytes, recovery, stop, cc_params,
     ...; ``stop`` ends an unlimited flow), of any built-in transport (``transport`` =
     "tcp", "tack", "tcp-nc", "tcp-forward", "datagram"): the receiver builds its end
     from the same table, sent in the handshake. Raises NetworkError if the transfer fails or
-    the receiver delivered other bytes than were sent."""
+    the receiver delivered other bytes than were sent.
+
+    `key`: a file holding a pre-shared key (16 bytes or more); every datagram then
+    carries a MAC and the receiver must hold the same key (docs/real-network.md).
+    Ctrl-C stops within a second: the receiver is told, and :class:`TransferInterrupted`
+    (a KeyboardInterrupt) carries the tables measured until then."""
     flow = dict(flow or {})
     flow.setdefault("bytes", "10MB")
     info, tables = _tcplab.udp_send(to, flow, source=source, sample=sample,
-                                    connect_timeout_s=connect_timeout, realtime=realtime)
-    return TransferResult(info, tables)
+                                    connect_timeout_s=connect_timeout, realtime=realtime,
+                                    key=None if key is None else os.fspath(key))
+    res = TransferResult(info, tables)
+    if info.get("interrupted"):
+        raise TransferInterrupted(res)
+    return res
 
 
 def recv(listen: str = "0.0.0.0:5201", flow: dict[str, Any] | None = None, *,
-         timeout: float | None = None, realtime: bool = False) -> dict[str, Any]:
+         timeout: float | None = None, realtime: bool = False,
+         key: str | os.PathLike | None = None) -> dict[str, Any]:
     """Receives one transfer from :func:`send`, of whatever transport the sender's
     handshake names (it carries the flow table the sink is built from); for TCP, `flow`
     may set receiver keys (ack, ack_every, ack_delay, sack). Returns a summary
-    (transport, bytes, goodput, input counters)."""
-    return _tcplab.udp_recv(listen, flow, listen_timeout_s=timeout, realtime=realtime)
+    (transport, bytes, goodput, input counters, refused HELLOs and released claims).
+
+    HELLOs it cannot serve are refused and counted, and a claim followed by no data
+    within 3 s is released, so it keeps waiting for the real sender. `key`: a file
+    holding the pre-shared key the sender uses; without one, anyone who reaches the port
+    can start a transfer (docs/real-network.md). Ctrl-C stops it at once."""
+    return _tcplab.udp_recv(listen, flow, listen_timeout_s=timeout, realtime=realtime,
+                            key=None if key is None else os.fspath(key))
 
 
 def tcp_send(to: str, cc: str = "cubic", *, bytes: str | None = None,
@@ -213,8 +238,25 @@ def _print_flows(a: argparse.Namespace, res: Result, prefix: str, head: dict) ->
 
 
 def _cmd_send(a: argparse.Namespace) -> int:
-    res = send(a.to, _flow_from_args(a), sample=a.sample, realtime=a.realtime,
-               source=a.scenario or "<send>")
+    try:
+        res = send(a.to, _flow_from_args(a), sample=a.sample, realtime=a.realtime,
+                   source=a.scenario or "<send>", key=a.key)
+    except TransferInterrupted as e:
+        # What was measured until Ctrl-C: the tables only (a figure takes seconds to
+        # draw, and the user asked to stop), then the one line.
+        if a.out:
+            from tcplab.cli import _note
+
+            files = e.result.to_parquet(a.out, prefix="send-")
+            _note(a, f"wrote {', '.join(str(p) for p in files)} (interrupted: the "
+                  "transfer up to Ctrl-C)")
+        print("tcplab send: interrupted", file=sys.stderr)
+        return 130
+    _report_send(a, res)
+    return 0
+
+
+def _report_send(a: argparse.Namespace, res: TransferResult) -> None:
     from tcplab.cli import _note
 
     i = res.info
@@ -223,9 +265,8 @@ def _cmd_send(a: argparse.Namespace) -> int:
           f"(payload {i['mss']}), "
           f"{i['wall_s']:.2f} s; input accepted {inp['accepted']}, rejected "
           f"{sum(inp.values()) - inp['accepted']}")
-    head = {k: i[k] for k in ("datagrams_sent", "mss", "wall_s", "input")}
+    head = {k: i[k] for k in ("datagrams_sent", "mss", "wall_s", "input", "interrupted")}
     _print_flows(a, res, "send-", head)
-    return 0
 
 
 def _cmd_recv(a: argparse.Namespace) -> int:
@@ -236,8 +277,14 @@ def _cmd_recv(a: argparse.Namespace) -> int:
     from tcplab.cli import _emit, _note
 
     _note(a, f"# tcplab recv: listening on {a.listen}")
-    r = recv(a.listen, flow or None, timeout=a.timeout, realtime=a.realtime)
+    r = recv(a.listen, flow or None, timeout=a.timeout, realtime=a.realtime, key=a.key)
     rejected = {k: v for k, v in r["input"].items() if v and k != "accepted"}
+    if r["sender_interrupted"]:
+        _note(a, "# the sender was interrupted: its transfer ended early")
+    if r["released_claims"]:
+        _note(a, f"# {r['released_claims']} claim(s) released: a HELLO with no data after it")
+    if r["last_refusal"]:
+        _note(a, f"# last refused HELLO: {r['last_refusal']}")
     _emit(a, r, f"received {r['bytes_delivered']} bytes ({r['transport']}) from {r['peer']} in "
           f"{r['duration_s']:.3f} s: {r['goodput_bps'] / 1e6:.2f} Mbit/s; "
           f"{r['segments_received']} segments "
@@ -372,6 +419,9 @@ def add_commands(sub) -> None:
     s.add_argument("--out", help="directory for the Parquet tables and the figure")
     s.add_argument("--realtime", action="store_true",
                    help="run the event loop at SCHED_FIFO priority (precise timers)")
+    s.add_argument("--key", metavar="FILE",
+                   help="pre-shared key file (16+ bytes): authenticate every datagram; the "
+                   "receiver needs the same --key")
     s.set_defaults(fn=_cmd_send)
 
     r = sub.add_parser("recv", help="receive one `tcplab send` transfer over UDP")
@@ -380,6 +430,9 @@ def add_commands(sub) -> None:
                    help="receiver [[flow]] keys: ack, ack_every, ack_delay, sack")
     r.add_argument("--timeout", type=float, help="give up if no sender comes within S seconds")
     r.add_argument("--realtime", action="store_true", help="SCHED_FIFO event loop")
+    r.add_argument("--key", metavar="FILE",
+                   help="pre-shared key file: read only datagrams authenticated with it "
+                   "(without one, anyone reaching the port can start a transfer)")
     r.set_defaults(fn=_cmd_recv)
 
     ts = sub.add_parser("tcp-send", help="kernel TCP bulk sender (TCP_CONGESTION, TCP_INFO)")

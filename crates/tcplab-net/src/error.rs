@@ -18,6 +18,8 @@ pub enum NetError {
     Command { command: String, source: io::Error },
     /// A peer or a transfer broke the protocol (e.g. bytes delivered != bytes sent).
     Protocol(String),
+    /// Stopped by its stop flag (Ctrl-C) before there was anything to report.
+    Interrupted,
 }
 
 impl NetError {
@@ -48,6 +50,7 @@ impl fmt::Display for NetError {
                 write!(f, "cannot start the command {command:?}: {source}")
             }
             NetError::Protocol(m) => write!(f, "{m}"),
+            NetError::Interrupted => write!(f, "interrupted"),
         }
     }
 }

@@ -14,6 +14,8 @@ pub mod fuzzing;
 pub mod ktcp;
 pub mod payload;
 pub mod probe;
+#[doc(hidden)]
+pub mod receiver_fuzzing;
 mod rows;
 pub mod sys;
 pub mod transfer;

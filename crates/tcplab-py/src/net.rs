@@ -6,10 +6,12 @@ use crate::{convert, guard, to_py_err, ScenarioError};
 use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use arrow_pyarrow::ToPyArrow;
 use pyo3::create_exception;
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::exceptions::{PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tcplab_core::{units, Dur};
@@ -158,6 +160,46 @@ fn flow_spec(source: &str, flow: &Bound<'_, PyDict>) -> PyResult<tcplab_sim::Flo
     udp::flow_spec(&table, source).map_err(|e| to_py_err(SimError::Config(e)))
 }
 
+/// The pre-shared key in `path` (`--key FILE`).
+fn key(path: Option<&str>) -> PyResult<Option<tcplab_net::wire::Key>> {
+    path.map(|p| {
+        tcplab_net::wire::Key::from_file(std::path::Path::new(p))
+            .map_err(|why| NetworkError::new_err(format!("key file {p}: {why}")))
+    })
+    .transpose()
+}
+
+/// Runs `f` with the GIL released on a helper thread while this thread looks for Ctrl-C
+/// every 20 ms (Python runs signal handlers on the main thread only). A pending
+/// KeyboardInterrupt sets `stop`, so `f` winds down; it is returned beside `f`'s result.
+fn watching_signals<T: Send>(
+    py: Python<'_>,
+    stop: &Arc<AtomicBool>,
+    f: impl FnOnce() -> PyResult<T> + Send,
+) -> (PyResult<T>, Option<PyErr>) {
+    let mut pending: Option<PyErr> = None;
+    let out = py.detach(|| {
+        std::thread::scope(|s| {
+            let h = s.spawn(f);
+            while !h.is_finished() {
+                std::thread::sleep(Duration::from_millis(20));
+                if pending.is_none() {
+                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        pending = Some(e);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        })
+    });
+    (out, pending)
+}
+
+fn interrupted(pending: Option<PyErr>) -> PyErr {
+    pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))
+}
+
 fn counters_dict<'py>(py: Python<'py>, c: &InputCounters) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in c.pairs() {
@@ -183,8 +225,12 @@ fn loop_dict<'py>(py: Python<'py>, st: &LoopStats) -> PyResult<Bound<'py, PyDict
 }
 
 /// Sends one flow (a `[[flow]]` dict) over UDP to a `udp_recv`; returns (info, tables).
+/// With `key` (a file), every datagram is authenticated. Ctrl-C stops the transfer: the
+/// receiver is told, and the tables so far come back with `info["interrupted"]` set
+/// (before the receiver answered: KeyboardInterrupt).
 #[pyfunction]
-#[pyo3(signature = (to, flow, source="<send>", sample=None, connect_timeout_s=5.0, realtime=false))]
+#[pyo3(signature = (to, flow, source="<send>", sample=None, connect_timeout_s=5.0, realtime=false, key=None))]
+#[allow(clippy::too_many_arguments)]
 fn udp_send<'py>(
     py: Python<'py>,
     to: &str,
@@ -193,6 +239,7 @@ fn udp_send<'py>(
     sample: Option<&str>,
     connect_timeout_s: f64,
     realtime: bool,
+    key: Option<&str>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let table = convert::dict_to_table(flow, source)?;
     let mut o = SendOptions::from_table(addr(to)?, &table, source)
@@ -200,9 +247,16 @@ fn udp_send<'py>(
     o.sample = duration("sample", sample)?;
     o.connect_timeout = Dur::from_secs_f64(connect_timeout_s);
     o.realtime = realtime;
-    let out = py
-        .detach(|| guard("send", || udp::send(&o)))?
-        .map_err(net_err)?;
+    o.key = self::key(key)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    o.stop = Some(stop.clone());
+    let (out, pending) = watching_signals(py, &stop, || guard("send", || udp::send(&o)));
+    let out = match out? {
+        Ok(out) => out,
+        Err(NetError::Interrupted) => return Err(interrupted(pending)),
+        Err(_) if pending.is_some() => return Err(interrupted(pending)),
+        Err(e) => return Err(net_err(e)),
+    };
     let info = PyDict::new(py);
     info.set_item("scenario", &out.results.info.scenario)?;
     info.set_item("seed", 0)?;
@@ -216,6 +270,8 @@ fn udp_send<'py>(
         udp::flow_endpoints::shape(&o.flow).ok().map(|s| s.mss),
     )?;
     info.set_item("datagrams_sent", out.datagrams_sent)?;
+    info.set_item("interrupted", out.interrupted)?;
+    info.set_item("authenticated", o.key.is_some())?;
     info.set_item("input", counters_dict(py, &out.counters)?)?;
     info.set_item("loop", loop_dict(py, &out.loop_stats)?)?;
     let q = |x| out.timer.quantile(x).map(|d| d.as_secs_f64());
@@ -228,9 +284,10 @@ fn udp_send<'py>(
 }
 
 /// Receives one UDP transfer; `flow` holds receiver keys (ack, ack_every, ack_delay,
-/// sack). Returns a summary dict.
+/// sack). Returns a summary dict. With `key` (a file), only authenticated datagrams are
+/// read. Ctrl-C stops it at once (KeyboardInterrupt); a sender is told.
 #[pyfunction]
-#[pyo3(signature = (listen, flow=None, source="<recv>", listen_timeout_s=None, realtime=false))]
+#[pyo3(signature = (listen, flow=None, source="<recv>", listen_timeout_s=None, realtime=false, key=None))]
 fn udp_recv<'py>(
     py: Python<'py>,
     listen: &str,
@@ -238,6 +295,7 @@ fn udp_recv<'py>(
     source: &str,
     listen_timeout_s: Option<f64>,
     realtime: bool,
+    key: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut o = RecvOptions::default();
     if let Some(f) = flow {
@@ -248,10 +306,17 @@ fn udp_recv<'py>(
     }
     o.listen_timeout = listen_timeout_s.map(Dur::from_secs_f64);
     o.realtime = realtime;
+    o.key = self::key(key)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    o.stop = Some(stop.clone());
     let at = addr(listen)?;
-    let out = py
-        .detach(|| guard("recv", || udp::receive(at, &o)))?
-        .map_err(net_err)?;
+    let (out, pending) = watching_signals(py, &stop, || guard("recv", || udp::receive(at, &o)));
+    let out = match out? {
+        Ok(out) => out,
+        Err(_) if pending.is_some() => return Err(interrupted(pending)),
+        Err(NetError::Interrupted) => return Err(interrupted(pending)),
+        Err(e) => return Err(net_err(e)),
+    };
     let d = PyDict::new(py);
     d.set_item("peer", out.peer.to_string())?;
     d.set_item("transport", out.transport)?;
@@ -265,6 +330,10 @@ fn udp_recv<'py>(
     d.set_item("acks_sent", out.acks_sent)?;
     d.set_item("input", counters_dict(py, &out.counters)?)?;
     d.set_item("loop", loop_dict(py, &out.loop_stats)?)?;
+    d.set_item("sender_interrupted", out.sender_interrupted)?;
+    d.set_item("released_claims", out.released)?;
+    d.set_item("last_refusal", out.last_refusal)?;
+    d.set_item("authenticated", o.key.is_some())?;
     Ok(d)
 }
 

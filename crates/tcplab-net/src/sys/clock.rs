@@ -1,30 +1,26 @@
 //! Wall clocks as tcplab `Time`: nanoseconds since a driver's start.
 
+use rustix::time::{clock_gettime, ClockId};
 use tcplab_core::{Dur, Time};
 
-fn clock_ns(id: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer; CLOCK_MONOTONIC and CLOCK_REALTIME always exist.
-    unsafe { libc::clock_gettime(id, &mut ts) };
+fn clock_ns(id: ClockId) -> u64 {
+    let ts = clock_gettime(id);
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// `CLOCK_MONOTONIC` in nanoseconds (shared by every process and namespace on the host).
 pub fn monotonic_ns() -> u64 {
-    clock_ns(libc::CLOCK_MONOTONIC)
+    clock_ns(ClockId::Monotonic)
 }
 
 /// `CLOCK_REALTIME` in nanoseconds (the clock kernel receive timestamps use).
 pub fn realtime_ns() -> u64 {
-    clock_ns(libc::CLOCK_REALTIME)
+    clock_ns(ClockId::Realtime)
 }
 
 /// CPU time the calling thread has used, seconds.
 pub fn thread_cpu_s() -> f64 {
-    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID) as f64 / 1e9
+    clock_ns(ClockId::ThreadCPUTime) as f64 / 1e9
 }
 
 /// A driver's clock: `Time::ZERO` is when it was created.

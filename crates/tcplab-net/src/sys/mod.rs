@@ -1,5 +1,8 @@
 //! Thin, safe wrappers over the Linux system calls the drivers need: TUN devices, network
 //! namespaces, interface configuration, high-resolution timers, clocks, scheduling.
+//! Calls go through rustix where it has them (clocks, timerfd, namespaces, timer slack,
+//! credentials); `unsafe` stays for what it lacks or marks unsafe itself: the TUN and
+//! interface ioctls, `sched_setscheduler`, `unshare` and a `pre_exec` hook.
 //!
 //! Everything here is Linux-only; each wrapper returns an `io::Error` naming what failed.
 
@@ -24,6 +27,5 @@ pub(crate) fn cvt<T: PartialEq + From<i8>>(ret: T, what: &str) -> io::Result<T> 
 
 /// True when the process runs as root (network namespaces and TUN devices need it).
 pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }

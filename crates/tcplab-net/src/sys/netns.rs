@@ -5,9 +5,9 @@
 //! `/var/run/netns`: when the descriptor closes and the last process inside exits the
 //! kernel deletes the namespace and its interfaces, so nothing outlives the emulator.
 
-use super::cvt;
+use rustix::thread::{move_into_link_name_space, LinkNameSpaceType, UnshareFlags};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
@@ -15,10 +15,16 @@ pub struct NetNs {
     fd: OwnedFd,
 }
 
-fn setns(fd: RawFd) -> io::Result<()> {
-    // SAFETY: `fd` refers to a network namespace; affects only the calling thread.
-    cvt(unsafe { libc::setns(fd, libc::CLONE_NEWNET) }, "setns")?;
-    Ok(())
+fn named(what: &'static str) -> impl FnOnce(rustix::io::Errno) -> io::Error {
+    move |e| {
+        let e = io::Error::from(e);
+        io::Error::new(e.kind(), format!("{what}: {e}"))
+    }
+}
+
+fn setns(fd: BorrowedFd<'_>) -> io::Result<()> {
+    // Affects only the calling thread.
+    move_into_link_name_space(fd, Some(LinkNameSpaceType::Network)).map_err(named("setns"))
 }
 
 impl NetNs {
@@ -29,24 +35,21 @@ impl NetNs {
     ) -> io::Result<(NetNs, T)> {
         std::thread::scope(|s| {
             s.spawn(|| {
-                // SAFETY: moves only this thread into a new network namespace.
-                cvt(
-                    unsafe { libc::unshare(libc::CLONE_NEWNET) },
-                    "unshare(CLONE_NEWNET)",
+                // SAFETY: moves only this thread into a new network namespace; it shares
+                // its file table still (the hazard rustix marks this unsafe for is
+                // CLONE_FILES, not asked here).
+                unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNET) }
+                    .map_err(named("unshare(CLONE_NEWNET)"))
+                    .map_err(|e| {
+                        io::Error::new(e.kind(), format!("{e} (network namespaces need root)"))
+                    })?;
+                let fd = rustix::fs::open(
+                    "/proc/thread-self/ns/net",
+                    rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+                    rustix::fs::Mode::empty(),
                 )
-                .map_err(|e| {
-                    io::Error::new(e.kind(), format!("{e} (network namespaces need root)"))
-                })?;
-                let path = c"/proc/thread-self/ns/net";
-                // SAFETY: NUL-terminated path; the descriptor is owned below.
-                let fd = cvt(
-                    unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) },
-                    "open /proc/thread-self/ns/net",
-                )?;
-                // SAFETY: fresh descriptor.
-                let ns = NetNs {
-                    fd: unsafe { OwnedFd::from_raw_fd(fd) },
-                };
+                .map_err(named("open /proc/thread-self/ns/net"))?;
+                let ns = NetNs { fd };
                 let out = setup()?;
                 Ok((ns, out))
             })
@@ -57,7 +60,7 @@ impl NetNs {
 
     /// Runs `f` on a new thread inside the namespace and returns its result.
     pub fn run_in<T: Send>(&self, f: impl FnOnce() -> T + Send) -> io::Result<T> {
-        let fd = self.fd.as_raw_fd();
+        let fd = self.fd.as_fd();
         std::thread::scope(|s| {
             s.spawn(move || {
                 setns(fd)?;
@@ -70,19 +73,21 @@ impl NetNs {
 
     /// Moves the calling thread into the namespace (for long-lived worker threads).
     pub fn enter(&self) -> io::Result<()> {
-        setns(self.fd.as_raw_fd())
+        setns(self.fd.as_fd())
     }
 
     /// Makes `cmd` start inside the namespace.
     pub fn prepare(&self, cmd: &mut Command) {
         let fd = self.fd.as_raw_fd();
-        // SAFETY: setns is async-signal-safe; the closure only makes that one call.
+        // SAFETY: pre_exec runs between fork and exec: the closure only makes the setns
+        // system call (async-signal-safe), on a descriptor the child inherited open.
         unsafe {
             cmd.pre_exec(move || {
-                if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
+                let fd = BorrowedFd::borrow_raw(fd);
+                Ok(move_into_link_name_space(
+                    fd,
+                    Some(LinkNameSpaceType::Network),
+                )?)
             });
         }
     }

@@ -3,10 +3,8 @@
 /// Cuts the calling thread's timer slack to 1 ns (the default 50 µs would add up to 50 µs
 /// to every wake-up).
 pub fn tighten_timer_slack() {
-    // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only this thread.
-    unsafe {
-        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
-    }
+    // Best effort: a thread keeps the default slack where the call is refused.
+    let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
 }
 
 /// Asks for `SCHED_FIFO` at `priority` for the calling thread. Returns false when not
@@ -17,6 +15,7 @@ pub fn try_realtime(priority: i32) -> bool {
     let p = libc::sched_param {
         sched_priority: priority,
     };
+    // (rustix has no sched_setscheduler.)
     // SAFETY: `p` is valid for the call; pid 0 is the calling thread.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
 }

@@ -143,6 +143,7 @@ pub struct SendBatch {
     n: usize,
     sent: usize,
     dest: libc::sockaddr_in,
+    dest_addr: SocketAddr,
 }
 
 impl SendBatch {
@@ -154,12 +155,20 @@ impl SendBatch {
             n: 0,
             sent: 0,
             dest: to_sockaddr(dest)?,
+            dest_addr: dest,
         })
     }
 
+    /// Where the queued datagrams go (set only while none is queued).
     pub fn set_dest(&mut self, dest: SocketAddr) -> io::Result<()> {
+        debug_assert!(self.is_empty());
         self.dest = to_sockaddr(dest)?;
+        self.dest_addr = dest;
         Ok(())
+    }
+
+    pub fn dest(&self) -> SocketAddr {
+        self.dest_addr
     }
 
     pub fn is_full(&self) -> bool {

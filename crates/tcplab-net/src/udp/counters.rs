@@ -1,5 +1,6 @@
 //! Every datagram a session receives is counted once: accepted, or rejected for a reason.
 
+use crate::wire::mac::{self, Key};
 use crate::wire::WireError;
 
 /// Per-cause counts of received datagrams (bounded: counters, never buffers).
@@ -9,6 +10,9 @@ pub struct InputCounters {
     pub accepted: u64,
     /// From an address other than the peer's.
     pub wrong_source: u64,
+    /// With a key: no MAC, or one that does not verify. Without a key: a datagram that
+    /// carries a MAC (its sender has a key this side lacks).
+    pub bad_mac: u64,
     /// Not a decodable wire-format datagram (see the `malformed_*` causes).
     pub malformed_truncated: u64,
     pub malformed_magic: u64,
@@ -20,6 +24,9 @@ pub struct InputCounters {
     pub unknown_conn: u64,
     /// Valid, but not a message this side expects now (e.g. DATA at a sender).
     pub unexpected: u64,
+    /// A HELLO refused: its flow table is unreadable, disagrees with the HELLO, asks
+    /// for more state than a session may hold, or its connection was served before.
+    pub refused_hello: u64,
     /// Sequence or acknowledgement numbers outside what the connection allows
     /// (beyond the window or the data sent, misaligned, wrong length).
     pub out_of_window: u64,
@@ -30,18 +37,33 @@ pub struct InputCounters {
 }
 
 impl InputCounters {
-    /// The first two receiving rules (docs/wire-format.md): the datagram must come from
-    /// `peer` (when one is known) and decode. Counts the rejection and returns `None`.
+    /// The first receiving rules (docs/wire-format.md): the datagram must come from
+    /// `peer` (when one is known), verify under `key` with the session nonce `nonce`
+    /// (with a key; without one it must carry no MAC), and decode. Counts the rejection
+    /// and returns `None`.
     pub fn screen<'a>(
         &mut self,
         peer: Option<std::net::SocketAddr>,
         from: std::net::SocketAddr,
         bytes: &'a [u8],
+        key: Option<&Key>,
+        nonce: u64,
     ) -> Option<crate::wire::Message<'a>> {
         if peer.is_some_and(|p| p != from) {
             self.wrong_source += 1;
             return None;
         }
+        let body = match key {
+            Some(k) => {
+                let ty = bytes.get(3).copied().unwrap_or(0);
+                k.open(mac::nonce_for(ty, nonce), bytes)
+            }
+            None => (!mac::is_sealed(bytes)).then_some(bytes),
+        };
+        let Some(bytes) = body else {
+            self.bad_mac += 1;
+            return None;
+        };
         match crate::wire::decode(bytes) {
             Ok(m) => Some(m),
             Err(e) => {
@@ -82,10 +104,11 @@ impl InputCounters {
     }
 
     /// (name, count) for reports.
-    pub fn pairs(&self) -> [(&'static str, u64); 13] {
+    pub fn pairs(&self) -> [(&'static str, u64); 15] {
         [
             ("accepted", self.accepted),
             ("wrong_source", self.wrong_source),
+            ("bad_mac", self.bad_mac),
             ("malformed_truncated", self.malformed_truncated),
             ("malformed_magic", self.malformed_magic),
             ("malformed_version", self.malformed_version),
@@ -94,6 +117,7 @@ impl InputCounters {
             ("malformed_field", self.malformed_field),
             ("unknown_conn", self.unknown_conn),
             ("unexpected", self.unexpected),
+            ("refused_hello", self.refused_hello),
             ("out_of_window", self.out_of_window),
             ("replayed", self.replayed),
             ("corrupt_payload", self.corrupt_payload),

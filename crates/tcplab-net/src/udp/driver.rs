@@ -17,6 +17,7 @@ use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tcplab_core::Time;
 
@@ -29,9 +30,11 @@ pub trait Session {
     fn handle_timeout(&mut self, now: Time);
     fn poll_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize>;
     fn poll_timeout(&self) -> Option<Time>;
-    /// Where datagrams go (`None` until a peer is known).
+    /// Where the next datagram goes (`None` until a peer is known).
     fn peer(&self) -> Option<SocketAddr>;
     fn finished(&self, now: Time) -> bool;
+    /// Stop at once (Ctrl-C), telling the peer if there is one.
+    fn interrupt(&mut self, now: Time);
 }
 
 /// Counts of the loop's own work, for performance reports.
@@ -51,8 +54,9 @@ pub struct LoopStats {
 /// Called once per loop iteration with the current time (sampling, stopping).
 pub type Tick<'a, S> = dyn FnMut(&mut S, Time) -> Option<Time> + 'a;
 
-/// Queues everything `sess` wants to send at `now`, flushing full batches. False when
-/// the socket pushed back (the rest waits for writability).
+/// Queues everything `sess` wants to send at `now`, flushing full batches and the batch
+/// before a datagram for another destination (a receiver's RESET to a refused HELLO's
+/// source). False when the socket pushed back (the rest waits for writability).
 fn drain<S: Session>(
     sess: &mut S,
     now: Time,
@@ -60,22 +64,49 @@ fn drain<S: Session>(
     fd: std::os::fd::RawFd,
     st: &mut LoopStats,
 ) -> Result<bool, NetError> {
+    let sendmmsg = |e| NetError::io("sendmmsg", e);
     loop {
-        while !tx.is_full() && tx.push_with(|b| sess.poll_datagram(now, b)) {
+        while !tx.is_full() {
+            if let Some(d) = sess.peer().filter(|&d| d != tx.dest()) {
+                if !tx.is_empty() {
+                    st.send_calls += 1;
+                    if !tx.flush(fd).map_err(sendmmsg)? {
+                        return Ok(false);
+                    }
+                }
+                tx.set_dest(d)
+                    .map_err(|e| NetError::io("socket address", e))?;
+            }
+            if !tx.push_with(|b| sess.poll_datagram(now, b)) {
+                break;
+            }
             st.datagrams_out += 1;
         }
         if !tx.is_full() {
             return Ok(true);
         }
         st.send_calls += 1;
-        if !tx.flush(fd).map_err(|e| NetError::io("sendmmsg", e))? {
+        if !tx.flush(fd).map_err(sendmmsg)? {
             return Ok(false);
         }
     }
 }
 
+/// Input batches read per wake-up before timers, the tick and the stop flag are looked
+/// at: 256 datagrams, as the kernel bounds the packets one receive softirq handles
+/// (`net.core.netdev_budget`, default 300) before other work. Without a bound, a
+/// sender whose ACKs arrive faster than it reads them never reaches its stop time.
+const INPUT_BATCHES: usize = 4;
+
+/// With a stop flag, the loop looks at it at least this often (Ctrl-C is honoured
+/// within it plus the session's own closing).
+const STOP_POLL: Duration = Duration::from_millis(50);
+
 /// Runs `sess` on `sock` until it finishes. `tick` runs every iteration and may return
 /// its own next deadline (a sample or a stop time). `max_datagram` sizes the buffers.
+/// Once `stop` is set (Ctrl-C), the session is interrupted and runs on until it is
+/// finished (an interrupted sender closes within a fraction of a second).
+#[allow(clippy::too_many_arguments)]
 pub fn run<S: Session>(
     sock: &UdpSocket,
     sess: &mut S,
@@ -83,6 +114,7 @@ pub fn run<S: Session>(
     max_datagram: usize,
     tick: &mut Tick<'_, S>,
     late: &mut LatenessHistogram,
+    stop: Option<&AtomicBool>,
 ) -> Result<LoopStats, NetError> {
     let io = |what: &'static str| move |e| NetError::io(what, e);
     sock.set_nonblocking(true).map_err(io("socket"))?;
@@ -111,9 +143,14 @@ pub fn run<S: Session>(
     let mut st = LoopStats::default();
     let mut want_write = false;
     let mut blocked = false;
+    let mut interrupted = false;
     loop {
         let now = clock.now().max(last);
         st.wakeups += 1;
+        if !interrupted && stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            interrupted = true;
+            sess.interrupt(now);
+        }
         if !tx.is_empty() {
             st.send_calls += 1;
             blocked = !tx.flush(fd).map_err(io("sendmmsg"))?;
@@ -121,9 +158,13 @@ pub fn run<S: Session>(
         // Input: drain the socket in batches; after each datagram collect what the
         // session answers (an ACK per segment pair, data clocked out by an ACK) as the
         // simulator does, so batching changes no protocol behaviour.
-        loop {
+        // (mio's readiness is edge-triggered: input left for later makes the next wait
+        // return at once.)
+        let mut more_input = false;
+        for _ in 0..INPUT_BATCHES {
             let n = rx.recv(fd).map_err(io("recvmmsg"))?;
             st.recv_calls += 1;
+            more_input = n == BATCH;
             for i in 0..n {
                 let (from, bytes) = rx.get(i);
                 let t = rx.stamp(i).map_or(now, |rt| {
@@ -147,9 +188,6 @@ pub fn run<S: Session>(
         }
         let tick_at = tick(sess, now);
         // Output: whatever the session has now.
-        if let Some(p) = sess.peer() {
-            tx.set_dest(p).map_err(io("socket address"))?;
-        }
         if !blocked {
             blocked = !drain(sess, now, &mut tx, fd, &mut st)?;
         }
@@ -181,8 +219,12 @@ pub fn run<S: Session>(
             .set(next.map(|t| clock.to_monotonic_ns(t)))
             .map_err(io("timerfd"))?;
         let armed = next;
-        let due_now = next.is_some_and(|t| t <= clock.now());
-        let timeout = due_now.then_some(Duration::ZERO);
+        let due_now = more_input || next.is_some_and(|t| t <= clock.now());
+        let timeout = if due_now {
+            Some(Duration::ZERO)
+        } else {
+            stop.map(|_| STOP_POLL)
+        };
         if let Err(e) = poll.poll(&mut events, timeout) {
             if e.kind() != std::io::ErrorKind::Interrupted {
                 return Err(NetError::io("epoll_wait", e));

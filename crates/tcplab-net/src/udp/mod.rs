@@ -13,6 +13,7 @@ mod batch;
 mod counters;
 pub mod driver;
 pub mod flow_endpoints;
+mod flow_spec;
 mod receiver_session;
 mod report;
 mod sender_session;
@@ -22,12 +23,15 @@ pub mod testnet;
 pub use counters::{InputCounters, Paws, SeenWindow};
 pub use driver::{LoopStats, Session};
 pub use flow_endpoints::FlowShape;
-pub use receiver_session::{ReceiverSession, RESET_REFUSED};
+pub use flow_spec::{flow_spec, for_udp, with_mac, MAX_FLOW_DESC, UDP_OVERHEAD};
+pub use receiver_session::{
+    ReceiverSession, CLAIM_TIMEOUT, MAX_REACH, MAX_SINK_STATE, RESET_INTERRUPTED, RESET_REFUSED,
+};
 pub use report::{
-    flow_spec, for_udp, receive, receive_on, send, send_from, RecvOptions, RecvOutcome,
-    SendOptions, SendOutcome, UDP_OVERHEAD,
+    receive, receive_on, send, send_from, RecvOptions, RecvOutcome, SendOptions, SendOutcome,
 };
 pub use sender_session::{PeerReport, SenderSession, IDLE_TIMEOUT};
+pub use testnet::FUZZ_TABLES;
 
 /// Where a connection is in its life.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +61,9 @@ impl Session for SenderSession {
     fn peer(&self) -> Option<std::net::SocketAddr> {
         Some(self.peer_addr())
     }
+    fn interrupt(&mut self, now: tcplab_core::Time) {
+        SenderSession::interrupt(self, now)
+    }
     fn finished(&self, _now: tcplab_core::Time) -> bool {
         self.is_finished()
     }
@@ -76,12 +83,17 @@ impl Session for ReceiverSession {
         ReceiverSession::poll_timeout(self)
     }
     fn peer(&self) -> Option<std::net::SocketAddr> {
-        ReceiverSession::peer(self)
+        self.dest()
+    }
+    fn interrupt(&mut self, now: tcplab_core::Time) {
+        ReceiverSession::interrupt(self, now)
     }
     fn finished(&self, now: tcplab_core::Time) -> bool {
         self.is_finished(now)
     }
 }
 
+#[cfg(test)]
+mod hello_tests;
 #[cfg(test)]
 mod tests;

@@ -1,19 +1,44 @@
-//! The receiving side of a UDP connection, sans-IO. It listens for one HELLO (from any
+//! The receiving side of a UDP connection, sans-IO. It listens for a HELLO (from any
 //! address), builds the flow's sink from it (a TCP `Receiver` from its own settings, any
 //! other transport from the `[[flow]]` table the HELLO carries), then serves that peer
 //! and connection only, checking every data datagram before the sink sees it.
+//!
+//! Built for an open network: a HELLO it cannot serve is counted, answered with a RESET
+//! and forgotten (the session keeps listening); a HELLO that claims the session but is
+//! followed by no data within [`CLAIM_TIMEOUT`] is released, so the next peer is served;
+//! what a HELLO can make the session hold is capped ([`MAX_SINK_STATE`], [`MAX_REACH`]);
+//! with a pre-shared key nothing without a valid MAC is read at all.
 
 use super::counters::{InputCounters, Paws, SeenWindow, TsClock};
 use super::flow_endpoints::{self, FlowShape};
 use super::SessionState;
 use crate::payload;
-use crate::wire::{self, Message, Timestamps, TransportCode};
+use crate::wire::{self, mac, Key, Message, Timestamps, TransportCode};
 use std::net::SocketAddr;
-use tcplab_core::{Dur, Time};
+use tcplab_core::{Dur, Rng, Time};
 use tcplab_transport::{AnyEndpoint, Endpoint, Packet, Receiver, ReceiverConfig};
 
-/// RESET reasons.
+/// RESET reasons: the HELLO was refused (its reason is in the receiver's report)...
 pub const RESET_REFUSED: u8 = 2;
+/// ...or the receiver was interrupted (Ctrl-C).
+pub const RESET_INTERRUPTED: u8 = 3;
+/// A claimed session with no data accepted this long after its HELLO is released.
+/// RFC 6298 (section 5.7) falls back to a 3 s RTO when the SYN or its answer was lost:
+/// a handshake not completed within it is taken as one that will not be. It is below
+/// the sender's 5 s `CONTROL_TIMEOUT`, so a sender kept out by a forged HELLO is still
+/// served by its HELLO retries (every 200 ms) before it gives up.
+pub const CLAIM_TIMEOUT: Dur = Dur::from_secs(3);
+/// At most this much of a sink's state may be sized by a HELLO's declared transfer
+/// (today only TCP-Forward's LT decoder is: see `sink_state`).
+pub const MAX_SINK_STATE: u64 = 64 << 20;
+/// Stream data may run at most this far past the delivered point, whatever receive
+/// buffer a HELLO's flow table declares: TCP's largest window (RFC 7323 section 2.3,
+/// window scale 14: 2^30 bytes). Bounds the out-of-order ranges a peer can make the
+/// sink track.
+pub const MAX_REACH: u64 = 1 << 30;
+/// Connections recently served: a HELLO for one of them again is a replay, refused.
+const RECENT_CONNS: usize = 16;
+
 /// Coded symbols may reach this many segments past the delivered point of an unlimited
 /// flow (a bound on what a forged window can make the decoder track).
 const SYMBOL_REACH: u64 = 1 << 16;
@@ -44,6 +69,25 @@ pub struct ReceiverSession {
     owe_reset: bool,
     /// CLOCK_REALTIME (ns) at this session's `Time::ZERO` (see `SenderSession`).
     epoch_ns: u64,
+    /// The pre-shared key, the nonce of the claimed session (0 while listening) and
+    /// where the next session's nonce comes from.
+    key: Option<Key>,
+    nonce: u64,
+    nonces: Rng,
+    /// Where the owed RESET goes (a refused HELLO's source, or the peer).
+    reset_to: Option<SocketAddr>,
+    reset_conn: u64,
+    reset_reason: u8,
+    /// Connections that claimed this session lately (a ring).
+    recent: [u64; RECENT_CONNS],
+    recent_at: usize,
+    /// Claims released for want of data, and why the last HELLO was refused.
+    released: u64,
+    last_refusal: Option<String>,
+    /// The sender closed early (it was interrupted).
+    sender_interrupted: bool,
+    /// Interrupted here: nothing but the owed RESET goes out.
+    stopped: bool,
     /// Datagram flows: which sequence numbers arrived lately (duplicates are replays).
     seen: SeenWindow,
     /// TACK: the highest packet number accepted.
@@ -80,6 +124,18 @@ impl ReceiverSession {
             owe_close_ack: false,
             owe_reset: false,
             epoch_ns: 0,
+            key: None,
+            nonce: 0,
+            nonces: Rng::from_seed(0),
+            reset_to: None,
+            reset_conn: 0,
+            reset_reason: RESET_REFUSED,
+            recent: [0; RECENT_CONNS],
+            recent_at: 0,
+            released: 0,
+            last_refusal: None,
+            sender_interrupted: false,
+            stopped: false,
             seen: SeenWindow::default(),
             pn_max: None,
             data_accepted: 0,
@@ -97,6 +153,14 @@ impl ReceiverSession {
     /// See `SenderSession::with_epoch`.
     pub fn with_epoch(mut self, epoch_ns: u64) -> Self {
         self.epoch_ns = epoch_ns;
+        self
+    }
+
+    /// Authenticates every datagram with `key`; each session's nonce is drawn from a
+    /// stream seeded with `nonce_seed` (random in the driver, fixed in tests).
+    pub fn with_key(mut self, key: Key, nonce_seed: u64) -> Self {
+        self.key = Some(key);
+        self.nonces = Rng::named(nonce_seed, "udp.receiver.nonce");
         self
     }
 
@@ -146,6 +210,58 @@ impl ReceiverSession {
     pub fn payload_bytes(&self) -> u64 {
         self.payload_bytes
     }
+    /// Claims released because no data followed their HELLO.
+    pub fn released(&self) -> u64 {
+        self.released
+    }
+    /// Why the last refused HELLO was refused.
+    pub fn last_refusal(&self) -> Option<&str> {
+        self.last_refusal.as_deref()
+    }
+    /// The sender ended the transfer early (Ctrl-C) and said so in its CLOSE.
+    pub fn sender_interrupted(&self) -> bool {
+        self.sender_interrupted
+    }
+    /// Where the next datagram goes: an owed RESET's address, else the peer.
+    pub fn dest(&self) -> Option<SocketAddr> {
+        if self.owe_reset {
+            self.reset_to.or(self.peer)
+        } else {
+            self.peer
+        }
+    }
+
+    /// Stops at once (Ctrl-C): a peer is told with a RESET.
+    pub fn interrupt(&mut self, _now: Time) {
+        if let Some(p) = self.peer {
+            self.owe_reset = true;
+            self.reset_to = Some(p);
+            self.reset_conn = self.conn;
+            self.reset_reason = RESET_INTERRUPTED;
+        }
+        self.owe_hello_ack = false;
+        self.owe_close_ack = false;
+        self.linger_until = None;
+        self.stopped = true;
+        self.fail("interrupted".into());
+    }
+
+    /// Forgets a claim that brought no data: listening again, as before its HELLO.
+    fn release(&mut self) {
+        self.released += 1;
+        self.peer = None;
+        self.conn = 0;
+        self.nonce = 0;
+        self.rcv = None;
+        self.flow_desc = Vec::new();
+        self.state = SessionState::Handshake;
+        self.owe_hello_ack = false;
+        self.started_at = None;
+        self.seen = SeenWindow::default();
+        self.pn_max = None;
+        self.paws = Paws::default();
+        self.shape = FlowShape::tcp(1, None);
+    }
 
     fn fail(&mut self, why: String) {
         if !matches!(self.state, SessionState::Failed(_)) {
@@ -155,7 +271,11 @@ impl ReceiverSession {
 
     /// Processes one received datagram. Never panics; every datagram is counted.
     pub fn handle_datagram(&mut self, now: Time, from: SocketAddr, bytes: &[u8]) {
-        let Some(msg) = self.counters.screen(self.peer, from, bytes) else {
+        let key = self.key.as_ref();
+        let Some(msg) = self
+            .counters
+            .screen(self.peer, from, bytes, key, self.nonce)
+        else {
             return;
         };
         let Some(_) = self.peer else {
@@ -167,28 +287,7 @@ impl ReceiverSession {
                     total,
                     transport,
                     flow,
-                } if conn != 0 => {
-                    self.peer = Some(from);
-                    self.conn = conn;
-                    self.mss = mss;
-                    self.total = total;
-                    self.transport = transport;
-                    self.flow_desc = flow.to_vec();
-                    self.started_at = Some(now);
-                    self.last_heard = now;
-                    match self.open(mss, total, transport, flow) {
-                        Ok(()) => {
-                            self.state = SessionState::Open;
-                            self.owe_hello_ack = true;
-                            self.counters.accepted += 1;
-                        }
-                        Err(why) => {
-                            self.counters.unexpected += 1;
-                            self.owe_reset = true;
-                            self.fail(format!("refused the sender's flow: {why}"));
-                        }
-                    }
-                }
+                } if conn != 0 => self.hello(now, from, conn, mss, total, transport, flow),
                 _ => self.counters.unexpected += 1,
             }
             return;
@@ -218,12 +317,24 @@ impl ReceiverSession {
                     return;
                 }
             }
-            Message::Close { end, .. } => {
+            Message::Close { .. } | Message::Reset { .. }
+                if self.state == SessionState::Open && self.data_accepted == 0 =>
+            {
+                // A claim that ends before any data is not a transfer to report (nor a
+                // way for two forged datagrams to end the receiver): listen again.
+                self.counters.unexpected += 1;
+                self.release();
+                return;
+            }
+            Message::Close {
+                end, interrupted, ..
+            } => {
                 self.counters.accepted += 1;
                 self.owe_close_ack = true;
                 let delivered = self.delivered();
                 if self.state == SessionState::Open {
-                    self.state = if delivered == end || !self.shape.reliable {
+                    self.sender_interrupted = interrupted;
+                    self.state = if delivered == end || !self.shape.reliable || interrupted {
                         SessionState::Done
                     } else {
                         SessionState::Failed(format!(
@@ -245,43 +356,132 @@ impl ReceiverSession {
         self.last_heard = now;
     }
 
-    /// Builds the sink for a HELLO: TCP from this receiver's settings (MSS and size from
-    /// the HELLO), any other transport from the flow table the HELLO carries.
-    fn open(
+    /// A HELLO while listening: claim the session for its sender, or refuse it (counted,
+    /// answered with a RESET, forgotten).
+    #[allow(clippy::too_many_arguments)]
+    fn hello(
         &mut self,
+        now: Time,
+        from: SocketAddr,
+        conn: u64,
         mss: u32,
         total: Option<u64>,
         transport: TransportCode,
         flow: &[u8],
-    ) -> Result<(), String> {
-        if transport == TransportCode::Tcp {
-            let mut cfg = self.cfg.clone();
-            cfg.mss = mss;
-            cfg.total_bytes = total;
-            self.shape = FlowShape {
-                rcv_buf: cfg.rcv_buf,
-                ..FlowShape::tcp(mss, total)
-            };
-            self.rcv = Some(AnyEndpoint::TcpReceiver(Box::new(Receiver::new(0, cfg))));
-            return Ok(());
+    ) {
+        let built = if self.recent.contains(&conn) {
+            Err("its connection was served before (a replayed HELLO)".to_string())
+        } else {
+            self.open(conn, mss, total, transport, flow)
+        };
+        match built {
+            Ok((shape, sink)) => {
+                self.peer = Some(from);
+                self.conn = conn;
+                self.mss = mss;
+                self.total = total;
+                self.transport = transport;
+                self.flow_desc = flow.to_vec();
+                self.started_at = Some(now);
+                self.last_heard = now;
+                self.shape = shape;
+                self.rcv = Some(sink);
+                self.state = SessionState::Open;
+                self.owe_hello_ack = true;
+                self.counters.accepted += 1;
+                self.recent[self.recent_at] = conn;
+                self.recent_at = (self.recent_at + 1) % RECENT_CONNS;
+                if self.key.is_some() {
+                    // Never 0: that is the handshake's own nonce.
+                    self.nonce = self.nonces.next_u64() | 1;
+                }
+            }
+            Err(why) => {
+                self.counters.refused_hello += 1;
+                self.last_refusal = Some(why);
+                self.owe_reset = true;
+                self.reset_to = Some(from);
+                self.reset_conn = conn;
+                self.reset_reason = RESET_REFUSED;
+            }
         }
-        let text = std::str::from_utf8(flow).map_err(|_| "flow description is not UTF-8")?;
-        let table: toml::Table = text.parse().map_err(|e| format!("flow description: {e}"))?;
-        let spec = super::report::flow_spec(&table, "HELLO").map_err(|e| e.to_string())?;
-        let (shape, ends) = flow_endpoints::build(&spec, self.conn)?;
-        if shape.transport != transport || shape.mss != mss || shape.total != total {
+    }
+
+    /// Builds the sink for a HELLO: TCP from this receiver's settings (MSS and size from
+    /// the HELLO), any other transport from the flow table the HELLO carries. A table
+    /// (required but for TCP) must agree with the HELLO's transport, MSS and size.
+    fn open(
+        &self,
+        conn: u64,
+        mss: u32,
+        total: Option<u64>,
+        transport: TransportCode,
+        flow: &[u8],
+    ) -> Result<(FlowShape, AnyEndpoint), String> {
+        if flow.len() > super::MAX_FLOW_DESC {
+            return Err(format!(
+                "its flow table has {} bytes, more than {}",
+                flow.len(),
+                super::MAX_FLOW_DESC
+            ));
+        }
+        let table = if flow.is_empty() && transport == TransportCode::Tcp {
+            None
+        } else {
+            let text = std::str::from_utf8(flow).map_err(|_| "its flow table is not UTF-8")?;
+            let table: toml::Table = text.parse().map_err(|e| format!("its flow table: {e}"))?;
+            let mut spec =
+                super::flow_spec::flow_spec(&table, "HELLO").map_err(|e| e.to_string())?;
+            if self.key.is_some() {
+                spec = super::flow_spec::with_mac(spec, "HELLO").map_err(|e| e.to_string())?;
+            }
+            Some(spec)
+        };
+        let declared = match &table {
+            Some(spec) => flow_endpoints::shape(spec)?,
+            None => FlowShape::tcp(mss, total),
+        };
+        if declared.transport != transport || declared.mss != mss || declared.total != total {
             return Err(format!(
                 "the HELLO says {} (payload {mss}, {total:?} bytes), its flow table {} \
                  (payload {}, {:?} bytes)",
                 transport.name(),
-                shape.transport.name(),
-                shape.mss,
-                shape.total
+                declared.transport.name(),
+                declared.mss,
+                declared.total
             ));
         }
-        self.shape = shape;
-        self.rcv = Some(ends.sink);
-        Ok(())
+        let state = sink_state(&declared);
+        if state > MAX_SINK_STATE {
+            return Err(format!(
+                "its {} flow of {total:?} bytes needs about {} MB of receiver state, more \
+                 than the {} MB a session may hold",
+                transport.name(),
+                state >> 20,
+                MAX_SINK_STATE >> 20
+            ));
+        }
+        let (mut shape, sink) = match (transport, table) {
+            (TransportCode::Tcp, _) => {
+                let mut cfg = self.cfg.clone();
+                cfg.mss = mss;
+                cfg.total_bytes = total;
+                let shape = FlowShape {
+                    rcv_buf: cfg.rcv_buf,
+                    ..FlowShape::tcp(mss, total)
+                };
+                let r = AnyEndpoint::TcpReceiver(Box::new(Receiver::new(0, cfg)));
+                (shape, r)
+            }
+            (_, Some(spec)) => {
+                // Random streams seeded from the connection id, as the sender's.
+                let (shape, ends) = flow_endpoints::build(&spec, conn)?;
+                (shape, ends.sink)
+            }
+            (_, None) => unreachable!("non-TCP HELLOs parse their table above"),
+        };
+        shape.rcv_buf = shape.rcv_buf.min(MAX_REACH);
+        Ok((shape, sink))
     }
 
     /// Checks a data-carrying message and hands it to the sink; false if rejected.
@@ -424,6 +624,10 @@ impl ReceiverSession {
             }
             return;
         }
+        if self.claim_expiry().is_some_and(|t| now >= t) {
+            self.release();
+            return;
+        }
         if self.state == SessionState::Open
             && now.saturating_since(self.last_heard) >= self.idle_timeout
         {
@@ -448,13 +652,32 @@ impl ReceiverSession {
     }
 
     pub fn poll_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
+        let room = buf
+            .len()
+            .saturating_sub(if self.key.is_some() { wire::TAG_LEN } else { 0 });
+        let n = self.next_datagram(now, &mut buf[..room])?;
+        match &self.key {
+            Some(k) => {
+                // A RESET refusing a HELLO answers the handshake: nonce 0.
+                let session = if self.peer.is_some() { self.nonce } else { 0 };
+                k.seal(mac::nonce_for(buf[3], session), buf, n)
+            }
+            None => Some(n),
+        }
+    }
+
+    fn next_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
         if self.owe_reset {
             self.owe_reset = false;
             let m = Message::Reset {
-                conn: self.conn,
-                reason: RESET_REFUSED,
+                conn: self.reset_conn,
+                reason: self.reset_reason,
             };
+            self.reset_to = None;
             return wire::encode(&m, buf).ok();
+        }
+        if self.stopped {
+            return None;
         }
         if self.owe_hello_ack {
             self.owe_hello_ack = false;
@@ -462,6 +685,7 @@ impl ReceiverSession {
                 conn: self.conn,
                 mss: self.mss,
                 rcv_buf: self.cfg.rcv_buf,
+                nonce: self.key.is_some().then_some(self.nonce),
             };
             return wire::encode(&m, buf).ok();
         }
@@ -499,10 +723,19 @@ impl ReceiverSession {
             consider(self.listen_until);
         } else if self.state == SessionState::Open {
             consider(Some(self.last_heard + self.idle_timeout));
+            consider(self.claim_expiry());
         }
         consider(self.rcv.as_ref().and_then(|r| r.poll_timeout()));
         consider(self.linger_until);
         t
+    }
+
+    /// When a claim with no data accepted yet is released.
+    fn claim_expiry(&self) -> Option<Time> {
+        if self.state != SessionState::Open || self.data_accepted > 0 {
+            return None;
+        }
+        self.started_at.map(|t| t + CLAIM_TIMEOUT)
     }
 
     /// Done (or failed) and no longer lingering for the sender's repeated CLOSEs.
@@ -512,5 +745,16 @@ impl ReceiverSession {
             SessionState::Done => self.linger_until.is_none_or(|t| now >= t),
             _ => false,
         }
+    }
+}
+
+/// Bytes of sink state a flow's declared transfer sizes before any data arrives.
+/// TCP-Forward's LT decoder keeps, per segment, a flag, a 4-byte list head and a
+/// one-byte description symbol (`tcplab_coding::lt::LtDecoder::new`); every other sink
+/// grows with the data it holds, within the window.
+fn sink_state(shape: &FlowShape) -> u64 {
+    match shape.transport {
+        TransportCode::TcpForward => shape.segments().unwrap_or(0).saturating_mul(6),
+        _ => 0,
     }
 }

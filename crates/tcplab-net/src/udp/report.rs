@@ -4,148 +4,25 @@
 use super::counters::InputCounters;
 use super::driver::{self, LoopStats};
 use super::flow_endpoints;
+use super::flow_spec::{flow_spec, with_mac, MAX_FLOW_DESC};
 use super::receiver_session::ReceiverSession;
 use super::sender_session::{PeerReport, SenderSession};
 use super::SessionState;
 use crate::emu::LatenessHistogram;
 use crate::error::NetError;
 use crate::sys::clock::Clock;
-use crate::wire::{
-    COMMON_HEADER, DATAGRAM_FIXED, DATA_HEADER_WITH_TS, OPTION_HEADER, SYMBOL_FIXED,
-    TACK_DATA_FIXED, TCP_TIMESTAMP_LEN,
-};
+use crate::wire::Key;
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use tcplab_core::{Dur, Metrics, Time, Value};
-use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
-use tcplab_transport::coded::{
-    FORWARD_HEADER_BYTES, FORWARD_IP_UDP_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
-};
-use tcplab_transport::tack::TACK_DATA_HEADER_BYTES;
-use tcplab_transport::{
-    AnyEndpoint, Endpoint, ReceiverConfig, ReceiverStats, TransportSpec, DATA_HEADER_BYTES,
-    TS_OPTION_BYTES,
-};
+use tcplab_sim::{ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
+use tcplab_transport::{AnyEndpoint, Endpoint, ReceiverConfig, ReceiverStats, TransportSpec};
 
-/// IPv4 (20) + UDP (8) + tcplab data header with timestamps (42) bytes per segment.
-pub const UDP_OVERHEAD: u32 = 28 + DATA_HEADER_WITH_TS as u32;
 /// The receive socket buffer a receiver asks for (bytes).
 pub const RECV_BUFFER: i32 = 16 << 20;
-/// The longest flow table a HELLO carries (it stays one unfragmented datagram).
-pub const MAX_FLOW_DESC: usize = 1200;
-/// The endpoint's RFC 7323 option in a datagram (`timestamps = true`).
-const TCP_TS_OPTION: u32 = (OPTION_HEADER + TCP_TIMESTAMP_LEN) as u32;
 /// Largest datagram the receive buffers take whole (IPv4's UDP maximum).
 const MAX_DATAGRAM: usize = 65_507;
-const _: () = assert!(COMMON_HEADER < DATA_HEADER_WITH_TS);
-
-/// A flow as the simulator would run it, from one `[[flow]]` table (the same keys,
-/// defaults and errors). Its MSS is reduced by the UDP driver's extra header bytes
-/// (`UDP_OVERHEAD` − 40), so each data segment is as long on the wire as the simulated
-/// TCP segment with the same settings.
-pub fn flow_spec(flow: &toml::Table, source: &str) -> Result<FlowSpec, ConfigError> {
-    let mut t = toml::Table::new();
-    let mut link = toml::Table::new();
-    link.insert("rate".into(), toml::Value::String("1Gbps".into()));
-    t.insert("link".into(), toml::Value::Table(link));
-    t.insert("duration".into(), toml::Value::String("1s".into()));
-    t.insert(
-        "flow".into(),
-        toml::Value::Array(vec![toml::Value::Table(flow.clone())]),
-    );
-    let sc = parse_scenario_table(&t, source)?;
-    let f = sc.flows.into_iter().next().expect("one flow parsed");
-    for_udp(f, source)
-}
-
-/// A simulator flow adapted to the UDP driver: the payload per packet shrinks by the
-/// driver's extra header bytes so data packets keep their simulated length on the wire
-/// (docs/wire-format.md gives each transport's header).
-pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
-    let err = |key: &str, value: String, why: String| ConfigError {
-        file: source.into(),
-        key: key.into(),
-        value,
-        why,
-    };
-    let name = f.transport.name().to_string();
-    // (the payload field to shrink, its key, the driver's extra bytes per packet)
-    let (mss, key, extra): (&mut u32, &str, u32) = match &mut f.transport {
-        // With RFC 7323 timestamps the simulated segment carries 12 option bytes and the
-        // datagram the 10-byte TCP timestamp option (kind 3).
-        TransportSpec::Tcp(t) if t.sender.timestamps => (
-            &mut t.sender.mss,
-            "flow.mss",
-            UDP_OVERHEAD + TCP_TS_OPTION - DATA_HEADER_BYTES - TS_OPTION_BYTES,
-        ),
-        TransportSpec::Tcp(t) => (
-            &mut t.sender.mss,
-            "flow.mss",
-            UDP_OVERHEAD - DATA_HEADER_BYTES,
-        ),
-        TransportSpec::Tack(t) => (&mut t.cfg.mss, "flow.mss", TACK_EXTRA),
-        TransportSpec::Datagram(d) => (&mut d.payload, "flow.payload", DATAGRAM_EXTRA),
-        TransportSpec::TcpNc(t) => {
-            if t.coding.payload {
-                return Err(err(
-                    "flow.coding.payload",
-                    "true".into(),
-                    NO_CODED_PAYLOAD.into(),
-                ));
-            }
-            (&mut t.tcp.sender.mss, "flow.mss", NC_EXTRA)
-        }
-        TransportSpec::Forward(t) => {
-            if t.coding.payload {
-                return Err(err(
-                    "flow.coding.payload",
-                    "true".into(),
-                    NO_CODED_PAYLOAD.into(),
-                ));
-            }
-            (&mut t.mss, "flow.mss", FORWARD_EXTRA)
-        }
-        TransportSpec::User { .. } => {
-            return Err(err(
-                "flow.transport",
-                name,
-                "the UDP driver's wire format has no messages for registered transports \
-                 (built-ins: tcp, datagram, tack, tcp-nc, tcp-forward)"
-                    .into(),
-            ))
-        }
-    };
-    if *mss <= extra {
-        return Err(err(
-            key,
-            mss.to_string(),
-            format!("the UDP driver needs more than {extra} bytes per {name} packet"),
-        ));
-    }
-    *mss -= extra;
-    let m = *mss;
-    // The session's own HELLO opens the connection; the endpoint's SYN exchange
-    // (`handshake = true`, the scenario default) has no wire format here.
-    if let TransportSpec::Tcp(t) = &mut f.transport {
-        t.receiver.mss = m;
-        t.sender.handshake = false;
-    }
-    if let TransportSpec::TcpNc(t) = &mut f.transport {
-        t.tcp.receiver.mss = m;
-        t.tcp.sender.handshake = false;
-    }
-    Ok(f)
-}
-
-const NO_CODED_PAYLOAD: &str = "over UDP a coded flow's symbols carry generated bytes checked \
-    by the receiver; handing real coded bytes to the decoder's own check is not supported";
-/// Extra bytes per data packet over the simulated headers (IPv4 + UDP + tcplab header
-/// against the simulated packet's headers).
-const TACK_EXTRA: u32 = 28 + (COMMON_HEADER + TACK_DATA_FIXED) as u32 - TACK_DATA_HEADER_BYTES;
-const DATAGRAM_EXTRA: u32 = (COMMON_HEADER + DATAGRAM_FIXED) as u32;
-const NC_EXTRA: u32 =
-    28 + (COMMON_HEADER + SYMBOL_FIXED) as u32 - NC_IP_TCP_BYTES - NC_HEADER_BYTES;
-const FORWARD_EXTRA: u32 =
-    28 + (COMMON_HEADER + SYMBOL_FIXED) as u32 - FORWARD_IP_UDP_BYTES - FORWARD_HEADER_BYTES;
 
 /// How to run a sender.
 #[derive(Clone, Debug)]
@@ -166,6 +43,11 @@ pub struct SendOptions {
     /// Run the event loop at `SCHED_FIFO` priority when permitted (precise timers on a
     /// busy machine; a CPU-bound sender then holds one core).
     pub realtime: bool,
+    /// Authenticate every datagram with this pre-shared key (the receiver needs it too).
+    pub key: Option<Key>,
+    /// Set (e.g. on Ctrl-C) to stop: the sender closes with the receiver and returns
+    /// what it measured so far, marked interrupted.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl SendOptions {
@@ -192,6 +74,8 @@ impl SendOptions {
             conn: None,
             connect_timeout: super::sender_session::CONTROL_TIMEOUT,
             realtime: false,
+            key: None,
+            stop: None,
         }
     }
 }
@@ -208,6 +92,8 @@ pub struct SendOutcome {
     pub peer: PeerReport,
     pub wall_s: f64,
     pub datagrams_sent: u64,
+    /// Stopped by `SendOptions::stop`: the tables cover the transfer up to then.
+    pub interrupted: bool,
 }
 
 /// Runs the event loop on its own thread, so a real-time policy never sticks to the
@@ -227,10 +113,9 @@ fn on_driver_thread<T: Send>(realtime: bool, f: impl FnOnce() -> T + Send) -> T 
 
 fn random_conn() -> u64 {
     let mut b = [0u8; 8];
-    // SAFETY: getrandom writes at most 8 bytes into `b`.
-    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), 8, 0) };
+    let n = rustix::rand::getrandom(&mut b, rustix::rand::GetRandomFlags::empty());
     let v = u64::from_ne_bytes(b);
-    if n == 8 && v != 0 {
+    if n == Ok(8) && v != 0 {
         v
     } else {
         crate::sys::clock::realtime_ns() | 1
@@ -245,7 +130,10 @@ pub fn send(opts: &SendOptions) -> Result<SendOutcome, NetError> {
 
 /// Sends one flow from `sock`.
 pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, NetError> {
-    let f = &opts.flow;
+    let f = &match opts.key {
+        Some(_) => with_mac(opts.flow.clone(), "--key")?,
+        None => opts.flow.clone(),
+    };
     if f.bytes.is_none() && opts.duration.is_none() {
         return Err(NetError::Protocol(
             "an unlimited flow needs a duration (--time)".into(),
@@ -285,6 +173,9 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         SenderSession::with_endpoint(clock.now(), opts.to, conn, ends.source, shape, desc)
             .with_epoch(epoch)
             .with_control_timeout(clock.now(), opts.connect_timeout);
+    if let Some(k) = &opts.key {
+        sess = sess.with_key(k.clone());
+    }
     let mut series = Table::default();
     let mut trace = Trace::default();
     let mut next_sample: Option<Time> = None;
@@ -319,13 +210,22 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         next
     };
     let st = on_driver_thread(opts.realtime, || {
-        driver::run(&sock, &mut sess, &clock, max_dgram, &mut tick, &mut timer)
+        let stop = opts.stop.as_deref();
+        driver::run(
+            &sock, &mut sess, &clock, max_dgram, &mut tick, &mut timer, stop,
+        )
     })?;
+    let interrupted = sess.interrupted();
+    if interrupted && sess.started_at().is_none() {
+        return Err(NetError::Interrupted);
+    }
     if let SessionState::Failed(why) = sess.state() {
-        return Err(NetError::Protocol(format!(
-            "{why} (datagrams received: {})",
-            sess.counters().summary()
-        )));
+        if !interrupted {
+            return Err(NetError::Protocol(format!(
+                "{why} (datagrams received: {})",
+                sess.counters().summary()
+            )));
+        }
     }
     let peer = sess.report().unwrap_or_default();
     let start = sess.started_at().unwrap_or(Time::ZERO);
@@ -353,6 +253,7 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
         peer,
         wall_s: t0.elapsed().as_secs_f64(),
         datagrams_sent: sess.datagrams_sent(),
+        interrupted,
     })
 }
 
@@ -449,6 +350,10 @@ pub struct RecvOptions {
     pub idle_timeout: Dur,
     /// As [`SendOptions::realtime`].
     pub realtime: bool,
+    /// Accept only datagrams authenticated with this pre-shared key.
+    pub key: Option<Key>,
+    /// Set (e.g. on Ctrl-C) to stop at once; a sender is told with a RESET.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RecvOptions {
@@ -458,6 +363,8 @@ impl Default for RecvOptions {
             listen_timeout: None,
             idle_timeout: super::IDLE_TIMEOUT,
             realtime: false,
+            key: None,
+            stop: None,
         }
     }
 }
@@ -480,6 +387,12 @@ pub struct RecvOutcome {
     pub goodput_bps: f64,
     pub counters: InputCounters,
     pub loop_stats: LoopStats,
+    /// The sender was interrupted and closed early (`delivered` is what it got to send).
+    pub sender_interrupted: bool,
+    /// Claims released because no data followed their HELLO, and why the last refused
+    /// HELLO was refused.
+    pub released: u64,
+    pub last_refusal: Option<String>,
 }
 
 /// Binds `listen` and receives one transfer.
@@ -501,6 +414,9 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
     let epoch = crate::sys::clock::realtime_ns().saturating_sub(clock.now().0);
     let mut sess = ReceiverSession::new(opts.receiver.clone(), listen_until, opts.idle_timeout)
         .with_epoch(epoch);
+    if let Some(k) = &opts.key {
+        sess = sess.with_key(k.clone(), random_conn());
+    }
     let mut timer = LatenessHistogram::default();
     let st = on_driver_thread(opts.realtime, || {
         driver::run(
@@ -510,9 +426,21 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
             MAX_DATAGRAM,
             &mut |_, _| None,
             &mut timer,
+            opts.stop.as_deref(),
         )
     })?;
+    if opts
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    {
+        return Err(NetError::Interrupted);
+    }
     if let SessionState::Failed(why) = sess.state() {
+        let why = match sess.last_refusal() {
+            Some(r) => format!("{why}; the last HELLO refused: {r}"),
+            None => why.clone(),
+        };
         return Err(NetError::Protocol(format!(
             "{why} (datagrams received: {})",
             sess.counters().summary()
@@ -540,5 +468,8 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
         },
         counters: *sess.counters(),
         loop_stats: st,
+        sender_interrupted: sess.sender_interrupted(),
+        released: sess.released(),
+        last_refusal: sess.last_refusal().map(str::to_string),
     })
 }

@@ -7,7 +7,7 @@ use super::counters::{InputCounters, Paws, TsClock};
 use super::flow_endpoints::FlowShape;
 use super::SessionState;
 use crate::payload;
-use crate::wire::{self, Message, Timestamps};
+use crate::wire::{self, mac, Key, Message, Timestamps};
 use std::net::SocketAddr;
 use tcplab_core::{Dur, Time};
 use tcplab_transport::cc::Controller;
@@ -21,6 +21,9 @@ const CONTROL_RETRY: Dur = Dur::from_millis(200);
 pub const CONTROL_TIMEOUT: Dur = Dur::from_secs(5);
 /// An open connection whose peer sends nothing valid for this long is abandoned.
 pub const IDLE_TIMEOUT: Dur = Dur::from_secs(10);
+/// An interrupted sender sends its CLOSE twice (at the `CONTROL_RETRY` spacing) and
+/// stops waiting for the answer after this long, within Ctrl-C's one second.
+const INTERRUPT_GRACE: Dur = Dur::from_millis(2 * 200);
 
 /// What the receiver reported in its CLOSE_ACK.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,6 +59,11 @@ pub struct SenderSession {
     datagrams_sent: u64,
     /// The highest in-order point an accepted ACK reported (bytes).
     acked_bytes: u64,
+    /// The pre-shared key and the session nonce from the HELLO_ACK (0 before it).
+    key: Option<Key>,
+    nonce: u64,
+    /// Stopped by [`SenderSession::interrupt`].
+    interrupted: bool,
 }
 
 impl SenderSession {
@@ -102,7 +110,16 @@ impl SenderSession {
             report: None,
             datagrams_sent: 0,
             acked_bytes: 0,
+            key: None,
+            nonce: 0,
+            interrupted: false,
         }
+    }
+
+    /// Authenticates every datagram with `key` (the receiver must hold the same key).
+    pub fn with_key(mut self, key: Key) -> Self {
+        self.key = Some(key);
+        self
     }
 
     /// How long HELLO and CLOSE wait for an answer before the session fails.
@@ -168,6 +185,27 @@ impl SenderSession {
         self.peer
     }
 
+    /// Stopped by [`SenderSession::interrupt`].
+    pub fn interrupted(&self) -> bool {
+        self.interrupted
+    }
+
+    /// Stops at once (Ctrl-C). Before the receiver answered, the session just ends;
+    /// after, the source stops, the receiver is told with a CLOSE marked interrupted, and
+    /// the session ends on its CLOSE_ACK or `INTERRUPT_GRACE` later.
+    pub fn interrupt(&mut self, now: Time) {
+        self.interrupted = true;
+        match self.state {
+            SessionState::Open | SessionState::Closing => {
+                self.ep.stop(now);
+                self.state = SessionState::Closing;
+                self.control_at = Some(now);
+                self.control_deadline = now + INTERRUPT_GRACE;
+            }
+            _ => self.fail("interrupted".into()),
+        }
+    }
+
     /// The application stops writing at `now` (time-limited transfers).
     pub fn stop(&mut self, now: Time) {
         self.ep.stop(now);
@@ -182,7 +220,11 @@ impl SenderSession {
 
     /// Processes one received datagram. Never panics; every datagram is counted.
     pub fn handle_datagram(&mut self, now: Time, from: SocketAddr, bytes: &[u8]) {
-        let Some(msg) = self.counters.screen(Some(self.peer), from, bytes) else {
+        let key = self.key.as_ref();
+        let Some(msg) = self
+            .counters
+            .screen(Some(self.peer), from, bytes, key, self.nonce)
+        else {
             return;
         };
         if msg.conn() != self.conn {
@@ -190,7 +232,16 @@ impl SenderSession {
             return;
         }
         match (&self.state, msg) {
-            (SessionState::Handshake, Message::HelloAck { .. }) => {
+            (SessionState::Handshake, Message::HelloAck { nonce, .. }) => {
+                if self.key.is_some() {
+                    match nonce {
+                        Some(n) if n != 0 => self.nonce = n,
+                        _ => {
+                            self.counters.unexpected += 1;
+                            return;
+                        }
+                    }
+                }
                 self.counters.accepted += 1;
                 self.state = SessionState::Open;
                 self.control_at = None;
@@ -252,7 +303,7 @@ impl SenderSession {
                     duplicate_segments,
                 });
                 let sent = self.ep.progress().app_bytes;
-                self.state = if delivered == sent || !self.shape.reliable {
+                self.state = if delivered == sent || !self.shape.reliable || self.interrupted {
                     SessionState::Done
                 } else {
                     SessionState::Failed(format!(
@@ -263,9 +314,13 @@ impl SenderSession {
             }
             (_, Message::Reset { reason, .. }) => {
                 self.counters.accepted += 1;
-                self.fail(format!(
-                    "the receiver reset the connection (reason {reason})"
-                ));
+                self.fail(match reason {
+                    super::RESET_REFUSED => "the receiver refused the flow (its report says \
+                                             why)"
+                        .to_string(),
+                    super::RESET_INTERRUPTED => "the receiver was interrupted".to_string(),
+                    r => format!("the receiver reset the connection (reason {r})"),
+                });
             }
             // Duplicates of the handshake answer, and anything out of place.
             _ => {
@@ -301,6 +356,9 @@ impl SenderSession {
     /// Call when `poll_timeout` has passed.
     pub fn handle_timeout(&mut self, now: Time) {
         match self.state {
+            SessionState::Closing if self.interrupted && now >= self.control_deadline => {
+                self.fail("interrupted (the receiver did not confirm the close)".into());
+            }
             SessionState::Handshake | SessionState::Closing if now >= self.control_deadline => {
                 let what = if self.state == SessionState::Handshake {
                     format!("no tcplab receiver answered at {}", self.peer)
@@ -333,6 +391,16 @@ impl SenderSession {
 
     /// The next datagram to send to the peer, written into `buf`; its length.
     pub fn poll_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
+        let tag = if self.key.is_some() { wire::TAG_LEN } else { 0 };
+        let room = buf.len().saturating_sub(tag);
+        let n = self.next_datagram(now, &mut buf[..room])?;
+        match &self.key {
+            Some(k) => k.seal(mac::nonce_for(buf[3], self.nonce), buf, n),
+            None => Some(n),
+        }
+    }
+
+    fn next_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
         // A source may finish while sending (an unreliable one has no ACK to wait for).
         self.maybe_close(now);
         if let Some(t) = self.control_at {
@@ -349,6 +417,7 @@ impl SenderSession {
                     _ => Message::Close {
                         conn: self.conn,
                         end: self.ep.progress().app_bytes,
+                        interrupted: self.interrupted,
                     },
                 };
                 self.datagrams_sent += 1;

@@ -3,6 +3,7 @@
 //! tests and the fuzz entry points; no sockets.
 
 use super::{ReceiverSession, SenderSession, SessionState};
+use crate::wire::{self, Key, Message, TransportCode};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use tcplab_core::{Dur, Rng, Time};
@@ -23,6 +24,11 @@ pub struct Pair {
     to_snd: VecDeque<(Time, Vec<u8>)>,
     buf: Vec<u8>,
     pub delivered_datagrams: u64,
+    /// Datagrams the receiver sent to addresses other than the sender's.
+    pub elsewhere: u64,
+    /// With `record`, every datagram delivered to the receiver, in order.
+    pub record: bool,
+    pub recorded: Vec<Vec<u8>>,
 }
 
 pub fn sender_addr() -> SocketAddr {
@@ -62,14 +68,31 @@ impl Pair {
             to_snd: VecDeque::new(),
             buf: vec![0; 2048],
             delivered_datagrams: 0,
+            elsewhere: 0,
+            record: false,
+            recorded: Vec::new(),
         }
     }
 
     /// A transfer of the flow `flow_toml` (one `[[flow]]` table, any built-in transport)
     /// with one-way `delay` and random `loss` each way.
     pub fn for_flow(flow_toml: &str, delay: Dur, loss: f64, seed: u64) -> Pair {
+        Pair::for_flow_with(flow_toml, delay, loss, seed, None)
+    }
+
+    /// `for_flow`, with both ends holding `key` when given.
+    pub fn for_flow_with(
+        flow_toml: &str,
+        delay: Dur,
+        loss: f64,
+        seed: u64,
+        key: Option<&Key>,
+    ) -> Pair {
         let table: toml::Table = flow_toml.parse().expect("a TOML table");
-        let f = super::flow_spec(&table, "testnet").expect("a valid flow");
+        let mut f = super::flow_spec(&table, "testnet").expect("a valid flow");
+        if key.is_some() {
+            f = super::with_mac(f, "testnet").expect("room for a MAC");
+        }
         let conn = 0xfeed_beef;
         let (shape, ends) = super::flow_endpoints::build(&f, conn).expect("buildable");
         let snd = SenderSession::with_endpoint(
@@ -82,7 +105,17 @@ impl Pair {
         );
         let mut p = Pair::new(1, "reno", delay, loss, seed);
         p.snd = snd;
-        p
+        match key {
+            Some(k) => p.with_key(k, seed),
+            None => p,
+        }
+    }
+
+    /// Both ends authenticate with `key` (the receiver's nonces seeded with `seed`).
+    pub fn with_key(mut self, key: &Key, seed: u64) -> Pair {
+        self.snd = self.snd.with_key(key.clone());
+        self.rcv = self.rcv.with_key(key.clone(), seed);
+        self
     }
 
     /// Hands `bytes` from `from` to the receiver now (a foreign or forged datagram).
@@ -112,9 +145,16 @@ impl Pair {
                 self.to_rcv.push_back((t, self.buf[..n].to_vec()));
             }
         }
-        while let Some(n) = self.rcv.poll_datagram(self.now, &mut self.buf) {
-            if self.rng.next_f64() >= self.loss {
+        loop {
+            // What the receiver sends elsewhere (a RESET to a stranger) leaves the pair.
+            let to_sender = self.rcv.dest() == Some(sender_addr());
+            let Some(n) = self.rcv.poll_datagram(self.now, &mut self.buf) else {
+                break;
+            };
+            if to_sender && self.rng.next_f64() >= self.loss {
                 self.to_snd.push_back((t, self.buf[..n].to_vec()));
+            } else if !to_sender {
+                self.elsewhere += 1;
             }
         }
     }
@@ -136,6 +176,9 @@ impl Pair {
             let (_, d) = self.to_rcv.pop_front().expect("front");
             self.rcv.handle_datagram(self.now, sender_addr(), &d);
             self.delivered_datagrams += 1;
+            if self.record {
+                self.recorded.push(d);
+            }
         }
         while self.to_snd.front().is_some_and(|x| x.0 <= self.now) {
             let (_, d) = self.to_snd.pop_front().expect("front");
@@ -166,3 +209,128 @@ impl Pair {
         *self.snd.state() == SessionState::Done && *self.rcv.state() == SessionState::Done
     }
 }
+
+/// A HELLO datagram with these fields.
+pub fn hello(
+    conn: u64,
+    transport: TransportCode,
+    mss: u32,
+    total: Option<u64>,
+    flow: &[u8],
+) -> Vec<u8> {
+    let m = Message::Hello {
+        conn,
+        mss,
+        total,
+        transport,
+        flow,
+    };
+    let mut buf = vec![0; 64 + flow.len()];
+    let n = wire::encode(&m, &mut buf).expect("room");
+    buf.truncate(n);
+    buf
+}
+
+/// The HELLO a sender of `flow_toml` sends (its MSS and size as the table gives them,
+/// reduced for a MAC when `keyed`), with the transport byte `transport` if given.
+pub fn hello_for(
+    flow_toml: &str,
+    conn: u64,
+    transport: Option<TransportCode>,
+    keyed: bool,
+) -> Vec<u8> {
+    let table: toml::Table = flow_toml.parse().expect("a TOML table");
+    let mut f = super::flow_spec(&table, "testnet").expect("a valid flow");
+    if keyed {
+        f = super::with_mac(f, "testnet").expect("room for a MAC");
+    }
+    let shape = super::flow_endpoints::shape(&f).expect("a wire transport");
+    let text = table.to_string();
+    hello(
+        conn,
+        transport.unwrap_or(shape.transport),
+        shape.mss,
+        shape.total,
+        text.as_bytes(),
+    )
+}
+
+/// HELLOs a receiver must refuse (counted, answered with a RESET, forgotten), each
+/// with what it tries.
+pub fn refused_hellos(keyed: bool) -> Vec<(&'static str, Vec<u8>)> {
+    let tack = "transport = \"tack\"\nbytes = \"60000B\"";
+    let long = format!("{tack}\nname = \"{}\"", "x".repeat(1300));
+    vec![
+        // 16 + 16 + 2 bytes: the 34-byte HELLO that made `tcplab recv` exit.
+        (
+            "a flow table that is not UTF-8",
+            hello(7, TransportCode::Tack, 1000, Some(60_000), &[0xff, 0xfe]),
+        ),
+        (
+            "a flow table that is not TOML",
+            hello(8, TransportCode::Tack, 1000, Some(60_000), b"bytes = = 3"),
+        ),
+        (
+            "transport byte tcp, table tack",
+            hello_for(tack, 9, Some(TransportCode::Tcp), keyed),
+        ),
+        (
+            "transport byte tack, table tcp",
+            hello_for("bytes = \"60000B\"", 10, Some(TransportCode::Tack), keyed),
+        ),
+        (
+            "a TCP-Forward flow of 900 GB",
+            hello_for(
+                "transport = \"tcp-forward\"\nbytes = \"900GB\"",
+                11,
+                None,
+                keyed,
+            ),
+        ),
+        (
+            "a flow table longer than a HELLO carries",
+            hello_for(&long, 12, None, keyed),
+        ),
+        ("an MSS the table does not give", {
+            let mut h = hello_for(tack, 13, None, keyed);
+            h[16..20].copy_from_slice(&999u32.to_be_bytes());
+            h
+        }),
+    ]
+}
+
+/// Valid HELLOs from someone who then sends nothing: each claims an unkeyed receiver.
+pub fn claiming_hellos(keyed: bool) -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        (
+            "tack",
+            hello_for("transport = \"tack\"\nbytes = \"60000B\"", 21, None, keyed),
+        ),
+        (
+            "datagram",
+            hello_for(
+                "transport = \"datagram\"\nrate = \"20Mbps\"\nbytes = \"60000B\"",
+                22,
+                None,
+                keyed,
+            ),
+        ),
+        (
+            "tcp",
+            hello(23, TransportCode::Tcp, 1000, Some(60_000), b""),
+        ),
+    ]
+}
+
+/// Flow tables the receiver fuzz entry opens: every transport, and hostile sizes.
+pub const FUZZ_TABLES: [&str; 9] = [
+    "cc = \"cubic\"\nbytes = \"60000B\"\nrecovery = \"sack\"",
+    "transport = \"tack\"\nbytes = \"60000B\"",
+    "transport = \"tcp-nc\"\ncc = \"reno\"\nbytes = \"60000B\"",
+    "transport = \"tcp-forward\"\nbytes = \"60000B\"",
+    "transport = \"datagram\"\nrate = \"20Mbps\"\nbytes = \"60000B\"",
+    "transport = \"tcp-forward\"\nbytes = \"90GB\"",
+    "transport = \"tack\"\nbytes = \"unlimited\"\nstop = \"1s\"\nrcv_buf = \"90GB\"",
+    "transport = \"tcp-nc\"\nbytes = \"900GB\"",
+    "transport = \"datagram\"\nrate = \"10Gbps\"\nbytes = \"900GB\"",
+];

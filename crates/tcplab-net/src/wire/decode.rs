@@ -3,8 +3,8 @@
 use super::error::WireError;
 use super::message::{Message, MessageType, Timestamps, TransportCode, MAX_SACK};
 use super::{
-    COMMON_HEADER, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, MAGIC, OPT_PAD, OPT_SACK, OPT_TCP_TIMESTAMP,
-    OPT_TIMESTAMP, TCP_TIMESTAMP_LEN, TIMESTAMP_LEN, VERSION,
+    COMMON_HEADER, FLAG_FIN, FLAG_INTERRUPTED, FLAG_REPAIR, FLAG_RETX, MAGIC, NONCE_LEN, OPT_NONCE,
+    OPT_PAD, OPT_SACK, OPT_TCP_TIMESTAMP, OPT_TIMESTAMP, TCP_TIMESTAMP_LEN, TIMESTAMP_LEN, VERSION,
 };
 use tcplab_transport::coded::Code;
 use tcplab_transport::tack::{AckKind, Gap, TackAck, MAX_GAPS};
@@ -60,6 +60,7 @@ struct Options {
     tcp_ts: Option<TcpTimestamps>,
     sack: [SackBlock; MAX_SACK],
     n_sack: u8,
+    nonce: Option<u64>,
 }
 
 fn options(area: &[u8]) -> Result<Options, WireError> {
@@ -106,6 +107,12 @@ fn options(area: &[u8]) -> Result<Options, WireError> {
                     *b = SackBlock { start, end };
                 }
                 o.n_sack = n as u8;
+            }
+            OPT_NONCE => {
+                if len as usize != NONCE_LEN || o.nonce.is_some() {
+                    return Err(WireError::BadOption { kind, len });
+                }
+                o.nonce = Some(v.u64("nonce")?);
             }
             // Unknown kinds are skipped: later versions may add options old peers ignore.
             _ => {}
@@ -156,7 +163,16 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
             let mss = r.u32("mss")?;
             let _ = r.u32("reserved")?;
             let rcv_buf = r.u64("receive buffer")?;
-            Message::HelloAck { conn, mss, rcv_buf }
+            let o = options(r.take(opt_len, "options")?)?;
+            if !r.rest().is_empty() {
+                return Err(WireError::Invalid("trailing bytes after a HELLO_ACK"));
+            }
+            return Ok(Message::HelloAck {
+                conn,
+                mss,
+                rcv_buf,
+                nonce: o.nonce,
+            });
         }
         MessageType::Data => {
             let seq = r.u64("sequence number")?;
@@ -337,6 +353,7 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
         MessageType::Close => Message::Close {
             conn,
             end: r.u64("end")?,
+            interrupted: flags & FLAG_INTERRUPTED != 0,
         },
         MessageType::CloseAck => Message::CloseAck {
             conn,

@@ -3,9 +3,9 @@
 use super::error::WireError;
 use super::message::{Message, Timestamps};
 use super::{
-    COMMON_HEADER, DATA_FIXED, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, MAGIC, OPTION_HEADER, OPT_SACK,
-    OPT_TCP_TIMESTAMP, OPT_TIMESTAMP, SYMBOL_FIXED, TACK_ACK_FIXED, TACK_DATA_FIXED,
-    TCP_TIMESTAMP_LEN, TIMESTAMP_LEN, VERSION,
+    COMMON_HEADER, DATA_FIXED, FLAG_FIN, FLAG_INTERRUPTED, FLAG_REPAIR, FLAG_RETX, MAGIC,
+    NONCE_LEN, OPTION_HEADER, OPT_NONCE, OPT_SACK, OPT_TCP_TIMESTAMP, OPT_TIMESTAMP, SYMBOL_FIXED,
+    TACK_ACK_FIXED, TACK_DATA_FIXED, TCP_TIMESTAMP_LEN, TIMESTAMP_LEN, VERSION,
 };
 use tcplab_transport::coded::Code;
 use tcplab_transport::tack::AckKind;
@@ -296,19 +296,33 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             put_ts(&mut w, &ts);
             Ok(w.pos)
         }
-        Message::HelloAck { mss, rcv_buf, .. } => {
-            check(buf, COMMON_HEADER + 16)?;
+        Message::HelloAck {
+            mss,
+            rcv_buf,
+            nonce,
+            ..
+        } => {
+            let opt = nonce.map_or(0, |_| OPTION_HEADER + NONCE_LEN);
+            check(buf, COMMON_HEADER + 16 + opt)?;
             let mut w = Writer { buf, pos: 0 };
-            common(&mut w, ty, 0, 0, conn);
+            common(&mut w, ty, 0, opt, conn);
             w.u32(mss);
             w.u32(0);
             w.u64(rcv_buf);
+            if let Some(n) = nonce {
+                w.u8(OPT_NONCE);
+                w.u8(NONCE_LEN as u8);
+                w.u64(n);
+            }
             Ok(w.pos)
         }
-        Message::Close { end, .. } => {
+        Message::Close {
+            end, interrupted, ..
+        } => {
             check(buf, COMMON_HEADER + 8)?;
             let mut w = Writer { buf, pos: 0 };
-            common(&mut w, ty, 0, 0, conn);
+            let flags = if interrupted { FLAG_INTERRUPTED } else { 0 };
+            common(&mut w, ty, flags, 0, conn);
             w.u64(end);
             Ok(w.pos)
         }

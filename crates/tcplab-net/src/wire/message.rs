@@ -76,8 +76,14 @@ pub enum Message<'a> {
         /// builds its end of the flow from it.
         flow: &'a [u8],
     },
-    /// Receiver → sender: accepted; the receive buffer it will advertise.
-    HelloAck { conn: u64, mss: u32, rcv_buf: u64 },
+    /// Receiver → sender: accepted; the receive buffer it will advertise and, with a
+    /// pre-shared key, the session nonce every later datagram's MAC covers (option 4).
+    HelloAck {
+        conn: u64,
+        mss: u32,
+        rcv_buf: u64,
+        nonce: Option<u64>,
+    },
     Data {
         conn: u64,
         seq: u64,
@@ -97,8 +103,13 @@ pub enum Message<'a> {
         ts: Option<Timestamps>,
         tcp_ts: Option<TcpTimestamps>,
     },
-    /// Sender → receiver: the transfer ends at byte `end` (all of it acknowledged).
-    Close { conn: u64, end: u64 },
+    /// Sender → receiver: the transfer ends at byte `end` (all of it acknowledged), or,
+    /// `interrupted`, the sender was stopped (Ctrl-C) after writing `end` bytes.
+    Close {
+        conn: u64,
+        end: u64,
+        interrupted: bool,
+    },
     /// Receiver → sender: what it delivered, and its counters.
     CloseAck {
         conn: u64,

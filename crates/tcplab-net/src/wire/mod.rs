@@ -12,11 +12,13 @@
 mod decode;
 mod encode;
 mod error;
+pub mod mac;
 mod message;
 
 pub use decode::decode;
 pub use encode::{encode, encode_data_header};
 pub use error::WireError;
+pub use mac::{Key, TAG_LEN};
 pub use message::{Message, MessageType, Timestamps, TransportCode, MAX_SACK};
 
 /// "TL"
@@ -39,6 +41,10 @@ pub const FLAG_FIN: u8 = 0x01;
 pub const FLAG_RETX: u8 = 0x02;
 /// SYMBOL: sent by loss recovery (TCP-Forward's Diff_p repair symbols).
 pub const FLAG_REPAIR: u8 = 0x04;
+/// CLOSE: the sender was stopped (Ctrl-C) before its transfer ended.
+pub const FLAG_INTERRUPTED: u8 = 0x08;
+/// Any type: the datagram ends in a [`mac::TAG_LEN`]-byte MAC (a pre-shared key).
+pub const FLAG_MAC: u8 = 0x80;
 
 /// DATAGRAM fixed part: seq (8), sent_at (8).
 pub const DATAGRAM_FIXED: usize = 16;
@@ -60,6 +66,9 @@ pub const OPT_SACK: u8 = 2;
 pub const OPT_TCP_TIMESTAMP: u8 = 3;
 /// TCP timestamp option value: tsval (4), tsecr (4), as RFC 7323's 32-bit fields.
 pub const TCP_TIMESTAMP_LEN: usize = 8;
+/// HELLO_ACK with a pre-shared key: the receiver's session nonce (8 bytes).
+pub const OPT_NONCE: u8 = 4;
+pub const NONCE_LEN: usize = 8;
 
 #[cfg(test)]
 mod tests;

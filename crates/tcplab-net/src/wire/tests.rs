@@ -139,9 +139,25 @@ fn control() -> impl Strategy<Value = Message<'static>> {
             echo: v[2],
             ts
         }),
-        (any::<u64>(), any::<u32>(), any::<u64>())
-            .prop_map(|(conn, mss, rcv_buf)| Message::HelloAck { conn, mss, rcv_buf }),
-        (any::<u64>(), any::<u64>()).prop_map(|(conn, end)| Message::Close { conn, end }),
+        (
+            any::<u64>(),
+            any::<u32>(),
+            any::<u64>(),
+            proptest::option::of(any::<u64>())
+        )
+            .prop_map(|(conn, mss, rcv_buf, nonce)| Message::HelloAck {
+                conn,
+                mss,
+                rcv_buf,
+                nonce
+            }),
+        (any::<u64>(), any::<u64>(), any::<bool>()).prop_map(|(conn, end, interrupted)| {
+            Message::Close {
+                conn,
+                end,
+                interrupted,
+            }
+        }),
         (any::<u64>(), any::<[u64; 4]>()).prop_map(|(conn, v)| Message::CloseAck {
             conn,
             delivered: v[0],
@@ -328,7 +344,15 @@ fn unknown_options_are_skipped_and_bad_ones_rejected() {
 #[test]
 fn rejects_other_versions_types_and_backwards_sack() {
     let mut buf = [0u8; 128];
-    let n = encode(&Message::Close { conn: 1, end: 5 }, &mut buf).unwrap();
+    let n = encode(
+        &Message::Close {
+            conn: 1,
+            end: 5,
+            interrupted: false,
+        },
+        &mut buf,
+    )
+    .unwrap();
     let mut b = buf;
     b[2] = 2;
     assert_eq!(decode(&b[..n]), Err(WireError::UnsupportedVersion(2)));
