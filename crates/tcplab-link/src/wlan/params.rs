@@ -46,6 +46,9 @@ pub struct WlanParams {
     pub queue: u32,
     /// Probability that an MPDU is received in error (per station link, both directions).
     pub per: f64,
+    /// Block Ack receive reordering (with A-MPDU only): the recipient's reorder timeout,
+    /// or `None` to hand MPDUs up as they arrive (see `medium.rs`).
+    pub reorder_timeout: Option<Dur>,
 }
 
 /// The names [`WlanParams::preset`] understands.
@@ -57,6 +60,9 @@ pub const VHT_MAX_AMPDU_BYTES: u64 = 1_048_575;
 pub const HT_MAX_AMPDU_BYTES: u64 = 65_535;
 /// aPPDUMaxTime of HT/VHT: 5.484 ms.
 pub const PPDU_MAX_TIME: Dur = Dur(5_484_000);
+/// Linux mac80211's receive reorder timeout, `HT_RX_REORDER_BUF_TIMEOUT` = HZ/10
+/// (net/mac80211/rx.c): 100 ms.
+pub const REORDER_TIMEOUT: Dur = Dur(100_000_000);
 /// The calibrated A-MPDU airtime cap of the n and ac presets (see docs/wlan.md).
 pub const CALIBRATED_AMPDU_TIME: Dur = Dur(550_000);
 
@@ -84,6 +90,9 @@ impl WlanParams {
             ampdu: None,
             queue: 1000,
             per: 0.0,
+            // Every HT/VHT A-MPDU runs under a Block Ack agreement, whose recipient
+            // reorders (IEEE 802.11-2020 10.25.6); inert without aggregation.
+            reorder_timeout: Some(REORDER_TIMEOUT),
         };
         Some(match name {
             // DSSS/CCK 11 Mbit/s with the short PLCP (72 + 24 µs); ACKs at 2 Mbit/s (the
@@ -174,6 +183,9 @@ impl WlanParams {
         }
         if !(0.0..1.0).contains(&self.per) {
             return Err("per: a probability in [0, 1)".into());
+        }
+        if self.reorder_timeout == Some(Dur::ZERO) {
+            return Err("reorder_timeout: must be > 0".into());
         }
         if let Some(a) = self.ampdu {
             if a.max_frames == 0 || a.max_bytes == 0 || a.max_time == Dur::ZERO {
