@@ -101,11 +101,9 @@ impl<P> Reorder<P> {
     /// (in order), then what follows in sequence.
     pub fn move_window(&mut self, ssn: u64, out: &mut impl FnMut(P)) {
         while self.head < ssn {
-            if let Some(slot) = self.held.pop_front() {
-                if let Some((p, _)) = slot {
-                    self.count -= 1;
-                    out(p);
-                }
+            if let Some(Some((p, _))) = self.held.pop_front() {
+                self.count -= 1;
+                out(p);
             }
             self.head += 1;
         }

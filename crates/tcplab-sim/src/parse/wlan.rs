@@ -258,8 +258,8 @@ fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<Phy>> {
     let width = small(w, "channel_width", 0, 1000)?.unwrap_or(width0);
     let short_gi = match w.duration("guard_interval")? {
         None => true,
-        Some(d) if d == Dur(400) => true,
-        Some(d) if d == Dur(800) => false,
+        Some(Dur(400)) => true,
+        Some(Dur(800)) => false,
         Some(_) => {
             return Err(w.err(
                 "guard_interval",
