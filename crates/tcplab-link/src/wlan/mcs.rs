@@ -14,6 +14,7 @@
 //! VHT-SIG-B in a single-user PPDU: ns-3 `VhtPhy::GetSigBDuration`), plus
 //! 4 µs per HT/VHT-LTF, N_LTF = 1, 2, 4, 4 for 1–4 streams (19.3.9.4.6, 21.3.8.3.5).
 
+use super::nist::Modulation;
 use super::phy::Phy;
 use tcplab_core::Dur;
 
@@ -26,7 +27,7 @@ pub enum McsTable {
 }
 
 /// (bits per subcarrier, code rate numerator, denominator) of MCS 0–9 on one stream.
-const MODULATION: [(u64, u64, u64); 10] = [
+const MODULATION: [(u32, u32, u32); 10] = [
     (1, 1, 2), // BPSK 1/2
     (2, 1, 2), // QPSK 1/2
     (2, 3, 4), // QPSK 3/4
@@ -92,6 +93,7 @@ pub fn phy(
         ));
     }
     let (bits, num, den) = MODULATION[index as usize];
+    let (bits, num, den) = (bits as u64, num as u64, den as u64);
     let bits_per_symbol = sd * bits * num * nss as u64 / den;
     let symbol = Dur(if short_gi { 3_600 } else { 4_000 });
     let rate = bits_per_symbol as f64 / symbol.as_secs_f64();
@@ -109,6 +111,20 @@ pub fn phy(
         encoders: (rate / per_encoder).ceil() as u32,
         signal_ext: Dur::ZERO,
     })
+}
+
+/// The modulation and code rate of `mcs` (HT: its index within the stream group).
+pub fn modulation(table: McsTable, mcs: u32) -> Modulation {
+    let i = match table {
+        McsTable::Ht => mcs % 8,
+        McsTable::Vht => mcs,
+    };
+    let (bits, rate_num, rate_den) = MODULATION[i.min(9) as usize];
+    Modulation {
+        bits,
+        rate_num,
+        rate_den,
+    }
 }
 
 #[cfg(test)]

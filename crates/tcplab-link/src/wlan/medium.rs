@@ -28,6 +28,7 @@
 //! BlockAckReq does (its airtime is not charged). Without frame errors MPDUs arrive in
 //! sequence and the buffer never holds one, so results are those of a cell without it.
 
+use super::nist;
 use super::params::WlanParams;
 use super::reorder::{Reorder, Verdict};
 use super::station::{Frame, Station, StationCounters};
@@ -61,6 +62,9 @@ pub struct Wlan<P> {
     sta: Vec<Station<P>>,
     /// Frame error rate of each node's link with the access point.
     per: Vec<f64>,
+    /// ln(1 − bit error probability after decoding) of each node's link at its SNR
+    /// (ns-3's NIST model); 0 without an SNR.
+    ln_ok: Vec<f64>,
     origin: Time,
     next_tx: Option<Time>,
     /// What reaches the recipients' MACs, in time order.
@@ -105,6 +109,7 @@ impl<P: Packet> Wlan<P> {
             response: p.sifs + p.response_airtime(),
             sta: (0..ports).map(|_| Station::new(ports, p.cw_min)).collect(),
             per: vec![p.per; ports],
+            ln_ok: vec![ln_ok(&p, p.snr_db); ports],
             origin: Time::ZERO,
             next_tx: None,
             arrivals: VecDeque::new(),
@@ -132,6 +137,12 @@ impl<P: Packet> Wlan<P> {
         self.per[port as usize] = per;
     }
 
+    /// Sets the SNR (dB) of `port`'s link with the access point (needs the parameters'
+    /// `modulation`).
+    pub fn set_snr(&mut self, port: Port, snr_db: f64) {
+        self.ln_ok[port as usize] = ln_ok(&self.p, Some(snr_db));
+    }
+
     pub fn counters(&self, port: Port) -> &StationCounters {
         &self.sta[port as usize].c
     }
@@ -154,6 +165,13 @@ impl<P: Packet> Wlan<P> {
         match (a, b) {
             (0, x) | (x, 0) => self.per[x],
             (x, y) => 1.0 - (1.0 - self.per[x]) * (1.0 - self.per[y]),
+        }
+    }
+
+    fn ln_ok_between(&self, a: usize, b: usize) -> f64 {
+        match (a, b) {
+            (0, x) | (x, 0) => self.ln_ok[x],
+            (x, y) => self.ln_ok[x] + self.ln_ok[y],
         }
     }
 
@@ -220,6 +238,12 @@ impl<P: Packet> Wlan<P> {
         } else {
             0.0
         };
+        let ln_ok = if arrive.is_some() {
+            self.ln_ok_between(s, d)
+        } else {
+            0.0
+        };
+        let overhead = self.p.mac_overhead;
         let limit = self.p.retry_limit;
         let agreement = self.reorder_timeout.is_some();
         let Wlan {
@@ -235,6 +259,12 @@ impl<P: Packet> Wlan<P> {
         batch.extend(st.queues[d].drain(..n));
         let mut any = false;
         for mut f in batch.drain(..) {
+            let per = if ln_ok == 0.0 {
+                per
+            } else {
+                let bits = 8.0 * (f.pkt.wire_len() + overhead) as f64;
+                1.0 - (1.0 - per) * (ln_ok * bits).exp()
+            };
             match arrive {
                 Some(at) if per == 0.0 || !rng.chance(per) => {
                     any = true;
@@ -430,6 +460,16 @@ impl<P: Packet> Wlan<P> {
         }
         self.origin = t + exchange + self.difs;
         self.recompute_next();
+    }
+}
+
+/// ln(1 − Pe) of the data PHY's modulation at `snr_db` (0 without an SNR).
+fn ln_ok(p: &WlanParams, snr_db: Option<f64>) -> f64 {
+    match (snr_db, p.modulation) {
+        (Some(db), Some(m)) => nist::chunk_success(m, 10f64.powf(db / 10.0), 1)
+            .max(f64::MIN_POSITIVE)
+            .ln(),
+        _ => 0.0,
     }
 }
 

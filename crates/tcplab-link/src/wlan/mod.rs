@@ -12,6 +12,7 @@
 pub mod bianchi;
 pub mod mcs;
 mod medium;
+pub mod nist;
 mod params;
 mod phy;
 mod reorder;

@@ -6,6 +6,8 @@
 //! calibrated so that one saturating UDP flow reaches the paper's UDP baselines
 //! (7 / 26 / 210 / 590 Mbit/s); docs/wlan.md derives each number.
 
+use super::mcs::{self, McsTable};
+use super::nist::Modulation;
 use super::phy::Phy;
 use tcplab_core::Dur;
 
@@ -46,6 +48,12 @@ pub struct WlanParams {
     pub queue: u32,
     /// Probability that an MPDU is received in error (per station link, both directions).
     pub per: f64,
+    /// The data PHY's modulation and code rate (`None` for DSSS or a rate outside the
+    /// standard's set), for the SNR error model.
+    pub modulation: Option<Modulation>,
+    /// Signal-to-noise ratio of every station's link in dB: frame errors follow from it
+    /// by ns-3's NIST model (`nist.rs`), on top of `per`. `None`: only `per`.
+    pub snr_db: Option<f64>,
     /// Block Ack receive reordering (with A-MPDU only): the recipient's reorder timeout,
     /// or `None` to hand MPDUs up as they arrive (see `medium.rs`).
     pub reorder_timeout: Option<Dur>,
@@ -90,6 +98,8 @@ impl WlanParams {
             ampdu: None,
             queue: 1000,
             per: 0.0,
+            modulation: None,
+            snr_db: None,
             // Every HT/VHT A-MPDU runs under a Block Ack agreement, whose recipient
             // reorders (IEEE 802.11-2020 10.25.6); inert without aggregation.
             reorder_timeout: Some(REORDER_TIMEOUT),
@@ -119,6 +129,12 @@ impl WlanParams {
                 control_phy: Phy::legacy_ofdm(24, us(6)),
                 sifs: us(10),
                 cw_min: 31,
+                // 54 Mbit/s: 64-QAM, code rate 3/4 (IEEE 802.11-2020 Table 17-4).
+                modulation: Some(Modulation {
+                    bits: 6,
+                    rate_num: 3,
+                    rate_den: 4,
+                }),
                 ..common
             },
             // HT MCS15: 2 streams, 64-QAM 5/6, 40 MHz, 400 ns GI = 300 Mbit/s; HT-mixed
@@ -134,6 +150,7 @@ impl WlanParams {
                 },
                 aifsn: 3,
                 mac_overhead: 26 + 8 + 4,
+                modulation: Some(mcs::modulation(McsTable::Ht, 15)),
                 ampdu: Some(Ampdu {
                     max_frames: 64,
                     max_bytes: HT_MAX_AMPDU_BYTES,
@@ -154,6 +171,7 @@ impl WlanParams {
                 },
                 aifsn: 3,
                 mac_overhead: 26 + 8 + 4,
+                modulation: Some(mcs::modulation(McsTable::Vht, 9)),
                 ampdu: Some(Ampdu {
                     max_frames: 64,
                     max_bytes: VHT_MAX_AMPDU_BYTES,
@@ -183,6 +201,18 @@ impl WlanParams {
         }
         if !(0.0..1.0).contains(&self.per) {
             return Err("per: a probability in [0, 1)".into());
+        }
+        if let Some(snr) = self.snr_db {
+            if !snr.is_finite() {
+                return Err("snr: a finite number of dB".into());
+            }
+            if self.modulation.is_none() {
+                return Err(
+                    "snr: the error model needs an OFDM data rate of the standard \
+                    (802.11g/n/ac; with n/ac set it by mcs, not data_rate)"
+                        .into(),
+                );
+            }
         }
         if self.reorder_timeout == Some(Dur::ZERO) {
             return Err("reorder_timeout: must be > 0".into());

@@ -15,6 +15,7 @@
 //! streams = 1                  # 802.11ac: spatial streams (HT's MCS index implies them)
 //! channel_width = 20           # MHz
 //! guard_interval = "800ns"     # or "400ns"
+//! snr = "25dB"                 # frame errors from the SNR (ns-3's NIST model), on top of per
 //! reorder = false              # 802.11n/ac: no Block Ack receive reordering
 //! reorder_timeout = "100ms"    # the recipient's reorder timeout (mac80211's default)
 //! ```
@@ -27,6 +28,7 @@ use super::{Section, R};
 use crate::scenario::{Duplex, LinkSpec, NodeSpec, WlanSpec};
 use tcplab_core::Dur;
 use tcplab_link::wlan::mcs::{self, McsTable, HT_MIN_RATE_BPS};
+use tcplab_link::wlan::nist::Modulation;
 use tcplab_link::wlan::{Ampdu, Phy, PPDU_MAX_TIME, PRESETS};
 use tcplab_link::{LinkParams, QueueLimit, WlanParams};
 use toml::Value;
@@ -220,10 +222,31 @@ fn at_rate(w: &Section<'_>, standard: &str, k: &str, phy: Phy, rate: u64) -> R<P
     })
 }
 
+/// The modulation of a legacy OFDM rate of 802.11g (IEEE 802.11-2020 Table 17-4); `None`
+/// for any other rate or standard.
+fn legacy_modulation(standard: &str, rate: u64) -> Option<Modulation> {
+    let (bits, rate_num, rate_den) = match (standard, rate / 1_000_000, rate % 1_000_000) {
+        ("802.11g", 6, 0) => (1, 1, 2),
+        ("802.11g", 9, 0) => (1, 3, 4),
+        ("802.11g", 12, 0) => (2, 1, 2),
+        ("802.11g", 18, 0) => (2, 3, 4),
+        ("802.11g", 24, 0) => (4, 1, 2),
+        ("802.11g", 36, 0) => (4, 3, 4),
+        ("802.11g", 48, 0) => (6, 2, 3),
+        ("802.11g", 54, 0) => (6, 3, 4),
+        _ => return None,
+    };
+    Some(Modulation {
+        bits,
+        rate_num,
+        rate_den,
+    })
+}
+
 /// The data PHY from `mcs`, `streams`, `channel_width` and `guard_interval`, each
 /// defaulting to the preset's (802.11n: HT MCS 15, 40 MHz; 802.11ac: VHT MCS 9, 2
 /// streams, 80 MHz; both with the short guard interval).
-fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<Phy>> {
+fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<(Phy, Modulation)>> {
     let keys = ["mcs", "streams", "channel_width", "guard_interval"];
     let Some(first) = keys.iter().find(|k| w.table.contains_key(**k)) else {
         return Ok(None);
@@ -274,7 +297,7 @@ fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<Phy>> {
         first
     };
     mcs::phy(table, mcs, streams, width, short_gi)
-        .map(Some)
+        .map(|phy| Some((phy, mcs::modulation(table, mcs))))
         .map_err(|why| w.err(key, w.table.get(key), why))
 }
 
@@ -304,11 +327,43 @@ fn overrides(w: &Section<'_>, standard: &str, p: &mut WlanParams) -> R<()> {
     if let Some(v) = small(w, "mac_overhead", 0, 1000)? {
         p.mac_overhead = v;
     }
-    if let Some(phy) = mcs_phy(w, standard)? {
+    if let Some((phy, m)) = mcs_phy(w, standard)? {
         p.data_phy = phy;
+        p.modulation = Some(m);
     }
     if let Some(r) = w.rate("data_rate")? {
         p.data_phy = at_rate(w, standard, "data_rate", p.data_phy, r)?;
+        p.modulation = legacy_modulation(standard, r);
+    }
+    match w.get("snr") {
+        None => {}
+        Some(Value::Integer(x)) => p.snr_db = Some(*x as f64),
+        Some(Value::Float(x)) if x.is_finite() => p.snr_db = Some(*x),
+        Some(v @ Value::String(t)) => match t.strip_suffix("dB").map(|x| x.trim().parse::<f64>()) {
+            Some(Ok(x)) if x.is_finite() => p.snr_db = Some(x),
+            _ => {
+                return Err(w.err(
+                    "snr",
+                    Some(v),
+                    "a signal-to-noise ratio in dB, e.g. \"25dB\" or 25",
+                ))
+            }
+        },
+        v => {
+            return Err(w.err(
+                "snr",
+                v,
+                "a signal-to-noise ratio in dB, e.g. \"25dB\" or 25",
+            ))
+        }
+    }
+    if p.snr_db.is_some() && p.modulation.is_none() {
+        return Err(w.err(
+            "snr",
+            w.table.get("snr"),
+            "the NIST error model covers the OFDM rates of the standard: 802.11g at 6, 9, 12, \
+             18, 24, 36, 48 or 54 Mbit/s, 802.11n/ac at an mcs (not 802.11b, not another data_rate)",
+        ));
     }
     if let Some(r) = w.rate("control_rate")? {
         p.control_phy = at_rate(w, standard, "control_rate", p.control_phy, r)?;
