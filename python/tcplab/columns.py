@@ -141,6 +141,8 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "mpdu_errors": Column("frames", "WLAN: MPDUs lost to frame errors (PER)", 0),
         "reorder_held": Column("frames", "WLAN: the node's MPDUs the recipient's Block Ack "
                                "reordering buffer held behind a gap", 0),
+        "phy_rate_mean_bps": Column("bit/s", "WLAN: mean PHY rate of the MPDUs the node sent "
+                                    "(varies under rate_control = \"minstrel\")", 0),
         "reorder_late": Column("packets", "WLAN: the node's MPDUs discarded as arriving after "
                                "their gap's reorder timeout", 0),
         "ampdu_mean": Column("frames", "WLAN: mean MPDUs per successful access", 0),

@@ -113,6 +113,45 @@ pub fn phy(
     })
 }
 
+/// An HT/VHT data rate as the standard names it (see [`phy`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct McsConfig {
+    pub table: McsTable,
+    pub mcs: u32,
+    pub streams: u32,
+    pub width_mhz: u32,
+    pub short_gi: bool,
+}
+
+impl McsConfig {
+    pub fn phy(&self) -> Result<Phy, String> {
+        phy(
+            self.table,
+            self.mcs,
+            self.streams,
+            self.width_mhz,
+            self.short_gi,
+        )
+    }
+
+    pub fn modulation(&self) -> Modulation {
+        modulation(self.table, self.mcs)
+    }
+
+    /// Every MCS of the same streams, width and guard interval the standard defines,
+    /// lowest first (for rate adaptation).
+    pub fn group(&self) -> Vec<McsConfig> {
+        let (first, last) = match self.table {
+            McsTable::Ht => (self.mcs / 8 * 8, self.mcs / 8 * 8 + 7),
+            McsTable::Vht => (0, 9),
+        };
+        (first..=last)
+            .map(|mcs| McsConfig { mcs, ..*self })
+            .filter(|c| c.phy().is_ok())
+            .collect()
+    }
+}
+
 /// The modulation and code rate of `mcs` (HT: its index within the stream group).
 pub fn modulation(table: McsTable, mcs: u32) -> Modulation {
     let i = match table {

@@ -28,8 +28,10 @@
 //! BlockAckReq does (its airtime is not charged). Without frame errors MPDUs arrive in
 //! sequence and the buffer never holds one, so results are those of a cell without it.
 
-use super::nist;
+use super::minstrel::{Minstrel, PERFECT_BYTES};
+use super::nist::{self, Modulation};
 use super::params::WlanParams;
+use super::phy::Phy;
 use super::reorder::{Reorder, Verdict};
 use super::station::{Frame, Station, StationCounters};
 use crate::link::Admit;
@@ -40,6 +42,16 @@ use tcplab_core::{Dur, Metrics, Rng, Time};
 
 /// A-MPDU subframe delimiter.
 const DELIMITER: u64 = 4;
+
+/// A data rate a node may send at: the fixed one, or each of Minstrel's candidates.
+#[derive(Clone, Copy, Debug)]
+struct Rate {
+    phy: Phy,
+    modulation: Option<Modulation>,
+    /// Airtime of a `PERFECT_BYTES` MPDU, in seconds (Minstrel's yardstick).
+    perfect: f64,
+    kbps: u64,
+}
 
 /// An MPDU at the end of its PPDU, or (`pkt: None`) a window move to `seq` after the
 /// originator dropped `seq - 1`.
@@ -62,9 +74,14 @@ pub struct Wlan<P> {
     sta: Vec<Station<P>>,
     /// Frame error rate of each node's link with the access point.
     per: Vec<f64>,
+    /// The data rates: one, or Minstrel's candidates (lowest first).
+    rates: Vec<Rate>,
+    perfect: Vec<f64>,
     /// ln(1 − bit error probability after decoding) of each node's link at its SNR
-    /// (ns-3's NIST model); 0 without an SNR.
+    /// (ns-3's NIST model) at each rate, `port * rates + rate`; 0 without an SNR.
     ln_ok: Vec<f64>,
+    /// Minstrel's state per (sender, receiver), `from * ports + to`, if adapting.
+    minstrel: Vec<Minstrel>,
     origin: Time,
     next_tx: Option<Time>,
     /// What reaches the recipients' MACs, in time order.
@@ -99,6 +116,20 @@ impl<P: Packet> Wlan<P> {
         );
         debug_assert!(p.validate().is_ok(), "{:?}", p.validate());
         let reorder_timeout = p.ampdu.and(p.reorder_timeout);
+        let rate = |phy: Phy, modulation| Rate {
+            phy,
+            modulation,
+            perfect: (phy.duration(PERFECT_BYTES)).as_secs_f64(),
+            kbps: (phy.rate_bps() / 1e3).round() as u64,
+        };
+        let rates: Vec<Rate> = match (p.minstrel, p.mcs) {
+            (true, Some(m)) => m
+                .group()
+                .iter()
+                .map(|c| rate(c.phy().expect("a valid MCS"), Some(c.modulation())))
+                .collect(),
+            _ => vec![rate(p.data_phy, p.modulation)],
+        };
         let windows = if reorder_timeout.is_some() {
             ports * ports
         } else {
@@ -109,7 +140,21 @@ impl<P: Packet> Wlan<P> {
             response: p.sifs + p.response_airtime(),
             sta: (0..ports).map(|_| Station::new(ports, p.cw_min)).collect(),
             per: vec![p.per; ports],
-            ln_ok: vec![ln_ok(&p, p.snr_db); ports],
+            ln_ok: rates
+                .iter()
+                .map(|r| ln_ok(r.modulation, p.snr_db))
+                .cycle()
+                .take(ports * rates.len())
+                .collect(),
+            minstrel: if p.minstrel {
+                (0..ports * ports)
+                    .map(|_| Minstrel::new(rates.len()))
+                    .collect()
+            } else {
+                vec![]
+            },
+            perfect: rates.iter().map(|r| r.perfect).collect(),
+            rates,
             origin: Time::ZERO,
             next_tx: None,
             arrivals: VecDeque::new(),
@@ -140,7 +185,10 @@ impl<P: Packet> Wlan<P> {
     /// Sets the SNR (dB) of `port`'s link with the access point (needs the parameters'
     /// `modulation`).
     pub fn set_snr(&mut self, port: Port, snr_db: f64) {
-        self.ln_ok[port as usize] = ln_ok(&self.p, Some(snr_db));
+        let n = self.rates.len();
+        for (r, rate) in self.rates.iter().enumerate() {
+            self.ln_ok[port as usize * n + r] = ln_ok(rate.modulation, Some(snr_db));
+        }
     }
 
     pub fn counters(&self, port: Port) -> &StationCounters {
@@ -168,10 +216,11 @@ impl<P: Packet> Wlan<P> {
         }
     }
 
-    fn ln_ok_between(&self, a: usize, b: usize) -> f64 {
+    fn ln_ok_between(&self, a: usize, b: usize, rate: usize) -> f64 {
+        let n = self.rates.len();
         match (a, b) {
-            (0, x) | (x, 0) => self.ln_ok[x],
-            (x, y) => self.ln_ok[x] + self.ln_ok[y],
+            (0, x) | (x, 0) => self.ln_ok[x * n + rate],
+            (x, y) => self.ln_ok[x * n + rate] + self.ln_ok[y * n + rate],
         }
     }
 
@@ -181,7 +230,7 @@ impl<P: Packet> Wlan<P> {
 
     /// How many frames of `s`'s queue for `d` the next PPDU carries, its PSDU bytes and
     /// the bytes of transport ACKs among them.
-    fn aggregate(&self, s: usize, d: usize) -> (usize, u64, u64) {
+    fn aggregate(&self, s: usize, d: usize, phy: &Phy) -> (usize, u64, u64) {
         let q = &self.sta[s].queues[d];
         let first = self.mpdu_bytes(&q[0].pkt);
         let ack_bytes = |f: &Frame<P>, b: u64| if f.pkt.carries_payload() { 0 } else { b };
@@ -198,9 +247,7 @@ impl<P: Packet> Wlan<P> {
                 break;
             }
             let sub = (self.mpdu_bytes(&f.pkt) + DELIMITER).next_multiple_of(4);
-            if n > 0
-                && (bytes + sub > a.max_bytes || self.p.data_phy.duration(bytes + sub) > a.max_time)
-            {
+            if n > 0 && (bytes + sub > a.max_bytes || phy.duration(bytes + sub) > a.max_time) {
                 break;
             }
             n += 1;
@@ -224,7 +271,7 @@ impl<P: Packet> Wlan<P> {
     /// Counts a failed attempt on the first `n` frames of `s`'s queue for `d`; frames out
     /// of attempts are dropped.
     fn fail_frames(&mut self, s: usize, d: usize, n: usize, end: Time) {
-        self.settle(s, d, n, None, end);
+        self.settle(s, d, n, None, end, 0);
     }
 
     /// Takes the first `n` frames of `s`'s queue for `d` off the air: with `arrive`, each
@@ -232,14 +279,22 @@ impl<P: Packet> Wlan<P> {
     /// failed. Failed frames spend an attempt and go back to the head of the queue, or
     /// are dropped at the retry limit (under a Block Ack agreement the recipient's window
     /// then moves at `end`). Returns whether any was delivered.
-    fn settle(&mut self, s: usize, d: usize, n: usize, arrive: Option<Time>, end: Time) -> bool {
+    fn settle(
+        &mut self,
+        s: usize,
+        d: usize,
+        n: usize,
+        arrive: Option<Time>,
+        end: Time,
+        rate: usize,
+    ) -> bool {
         let per = if arrive.is_some() {
             self.per_between(s, d)
         } else {
             0.0
         };
         let ln_ok = if arrive.is_some() {
-            self.ln_ok_between(s, d)
+            self.ln_ok_between(s, d, rate)
         } else {
             0.0
         };
@@ -428,8 +483,14 @@ impl<P: Packet> Wlan<P> {
             let d = self.sta[s]
                 .next_destination()
                 .expect("a winner has a frame");
-            let (n, bytes, ack_bytes) = self.aggregate(s, d);
-            let data = self.p.data_phy.duration(bytes);
+            let ports = self.sta.len();
+            let rate = match self.minstrel.get_mut(s * ports + d) {
+                Some(m) => m.choose(t, &self.perfect, &mut self.rng),
+                None => 0,
+            };
+            let phy = self.rates[rate].phy;
+            let (n, bytes, ack_bytes) = self.aggregate(s, d, &phy);
+            let data = phy.duration(bytes);
             let own = data + self.response;
             exchange = exchange.max(own);
             let st = &mut self.sta[s];
@@ -441,17 +502,25 @@ impl<P: Packet> Wlan<P> {
             let c = &mut st.c;
             c.accesses += 1;
             c.mpdus_sent += n as u64;
+            c.rate_kbps_sum += n as u64 * self.rates[rate].kbps;
             c.retries += retries as u64;
             c.airtime += own;
             c.ack_airtime += Dur((own.0 as u128 * ack_bytes as u128 / bytes as u128) as u64);
             if collided {
                 c.collisions += 1;
                 self.fail_frames(s, d, n, t);
+                if let Some(m) = self.minstrel.get_mut(s * ports + d) {
+                    m.record(rate, n as u64, 0);
+                }
                 self.after_access(s, false);
             } else {
                 self.sta[s].c.ampdu_frames += n as u64;
-                let ok = self.settle(s, d, n, Some(t + data), t + data);
+                let before = self.sta[s].c.delivered_pkts;
+                let ok = self.settle(s, d, n, Some(t + data), t + data, rate);
                 self.after_access(s, ok);
+                if let Some(m) = self.minstrel.get_mut(s * ports + d) {
+                    m.record(rate, n as u64, self.sta[s].c.delivered_pkts - before);
+                }
             }
         }
         self.busy += exchange;
@@ -463,9 +532,9 @@ impl<P: Packet> Wlan<P> {
     }
 }
 
-/// ln(1 − Pe) of the data PHY's modulation at `snr_db` (0 without an SNR).
-fn ln_ok(p: &WlanParams, snr_db: Option<f64>) -> f64 {
-    match (snr_db, p.modulation) {
+/// ln(1 − Pe) of `modulation` at `snr_db` (0 without an SNR).
+fn ln_ok(modulation: Option<Modulation>, snr_db: Option<f64>) -> f64 {
+    match (snr_db, modulation) {
         (Some(db), Some(m)) => nist::chunk_success(m, 10f64.powf(db / 10.0), 1)
             .max(f64::MIN_POSITIVE)
             .ln(),
@@ -610,6 +679,12 @@ impl<P: Packet> Medium<P> for Wlan<P> {
         out.put("mpdu_errors", c.mpdu_errors.into());
         out.put("reorder_held", c.reorder_held.into());
         out.put("reorder_late", c.reorder_late.into());
+        out.put(
+            "phy_rate_mean_bps",
+            (c.mpdus_sent > 0)
+                .then(|| c.rate_kbps_sum as f64 * 1e3 / c.mpdus_sent as f64)
+                .into(),
+        );
         let successes = c.accesses - c.collisions;
         out.put(
             "ampdu_mean",

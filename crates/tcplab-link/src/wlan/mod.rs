@@ -12,6 +12,7 @@
 pub mod bianchi;
 pub mod mcs;
 mod medium;
+mod minstrel;
 pub mod nist;
 mod params;
 mod phy;

@@ -6,7 +6,7 @@
 //! calibrated so that one saturating UDP flow reaches the paper's UDP baselines
 //! (7 / 26 / 210 / 590 Mbit/s); docs/wlan.md derives each number.
 
-use super::mcs::{self, McsTable};
+use super::mcs::{self, McsConfig, McsTable};
 use super::nist::Modulation;
 use super::phy::Phy;
 use tcplab_core::Dur;
@@ -51,6 +51,11 @@ pub struct WlanParams {
     /// The data PHY's modulation and code rate (`None` for DSSS or a rate outside the
     /// standard's set), for the SNR error model.
     pub modulation: Option<Modulation>,
+    /// The HT/VHT MCS of the data PHY (`None` for legacy PHYs or a `data_rate`).
+    pub mcs: Option<McsConfig>,
+    /// Minstrel-HT style rate adaptation over the MCS group of `mcs` (`minstrel.rs`);
+    /// `false`: the fixed `data_phy`.
+    pub minstrel: bool,
     /// Signal-to-noise ratio of every station's link in dB: frame errors follow from it
     /// by ns-3's NIST model (`nist.rs`), on top of `per`. `None`: only `per`.
     pub snr_db: Option<f64>,
@@ -99,6 +104,8 @@ impl WlanParams {
             queue: 1000,
             per: 0.0,
             modulation: None,
+            mcs: None,
+            minstrel: false,
             snr_db: None,
             // Every HT/VHT A-MPDU runs under a Block Ack agreement, whose recipient
             // reorders (IEEE 802.11-2020 10.25.6); inert without aggregation.
@@ -151,6 +158,13 @@ impl WlanParams {
                 aifsn: 3,
                 mac_overhead: 26 + 8 + 4,
                 modulation: Some(mcs::modulation(McsTable::Ht, 15)),
+                mcs: Some(McsConfig {
+                    table: McsTable::Ht,
+                    mcs: 15,
+                    streams: 2,
+                    width_mhz: 40,
+                    short_gi: true,
+                }),
                 ampdu: Some(Ampdu {
                     max_frames: 64,
                     max_bytes: HT_MAX_AMPDU_BYTES,
@@ -172,6 +186,13 @@ impl WlanParams {
                 aifsn: 3,
                 mac_overhead: 26 + 8 + 4,
                 modulation: Some(mcs::modulation(McsTable::Vht, 9)),
+                mcs: Some(McsConfig {
+                    table: McsTable::Vht,
+                    mcs: 9,
+                    streams: 2,
+                    width_mhz: 80,
+                    short_gi: true,
+                }),
                 ampdu: Some(Ampdu {
                     max_frames: 64,
                     max_bytes: VHT_MAX_AMPDU_BYTES,
@@ -213,6 +234,11 @@ impl WlanParams {
                         .into(),
                 );
             }
+        }
+        if self.minstrel && self.mcs.is_none() {
+            return Err(
+                "rate_control: Minstrel adapts the MCS of 802.11n/ac (no data_rate)".into(),
+            );
         }
         if self.reorder_timeout == Some(Dur::ZERO) {
             return Err("reorder_timeout: must be > 0".into());

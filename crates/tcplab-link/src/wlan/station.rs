@@ -37,6 +37,8 @@ pub struct StationCounters {
     /// discarded because they arrived after their gap had timed out.
     pub reorder_held: u64,
     pub reorder_late: u64,
+    /// Σ over MPDUs sent of their PHY rate in kbit/s (for the mean rate).
+    pub rate_kbps_sum: u64,
     pub max_queue_pkts: u64,
     /// Time this station's exchanges held the channel (PPDU, SIFS, ACK / Block ACK, or
     /// the ACK timeout after a failure), and the part of it that carried transport ACKs.

@@ -15,6 +15,7 @@
 //! streams = 1                  # 802.11ac: spatial streams (HT's MCS index implies them)
 //! channel_width = 20           # MHz
 //! guard_interval = "800ns"     # or "400ns"
+//! rate_control = "minstrel"   # 802.11n/ac: Minstrel-HT style MCS adaptation ("fixed")
 //! snr = "25dB"                 # frame errors from the SNR (ns-3's NIST model), on top of per
 //! reorder = false              # 802.11n/ac: no Block Ack receive reordering
 //! reorder_timeout = "100ms"    # the recipient's reorder timeout (mac80211's default)
@@ -27,7 +28,7 @@ use super::link::parse_queue;
 use super::{Section, R};
 use crate::scenario::{Duplex, LinkSpec, NodeSpec, WlanSpec};
 use tcplab_core::Dur;
-use tcplab_link::wlan::mcs::{self, McsTable, HT_MIN_RATE_BPS};
+use tcplab_link::wlan::mcs::{McsConfig, McsTable, HT_MIN_RATE_BPS};
 use tcplab_link::wlan::nist::Modulation;
 use tcplab_link::wlan::{Ampdu, Phy, PPDU_MAX_TIME, PRESETS};
 use tcplab_link::{LinkParams, QueueLimit, WlanParams};
@@ -246,7 +247,7 @@ fn legacy_modulation(standard: &str, rate: u64) -> Option<Modulation> {
 /// The data PHY from `mcs`, `streams`, `channel_width` and `guard_interval`, each
 /// defaulting to the preset's (802.11n: HT MCS 15, 40 MHz; 802.11ac: VHT MCS 9, 2
 /// streams, 80 MHz; both with the short guard interval).
-fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<(Phy, Modulation)>> {
+fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<McsConfig>> {
     let keys = ["mcs", "streams", "channel_width", "guard_interval"];
     let Some(first) = keys.iter().find(|k| w.table.contains_key(**k)) else {
         return Ok(None);
@@ -296,8 +297,15 @@ fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<(Phy, Modulation)>> {
     } else {
         first
     };
-    mcs::phy(table, mcs, streams, width, short_gi)
-        .map(|phy| Some((phy, mcs::modulation(table, mcs))))
+    let c = McsConfig {
+        table,
+        mcs,
+        streams,
+        width_mhz: width,
+        short_gi,
+    };
+    c.phy()
+        .map(|_| Some(c))
         .map_err(|why| w.err(key, w.table.get(key), why))
 }
 
@@ -327,13 +335,33 @@ fn overrides(w: &Section<'_>, standard: &str, p: &mut WlanParams) -> R<()> {
     if let Some(v) = small(w, "mac_overhead", 0, 1000)? {
         p.mac_overhead = v;
     }
-    if let Some((phy, m)) = mcs_phy(w, standard)? {
-        p.data_phy = phy;
-        p.modulation = Some(m);
+    if let Some(c) = mcs_phy(w, standard)? {
+        p.data_phy = c.phy().expect("checked");
+        p.modulation = Some(c.modulation());
+        p.mcs = Some(c);
     }
     if let Some(r) = w.rate("data_rate")? {
         p.data_phy = at_rate(w, standard, "data_rate", p.data_phy, r)?;
         p.modulation = legacy_modulation(standard, r);
+        p.mcs = None;
+    }
+    match w.string("rate_control")? {
+        None | Some("fixed") => {}
+        Some("minstrel") if p.mcs.is_some() => p.minstrel = true,
+        Some("minstrel") => {
+            return Err(w.err(
+                "rate_control",
+                w.table.get("rate_control"),
+                "Minstrel adapts the MCS of 802.11n/ac cells (not with data_rate)",
+            ))
+        }
+        Some(_) => {
+            return Err(w.err(
+                "rate_control",
+                w.table.get("rate_control"),
+                "\"fixed\" (the data rate or mcs) or \"minstrel\"",
+            ))
+        }
     }
     match w.get("snr") {
         None => {}
