@@ -139,6 +139,12 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "mpdus_sent": Column("frames", "WLAN: MPDUs transmitted", 0),
         "retries": Column("", "WLAN: retransmitted frames", 0),
         "mpdu_errors": Column("frames", "WLAN: MPDUs lost to frame errors (PER)", 0),
+        "reorder_held": Column("frames", "WLAN: the node's MPDUs the recipient's Block Ack "
+                               "reordering buffer held behind a gap", 0),
+        "phy_rate_mean_bps": Column("bit/s", "WLAN: mean PHY rate of the MPDUs the node sent "
+                                    "(varies under rate_control = \"minstrel\")", 0),
+        "reorder_late": Column("packets", "WLAN: the node's MPDUs discarded as arriving after "
+                               "their gap's reorder timeout", 0),
         "ampdu_mean": Column("frames", "WLAN: mean MPDUs per successful access", 0),
         "airtime_s": Column("s", "WLAN: the node's airtime (its exchanges incl. MAC ACKs)", 0),
         "ack_airtime_s": Column("s", "WLAN: airtime of frames carrying no payload "

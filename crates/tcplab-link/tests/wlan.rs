@@ -199,3 +199,170 @@ fn collisions_match_bianchi() {
         );
     }
 }
+
+/// 802.11n with `per` frame errors and `reorder`: delivers 2000 packets from the AP to a
+/// station; returns the deliveries and the AP's counters.
+fn lossy_transfer(
+    per: f64,
+    reorder: bool,
+    seed: u64,
+) -> (Vec<(Time, u16, P)>, tcplab_link::wlan::StationCounters) {
+    let mut p = WlanParams::preset("802.11n").unwrap();
+    p.per = per;
+    p.queue = 5000;
+    if !reorder {
+        p.reorder_timeout = None;
+    }
+    let mut m = Wlan::new(p, 2, Rng::from_seed(seed));
+    for i in 0..2000 {
+        m.handle_packet(Time::ZERO, 0, 1, data(i));
+    }
+    let got = drain(&mut m);
+    (got, *m.counters(0))
+}
+
+/// Packets that arrive after a later one (what a transport sees as reordering).
+fn reordered(got: &[(Time, u16, P)]) -> usize {
+    let mut max = None;
+    got.iter()
+        .filter(|x| {
+            let late = max.is_some_and(|m| x.2.id < m);
+            max = max.max(Some(x.2.id));
+            late
+        })
+        .count()
+}
+
+/// Block Ack reordering (IEEE 802.11-2020 10.25.6): with 10 % frame errors, MPDUs the
+/// Block ACK reports missing are retransmitted in a later A-MPDU. Without the recipient's
+/// reordering buffer they reach the station after their successors; with it, in order,
+/// the successors held meanwhile. Without frame errors the buffer holds nothing and
+/// changes nothing: the same deliveries at the same times.
+#[test]
+fn block_ack_reordering_hides_mac_retries() {
+    let (without, _) = lossy_transfer(0.1, false, 5);
+    let (with, c) = lossy_transfer(0.1, true, 5);
+    assert_eq!(with.len(), 2000);
+    assert!(reordered(&without) > 100, "{}", reordered(&without));
+    assert_eq!(reordered(&with), 0);
+    assert!(c.reorder_held > 100, "{c:?}");
+    assert_eq!(c.reorder_late, 0);
+    // Held packets wait for the retransmission: the same packets arrive no earlier.
+    let at = |v: &[(Time, u16, P)], id: u32| v.iter().find(|x| x.2.id == id).unwrap().0;
+    assert!((0..2000).all(|id| at(&with, id) >= at(&without, id)));
+    let (a, _) = lossy_transfer(0.0, false, 5);
+    let (b, cb) = lossy_transfer(0.0, true, 5);
+    assert_eq!(a, b);
+    assert_eq!(cb.reorder_held, 0);
+}
+
+/// Under a Block Ack agreement a retry-limit drop moves the recipient's window (the
+/// originator's BlockAckReq): with one attempt per MPDU and 30 % errors, what arrives
+/// arrives in order and at once, and every packet comes back once, delivered or dropped.
+#[test]
+fn retry_limit_drops_move_the_window() {
+    let mut p = WlanParams::preset("802.11n").unwrap();
+    p.per = 0.3;
+    p.retry_limit = 1;
+    let mut m = Wlan::new(p, 2, Rng::from_seed(9));
+    for i in 0..500 {
+        m.handle_packet(Time::ZERO, 0, 1, data(i));
+    }
+    let got = drain(&mut m);
+    let mut dropped = 0;
+    while m.poll_dropped().is_some() {
+        dropped += 1;
+    }
+    let c = m.counters(0);
+    assert_eq!(got.len() + dropped, 500);
+    assert_eq!(dropped as u64, c.dropped_retry);
+    assert!(c.dropped_retry > 100, "{c:?}");
+    assert_eq!(reordered(&got), 0);
+    assert_eq!(c.reorder_held, 0, "a dropped MPDU leaves no gap to wait on");
+}
+
+/// The reorder timeout (mac80211: 100 ms): when retransmissions take longer than it (a
+/// 32767-slot contention window: ~150 ms per backoff), the recipient skips the gap and
+/// discards the retransmission that arrives after it; with a 10 s timeout none is late.
+#[test]
+fn reorder_timeout_skips_slow_gaps() {
+    let run = |timeout: Dur| {
+        let mut p = WlanParams::preset("802.11n").unwrap();
+        p.per = 0.3;
+        p.cw_min = 32767;
+        p.cw_max = 32767;
+        p.reorder_timeout = Some(timeout);
+        let mut m = Wlan::new(p, 2, Rng::from_seed(4));
+        for i in 0..300 {
+            m.handle_packet(Time::ZERO, 0, 1, data(i));
+        }
+        let got = drain(&mut m);
+        let mut dropped = 0u64;
+        while m.poll_dropped().is_some() {
+            dropped += 1;
+        }
+        (got, dropped, *m.counters(0))
+    };
+    let (got, dropped, c) = run(Dur::from_millis(100));
+    assert!(c.reorder_late > 0, "{c:?}");
+    assert_eq!(dropped, c.reorder_late + c.dropped_retry);
+    assert_eq!(got.len() as u64 + dropped, 300);
+    assert_eq!(reordered(&got), 0);
+    let (got, _, c) = run(Dur::from_secs(10));
+    assert_eq!(c.reorder_late, 0);
+    assert_eq!(reordered(&got), 0);
+}
+
+/// MAC retransmissions cost airtime: with 20 % frame errors the AP spends more channel
+/// time per delivered MPDU than without (each lost MPDU is sent again).
+#[test]
+fn retries_raise_airtime_per_delivered_mpdu() {
+    let (_, clean) = lossy_transfer(0.0, true, 6);
+    let (_, lossy) = lossy_transfer(0.2, true, 6);
+    let per_mpdu =
+        |c: &tcplab_link::wlan::StationCounters| c.airtime.as_secs_f64() / c.delivered_pkts as f64;
+    assert_eq!((clean.retries, clean.delivered_pkts), (0, 2000));
+    assert!(lossy.retries > 300, "{lossy:?}");
+    let ratio = per_mpdu(&lossy) / per_mpdu(&clean);
+    assert!(ratio > 1.15, "{ratio}");
+}
+
+/// Frame errors from the SNR (ns-3's NIST model): at 24 dB an 802.11n MCS 15 MPDU of
+/// 1538 bytes (64-QAM 5/6) is lost about as often as the model says (measured within 2
+/// points), a 90-byte one (a TCP ACK) far less often, and at 30 dB almost never.
+#[test]
+fn snr_sets_the_frame_error_rate() {
+    use tcplab_link::wlan::nist;
+    let run = |snr: f64, len: u32| {
+        let mut p = WlanParams::preset("802.11n").unwrap();
+        p.snr_db = Some(snr);
+        p.queue = 5000;
+        p.reorder_timeout = None;
+        let model = nist::frame_error(p.modulation.unwrap(), snr, (len + p.mac_overhead) as u64);
+        let mut m = Wlan::new(p, 2, Rng::from_seed(8));
+        for i in 0..3000 {
+            m.handle_packet(
+                Time::ZERO,
+                0,
+                1,
+                P {
+                    id: i,
+                    len,
+                    payload: 0,
+                },
+            );
+        }
+        drain(&mut m);
+        let c = m.counters(0);
+        (c.mpdu_errors as f64 / c.mpdus_sent as f64, model)
+    };
+    let (big, model) = run(24.0, 1500);
+    assert!(
+        model > 0.02 && (big - model).abs() < 0.02,
+        "{big} vs {model}"
+    );
+    let (small, _) = run(24.0, 52);
+    assert!(small < big / 5.0, "{small} {big}");
+    let (clean, _) = run(30.0, 1500);
+    assert!(clean < 1e-3, "{clean}");
+}

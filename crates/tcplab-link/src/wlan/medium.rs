@@ -18,8 +18,21 @@
 //! resets CW; a collision, or an access whose every MPDU was in error, doubles CW. An MPDU
 //! that used its `retry_limit` attempts is dropped and reported by `poll_dropped`. After
 //! every access the node draws a new backoff from [0, CW].
+//!
+//! **Block Ack agreements.** With A-MPDU aggregation and a reorder timeout
+//! ([`WlanParams::reorder_timeout`]), each (originator, recipient) pair numbers its MPDUs;
+//! an A-MPDU only carries MPDUs within the agreement's window of `ampdu.max_frames`
+//! sequence numbers from the oldest unacknowledged one (IEEE 802.11-2020 10.25.2), and
+//! the recipient hands MPDUs up in sequence through its reordering buffer (`reorder.rs`).
+//! An MPDU dropped at the retry limit moves the recipient's window as the originator's
+//! BlockAckReq does (its airtime is not charged). Without frame errors MPDUs arrive in
+//! sequence and the buffer never holds one, so results are those of a cell without it.
 
+use super::minstrel::{Minstrel, PERFECT_BYTES};
+use super::nist::{self, Modulation};
 use super::params::WlanParams;
+use super::phy::Phy;
+use super::reorder::{Reorder, Verdict};
 use super::station::{Frame, Station, StationCounters};
 use crate::link::Admit;
 use crate::medium::{Delivery, Medium, Port};
@@ -29,6 +42,26 @@ use tcplab_core::{Dur, Metrics, Rng, Time};
 
 /// A-MPDU subframe delimiter.
 const DELIMITER: u64 = 4;
+
+/// A data rate a node may send at: the fixed one, or each of Minstrel's candidates.
+#[derive(Clone, Copy, Debug)]
+struct Rate {
+    phy: Phy,
+    modulation: Option<Modulation>,
+    /// Airtime of a `PERFECT_BYTES` MPDU, in seconds (Minstrel's yardstick).
+    perfect: f64,
+    kbps: u64,
+}
+
+/// An MPDU at the end of its PPDU, or (`pkt: None`) a window move to `seq` after the
+/// originator dropped `seq - 1`.
+#[derive(Debug)]
+struct Arrival<P> {
+    from: Port,
+    to: Port,
+    seq: u64,
+    pkt: Option<P>,
+}
 
 /// An 802.11 cell (see the module docs). Port 0 is the access point by convention; the
 /// model itself treats every node alike.
@@ -41,9 +74,27 @@ pub struct Wlan<P> {
     sta: Vec<Station<P>>,
     /// Frame error rate of each node's link with the access point.
     per: Vec<f64>,
+    /// The data rates: one, or Minstrel's candidates (lowest first).
+    rates: Vec<Rate>,
+    perfect: Vec<f64>,
+    /// ln(1 − bit error probability after decoding) of each node's link at its SNR
+    /// (ns-3's NIST model) at each rate, `port * rates + rate`; 0 without an SNR.
+    ln_ok: Vec<f64>,
+    /// Minstrel's state per (sender, receiver), `from * ports + to`, if adapting.
+    minstrel: Vec<Minstrel>,
     origin: Time,
     next_tx: Option<Time>,
-    deliveries: VecDeque<(Time, Delivery<P>)>,
+    /// What reaches the recipients' MACs, in time order.
+    arrivals: VecDeque<(Time, Arrival<P>)>,
+    /// Handed up by a reordering buffer, ready for `poll_transmit`.
+    ready: VecDeque<Delivery<P>>,
+    /// The reorder timeout when Block Ack agreements reorder (`None`: MPDUs are handed
+    /// up as they arrive).
+    reorder_timeout: Option<Dur>,
+    /// One receive window per (originator, recipient), `from * ports + to`; the indices
+    /// of those holding MPDUs behind a gap.
+    reorder: Vec<Reorder<P>>,
+    waiting: Vec<usize>,
     dropped: Vec<P>,
     /// Scratch space, reused on every access.
     winners: Vec<usize>,
@@ -64,14 +115,53 @@ impl<P: Packet> Wlan<P> {
             "a cell has an access point and at least one station"
         );
         debug_assert!(p.validate().is_ok(), "{:?}", p.validate());
+        let reorder_timeout = p.ampdu.and(p.reorder_timeout);
+        let rate = |phy: Phy, modulation| Rate {
+            phy,
+            modulation,
+            perfect: (phy.duration(PERFECT_BYTES)).as_secs_f64(),
+            kbps: (phy.rate_bps() / 1e3).round() as u64,
+        };
+        let rates: Vec<Rate> = match (p.minstrel, p.mcs) {
+            (true, Some(m)) => m
+                .group()
+                .iter()
+                .map(|c| rate(c.phy().expect("a valid MCS"), Some(c.modulation())))
+                .collect(),
+            _ => vec![rate(p.data_phy, p.modulation)],
+        };
+        let windows = if reorder_timeout.is_some() {
+            ports * ports
+        } else {
+            0
+        };
         Wlan {
             difs: p.difs(),
             response: p.sifs + p.response_airtime(),
             sta: (0..ports).map(|_| Station::new(ports, p.cw_min)).collect(),
             per: vec![p.per; ports],
+            ln_ok: rates
+                .iter()
+                .map(|r| ln_ok(r.modulation, p.snr_db))
+                .cycle()
+                .take(ports * rates.len())
+                .collect(),
+            minstrel: if p.minstrel {
+                (0..ports * ports)
+                    .map(|_| Minstrel::new(rates.len()))
+                    .collect()
+            } else {
+                vec![]
+            },
+            perfect: rates.iter().map(|r| r.perfect).collect(),
+            rates,
             origin: Time::ZERO,
             next_tx: None,
-            deliveries: VecDeque::new(),
+            arrivals: VecDeque::new(),
+            ready: VecDeque::new(),
+            reorder_timeout,
+            reorder: (0..windows).map(|_| Reorder::default()).collect(),
+            waiting: Vec::new(),
             dropped: Vec::new(),
             winners: Vec::with_capacity(ports),
             batch: Vec::new(),
@@ -90,6 +180,15 @@ impl<P: Packet> Wlan<P> {
     /// Sets the frame error rate of `port`'s link with the access point.
     pub fn set_per(&mut self, port: Port, per: f64) {
         self.per[port as usize] = per;
+    }
+
+    /// Sets the SNR (dB) of `port`'s link with the access point (needs the parameters'
+    /// `modulation`).
+    pub fn set_snr(&mut self, port: Port, snr_db: f64) {
+        let n = self.rates.len();
+        for (r, rate) in self.rates.iter().enumerate() {
+            self.ln_ok[port as usize * n + r] = ln_ok(rate.modulation, Some(snr_db));
+        }
     }
 
     pub fn counters(&self, port: Port) -> &StationCounters {
@@ -117,13 +216,21 @@ impl<P: Packet> Wlan<P> {
         }
     }
 
+    fn ln_ok_between(&self, a: usize, b: usize, rate: usize) -> f64 {
+        let n = self.rates.len();
+        match (a, b) {
+            (0, x) | (x, 0) => self.ln_ok[x * n + rate],
+            (x, y) => self.ln_ok[x * n + rate] + self.ln_ok[y * n + rate],
+        }
+    }
+
     fn mpdu_bytes(&self, pkt: &P) -> u64 {
         (pkt.wire_len() + self.p.mac_overhead) as u64
     }
 
     /// How many frames of `s`'s queue for `d` the next PPDU carries, its PSDU bytes and
     /// the bytes of transport ACKs among them.
-    fn aggregate(&self, s: usize, d: usize) -> (usize, u64, u64) {
+    fn aggregate(&self, s: usize, d: usize, phy: &Phy) -> (usize, u64, u64) {
         let q = &self.sta[s].queues[d];
         let first = self.mpdu_bytes(&q[0].pkt);
         let ack_bytes = |f: &Frame<P>, b: u64| if f.pkt.carries_payload() { 0 } else { b };
@@ -131,14 +238,16 @@ impl<P: Packet> Wlan<P> {
             return (1, first, ack_bytes(&q[0], first));
         };
         let (mut n, mut bytes, mut acks) = (0usize, 0u64, 0u64);
+        let window_end = match self.reorder_timeout {
+            Some(_) => q[0].seq + a.max_frames as u64,
+            None => u64::MAX,
+        };
         for f in q.iter() {
-            if n as u32 == a.max_frames {
+            if n as u32 == a.max_frames || f.seq >= window_end {
                 break;
             }
             let sub = (self.mpdu_bytes(&f.pkt) + DELIMITER).next_multiple_of(4);
-            if n > 0
-                && (bytes + sub > a.max_bytes || self.p.data_phy.duration(bytes + sub) > a.max_time)
-            {
+            if n > 0 && (bytes + sub > a.max_bytes || phy.duration(bytes + sub) > a.max_time) {
                 break;
             }
             n += 1;
@@ -161,45 +270,69 @@ impl<P: Packet> Wlan<P> {
 
     /// Counts a failed attempt on the first `n` frames of `s`'s queue for `d`; frames out
     /// of attempts are dropped.
-    fn fail_frames(&mut self, s: usize, d: usize, n: usize) {
-        self.settle(s, d, n, None);
+    fn fail_frames(&mut self, s: usize, d: usize, n: usize, end: Time) {
+        self.settle(s, d, n, None, end, 0);
     }
 
     /// Takes the first `n` frames of `s`'s queue for `d` off the air: with `arrive`, each
     /// is delivered then unless a frame error (the link's PER) hits it; without, all
     /// failed. Failed frames spend an attempt and go back to the head of the queue, or
-    /// are dropped at the retry limit. Returns whether any was delivered.
-    fn settle(&mut self, s: usize, d: usize, n: usize, arrive: Option<Time>) -> bool {
+    /// are dropped at the retry limit (under a Block Ack agreement the recipient's window
+    /// then moves at `end`). Returns whether any was delivered.
+    fn settle(
+        &mut self,
+        s: usize,
+        d: usize,
+        n: usize,
+        arrive: Option<Time>,
+        end: Time,
+        rate: usize,
+    ) -> bool {
         let per = if arrive.is_some() {
             self.per_between(s, d)
         } else {
             0.0
         };
+        let ln_ok = if arrive.is_some() {
+            self.ln_ok_between(s, d, rate)
+        } else {
+            0.0
+        };
+        let overhead = self.p.mac_overhead;
         let limit = self.p.retry_limit;
+        let agreement = self.reorder_timeout.is_some();
         let Wlan {
             sta,
             batch,
             keep,
             rng,
             dropped,
-            deliveries,
+            arrivals,
             ..
         } = self;
         let st = &mut sta[s];
         batch.extend(st.queues[d].drain(..n));
         let mut any = false;
         for mut f in batch.drain(..) {
+            let per = if ln_ok == 0.0 {
+                per
+            } else {
+                let bits = 8.0 * (f.pkt.wire_len() + overhead) as f64;
+                1.0 - (1.0 - per) * (ln_ok * bits).exp()
+            };
             match arrive {
                 Some(at) if per == 0.0 || !rng.chance(per) => {
                     any = true;
                     st.queued -= 1;
                     st.c.delivered_pkts += 1;
                     st.c.delivered_bytes += f.pkt.wire_len() as u64;
-                    deliveries.push_back((
+                    arrivals.push_back((
                         at,
-                        Delivery {
+                        Arrival {
+                            from: s as Port,
                             to: d as Port,
-                            pkt: f.pkt,
+                            seq: f.seq,
+                            pkt: Some(f.pkt),
                         },
                     ));
                 }
@@ -212,6 +345,17 @@ impl<P: Packet> Wlan<P> {
                         st.c.dropped_retry += 1;
                         st.queued -= 1;
                         dropped.push(f.pkt);
+                        if agreement {
+                            arrivals.push_back((
+                                end,
+                                Arrival {
+                                    from: s as Port,
+                                    to: d as Port,
+                                    seq: f.seq + 1,
+                                    pkt: None,
+                                },
+                            ));
+                        }
                     } else {
                         keep.push(f);
                     }
@@ -225,6 +369,76 @@ impl<P: Packet> Wlan<P> {
             st.rr = (d + 1) % st.queues.len();
         }
         any
+    }
+
+    /// The earliest reorder timeout of the windows holding MPDUs.
+    fn reorder_deadline(&self) -> Option<Time> {
+        let timeout = self.reorder_timeout?;
+        self.waiting
+            .iter()
+            .filter_map(|&w| self.reorder[w].deadline(timeout))
+            .min()
+    }
+
+    /// Hands the first arrival to its recipient's reordering buffer.
+    fn receive(&mut self) {
+        let Some((at, a)) = self.arrivals.pop_front() else {
+            return;
+        };
+        let ports = self.sta.len();
+        let w = a.from as usize * ports + a.to as usize;
+        let Wlan {
+            reorder,
+            ready,
+            sta,
+            dropped,
+            waiting,
+            ..
+        } = self;
+        let r = &mut reorder[w];
+        let to = a.to;
+        let mut out = |pkt| ready.push_back(Delivery { to, pkt });
+        let c = &mut sta[a.from as usize].c;
+        match a.pkt {
+            Some(pkt) => match r.receive(a.seq, pkt, at, &mut out) {
+                Ok(Verdict::Released) => {}
+                Ok(Verdict::Held) => c.reorder_held += 1,
+                Err(pkt) => {
+                    c.reorder_late += 1;
+                    dropped.push(pkt);
+                }
+            },
+            None => r.move_window(a.seq, &mut out),
+        }
+        let holding = r.holding();
+        match waiting.iter().position(|&x| x == w) {
+            Some(i) if !holding => {
+                waiting.swap_remove(i);
+            }
+            None if holding => waiting.push(w),
+            _ => {}
+        }
+    }
+
+    /// The reorder timer fired at `at`: every window whose first held MPDU has waited
+    /// the timeout skips its gap.
+    fn expire(&mut self, at: Time) {
+        let timeout = self.reorder_timeout.expect("reordering");
+        let ports = self.sta.len();
+        let Wlan {
+            reorder,
+            ready,
+            waiting,
+            ..
+        } = self;
+        waiting.retain(|&w| {
+            let to = (w % ports) as Port;
+            let r = &mut reorder[w];
+            r.expire(at, timeout, &mut |pkt| {
+                ready.push_back(Delivery { to, pkt })
+            });
+            r.holding()
+        });
     }
 
     /// A node's CW after an access: reset on success, doubled (up to CWmax) on failure;
@@ -269,8 +483,14 @@ impl<P: Packet> Wlan<P> {
             let d = self.sta[s]
                 .next_destination()
                 .expect("a winner has a frame");
-            let (n, bytes, ack_bytes) = self.aggregate(s, d);
-            let data = self.p.data_phy.duration(bytes);
+            let ports = self.sta.len();
+            let rate = match self.minstrel.get_mut(s * ports + d) {
+                Some(m) => m.choose(t, &self.perfect, &mut self.rng),
+                None => 0,
+            };
+            let phy = self.rates[rate].phy;
+            let (n, bytes, ack_bytes) = self.aggregate(s, d, &phy);
+            let data = phy.duration(bytes);
             let own = data + self.response;
             exchange = exchange.max(own);
             let st = &mut self.sta[s];
@@ -282,17 +502,25 @@ impl<P: Packet> Wlan<P> {
             let c = &mut st.c;
             c.accesses += 1;
             c.mpdus_sent += n as u64;
+            c.rate_kbps_sum += n as u64 * self.rates[rate].kbps;
             c.retries += retries as u64;
             c.airtime += own;
             c.ack_airtime += Dur((own.0 as u128 * ack_bytes as u128 / bytes as u128) as u64);
             if collided {
                 c.collisions += 1;
-                self.fail_frames(s, d, n);
+                self.fail_frames(s, d, n, t);
+                if let Some(m) = self.minstrel.get_mut(s * ports + d) {
+                    m.record(rate, n as u64, 0);
+                }
                 self.after_access(s, false);
             } else {
                 self.sta[s].c.ampdu_frames += n as u64;
-                let ok = self.settle(s, d, n, Some(t + data));
+                let before = self.sta[s].c.delivered_pkts;
+                let ok = self.settle(s, d, n, Some(t + data), t + data, rate);
                 self.after_access(s, ok);
+                if let Some(m) = self.minstrel.get_mut(s * ports + d) {
+                    m.record(rate, n as u64, self.sta[s].c.delivered_pkts - before);
+                }
             }
         }
         self.busy += exchange;
@@ -301,6 +529,16 @@ impl<P: Packet> Wlan<P> {
         }
         self.origin = t + exchange + self.difs;
         self.recompute_next();
+    }
+}
+
+/// ln(1 − Pe) of `modulation` at `snr_db` (0 without an SNR).
+fn ln_ok(modulation: Option<Modulation>, snr_db: Option<f64>) -> f64 {
+    match (snr_db, modulation) {
+        (Some(db), Some(m)) => nist::chunk_success(m, 10f64.powf(db / 10.0), 1)
+            .max(f64::MIN_POSITIVE)
+            .ln(),
+        _ => 0.0,
     }
 }
 
@@ -319,7 +557,13 @@ impl<P: Packet> Medium<P> for Wlan<P> {
             st.c.dropped_queue += 1;
             return Admit::DroppedQueue;
         }
-        st.queues[to].push_back(Frame { pkt, attempts: 0 });
+        let seq = st.next_seq[to];
+        st.next_seq[to] += 1;
+        st.queues[to].push_back(Frame {
+            pkt,
+            attempts: 0,
+            seq,
+        });
         st.queued += 1;
         st.c.max_queue_pkts = st.c.max_queue_pkts.max(st.queued as u64);
         if st.queued == 1 {
@@ -350,9 +594,27 @@ impl<P: Packet> Medium<P> for Wlan<P> {
 
     #[inline]
     fn poll_transmit(&mut self, now: Time) -> Option<Delivery<P>> {
-        match self.deliveries.front() {
-            Some(&(t, _)) if t <= now => self.deliveries.pop_front().map(|(_, d)| d),
-            _ => None,
+        if self.reorder_timeout.is_none() {
+            return match self.arrivals.front() {
+                Some(&(t, _)) if t <= now => self
+                    .arrivals
+                    .pop_front()
+                    .and_then(|(_, a)| a.pkt.map(|pkt| Delivery { to: a.to, pkt })),
+                _ => None,
+            };
+        }
+        loop {
+            if let Some(d) = self.ready.pop_front() {
+                return Some(d);
+            }
+            let arrival = self.arrivals.front().map(|a| a.0).filter(|&t| t <= now);
+            let expiry = self.reorder_deadline().filter(|&t| t <= now);
+            match (arrival, expiry) {
+                (None, None) => return None,
+                (Some(a), Some(e)) if e < a => self.expire(e),
+                (None, Some(e)) => self.expire(e),
+                _ => self.receive(),
+            }
         }
     }
 
@@ -361,10 +623,14 @@ impl<P: Packet> Medium<P> for Wlan<P> {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        match (self.deliveries.front(), self.next_tx) {
+        let next = match (self.arrivals.front(), self.next_tx) {
             (Some(&(a, _)), Some(b)) => Some(a.min(b)),
             (Some(&(a, _)), None) => Some(a),
             (None, b) => b,
+        };
+        match (next, self.reorder_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
@@ -411,6 +677,14 @@ impl<P: Packet> Medium<P> for Wlan<P> {
         out.put("mpdus_sent", c.mpdus_sent.into());
         out.put("retries", c.retries.into());
         out.put("mpdu_errors", c.mpdu_errors.into());
+        out.put("reorder_held", c.reorder_held.into());
+        out.put("reorder_late", c.reorder_late.into());
+        out.put(
+            "phy_rate_mean_bps",
+            (c.mpdus_sent > 0)
+                .then(|| c.rate_kbps_sum as f64 * 1e3 / c.mpdus_sent as f64)
+                .into(),
+        );
         let successes = c.accesses - c.collisions;
         out.put(
             "ampdu_mean",

@@ -10,15 +10,19 @@
 //! MPDUs the access carries. See docs/wlan.md for the model and its calibration.
 
 pub mod bianchi;
+pub mod mcs;
 mod medium;
+mod minstrel;
+pub mod nist;
 mod params;
 mod phy;
+mod reorder;
 mod station;
 
 pub use medium::Wlan;
 pub use params::{
     Ampdu, WlanParams, CALIBRATED_AMPDU_TIME, HT_MAX_AMPDU_BYTES, PPDU_MAX_TIME, PRESETS,
-    VHT_MAX_AMPDU_BYTES,
+    REORDER_TIMEOUT, VHT_MAX_AMPDU_BYTES,
 };
 pub use phy::Phy;
 pub use station::StationCounters;

@@ -6,6 +6,8 @@
 //! calibrated so that one saturating UDP flow reaches the paper's UDP baselines
 //! (7 / 26 / 210 / 590 Mbit/s); docs/wlan.md derives each number.
 
+use super::mcs::{self, McsConfig, McsTable};
+use super::nist::Modulation;
 use super::phy::Phy;
 use tcplab_core::Dur;
 
@@ -46,6 +48,20 @@ pub struct WlanParams {
     pub queue: u32,
     /// Probability that an MPDU is received in error (per station link, both directions).
     pub per: f64,
+    /// The data PHY's modulation and code rate (`None` for DSSS or a rate outside the
+    /// standard's set), for the SNR error model.
+    pub modulation: Option<Modulation>,
+    /// The HT/VHT MCS of the data PHY (`None` for legacy PHYs or a `data_rate`).
+    pub mcs: Option<McsConfig>,
+    /// Minstrel-HT style rate adaptation over the MCS group of `mcs` (`minstrel.rs`);
+    /// `false`: the fixed `data_phy`.
+    pub minstrel: bool,
+    /// Signal-to-noise ratio of every station's link in dB: frame errors follow from it
+    /// by ns-3's NIST model (`nist.rs`), on top of `per`. `None`: only `per`.
+    pub snr_db: Option<f64>,
+    /// Block Ack receive reordering (with A-MPDU only): the recipient's reorder timeout,
+    /// or `None` to hand MPDUs up as they arrive (see `medium.rs`).
+    pub reorder_timeout: Option<Dur>,
 }
 
 /// The names [`WlanParams::preset`] understands.
@@ -57,6 +73,9 @@ pub const VHT_MAX_AMPDU_BYTES: u64 = 1_048_575;
 pub const HT_MAX_AMPDU_BYTES: u64 = 65_535;
 /// aPPDUMaxTime of HT/VHT: 5.484 ms.
 pub const PPDU_MAX_TIME: Dur = Dur(5_484_000);
+/// Linux mac80211's receive reorder timeout, `HT_RX_REORDER_BUF_TIMEOUT` = HZ/10
+/// (net/mac80211/rx.c): 100 ms.
+pub const REORDER_TIMEOUT: Dur = Dur(100_000_000);
 /// The calibrated A-MPDU airtime cap of the n and ac presets (see docs/wlan.md).
 pub const CALIBRATED_AMPDU_TIME: Dur = Dur(550_000);
 
@@ -84,6 +103,13 @@ impl WlanParams {
             ampdu: None,
             queue: 1000,
             per: 0.0,
+            modulation: None,
+            mcs: None,
+            minstrel: false,
+            snr_db: None,
+            // Every HT/VHT A-MPDU runs under a Block Ack agreement, whose recipient
+            // reorders (IEEE 802.11-2020 10.25.6); inert without aggregation.
+            reorder_timeout: Some(REORDER_TIMEOUT),
         };
         Some(match name {
             // DSSS/CCK 11 Mbit/s with the short PLCP (72 + 24 µs); ACKs at 2 Mbit/s (the
@@ -110,6 +136,12 @@ impl WlanParams {
                 control_phy: Phy::legacy_ofdm(24, us(6)),
                 sifs: us(10),
                 cw_min: 31,
+                // 54 Mbit/s: 64-QAM, code rate 3/4 (IEEE 802.11-2020 Table 17-4).
+                modulation: Some(Modulation {
+                    bits: 6,
+                    rate_num: 3,
+                    rate_den: 4,
+                }),
                 ..common
             },
             // HT MCS15: 2 streams, 64-QAM 5/6, 40 MHz, 400 ns GI = 300 Mbit/s; HT-mixed
@@ -125,6 +157,14 @@ impl WlanParams {
                 },
                 aifsn: 3,
                 mac_overhead: 26 + 8 + 4,
+                modulation: Some(mcs::modulation(McsTable::Ht, 15)),
+                mcs: Some(McsConfig {
+                    table: McsTable::Ht,
+                    mcs: 15,
+                    streams: 2,
+                    width_mhz: 40,
+                    short_gi: true,
+                }),
                 ampdu: Some(Ampdu {
                     max_frames: 64,
                     max_bytes: HT_MAX_AMPDU_BYTES,
@@ -145,6 +185,14 @@ impl WlanParams {
                 },
                 aifsn: 3,
                 mac_overhead: 26 + 8 + 4,
+                modulation: Some(mcs::modulation(McsTable::Vht, 9)),
+                mcs: Some(McsConfig {
+                    table: McsTable::Vht,
+                    mcs: 9,
+                    streams: 2,
+                    width_mhz: 80,
+                    short_gi: true,
+                }),
                 ampdu: Some(Ampdu {
                     max_frames: 64,
                     max_bytes: VHT_MAX_AMPDU_BYTES,
@@ -174,6 +222,26 @@ impl WlanParams {
         }
         if !(0.0..1.0).contains(&self.per) {
             return Err("per: a probability in [0, 1)".into());
+        }
+        if let Some(snr) = self.snr_db {
+            if !snr.is_finite() {
+                return Err("snr: a finite number of dB".into());
+            }
+            if self.modulation.is_none() {
+                return Err(
+                    "snr: the error model needs an OFDM data rate of the standard \
+                    (802.11g/n/ac; with n/ac set it by mcs, not data_rate)"
+                        .into(),
+                );
+            }
+        }
+        if self.minstrel && self.mcs.is_none() {
+            return Err(
+                "rate_control: Minstrel adapts the MCS of 802.11n/ac (no data_rate)".into(),
+            );
+        }
+        if self.reorder_timeout == Some(Dur::ZERO) {
+            return Err("reorder_timeout: must be > 0".into());
         }
         if let Some(a) = self.ampdu {
             if a.max_frames == 0 || a.max_bytes == 0 || a.max_time == Dur::ZERO {

@@ -8,6 +8,8 @@ use tcplab_core::{Dur, Rng};
 pub(super) struct Frame<P> {
     pub pkt: P,
     pub attempts: u32,
+    /// Its sequence number on the (originator, recipient) link.
+    pub seq: u64,
 }
 
 /// Everything a station did, counted since the cell was created.
@@ -31,6 +33,12 @@ pub struct StationCounters {
     pub delivered_bytes: u64,
     /// MPDUs dropped after the retry limit.
     pub dropped_retry: u64,
+    /// MPDUs the recipient's Block Ack reordering buffer held behind a gap, and those it
+    /// discarded because they arrived after their gap had timed out.
+    pub reorder_held: u64,
+    pub reorder_late: u64,
+    /// Σ over MPDUs sent of their PHY rate in kbit/s (for the mean rate).
+    pub rate_kbps_sum: u64,
     pub max_queue_pkts: u64,
     /// Time this station's exchanges held the channel (PPDU, SIFS, ACK / Block ACK, or
     /// the ACK timeout after a failure), and the part of it that carried transport ACKs.
@@ -43,6 +51,8 @@ pub struct StationCounters {
 pub(super) struct Station<P> {
     /// One FIFO per destination port.
     pub queues: Vec<VecDeque<Frame<P>>>,
+    /// The next sequence number for each destination.
+    pub next_seq: Vec<u64>,
     pub queued: u32,
     /// The next destination served (round robin over non-empty queues).
     pub rr: usize,
@@ -59,6 +69,7 @@ impl<P> Station<P> {
     pub fn new(ports: usize, cw_min: u32) -> Self {
         Station {
             queues: (0..ports).map(|_| VecDeque::new()).collect(),
+            next_seq: vec![0; ports],
             queued: 0,
             rr: 0,
             backoff: 0,

@@ -11,6 +11,14 @@
 //! # any constant of the preset: slot, sifs, aifsn, cw_min, cw_max, retry_limit,
 //! # data_rate, preamble, control_rate, mac_overhead, ampdu, ampdu_frames,
 //! # ampdu_bytes, ampdu_time, queue, cost
+//! mcs = 7                      # 802.11n/ac: the data PHY from an MCS (instead of data_rate)
+//! streams = 1                  # 802.11ac: spatial streams (HT's MCS index implies them)
+//! channel_width = 20           # MHz
+//! guard_interval = "800ns"     # or "400ns"
+//! rate_control = "minstrel"   # 802.11n/ac: Minstrel-HT style MCS adaptation ("fixed")
+//! snr = "25dB"                 # frame errors from the SNR (ns-3's NIST model), on top of per
+//! reorder = false              # 802.11n/ac: no Block Ack receive reordering
+//! reorder_timeout = "100ms"    # the recipient's reorder timeout (mac80211's default)
 //! ```
 //!
 //! Each station becomes a link `<name>:<station>` between the access point and it
@@ -20,6 +28,8 @@ use super::link::parse_queue;
 use super::{Section, R};
 use crate::scenario::{Duplex, LinkSpec, NodeSpec, WlanSpec};
 use tcplab_core::Dur;
+use tcplab_link::wlan::mcs::{McsConfig, McsTable, HT_MIN_RATE_BPS};
+use tcplab_link::wlan::nist::Modulation;
 use tcplab_link::wlan::{Ampdu, Phy, PPDU_MAX_TIME, PRESETS};
 use tcplab_link::{LinkParams, QueueLimit, WlanParams};
 use toml::Value;
@@ -102,7 +112,7 @@ pub(super) fn parse(
         if ports.len() > u16::MAX as usize {
             return Err(w.err("stations", w.table.get("stations"), "too many stations"));
         }
-        overrides(w, &mut params)?;
+        overrides(w, standard, &mut params)?;
         params
             .validate()
             .map_err(|why| w.err("standard", w.table.get("standard"), why))?;
@@ -169,11 +179,28 @@ fn small(w: &Section<'_>, k: &str, min: u64, max: u64) -> R<Option<u32>> {
     Ok(w.uint(k, min, max)?.map(|v| v as u32))
 }
 
+/// The lowest rate of each standard's data PHY and of its control responses: DSSS 1
+/// Mbit/s (IEEE 802.11-2020 15.1), OFDM / ERP-OFDM 6 Mbit/s (17.3.2.3), HT/VHT MCS 0 at
+/// 20 MHz with the long guard interval 6.5 Mbit/s (Table 19-27); control responses of an
+/// OFDM BSS go at a legacy OFDM rate.
+fn min_rate(standard: &str, k: &str) -> u64 {
+    match (standard, k) {
+        ("802.11b", _) => 1_000_000,
+        (_, "data_rate") if standard != "802.11g" => HT_MIN_RATE_BPS,
+        _ => 6_000_000,
+    }
+}
+
 /// A PHY at another rate: DSSS at the rate itself, OFDM with the bits per symbol the rate
-/// gives (rounded to a whole number).
-fn at_rate(w: &Section<'_>, k: &str, phy: Phy, rate: u64) -> R<Phy> {
-    if rate == 0 {
-        return Err(w.err(k, w.table.get(k), "a rate must be > 0"));
+/// gives (rounded to a whole number). Rates below the PHY's lowest are refused.
+fn at_rate(w: &Section<'_>, standard: &str, k: &str, phy: Phy, rate: u64) -> R<Phy> {
+    let min = min_rate(standard, k);
+    if rate < min {
+        return Err(w.err(
+            k,
+            w.table.get(k),
+            format!("{standard}'s lowest rate is {} Mbit/s", min as f64 / 1e6),
+        ));
     }
     Ok(match phy {
         Phy::Dsss { plcp, .. } => Phy::Dsss {
@@ -196,8 +223,94 @@ fn at_rate(w: &Section<'_>, k: &str, phy: Phy, rate: u64) -> R<Phy> {
     })
 }
 
+/// The modulation of a legacy OFDM rate of 802.11g (IEEE 802.11-2020 Table 17-4); `None`
+/// for any other rate or standard.
+fn legacy_modulation(standard: &str, rate: u64) -> Option<Modulation> {
+    let (bits, rate_num, rate_den) = match (standard, rate / 1_000_000, rate % 1_000_000) {
+        ("802.11g", 6, 0) => (1, 1, 2),
+        ("802.11g", 9, 0) => (1, 3, 4),
+        ("802.11g", 12, 0) => (2, 1, 2),
+        ("802.11g", 18, 0) => (2, 3, 4),
+        ("802.11g", 24, 0) => (4, 1, 2),
+        ("802.11g", 36, 0) => (4, 3, 4),
+        ("802.11g", 48, 0) => (6, 2, 3),
+        ("802.11g", 54, 0) => (6, 3, 4),
+        _ => return None,
+    };
+    Some(Modulation {
+        bits,
+        rate_num,
+        rate_den,
+    })
+}
+
+/// The data PHY from `mcs`, `streams`, `channel_width` and `guard_interval`, each
+/// defaulting to the preset's (802.11n: HT MCS 15, 40 MHz; 802.11ac: VHT MCS 9, 2
+/// streams, 80 MHz; both with the short guard interval).
+fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<McsConfig>> {
+    let keys = ["mcs", "streams", "channel_width", "guard_interval"];
+    let Some(first) = keys.iter().find(|k| w.table.contains_key(**k)) else {
+        return Ok(None);
+    };
+    let (table, mcs0, width0) = match standard {
+        "802.11n" => (McsTable::Ht, 15, 40),
+        "802.11ac" => (McsTable::Vht, 9, 80),
+        _ => {
+            return Err(w.err(
+                first,
+                w.table.get(*first),
+                format!("{standard} has no MCS table (set its rate with data_rate)"),
+            ))
+        }
+    };
+    if w.table.contains_key("data_rate") {
+        return Err(w.err(
+            "data_rate",
+            w.table.get("data_rate"),
+            format!("give either data_rate or {first}, not both"),
+        ));
+    }
+    if table == McsTable::Ht && w.table.contains_key("streams") {
+        return Err(w.err(
+            "streams",
+            w.table.get("streams"),
+            "an HT MCS index implies its streams (MCS 0-7: one, 8-15: two, ...)",
+        ));
+    }
+    let mcs = small(w, "mcs", 0, 255)?.unwrap_or(mcs0);
+    let streams = small(w, "streams", 0, 255)?.unwrap_or(2);
+    let width = small(w, "channel_width", 0, 1000)?.unwrap_or(width0);
+    let short_gi = match w.duration("guard_interval")? {
+        None => true,
+        Some(Dur(400)) => true,
+        Some(Dur(800)) => false,
+        Some(_) => {
+            return Err(w.err(
+                "guard_interval",
+                w.table.get("guard_interval"),
+                "HT and VHT guard intervals are 400ns or 800ns",
+            ))
+        }
+    };
+    let key = if w.table.contains_key("mcs") {
+        "mcs"
+    } else {
+        first
+    };
+    let c = McsConfig {
+        table,
+        mcs,
+        streams,
+        width_mhz: width,
+        short_gi,
+    };
+    c.phy()
+        .map(|_| Some(c))
+        .map_err(|why| w.err(key, w.table.get(key), why))
+}
+
 /// Applies the constants a `[[wlan]]` table overrides.
-fn overrides(w: &Section<'_>, p: &mut WlanParams) -> R<()> {
+fn overrides(w: &Section<'_>, standard: &str, p: &mut WlanParams) -> R<()> {
     if let Some(d) = micros(w, "slot")? {
         p.slot = d;
     }
@@ -222,11 +335,66 @@ fn overrides(w: &Section<'_>, p: &mut WlanParams) -> R<()> {
     if let Some(v) = small(w, "mac_overhead", 0, 1000)? {
         p.mac_overhead = v;
     }
+    if let Some(c) = mcs_phy(w, standard)? {
+        p.data_phy = c.phy().expect("checked");
+        p.modulation = Some(c.modulation());
+        p.mcs = Some(c);
+    }
     if let Some(r) = w.rate("data_rate")? {
-        p.data_phy = at_rate(w, "data_rate", p.data_phy, r)?;
+        p.data_phy = at_rate(w, standard, "data_rate", p.data_phy, r)?;
+        p.modulation = legacy_modulation(standard, r);
+        p.mcs = None;
+    }
+    match w.string("rate_control")? {
+        None | Some("fixed") => {}
+        Some("minstrel") if p.mcs.is_some() => p.minstrel = true,
+        Some("minstrel") => {
+            return Err(w.err(
+                "rate_control",
+                w.table.get("rate_control"),
+                "Minstrel adapts the MCS of 802.11n/ac cells (not with data_rate)",
+            ))
+        }
+        Some(_) => {
+            return Err(w.err(
+                "rate_control",
+                w.table.get("rate_control"),
+                "\"fixed\" (the data rate or mcs) or \"minstrel\"",
+            ))
+        }
+    }
+    match w.get("snr") {
+        None => {}
+        Some(Value::Integer(x)) => p.snr_db = Some(*x as f64),
+        Some(Value::Float(x)) if x.is_finite() => p.snr_db = Some(*x),
+        Some(v @ Value::String(t)) => match t.strip_suffix("dB").map(|x| x.trim().parse::<f64>()) {
+            Some(Ok(x)) if x.is_finite() => p.snr_db = Some(x),
+            _ => {
+                return Err(w.err(
+                    "snr",
+                    Some(v),
+                    "a signal-to-noise ratio in dB, e.g. \"25dB\" or 25",
+                ))
+            }
+        },
+        v => {
+            return Err(w.err(
+                "snr",
+                v,
+                "a signal-to-noise ratio in dB, e.g. \"25dB\" or 25",
+            ))
+        }
+    }
+    if p.snr_db.is_some() && p.modulation.is_none() {
+        return Err(w.err(
+            "snr",
+            w.table.get("snr"),
+            "the NIST error model covers the OFDM rates of the standard: 802.11g at 6, 9, 12, \
+             18, 24, 36, 48 or 54 Mbit/s, 802.11n/ac at an mcs (not 802.11b, not another data_rate)",
+        ));
     }
     if let Some(r) = w.rate("control_rate")? {
-        p.control_phy = at_rate(w, "control_rate", p.control_phy, r)?;
+        p.control_phy = at_rate(w, standard, "control_rate", p.control_phy, r)?;
     }
     if let Some(d) = w.duration("preamble")? {
         match &mut p.data_phy {
@@ -283,6 +451,39 @@ fn overrides(w: &Section<'_>, p: &mut WlanParams) -> R<()> {
                 ))
             }
         };
+    }
+    let reorder = w.boolean("reorder")?;
+    let timeout = w.duration("reorder_timeout")?;
+    if p.ampdu.is_none() {
+        if let Some(k) = ["reorder", "reorder_timeout"]
+            .into_iter()
+            .find(|k| w.table.contains_key(*k) && reorder != Some(false))
+        {
+            return Err(w.err(
+                k,
+                w.table.get(k),
+                "Block Ack reordering needs A-MPDU aggregation (802.11n and 802.11ac)",
+            ));
+        }
+    }
+    if timeout == Some(Dur::ZERO) {
+        return Err(w.err(
+            "reorder_timeout",
+            w.table.get("reorder_timeout"),
+            "must be > 0 (mac80211 uses 100ms)",
+        ));
+    }
+    if reorder == Some(false) {
+        if timeout.is_some() {
+            return Err(w.err(
+                "reorder_timeout",
+                w.table.get("reorder_timeout"),
+                "no reorder timeout with reorder = false",
+            ));
+        }
+        p.reorder_timeout = None;
+    } else if let Some(d) = timeout {
+        p.reorder_timeout = Some(d);
     }
     if let Some(x) = w.probability("per")? {
         if x >= 1.0 {
