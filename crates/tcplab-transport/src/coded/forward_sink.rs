@@ -10,6 +10,12 @@
 //! acknowledgement will be generated and sent back to the sender immediately after a
 //! segment gets decoded", and decoded segments wait in a buffer until they can be
 //! delivered in order.
+//!
+//! State is bounded by the window, not by the transfer: decoded segments are forgotten
+//! once the sender can no longer combine them. A symbol carries the sender's oldest
+//! unacknowledged segment (`base`) and its window never starts more than one coding
+//! window below it, so the decoders keep decoded segments from `REORDER_SLACK` below
+//! that point; a symbol delayed past that much progress is dropped as stale.
 
 use super::channel::{segment_bytes, PayloadChannel};
 use super::cost::Cpu;
@@ -23,6 +29,11 @@ use crate::packet::Packet;
 use std::collections::VecDeque;
 use tcplab_coding::lt::{DegreeSpec, LtDecoder, LtParams};
 use tcplab_core::{Metrics, Time};
+
+/// Segments of progress a reordered symbol may lag behind the newest before it is
+/// dropped: what the decoders keep below the sender's coding window (a memory bound
+/// of about 6 bytes per segment without payload, one segment each with it).
+const REORDER_SLACK: u32 = 1024;
 
 struct PayloadRx {
     channel: PayloadChannel,
@@ -55,6 +66,8 @@ pub struct ForwardSink {
     received: u64,
     acks_sent: u64,
     newly: Vec<u32>,
+    /// The highest sender `base` seen.
+    sender_base: u32,
 }
 
 fn lt_params(symbol: usize, p: &ForwardParams) -> Result<LtParams, String> {
@@ -107,6 +120,7 @@ impl ForwardSink {
             received: 0,
             acks_sent: 0,
             newly: Vec::new(),
+            sender_base: 0,
         })
     }
 
@@ -131,6 +145,10 @@ impl ForwardSink {
             )));
         }
         self.received += 1;
+        if sym.start < self.dec.forgotten() {
+            // Its window reaches segments decoded and forgotten: stale.
+            return Ok(());
+        }
         self.arrivals.saw(now, sym.start, end as u32);
         let ops_before = self.dec.stats().ops;
         let newly = self
@@ -164,11 +182,27 @@ impl ForwardSink {
             self.pending.push_back((done, ack));
         }
         self.arrivals.drop_below(self.cum);
+        self.forget(sym.base);
         if let Some(l) = self.entries.as_ref().filter(|_| self.cum > cum_before) {
             l.forget_below(self.cum);
         }
         self.release(now);
         Ok(())
+    }
+
+    /// Forgets decoded segments the sender can no longer combine (see the module docs).
+    fn forget(&mut self, base: u32) {
+        self.sender_base = self.sender_base.max(base);
+        let below = self
+            .sender_base
+            .saturating_sub(self.p.window + REORDER_SLACK)
+            .min(self.cum);
+        if below > self.dec.forgotten() {
+            self.dec.forget_below(below);
+            if let Some(rx) = self.payload.as_mut() {
+                rx.dec.forget_below(below);
+            }
+        }
     }
 
     fn release(&mut self, now: Time) {

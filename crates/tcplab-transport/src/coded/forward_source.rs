@@ -38,7 +38,7 @@ use crate::error::Violation;
 use crate::packet::Packet;
 use crate::rtt::RttEstimator;
 use std::collections::VecDeque;
-use tcplab_coding::lt::{DegreeSpec, LtEncoder, LtParams, WindowSampler};
+use tcplab_coding::lt::{DegreeSpec, LtStreamEncoder, WindowSampler};
 use tcplab_core::{Dur, Metrics, Time};
 
 /// A segment's Diff_p clock: ElapsedTime_p runs from `since` (its push into the coding
@@ -52,10 +52,12 @@ struct Clock {
     acked: bool,
 }
 
-/// Real bytes (`payload = true`).
+/// Real bytes (`payload = true`): the segments of the coding buffer (and of a window
+/// lagging behind it).
 struct PayloadTx {
     channel: PayloadChannel,
-    enc: LtEncoder,
+    enc: LtStreamEncoder,
+    data: Vec<u8>,
 }
 
 /// The TCP-Forward source (see the module docs).
@@ -131,16 +133,12 @@ impl ForwardSource {
         // Validate the distribution once, so a bad (c, delta) is a configuration error.
         degrees.build(p.window).map_err(|e| e.to_string())?;
         let payload = match channel {
-            Some(channel) => {
-                let mut data = vec![0u8; total as usize];
-                for (i, chunk) in data.chunks_mut(mss as usize).enumerate() {
-                    segment_bytes(flow, i as u32, chunk);
-                }
-                let params = LtParams::tcp_forward(mss as usize, p.window, degrees.clone())
-                    .map_err(|e| e.to_string())?;
-                let enc = LtEncoder::new(params, &data).map_err(|e| e.to_string())?;
-                Some(PayloadTx { channel, enc })
-            }
+            Some(channel) => Some(PayloadTx {
+                channel,
+                enc: LtStreamEncoder::new(mss as usize, degrees.clone())
+                    .map_err(|e| e.to_string())?,
+                data: vec![0; mss as usize],
+            }),
             None => None,
         };
         Ok(ForwardSource {
@@ -239,6 +237,13 @@ impl ForwardSource {
             if let Some(log) = &self.entries {
                 log.entered(self.pushed, now);
             }
+            if let Some(tx) = self.payload.as_mut() {
+                let start = u64::from(self.pushed) * mss;
+                let len = (self.total - start).min(mss) as usize;
+                segment_bytes(self.flow, self.pushed, &mut tx.data[..len]);
+                // Pushed in order, at most one segment long: cannot fail.
+                let _ = tx.enc.push(&tx.data[..len]);
+            }
             self.pushed += 1;
             self.push_time.push_back(now);
             // Clocks start at `now`, never before an earlier one.
@@ -319,6 +324,8 @@ impl ForwardSource {
             .map_or(1, u64::from);
         let ready = self.cpu.run(now, self.p.cost.lt(degree, self.mss));
         if let Some(tx) = self.payload.as_mut() {
+            // No symbol combines segments below both the window and the coding buffer.
+            tx.enc.drop_below(self.w_lo.min(self.buf_lo));
             let enc = &mut tx.enc;
             tx.channel.put(sym.seed, |buf| {
                 // The window was checked when the symbol was made.
