@@ -20,6 +20,7 @@ use crate::scenario::{Hop, LinkSpec, Sampling, Scenario};
 use std::num::NonZeroU32;
 use tcplab_core::{Metrics, Rng, Time, Value};
 use tcplab_link::{Admit, Delivery, FifoSpares};
+use tcplab_transport::coded::PayloadPorts;
 use tcplab_transport::{AnyEndpoint, Endpoint, FlowContext, Violation};
 
 const SOURCE: usize = 0;
@@ -373,6 +374,9 @@ pub fn simulate_tapped<'c>(
             bytes: f.bytes,
             source_rng: Rng::named_parts(master, &["flow.", &f.name, ".source"]),
             sink_rng: Rng::named_parts(master, &["flow.", &f.name, ".sink"]),
+            // Bytes packets do not carry (coded symbols' payload) go from source to sink
+            // through a store the run owns.
+            payload: PayloadPorts::in_process(),
         };
         let ends = f.transport.build(ctx).map_err(|why| {
             SimError::Config(crate::ConfigError {

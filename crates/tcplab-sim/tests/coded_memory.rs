@@ -103,3 +103,31 @@ fn tcp_nc_memory_does_not_grow_with_the_declared_transfer() {
     // capacity, 2 x buffer + window + 64 packets, is exceeded when decoding lags seeing.)
     check("tcp-nc", "newreno", "");
 }
+
+/// A transfer long enough for the sink to forget decoded segments (more than the 1,024
+/// it keeps below the sender's window) still delivers every byte, checked byte by byte
+/// by the real decoder, and four times the transfer takes no more memory.
+#[test]
+fn a_long_tcp_forward_payload_transfer_forgets_and_stays_exact() {
+    let run = |bytes: &str| {
+        let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let sc = parse_scenario_str(
+            &format!(
+                "duration = \"60s\"\nsample = \"off\"\n[link]\nrate = \"100Mbps\"\n\
+                 delay = \"5ms\"\nloss = 0.01\n[[flow]]\ntransport = \"tcp-forward\"\n\
+                 cc = \"vegas\"\nbytes = \"{bytes}\"\ncoding = {{ payload = true }}\n"
+            ),
+            "long.toml",
+        )
+        .unwrap();
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let r = simulate(&sc, 3, 0).unwrap_or_else(|e| panic!("{e}"));
+        let grown = PEAK.load(Ordering::Relaxed) - base;
+        assert!(r.flows.bools("completed").unwrap()[0], "{bytes}");
+        grown
+    };
+    let (short, long) = (run("4MB"), run("16MB"));
+    eprintln!("payload tcp-forward: peak {short} B for 4 MB, {long} B for 16 MB");
+    assert!(long < short + short / 4, "{long} B against {short} B");
+}

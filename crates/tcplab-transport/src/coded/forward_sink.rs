@@ -17,12 +17,13 @@
 //! window below it, so the decoders keep decoded segments from `REORDER_SLACK` below
 //! that point; a symbol delayed past that much progress is dropped as stale.
 
-use super::channel::{segment_bytes, PayloadChannel};
+use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
 use super::decode_stats::{Arrivals, DecodeStats};
 use super::entry::EntryLog;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
+use super::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
@@ -36,7 +37,7 @@ use tcplab_core::{Metrics, Time};
 const REORDER_SLACK: u32 = 1024;
 
 struct PayloadRx {
-    channel: PayloadChannel,
+    port: SymbolBytes,
     dec: LtDecoder,
     bytes: Vec<u8>,
     expect: Vec<u8>,
@@ -52,7 +53,7 @@ pub struct ForwardSink {
     /// Peeling on the descriptions (one-byte symbols).
     dec: LtDecoder,
     payload: Option<PayloadRx>,
-    entries: Option<EntryLog>,
+    entries: EntryLog,
     cpu: Cpu,
     /// ACKs and in-order points, released when the CPU is done.
     pending: VecDeque<(Time, CodedAck)>,
@@ -84,15 +85,15 @@ impl ForwardSink {
         total: u64,
         mss: u32,
         p: ForwardParams,
-        channel: Option<PayloadChannel>,
+        port: Option<SymbolBytes>,
     ) -> Result<ForwardSink, String> {
         let segments = u32::try_from(total.div_ceil(u64::from(mss)))
             .map_err(|_| format!("{total} bytes need more than 2^32 segments"))?;
         let dec =
             LtDecoder::new(lt_params(1, &p)?, u64::from(segments)).map_err(|e| e.to_string())?;
-        let payload = match channel {
-            Some(channel) => Some(PayloadRx {
-                channel,
+        let payload = match port {
+            Some(port) => Some(PayloadRx {
+                port,
                 dec: LtDecoder::new(lt_params(mss as usize, &p)?, total)
                     .map_err(|e| e.to_string())?,
                 bytes: Vec::new(),
@@ -109,7 +110,7 @@ impl ForwardSink {
             p,
             dec,
             payload,
-            entries: None,
+            entries: EntryLog::new(),
             pending: VecDeque::new(),
             acks: VecDeque::new(),
             cum: 0,
@@ -122,12 +123,6 @@ impl ForwardSink {
             newly: Vec::new(),
             sender_base: 0,
         })
-    }
-
-    /// Shares the segments' entry times with the other end (end-to-end latency).
-    pub fn with_entries(mut self, log: EntryLog) -> ForwardSink {
-        self.entries = Some(log);
-        self
     }
 
     fn bytes_of(&self, k: u32) -> u64 {
@@ -149,6 +144,7 @@ impl ForwardSink {
             // Its window reaches segments decoded and forgotten: stale.
             return Ok(());
         }
+        self.entries.learn(sym.newest, sym.entered);
         self.arrivals.saw(now, sym.start, end as u32);
         let ops_before = self.dec.stats().ops;
         let newly = self
@@ -171,7 +167,7 @@ impl ForwardSink {
         }
         for k in 0..self.newly.len() {
             let i = self.newly[k];
-            let entered = self.entries.as_ref().and_then(|l| l.of(i));
+            let entered = self.entries.of(i);
             self.decode.decoded(done, self.arrivals.of(i), entered);
             let ack = CodedAck {
                 flow,
@@ -183,8 +179,8 @@ impl ForwardSink {
         }
         self.arrivals.drop_below(self.cum);
         self.forget(sym.base);
-        if let Some(l) = self.entries.as_ref().filter(|_| self.cum > cum_before) {
-            l.forget_below(self.cum);
+        if self.cum > cum_before {
+            self.entries.forget_below(self.cum);
         }
         self.release(now);
         Ok(())
@@ -226,7 +222,7 @@ impl ForwardSink {
         let fail = |why: String| Violation::Coding { flow, why };
         let rx = self.payload.as_mut().expect("payload mode");
         let mut bytes = std::mem::take(&mut rx.bytes);
-        let got = rx.channel.take(sym.seed, |b| {
+        let got = rx.port.take(sym.seed, |b| {
             bytes.clear();
             bytes.extend_from_slice(b);
         });
