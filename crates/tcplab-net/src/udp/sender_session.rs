@@ -465,7 +465,9 @@ impl SenderSession {
                             (b.len() == n).then_some(n)
                         })
                         .flatten()
-                        .ok_or_else(|| format!("the bytes of symbol {seed} are gone or too long"))?;
+                        .ok_or_else(|| {
+                            format!("the bytes of symbol {seed} are gone or too long")
+                        })?;
                     return Ok(Some(h + n));
                 }
                 let (key, off) = payload::symbol_key(conn, seed);
