@@ -12,10 +12,12 @@
 //! delivered in order.
 //!
 //! State is bounded by the window, not by the transfer: decoded segments are forgotten
-//! once the sender can no longer combine them. A symbol carries the sender's oldest
-//! unacknowledged segment (`base`) and its window never starts more than one coding
-//! window below it, so the decoders keep decoded segments from `REORDER_SLACK` below
-//! that point; a symbol delayed past that much progress is dropped as stale.
+//! once the sender can no longer combine them. The sender's coding window never starts
+//! more than one coding window below its oldest unacknowledged segment, which lags the
+//! in-order decoded point by at most what is in flight (its buffer), so the decoders keep
+//! decoded segments from `buffer + window + REORDER_SLACK` below that point; a symbol
+//! reaching further back is dropped as stale. The bound uses only the sink's own
+//! settings: the header's `base` could be forged.
 
 use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
@@ -67,8 +69,6 @@ pub struct ForwardSink {
     received: u64,
     acks_sent: u64,
     newly: Vec<u32>,
-    /// The highest sender `base` seen.
-    sender_base: u32,
 }
 
 fn lt_params(symbol: usize, p: &ForwardParams) -> Result<LtParams, String> {
@@ -121,7 +121,6 @@ impl ForwardSink {
             received: 0,
             acks_sent: 0,
             newly: Vec::new(),
-            sender_base: 0,
         })
     }
 
@@ -178,7 +177,7 @@ impl ForwardSink {
             self.pending.push_back((done, ack));
         }
         self.arrivals.drop_below(self.cum);
-        self.forget(sym.base);
+        self.forget();
         if self.cum > cum_before {
             self.entries.forget_below(self.cum);
         }
@@ -187,12 +186,10 @@ impl ForwardSink {
     }
 
     /// Forgets decoded segments the sender can no longer combine (see the module docs).
-    fn forget(&mut self, base: u32) {
-        self.sender_base = self.sender_base.max(base);
+    fn forget(&mut self) {
         let below = self
-            .sender_base
-            .saturating_sub(self.p.window + REORDER_SLACK)
-            .min(self.cum);
+            .cum
+            .saturating_sub(self.p.buffer + self.p.window + REORDER_SLACK);
         if below > self.dec.forgotten() {
             self.dec.forget_below(below);
             if let Some(rx) = self.payload.as_mut() {
