@@ -25,6 +25,7 @@ use super::decode_stats::{Arrivals, DecodeStats};
 use super::entry::EntryLog;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
+use super::ready_queue::ReadyQueue;
 use super::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
@@ -58,7 +59,7 @@ pub struct ForwardSink {
     entries: EntryLog,
     cpu: Cpu,
     /// ACKs and in-order points, released when the CPU is done.
-    pending: VecDeque<(Time, CodedAck)>,
+    pending: ReadyQueue<CodedAck>,
     acks: VecDeque<CodedAck>,
     /// First segment not yet decoded (everything below is decoded).
     cum: u32,
@@ -111,7 +112,7 @@ impl ForwardSink {
             dec,
             payload,
             entries: EntryLog::new(),
-            pending: VecDeque::new(),
+            pending: ReadyQueue::default(),
             acks: VecDeque::new(),
             cum: 0,
             delivered: 0,
@@ -174,7 +175,7 @@ impl ForwardSink {
                 cum: self.cum,
                 echo: sym.seed,
             };
-            self.pending.push_back((done, ack));
+            self.pending.push(done, ack);
         }
         self.arrivals.drop_below(self.cum);
         self.forget();
@@ -199,11 +200,7 @@ impl ForwardSink {
     }
 
     fn release(&mut self, now: Time) {
-        while let Some(&(at, ack)) = self.pending.front() {
-            if at > now {
-                break;
-            }
-            self.pending.pop_front();
+        while let Some((at, ack)) = self.pending.pop_ready(now) {
             self.acks.push_back(ack);
             self.delivered = self.delivered.max(ack.cum);
             if self.delivered == self.segments && self.completed_at.is_none() {
@@ -218,19 +215,13 @@ impl ForwardSink {
         let (flow, mss, total) = (self.flow, self.mss, self.total);
         let fail = |why: String| Violation::Coding { flow, why };
         let rx = self.payload.as_mut().expect("payload mode");
-        let mut bytes = std::mem::take(&mut rx.bytes);
-        let got = rx.port.take(sym.seed, |b| {
-            bytes.clear();
-            bytes.extend_from_slice(b);
-        });
-        if got.is_none() {
-            rx.bytes = bytes;
+        if !rx.port.take_into(sym.seed, &mut rx.bytes) {
             return Err(fail(format!("the bytes of symbol {} are gone", sym.seed)));
         }
         let before = rx.dec.stats().ops;
         let real = rx
             .dec
-            .receive_window(sym.start, sym.span, sym.seed, &bytes)
+            .receive_window(sym.start, sym.span, sym.seed, &rx.bytes)
             .map_err(|e| fail(e.to_string()))?
             .to_vec();
         if real != self.newly || rx.dec.stats().ops - before != ops {
@@ -249,7 +240,6 @@ impl ForwardSink {
                 )));
             }
         }
-        rx.bytes = bytes;
         Ok(())
     }
 }
@@ -276,7 +266,7 @@ impl Endpoint for ForwardSink {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        self.pending.front().map(|p| p.0)
+        self.pending.next_ready()
     }
 
     fn progress(&self) -> Progress {

@@ -29,6 +29,7 @@ use super::cost::Cpu;
 use super::diff::DiffDetector;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
+use super::ready_queue::{earliest, ReadyQueue};
 use super::redundancy::Redundancy;
 use super::symbol_bytes::SymbolBytes;
 use crate::cc::{AckInfo, CongestionControl, Controller, Window};
@@ -96,7 +97,7 @@ pub struct ForwardSource {
     /// the one holding the minimum (or a repair restarting clocks) needs a rescan.
     oldest: Option<Time>,
     /// Encoded symbols and when the CPU has finished each.
-    queue: VecDeque<(Time, Symbol)>,
+    queue: ReadyQueue<Symbol>,
     next_seed: u32,
     sampler: WindowSampler,
     cpu: Cpu,
@@ -174,7 +175,7 @@ impl ForwardSource {
             ),
             deadline: None,
             oldest: None,
-            queue: VecDeque::new(),
+            queue: ReadyQueue::default(),
             next_seed: seed,
             sampler: WindowSampler::new(degrees),
             cpu: Cpu::new(p.cost),
@@ -324,7 +325,7 @@ impl ForwardSource {
                 let _ = enc.encode_window_into(sym.start, sym.span, sym.seed, buf);
             });
         }
-        self.queue.push_back((ready, sym));
+        self.queue.push(ready, sym);
     }
 
     /// The receiver decoded segment `index` (and everything below `cum`).
@@ -494,11 +495,8 @@ impl Endpoint for ForwardSource {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         loop {
-            if let Some(&(ready, sym)) = self.queue.front() {
-                if ready > now {
-                    return None;
-                }
-                self.queue.pop_front();
+            if !self.queue.is_empty() {
+                let (_, sym) = self.queue.pop_ready(now)?;
                 self.symbols += 1;
                 return Some(Packet::Coded(CodedPacket::Symbol(sym)));
             }
@@ -515,10 +513,7 @@ impl Endpoint for ForwardSource {
 
     fn poll_timeout(&self) -> Option<Time> {
         let d = self.deadline.filter(|_| self.finished_at.is_none());
-        match (d, self.queue.front()) {
-            (Some(d), Some(&(r, _))) => Some(d.min(r)),
-            (d, q) => d.or(q.map(|&(r, _)| r)),
-        }
+        earliest(d, self.queue.next_ready())
     }
 
     fn start(&mut self, now: Time) {

@@ -21,6 +21,7 @@ mod nc_sink;
 mod nc_source;
 mod packet;
 mod params;
+mod ready_queue;
 mod redundancy;
 mod seen;
 mod spec;

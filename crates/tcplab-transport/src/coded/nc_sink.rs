@@ -15,6 +15,7 @@ use super::decode_stats::{Arrivals, DecodeStats};
 use super::entry::EntryLog;
 use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use super::params::NcParams;
+use super::ready_queue::ReadyQueue;
 use super::seen::{Receipt, SeenTracker};
 use super::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
@@ -31,7 +32,6 @@ use tcplab_core::{Metrics, Time};
 /// What a symbol leads to once the CPU has processed it.
 #[derive(Clone, Copy, Debug)]
 struct Done {
-    at: Time,
     /// The ACK number to send, if any.
     ack: Option<u64>,
     /// Packets delivered in order by then.
@@ -62,7 +62,7 @@ pub struct NcSink {
     p: NcParams,
     tracker: SeenTracker,
     cpu: Cpu,
-    pending: VecDeque<Done>,
+    pending: ReadyQueue<Done>,
     acks: VecDeque<u64>,
     delivered: u32,
     completed_at: Option<Time>,
@@ -108,7 +108,7 @@ impl NcSink {
             cpu: Cpu::new(p.cost),
             p,
             tracker: SeenTracker::new(),
-            pending: VecDeque::new(),
+            pending: ReadyQueue::default(),
             acks: VecDeque::new(),
             delivered: 0,
             completed_at: None,
@@ -170,22 +170,20 @@ impl NcSink {
         }
         let ack = (r.innovative || self.p.ack_redundant)
             .then(|| self.bytes_of(self.tracker.first_unseen()));
-        self.pending.push_back(Done {
-            at: done,
-            ack,
-            delivered: self.tracker.first_undecoded(),
-        });
+        self.pending.push(
+            done,
+            Done {
+                ack,
+                delivered: self.tracker.first_undecoded(),
+            },
+        );
         self.release(now);
         Ok(())
     }
 
     /// Applies what the CPU has finished by `now`.
     fn release(&mut self, now: Time) {
-        while let Some(d) = self.pending.front().copied() {
-            if d.at > now {
-                break;
-            }
-            self.pending.pop_front();
+        while let Some((at, d)) = self.pending.pop_ready(now) {
             self.delivered = self.delivered.max(d.delivered);
             if let Some(a) = d.ack {
                 self.acks.push_back(a);
@@ -195,7 +193,7 @@ impl NcSink {
                     .total
                     .is_some_and(|t| self.bytes_of(self.delivered) >= t)
             {
-                self.completed_at = Some(d.at);
+                self.completed_at = Some(at);
             }
         }
     }
@@ -214,19 +212,13 @@ impl NcSink {
         };
         let fail = |why: String| Violation::Coding { flow, why };
         let tx = self.payload.as_mut().expect("payload mode");
-        let mut bytes = std::mem::take(&mut tx.bytes);
-        let got = tx.port.take(sym.seed, |b| {
-            bytes.clear();
-            bytes.extend_from_slice(b);
-        });
-        if got.is_none() {
-            tx.bytes = bytes;
+        // `tx.bytes`: the symbol's payload, reduced below by forgotten packets.
+        if !tx.port.take_into(sym.seed, &mut tx.bytes) {
             return Err(fail(format!("the bytes of symbol {} are gone", sym.seed)));
         }
         tx.sender_base = tx.sender_base.max(sym.base);
-        if bytes.len() != mss as usize + NC_FRAMING_BYTES as usize {
-            let n = bytes.len();
-            tx.bytes = bytes;
+        if tx.bytes.len() != mss as usize + NC_FRAMING_BYTES as usize {
+            let n = tx.bytes.len();
             return Err(fail(format!("symbol {} carries {n} bytes", sym.seed)));
         }
         // The header's window and seed give the coefficients (TCP/NC's seeded header).
@@ -234,7 +226,6 @@ impl NcSink {
         tx.coeffs.clear();
         tx.coeffs.resize(sym.span as usize, 0);
         seeded_coefficients(sym.start, sym.seed, &mut tx.coeffs);
-        let mut payload = bytes.clone();
         // Subtract decoded packets the decoder has already forgotten.
         let base = tx.dec.base();
         let mut ops = 0u64;
@@ -247,7 +238,7 @@ impl NcSink {
                 .checked_sub(tx.kept_base)
                 .and_then(|o| tx.kept.get(o as usize))
                 .ok_or_else(|| fail(format!("decoded packet {j} is no longer kept")))?;
-            gf256::mul_acc(&mut payload, unit, f);
+            gf256::mul_acc(&mut tx.bytes, unit, f);
             ops += 1;
         }
         let (outcome, seen, decoded) = if we <= base {
@@ -259,7 +250,7 @@ impl NcSink {
                 start: s,
                 window_len: (we - s) as u16,
                 coefficients: CoefficientsRef::Explicit(&tx.coeffs[(s - ws) as usize..]),
-                payload: &payload,
+                payload: &tx.bytes,
             };
             let rc = tx
                 .dec
@@ -269,7 +260,6 @@ impl NcSink {
             ops += tx.dec.stats().row_ops - before;
             out
         };
-        tx.bytes = bytes;
         let innovative = outcome == RlncOutcome::Innovative;
         if innovative != r.innovative
             || seen != r.newly_seen
@@ -344,7 +334,7 @@ impl Endpoint for NcSink {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        self.pending.front().map(|d| d.at)
+        self.pending.next_ready()
     }
 
     fn progress(&self) -> Progress {

@@ -17,12 +17,12 @@ use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
 use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use super::params::NcParams;
+use super::ready_queue::{earliest, ReadyQueue};
 use super::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
 use crate::tcp::{Segment, Sender};
-use std::collections::VecDeque;
 use tcplab_coding::rlnc::{seeded_coefficients, RlncEncoder, RlncSymbolRef};
 use tcplab_core::{Metrics, Time};
 
@@ -51,7 +51,7 @@ pub struct NcSource {
     num: f64,
     next_seed: u32,
     /// Encoded symbols and when the CPU has finished each.
-    queue: VecDeque<(Time, Symbol)>,
+    queue: ReadyQueue<Symbol>,
     cpu: Cpu,
     payload: Option<PayloadTx>,
     /// When the newest packet handed down (`hi - 1`) entered the coding layer.
@@ -95,7 +95,7 @@ impl NcSource {
             acked: 0,
             num: 0.0,
             next_seed: seed,
-            queue: VecDeque::new(),
+            queue: ReadyQueue::default(),
             payload,
             entered: Time::ZERO,
             fault: None,
@@ -173,7 +173,7 @@ impl NcSource {
             if let Some(tx) = self.payload.as_mut() {
                 encode(tx, &sym)?;
             }
-            self.queue.push_back((ready, sym));
+            self.queue.push(ready, sym);
         }
         Ok(())
     }
@@ -235,11 +235,8 @@ impl Endpoint for NcSource {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         loop {
-            if let Some(&(ready, sym)) = self.queue.front() {
-                if ready > now {
-                    return None;
-                }
-                self.queue.pop_front();
+            if !self.queue.is_empty() {
+                let (_, sym) = self.queue.pop_ready(now)?;
                 self.symbols += 1;
                 return Some(Packet::Coded(CodedPacket::Symbol(sym)));
             }
@@ -251,11 +248,7 @@ impl Endpoint for NcSource {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        let t = self.tcp.poll_timeout();
-        match self.queue.front() {
-            Some(&(ready, _)) => Some(t.map_or(ready, |t| t.min(ready))),
-            None => t,
-        }
+        earliest(self.tcp.poll_timeout(), self.queue.next_ready())
     }
 
     fn start(&mut self, now: Time) {

@@ -95,6 +95,16 @@ impl SymbolBytes {
         Some(r)
     }
 
+    /// Copies the bytes of symbol `seed` into `out` (replacing its contents) and drops
+    /// them; false if they are not held.
+    pub fn take_into(&self, seed: u32, out: &mut Vec<u8>) -> bool {
+        self.take(seed, |b| {
+            out.clear();
+            out.extend_from_slice(b);
+        })
+        .is_some()
+    }
+
     /// Symbols held.
     pub fn len(&self) -> usize {
         self.0.lock().expect("symbol bytes poisoned").entries.len()
