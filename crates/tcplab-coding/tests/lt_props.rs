@@ -237,3 +237,59 @@ fn reset_allows_reuse() {
         assert_eq!(dec.data().unwrap(), &data[..]);
     }
 }
+
+/// A stream decoded through a sliding window while its recovered prefix is forgotten:
+/// every recovered byte is right, per-source memory stays about one window however
+/// long the object, and a symbol reaching below the forgotten point is refused.
+#[test]
+fn a_forgetting_decoder_holds_one_window_of_a_long_stream() {
+    use tcplab_coding::lt::LtStreamEncoder;
+    let (t, n, k) = (8usize, 16u32, 20_000u32);
+    let byte = |i: u32, j: usize| (i as usize * 7 + j * 13) as u8;
+    // Declared far longer than what is sent: nothing is sized by it.
+    let params = LtParams::tcp_forward(t, n, robust()).unwrap();
+    let mut dec = LtDecoder::new(params, u64::from(u32::MAX) * t as u64).unwrap();
+    assert_eq!(dec.held_sources(), 0, "nothing allocated up front");
+    let mut enc = LtStreamEncoder::new(t, robust()).unwrap();
+    let mut rng = SplitMix64::new(5);
+    let (mut lo, mut seed, mut cum) = (0u32, 0u32, 0u32);
+    let mut buf = Vec::new();
+    let mut most = 0;
+    while cum < k {
+        while enc.end() < (lo + n).min(k) {
+            let i = enc.end();
+            let src: Vec<u8> = (0..t).map(|j| byte(i, j)).collect();
+            enc.push(&src).unwrap();
+        }
+        let span = enc.end() - lo;
+        enc.encode_window_into(lo, span, seed, &mut buf).unwrap();
+        seed += 1;
+        if rng.next_u64() % 10 != 0 {
+            let newly = dec
+                .receive_window(lo, span, seed - 1, &buf)
+                .unwrap()
+                .to_vec();
+            for i in newly {
+                let want: Vec<u8> = (0..t).map(|j| byte(i, j)).collect();
+                assert_eq!(dec.source(i).unwrap(), &want[..], "source {i}");
+            }
+        }
+        while cum < k && dec.is_recovered(cum) {
+            cum += 1;
+        }
+        // The sender slides by half a window once its first half is decoded.
+        while lo + n / 2 <= cum && lo + n < k {
+            lo += n / 2;
+        }
+        enc.drop_below(lo);
+        dec.forget_below(lo);
+        most = most.max(dec.held_sources());
+    }
+    assert!(most <= 4 * n as usize, "held up to {most} sources");
+    assert!(enc.held() <= 2 * n as usize);
+    assert_eq!(dec.forgotten(), lo);
+    assert!(dec.source(lo - 1).is_none(), "forgotten");
+    assert!(dec.is_recovered(lo - 1));
+    let e = dec.receive_window(lo - 1, 2, 0, &buf[..t]).unwrap_err();
+    assert!(e.to_string().contains("window"), "{e}");
+}

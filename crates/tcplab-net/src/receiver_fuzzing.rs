@@ -141,6 +141,12 @@ pub fn receiver_input(data: &[u8]) -> ReceiverRun {
                             span,
                             seed,
                             base: start,
+                            newest: start.saturating_add(span),
+                            entered_ns: u64::from_be_bytes(
+                                b.get(11..19)
+                                    .and_then(|x| x.try_into().ok())
+                                    .unwrap_or([0; 8]),
+                            ),
                             payload: &[],
                         };
                         (m, k, off)

@@ -24,6 +24,7 @@ use crate::sampling::Recorder;
 use crate::scenario::{Sampling, Scenario};
 use tcplab_core::{Rng, Time};
 use tcplab_link::Delivery;
+use tcplab_transport::coded::PayloadPorts;
 use tcplab_transport::{Endpoint, FlowContext, Violation};
 
 /// Asked every few thousand events whether to go on (Ctrl-C, time limits).
@@ -111,6 +112,9 @@ pub fn simulate_tapped<'c>(
             bytes: f.bytes,
             source_rng: Rng::named_parts(master, &["flow.", &f.name, ".source"]),
             sink_rng: Rng::named_parts(master, &["flow.", &f.name, ".sink"]),
+            // Bytes packets do not carry (coded symbols' payload) go from source to sink
+            // through a store the run owns.
+            payload: PayloadPorts::in_process(),
         };
         let ends = f.transport.build(ctx).map_err(|why| {
             SimError::Config(crate::ConfigError {

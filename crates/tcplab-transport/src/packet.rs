@@ -3,7 +3,8 @@
 //! Dispatch is static (a `match`, no vtable) and every variant is `Copy`, so packets move
 //! through queues and drivers without allocating. Payload bytes are not carried: in a
 //! simulation what matters is which bytes arrive, when and in what order; a transport that
-//! needs real bytes (a coded transport checking its decoder) keeps them at the endpoints.
+//! needs real bytes (a coded transport checking its decoder) passes them through a store
+//! the driver owns, reached from the flow's context (`coded::PayloadPorts`).
 
 use crate::coded::CodedPacket;
 use crate::datagram::Datagram;

@@ -6,7 +6,9 @@
 //! `transport = "name"` like a built-in.
 
 use crate::cc::CcParams;
-use crate::coded::{ForwardSink, ForwardSource, ForwardSpec, NcSink, NcSource, NcSpec};
+use crate::coded::{
+    ForwardSink, ForwardSource, ForwardSpec, NcSink, NcSource, NcSpec, PayloadPorts,
+};
 use crate::datagram::{DatagramSink, DatagramSource, DatagramSpec};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
@@ -29,6 +31,9 @@ pub struct FlowContext {
     /// The source's and the sink's own random streams (`flow.<name>.source` / `.sink`).
     pub source_rng: Rng,
     pub sink_rng: Rng,
+    /// The driver's store for bytes that packets do not carry (coded symbols with
+    /// `payload = true`); empty for a driver that carries none.
+    pub payload: PayloadPorts,
 }
 
 /// The two ends of a user-registered transport.
@@ -106,6 +111,8 @@ pub struct FlowEndpoints {
     pub source: AnyEndpoint,
     pub sink: AnyEndpoint,
     pub reliable: bool,
+    /// The payload ports the ends were built with (the driver keeps the ones it serves).
+    pub payload: PayloadPorts,
 }
 
 impl TransportSpec {
@@ -143,6 +150,13 @@ impl TransportSpec {
 
     /// Builds the endpoints of one run of the flow.
     pub fn build(&self, ctx: FlowContext) -> Result<FlowEndpoints, String> {
+        let payload = ctx.payload.clone();
+        let mut ends = self.build_ends(ctx)?;
+        ends.payload = payload;
+        Ok(ends)
+    }
+
+    fn build_ends(&self, ctx: FlowContext) -> Result<FlowEndpoints, String> {
         Ok(match self {
             TransportSpec::Tcp(t) => {
                 let (s, r) = t.build(ctx.flow)?;
@@ -150,6 +164,7 @@ impl TransportSpec {
                     source: AnyEndpoint::TcpSender(Box::new(s)),
                     sink: AnyEndpoint::TcpReceiver(Box::new(r)),
                     reliable: true,
+                    payload: PayloadPorts::default(),
                 }
             }
             TransportSpec::Tack(t) => {
@@ -158,6 +173,7 @@ impl TransportSpec {
                     source: AnyEndpoint::TackSender(Box::new(s)),
                     sink: AnyEndpoint::TackReceiver(Box::new(r)),
                     reliable: true,
+                    payload: PayloadPorts::default(),
                 }
             }
             TransportSpec::Datagram(d) => FlowEndpoints {
@@ -169,6 +185,7 @@ impl TransportSpec {
                 ))),
                 sink: AnyEndpoint::DatagramSink(Box::new(DatagramSink::new(ctx.flow, ctx.bytes))),
                 reliable: false,
+                payload: PayloadPorts::default(),
             },
             TransportSpec::TcpNc(t) => {
                 let (s, r) = t.build(ctx)?;
@@ -176,6 +193,7 @@ impl TransportSpec {
                     source: AnyEndpoint::NcSource(Box::new(s)),
                     sink: AnyEndpoint::NcSink(Box::new(r)),
                     reliable: true,
+                    payload: PayloadPorts::default(),
                 }
             }
             TransportSpec::Forward(t) => {
@@ -184,6 +202,7 @@ impl TransportSpec {
                     source: AnyEndpoint::ForwardSource(Box::new(s)),
                     sink: AnyEndpoint::ForwardSink(Box::new(r)),
                     reliable: true,
+                    payload: PayloadPorts::default(),
                 }
             }
             TransportSpec::User { name, params } => {
@@ -195,6 +214,7 @@ impl TransportSpec {
                     source: AnyEndpoint::User(u.source),
                     sink: AnyEndpoint::User(u.sink),
                     reliable: u.reliable,
+                    payload: PayloadPorts::default(),
                 }
             }
         })
@@ -368,6 +388,7 @@ mod finished_at {
                 bytes: Some(bytes),
                 source_rng: Rng::named(1, "source"),
                 sink_rng: Rng::named(1, "sink"),
+                payload: PayloadPorts::default(),
             })
             .unwrap();
         let (mut src, mut sink) = (ends.source, ends.sink);

@@ -12,6 +12,12 @@
 //! last neighbour. Symbol→source edges live in intrusive linked lists
 //! (arrays, not per-source `Vec`s), so after warm-up nothing is allocated
 //! per symbol.
+//!
+//! Per-source state grows as symbols reach further into the object, never
+//! sized by the object's declared length, and a streaming user (TCP-Forward's
+//! receiver) drops the recovered prefix it no longer needs with
+//! [`LtDecoder::forget_below`]: the decoder then holds about one coding window,
+//! however long the transfer.
 
 use super::analysis;
 use super::distribution::DegreeDistribution;
@@ -19,7 +25,7 @@ use super::neighbours::NeighbourSampler;
 use super::params::{Layout, LtParams};
 use super::symbol::LtSymbolRef;
 use super::window::{check_window, WindowSampler};
-use crate::error::{zeroed, CodingError, Result};
+use crate::error::{CodingError, Result};
 use crate::gf256;
 use std::sync::OnceLock;
 
@@ -46,6 +52,11 @@ pub struct LtDecoder {
     layout: Layout,
     dist: DegreeDistribution,
     sampler: NeighbourSampler,
+    /// Per-source arrays (`store`, `known`, `head`) start at source `base` and
+    /// reach as far as any symbol has; sources below `forgotten` are recovered
+    /// and dropped (`base..forgotten` is kept until it is worth moving).
+    base: u32,
+    forgotten: u32,
     /// Recovered source symbols, `symbol_size` bytes each, by index.
     store: Vec<u8>,
     known: Vec<bool>,
@@ -84,12 +95,12 @@ impl LtDecoder {
     pub fn new(params: LtParams, data_len: u64) -> Result<Self> {
         let layout = Layout::new(&params, data_len)?;
         let dist = layout.distribution(&params)?;
-        let k = layout.symbols as usize;
-        let store = zeroed(k.saturating_mul(params.symbol_size))?;
         Ok(Self {
             sampler: NeighbourSampler::new(layout.span),
-            store,
-            known: vec![false; k],
+            base: 0,
+            forgotten: 0,
+            store: Vec::new(),
+            known: Vec::new(),
             recovered: 0,
             slab: Vec::new(),
             slot_degree: Vec::new(),
@@ -97,7 +108,7 @@ impl LtDecoder {
             slot_epoch: Vec::new(),
             free_slots: Vec::new(),
             live_edges: 0,
-            head: vec![NONE; k],
+            head: Vec::new(),
             edge_slot: Vec::new(),
             edge_epoch: Vec::new(),
             edge_next: Vec::new(),
@@ -118,14 +129,17 @@ impl LtDecoder {
 
     /// Forget everything received, keeping allocations for reuse.
     pub fn reset(&mut self) {
-        self.known.fill(false);
+        self.base = 0;
+        self.forgotten = 0;
+        self.store.clear();
+        self.known.clear();
+        self.head.clear();
         self.recovered = 0;
         self.slot_degree.fill(0);
         self.free_slots.clear();
         self.free_slots
             .extend((0..self.slot_degree.len() as u32).rev());
         self.live_edges = 0;
-        self.head.fill(NONE);
         self.edge_slot.clear();
         self.edge_epoch.clear();
         self.edge_next.clear();
@@ -157,7 +171,71 @@ impl LtDecoder {
     }
 
     pub fn is_recovered(&self, index: u32) -> bool {
-        self.known.get(index as usize).copied().unwrap_or(false)
+        match index.checked_sub(self.base) {
+            Some(i) => self.known.get(i as usize).copied().unwrap_or(false),
+            None => true,
+        }
+    }
+
+    /// Sources below this are recovered and forgotten (see [`forget_below`](Self::forget_below)).
+    pub fn forgotten(&self) -> u32 {
+        self.forgotten
+    }
+
+    /// Sources the per-source arrays have room for: the decoder's per-source memory
+    /// is this times (`symbol_size` + 5) bytes.
+    pub fn held_sources(&self) -> usize {
+        self.known.capacity()
+    }
+
+    /// Drops recovered sources below `b` (only the recovered prefix: it stops at the
+    /// first source not recovered). A later symbol that combines a forgotten source
+    /// is refused (`WindowOutOfRange`): the caller forgets only what its sender no
+    /// longer codes. Returns the new [`forgotten`](Self::forgotten) point.
+    pub fn forget_below(&mut self, b: u32) -> u32 {
+        while self.forgotten < b && self.is_recovered(self.forgotten) {
+            self.forgotten += 1;
+        }
+        // Move the arrays down once the dead prefix is half of them (amortised O(1)).
+        let dead = ((self.forgotten - self.base) as usize).min(self.known.len());
+        if dead > 0 && dead >= self.known.len() / 2 {
+            let t = self.params.symbol_size;
+            self.store.drain(..dead * t);
+            self.known.drain(..dead);
+            self.head.drain(..dead);
+            self.base += dead as u32;
+        }
+        if self.known.is_empty() {
+            self.base = self.forgotten;
+        }
+        self.forgotten
+    }
+
+    /// Position of source `s` (held: `s >= base`) in the per-source arrays.
+    #[inline]
+    fn ix(&self, s: u32) -> usize {
+        (s - self.base) as usize
+    }
+
+    /// Refuses windows reaching below the forgotten point and grows the per-source
+    /// arrays to hold sources up to `end`.
+    fn hold(&mut self, start: u32, end: u32) -> Result<()> {
+        if start < self.forgotten {
+            return Err(CodingError::WindowOutOfRange {
+                start,
+                len: end - start,
+                limit_start: self.forgotten,
+                limit_len: self.layout.symbols - self.forgotten,
+            });
+        }
+        let n = (end - self.base) as usize;
+        if n > self.known.len() {
+            let t = self.params.symbol_size;
+            grow(&mut self.store, n * t, 0)?;
+            grow(&mut self.known, n, false)?;
+            grow(&mut self.head, n, NONE)?;
+        }
+        Ok(())
     }
 
     pub fn stats(&self) -> LtDecoderStats {
@@ -169,17 +247,17 @@ impl LtDecoder {
 
     /// Source symbol `index` with its true length, once recovered.
     pub fn source(&self, index: u32) -> Option<&[u8]> {
-        if !self.is_recovered(index) {
+        if index < self.forgotten || !self.is_recovered(index) {
             return None;
         }
         let t = self.params.symbol_size;
-        let start = index as usize * t;
+        let start = self.ix(index) * t;
         Some(&self.store[start..start + self.layout.symbol_len(index)])
     }
 
     /// The whole object, once every source symbol is recovered.
     pub fn data(&self) -> Option<&[u8]> {
-        self.is_complete()
+        (self.is_complete() && self.forgotten == 0)
             .then(|| &self.store[..self.layout.data_len as usize])
     }
 
@@ -194,6 +272,7 @@ impl LtDecoder {
     pub fn receive_symbol(&mut self, sym: LtSymbolRef<'_>) -> Result<&[u32]> {
         self.check_payload(sym.payload)?;
         let range = self.layout.range(sym.generation)?;
+        self.hold(range.start, range.end)?;
         // Take the neighbour buffer out of `self` so the slot allocator
         // (which needs `&mut self`) can run while it is in use.
         let mut rel = std::mem::take(&mut self.neighbour_scratch);
@@ -223,6 +302,7 @@ impl LtDecoder {
     ) -> Result<&[u32]> {
         self.check_payload(payload)?;
         check_window(start, span, self.layout.symbols)?;
+        self.hold(start, start + span)?;
         let mut rel = std::mem::take(&mut self.neighbour_scratch);
         rel.clear();
         if let Err(e) = self.windows.neighbours_into(start, span, seed, &mut rel) {
@@ -248,13 +328,15 @@ impl LtDecoder {
     /// Adds a symbol whose neighbours are `base + rel[..]` and peels.
     fn absorb(&mut self, base: u32, rel: &[u32], payload: &[u8]) {
         let t = self.params.symbol_size;
+        let b0 = self.base;
+        let ix = |s: u32| (s - b0) as usize;
         self.newly.clear();
         self.stats.received += 1;
         // Split the neighbours into known (folded in below) and unknown.
         self.unknown_scratch.clear();
         for &i in rel {
             let s = base + i;
-            if !self.known[s as usize] {
+            if !self.known[ix(s)] {
                 self.unknown_scratch.push(s);
             }
         }
@@ -264,13 +346,13 @@ impl LtDecoder {
             }
             1 => {
                 let target = self.unknown_scratch[0];
-                let t0 = target as usize * t;
+                let t0 = ix(target) * t;
                 self.store[t0..t0 + t].copy_from_slice(payload);
                 self.stats.ops += rel.len() as u64;
                 for &i in rel {
                     let s = base + i;
                     if s != target {
-                        xor_within(&mut self.store, t, target, s);
+                        xor_within(&mut self.store, t, ix(target), ix(s));
                     }
                 }
                 self.mark_recovered(target);
@@ -284,8 +366,8 @@ impl LtDecoder {
                 let mut ops = 1;
                 for &i in rel {
                     let s = base + i;
-                    if self.known[s as usize] {
-                        let so = s as usize * t;
+                    if self.known[ix(s)] {
+                        let so = ix(s) * t;
                         gf256::xor_into(buf, &self.store[so..so + t]);
                         ops += 1;
                     } else {
@@ -325,7 +407,8 @@ impl LtDecoder {
     }
 
     fn mark_recovered(&mut self, s: u32) {
-        self.known[s as usize] = true;
+        let i = self.ix(s);
+        self.known[i] = true;
         self.recovered += 1;
         self.newly.push(s);
         self.queue.push(s);
@@ -336,8 +419,9 @@ impl LtDecoder {
     fn propagate(&mut self) {
         let t = self.params.symbol_size;
         while let Some(s) = self.queue.pop() {
-            let so = s as usize * t;
-            let mut e = std::mem::replace(&mut self.head[s as usize], NONE);
+            let i = self.ix(s);
+            let so = i * t;
+            let mut e = std::mem::replace(&mut self.head[i], NONE);
             while e != NONE {
                 let ei = e as usize;
                 let slot = self.edge_slot[ei];
@@ -354,8 +438,8 @@ impl LtDecoder {
                 self.live_edges -= 1;
                 if self.slot_degree[si] == 1 {
                     let r = self.slot_xor[si];
-                    if !self.known[r as usize] {
-                        let ro = r as usize * t;
+                    if !self.known[self.ix(r)] {
+                        let ro = self.ix(r) * t;
                         self.store[ro..ro + t].copy_from_slice(&self.slab[si * t..si * t + t]);
                         self.stats.ops += 1;
                         self.mark_recovered(r);
@@ -391,7 +475,8 @@ impl LtDecoder {
 
     fn add_edge(&mut self, source: u32, slot: u32) {
         let e = self.edge_slot.len() as u32;
-        let h = &mut self.head[source as usize];
+        let i = self.ix(source);
+        let h = &mut self.head[i];
         if *h == NONE {
             self.touched.push(source);
         }
@@ -413,7 +498,11 @@ impl LtDecoder {
             v.clear();
         }
         for &s in &self.touched {
-            let mut e = self.head[s as usize];
+            // A forgotten source was recovered: its list was emptied then.
+            let Some(hi) = s.checked_sub(self.base).map(|i| i as usize) else {
+                continue;
+            };
+            let mut e = self.head[hi];
             let mut new_head = NONE;
             while e != NONE {
                 let ei = e as usize;
@@ -426,7 +515,7 @@ impl LtDecoder {
                 }
                 e = self.edge_next[ei];
             }
-            self.head[s as usize] = new_head;
+            self.head[hi] = new_head;
             if new_head != NONE {
                 touched.push(s);
             }
@@ -440,9 +529,18 @@ impl LtDecoder {
     }
 }
 
+/// Grows `v` to `len` elements of `fill`, refusing (instead of aborting on) a size the
+/// allocator cannot give.
+fn grow<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) -> Result<()> {
+    v.try_reserve(len - v.len())
+        .map_err(|_| CodingError::InvalidParameter(format!("cannot hold {len} sources")))?;
+    v.resize(len, fill);
+    Ok(())
+}
+
 /// `store[dst] ^= store[src]` for two distinct symbols of one buffer.
-fn xor_within(store: &mut [u8], t: usize, dst: u32, src: u32) {
-    let (d, s) = (dst as usize * t, src as usize * t);
+fn xor_within(store: &mut [u8], t: usize, dst: usize, src: usize) {
+    let (d, s) = (dst * t, src * t);
     if d < s {
         let (a, b) = store.split_at_mut(s);
         gf256::xor_into(&mut a[d..d + t], &b[..t]);

@@ -5,7 +5,10 @@
 //! * [`LtParams`]/[`Layout`]: symbol size and sliding generations (a window
 //!   of N source symbols advancing by a stride, ⌊N/2⌋ for TCP-Forward).
 //! * [`LtEncoder`]: rateless symbols keyed by (generation, seed).
-//! * [`LtDecoder`]: online peeling over absolute source indices.
+//! * [`LtStreamEncoder`]: window symbols over a stream pushed in order (a
+//!   sender's coding buffer, not the whole object).
+//! * [`LtDecoder`]: online peeling over absolute source indices; a stream's
+//!   recovered prefix can be forgotten.
 //! * [`WindowSampler`]: symbols over any window `start..start + span`
 //!   (TCP-Forward's variable coding window), keyed by (start, seed).
 //! * [`analysis`]: exact expected reception overhead of peeling.
@@ -16,6 +19,7 @@ mod distribution;
 mod encoder;
 mod neighbours;
 mod params;
+mod stream_encoder;
 mod symbol;
 mod window;
 
@@ -23,5 +27,6 @@ pub use decoder::{LtDecoder, LtDecoderStats};
 pub use distribution::{DegreeDistribution, DegreeSpec};
 pub use encoder::LtEncoder;
 pub use params::{Layout, LtParams};
+pub use stream_encoder::LtStreamEncoder;
 pub use symbol::{LtSymbol, LtSymbolRef, LT_HEADER_LEN, LT_TAG, LT_VERSION};
 pub use window::WindowSampler;

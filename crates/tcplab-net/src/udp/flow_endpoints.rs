@@ -5,7 +5,7 @@
 use crate::wire::{MessageType, TransportCode};
 use tcplab_core::Rng;
 use tcplab_sim::FlowSpec;
-use tcplab_transport::coded::Code;
+use tcplab_transport::coded::{Code, PayloadPorts};
 use tcplab_transport::{FlowContext, FlowEndpoints, TransportSpec};
 
 /// What the sessions check datagrams against.
@@ -114,6 +114,15 @@ pub fn shape(f: &FlowSpec) -> Result<FlowShape, String> {
     })
 }
 
+/// Whether the flow's symbols carry their real coded bytes (`payload = true`).
+pub fn carries_symbol_bytes(t: &TransportSpec) -> bool {
+    match t {
+        TransportSpec::TcpNc(t) => t.coding.payload,
+        TransportSpec::Forward(t) => t.coding.payload,
+        _ => false,
+    }
+}
+
 /// Both ends of flow `f` for connection `conn`; each side keeps its own. Random streams
 /// are seeded from the connection id, so both sides build identical ends.
 pub fn build(f: &FlowSpec, conn: u64) -> Result<(FlowShape, FlowEndpoints), String> {
@@ -123,6 +132,13 @@ pub fn build(f: &FlowSpec, conn: u64) -> Result<(FlowShape, FlowEndpoints), Stri
         bytes: f.bytes,
         source_rng: Rng::named(conn, "udp.source"),
         sink_rng: Rng::named(conn, "udp.sink"),
+        // Each process moves a payload-carrying coded flow's symbol bytes between its
+        // own end's store and the wire (`FlowEndpoints::payload`: none for other flows).
+        payload: if carries_symbol_bytes(&f.transport) {
+            PayloadPorts::separate()
+        } else {
+            PayloadPorts::default()
+        },
     };
     let ends = f.transport.build(ctx)?;
     Ok((shape, ends))

@@ -25,7 +25,7 @@ pub use driver::{LoopStats, Session};
 pub use flow_endpoints::FlowShape;
 pub use flow_spec::{flow_spec, for_udp, with_mac, MAX_FLOW_DESC, UDP_OVERHEAD};
 pub use receiver_session::{
-    ReceiverSession, CLAIM_TIMEOUT, MAX_REACH, MAX_SINK_STATE, RESET_INTERRUPTED, RESET_REFUSED,
+    ReceiverSession, CLAIM_TIMEOUT, MAX_REACH, RESET_INTERRUPTED, RESET_REFUSED,
 };
 pub use report::{
     receive, receive_on, send, send_from, RecvOptions, RecvOutcome, SendOptions, SendOutcome,

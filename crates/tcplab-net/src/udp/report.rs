@@ -172,7 +172,8 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
     let mut sess =
         SenderSession::with_endpoint(clock.now(), opts.to, conn, ends.source, shape, desc)
             .with_epoch(epoch)
-            .with_control_timeout(clock.now(), opts.connect_timeout);
+            .with_control_timeout(clock.now(), opts.connect_timeout)
+            .with_symbol_bytes(ends.payload.source);
     if let Some(k) = &opts.key {
         sess = sess.with_key(k.clone());
     }

@@ -102,7 +102,8 @@ impl Pair {
             ends.source,
             shape,
             table.to_string().into_bytes(),
-        );
+        )
+        .with_symbol_bytes(ends.payload.source);
         let mut p = Pair::new(1, "reno", delay, loss, seed);
         p.snd = snd;
         match key {

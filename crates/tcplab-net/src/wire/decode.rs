@@ -237,6 +237,8 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
             let span = r.u32("window length")?;
             let seed = r.u32("seed")?;
             let base = r.u32("base")?;
+            let newest = r.u32("newest entered")?;
+            let entered_ns = r.u64("entry time")?;
             options(r.take(opt_len, "options")?)?;
             let payload = r.rest();
             if span == 0 || start.checked_add(span).is_none() {
@@ -253,6 +255,8 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
                 span,
                 seed,
                 base,
+                newest,
+                entered_ns,
                 payload,
             });
         }

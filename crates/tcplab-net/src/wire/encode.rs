@@ -207,6 +207,8 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             span,
             seed,
             base,
+            newest,
+            entered_ns,
             payload,
             ..
         } => {
@@ -219,6 +221,8 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             w.u32(span);
             w.u32(seed);
             w.u32(base);
+            w.u32(newest);
+            w.u64(entered_ns);
             w.put(payload);
             Ok(w.pos)
         }

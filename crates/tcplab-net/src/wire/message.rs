@@ -136,6 +136,10 @@ pub enum Message<'a> {
         span: u32,
         seed: u32,
         base: u32,
+        /// The newest segment that has entered the sender's coding layer, and when
+        /// (`entered_ns`, the sender's CLOCK_REALTIME): for the end-to-end latency.
+        newest: u32,
+        entered_ns: u64,
         payload: &'a [u8],
     },
     /// TACK data; `sent_at_ns` is the sender's CLOCK_REALTIME.
@@ -330,6 +334,8 @@ impl<'a> Message<'a> {
                 span,
                 seed,
                 base,
+                newest,
+                entered_ns,
                 payload,
                 ..
             } => Packet::Coded(CodedPacket::Symbol(Symbol {
@@ -341,6 +347,8 @@ impl<'a> Message<'a> {
                 base,
                 payload: payload.len() as u32,
                 repair,
+                newest,
+                entered: Time(entered_ns),
             })),
             Message::TackData {
                 seq,

@@ -48,8 +48,9 @@ pub const FLAG_MAC: u8 = 0x80;
 
 /// DATAGRAM fixed part: seq (8), sent_at (8).
 pub const DATAGRAM_FIXED: usize = 16;
-/// SYMBOL fixed part: code (1), reserved (3), start, span, seed, base (4 each).
-pub const SYMBOL_FIXED: usize = 20;
+/// SYMBOL fixed part: code (1), reserved (3), start, span, seed, base, newest (4 each),
+/// entered (8).
+pub const SYMBOL_FIXED: usize = 32;
 /// TACK_DATA fixed part: seq, pn, pn_floor, sent_at, rtt_min (8 each).
 pub const TACK_DATA_FIXED: usize = 40;
 /// TACK_ACK fixed part before its gaps: kind (1), gap count (1), reserved (2), tack_seq,

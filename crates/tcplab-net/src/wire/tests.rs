@@ -96,6 +96,8 @@ fn data_message(kind: u8, conn: u64, v: [u64; 5], flags: [bool; 2], payload: &[u
             span: 1 + (v[1] as u32 % 4096),
             seed: v[2] as u32,
             base: v[3] as u32,
+            newest: v[4] as u32,
+            entered_ns: v[1],
             payload,
         },
         _ => Message::TackData {

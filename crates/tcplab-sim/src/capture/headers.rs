@@ -439,6 +439,8 @@ mod tests {
             base: 0,
             payload: 1456,
             repair: true,
+            newest: 22,
+            entered: tcplab_core::Time::ZERO,
         };
         let w = encode(&Packet::Coded(CodedPacket::Symbol(sym)), ends(), false);
         assert_eq!(w.len, 1500);

@@ -7,6 +7,7 @@ use super::{Section, R};
 use crate::scenario::FlowSpec;
 use tcplab_core::{Dur, Rng};
 use tcplab_transport::cc::CcParams;
+use tcplab_transport::coded::PayloadPorts;
 use tcplab_transport::transport;
 use tcplab_transport::{FlowContext, TransportSpec};
 use toml::Value;
@@ -81,6 +82,7 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
                 bytes,
                 source_rng: Rng::from_seed(0),
                 sink_rng: Rng::from_seed(0),
+                payload: PayloadPorts::default(),
             };
             if let Err(why) = spec.build(ctx) {
                 let key = if transport::names().iter().any(|n| n == name) {

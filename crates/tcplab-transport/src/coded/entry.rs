@@ -1,55 +1,63 @@
-//! When each segment entered the sender's coding layer, for the sink's end-to-end latency
-//! (seed 004, Fig. 8: "encoding delay, transfer delay ... and decoding delay").
+//! When each segment entered the sender's coding layer, as the sink learns it from the
+//! symbols' headers, for the end-to-end latency (seed 004, Fig. 8: "encoding delay,
+//! transfer delay ... and decoding delay").
 //!
-//! A measurement probe, not protocol state: the sink reads it only to report latency and
-//! never decides anything from it (a real receiver could not). Both ends hold one; the
-//! source appends segments in order as they enter, the sink forgets those it has delivered
-//! in order, so it holds about one window of times.
+//! Every symbol carries the newest segment that has entered the sender's coding layer
+//! and when (`Symbol::newest`, `Symbol::entered`), as TACK's data carries its send time.
+//! Segments enter in order, often several at one instant (a window opening), so a sink
+//! that hears "segment n entered at t" gives t to every segment up to n it has no time
+//! for yet. That is each segment's own time whenever some symbol sent after its batch
+//! entered arrives before a later batch's; otherwise it takes the later batch's time
+//! (its latency is then understated by the gap). A measurement probe, not protocol
+//! state: nothing is decided from it. The sink forgets segments it has delivered in
+//! order, so it holds about one window of times.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
 use tcplab_core::Time;
 
-#[derive(Debug, Default)]
-struct Log {
+/// Announcements further than this past the oldest segment held are ignored: no sender
+/// has that many segments in its coding layer (TCP/NC's and TCP-Forward's buffers are
+/// at most 32,768), and a forged header cannot make the log grow past it (512 KiB).
+const REACH: u64 = 1 << 16;
+
+/// The sink's entry times (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct EntryLog {
     base: u32,
     at: VecDeque<Time>,
 }
-
-/// The shared entry times of one flow (cheap to clone: both ends hold one).
-#[derive(Clone, Debug, Default)]
-pub struct EntryLog(Arc<Mutex<Log>>);
 
 impl EntryLog {
     pub fn new() -> EntryLog {
         EntryLog::default()
     }
 
-    /// Segment `index` entered the coding layer at `now` (segments enter in order; a
-    /// segment already logged keeps its first time).
-    pub fn entered(&self, index: u32, now: Time) {
-        let mut log = self.0.lock().expect("entry log poisoned");
-        let next = log.base + log.at.len() as u32;
-        if index == next {
-            log.at.push_back(now);
+    /// A symbol says segment `newest` entered at `at`: every segment up to it without
+    /// a time yet gets this one.
+    pub fn learn(&mut self, newest: u32, at: Time) {
+        let end = u64::from(newest) + 1;
+        if end - u64::from(self.base).min(end) > REACH {
+            return;
+        }
+        while u64::from(self.base) + (self.at.len() as u64) < end {
+            self.at.push_back(at);
         }
     }
 
-    /// When segment `index` entered, if it is still held.
+    /// When segment `index` entered, if it is known and still held.
     pub fn of(&self, index: u32) -> Option<Time> {
-        let log = self.0.lock().expect("entry log poisoned");
         index
-            .checked_sub(log.base)
-            .and_then(|o| log.at.get(o as usize).copied())
+            .checked_sub(self.base)
+            .and_then(|o| self.at.get(o as usize).copied())
     }
 
     /// Forgets segments below `b`.
-    pub fn forget_below(&self, b: u32) {
-        let mut log = self.0.lock().expect("entry log poisoned");
-        while log.base < b && !log.at.is_empty() {
-            log.at.pop_front();
-            log.base += 1;
+    pub fn forget_below(&mut self, b: u32) {
+        while self.base < b && !self.at.is_empty() {
+            self.at.pop_front();
+            self.base += 1;
         }
+        self.base = self.base.max(b);
     }
 }
 
@@ -58,17 +66,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keeps_first_entries_in_order_and_forgets_delivered() {
-        let log = EntryLog::new();
-        let sink = log.clone();
-        log.entered(0, Time(10));
-        log.entered(1, Time(20));
-        log.entered(1, Time(99));
-        log.entered(5, Time(30));
-        assert_eq!(sink.of(1), Some(Time(20)), "first time kept");
-        assert_eq!(sink.of(5), None, "out-of-order entry ignored");
-        sink.forget_below(1);
-        assert_eq!(sink.of(0), None);
-        assert_eq!(sink.of(1), Some(Time(20)));
+    fn a_batch_takes_the_time_announced_for_its_newest_segment() {
+        let mut log = EntryLog::new();
+        log.learn(2, Time(10));
+        log.learn(1, Time(99));
+        log.learn(4, Time(30));
+        assert_eq!(log.of(0), Some(Time(10)));
+        assert_eq!(log.of(2), Some(Time(10)), "first time kept");
+        assert_eq!(log.of(3), Some(Time(30)));
+        assert_eq!(log.of(5), None, "not announced yet");
+        log.forget_below(3);
+        assert_eq!(log.of(2), None);
+        assert_eq!(log.of(4), Some(Time(30)));
+        // A jump past what is held starts from the new base.
+        log.forget_below(10);
+        log.learn(11, Time(50));
+        assert_eq!(log.of(10), Some(Time(50)));
+        assert_eq!(log.of(9), None);
+        log.learn(10 + (1 << 20), Time(60));
+        assert_eq!(
+            log.of(12),
+            None,
+            "a forged announcement far ahead is ignored"
+        );
     }
 }

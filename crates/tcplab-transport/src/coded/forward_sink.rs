@@ -10,13 +10,23 @@
 //! acknowledgement will be generated and sent back to the sender immediately after a
 //! segment gets decoded", and decoded segments wait in a buffer until they can be
 //! delivered in order.
+//!
+//! State is bounded by the window, not by the transfer: decoded segments are forgotten
+//! once the sender can no longer combine them. The sender's coding window never starts
+//! more than one coding window below its oldest unacknowledged segment, which lags the
+//! in-order decoded point by at most what is in flight (its buffer), so the decoders keep
+//! decoded segments from `buffer + window + REORDER_SLACK` below that point; a symbol
+//! reaching further back is dropped as stale. The bound uses only the sink's own
+//! settings: the header's `base` could be forged.
 
-use super::channel::{segment_bytes, PayloadChannel};
+use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
 use super::decode_stats::{Arrivals, DecodeStats};
 use super::entry::EntryLog;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
+use super::ready_queue::ReadyQueue;
+use super::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
@@ -24,8 +34,13 @@ use std::collections::VecDeque;
 use tcplab_coding::lt::{DegreeSpec, LtDecoder, LtParams};
 use tcplab_core::{Metrics, Time};
 
+/// Segments of progress a reordered symbol may lag behind the newest before it is
+/// dropped: what the decoders keep below the sender's coding window (a memory bound
+/// of about 6 bytes per segment without payload, one segment each with it).
+const REORDER_SLACK: u32 = 1024;
+
 struct PayloadRx {
-    channel: PayloadChannel,
+    port: SymbolBytes,
     dec: LtDecoder,
     bytes: Vec<u8>,
     expect: Vec<u8>,
@@ -41,10 +56,10 @@ pub struct ForwardSink {
     /// Peeling on the descriptions (one-byte symbols).
     dec: LtDecoder,
     payload: Option<PayloadRx>,
-    entries: Option<EntryLog>,
+    entries: EntryLog,
     cpu: Cpu,
     /// ACKs and in-order points, released when the CPU is done.
-    pending: VecDeque<(Time, CodedAck)>,
+    pending: ReadyQueue<CodedAck>,
     acks: VecDeque<CodedAck>,
     /// First segment not yet decoded (everything below is decoded).
     cum: u32,
@@ -71,15 +86,15 @@ impl ForwardSink {
         total: u64,
         mss: u32,
         p: ForwardParams,
-        channel: Option<PayloadChannel>,
+        port: Option<SymbolBytes>,
     ) -> Result<ForwardSink, String> {
         let segments = u32::try_from(total.div_ceil(u64::from(mss)))
             .map_err(|_| format!("{total} bytes need more than 2^32 segments"))?;
         let dec =
             LtDecoder::new(lt_params(1, &p)?, u64::from(segments)).map_err(|e| e.to_string())?;
-        let payload = match channel {
-            Some(channel) => Some(PayloadRx {
-                channel,
+        let payload = match port {
+            Some(port) => Some(PayloadRx {
+                port,
                 dec: LtDecoder::new(lt_params(mss as usize, &p)?, total)
                     .map_err(|e| e.to_string())?,
                 bytes: Vec::new(),
@@ -96,8 +111,8 @@ impl ForwardSink {
             p,
             dec,
             payload,
-            entries: None,
-            pending: VecDeque::new(),
+            entries: EntryLog::new(),
+            pending: ReadyQueue::default(),
             acks: VecDeque::new(),
             cum: 0,
             delivered: 0,
@@ -108,12 +123,6 @@ impl ForwardSink {
             acks_sent: 0,
             newly: Vec::new(),
         })
-    }
-
-    /// Shares the segments' entry times with the other end (end-to-end latency).
-    pub fn with_entries(mut self, log: EntryLog) -> ForwardSink {
-        self.entries = Some(log);
-        self
     }
 
     fn bytes_of(&self, k: u32) -> u64 {
@@ -131,6 +140,11 @@ impl ForwardSink {
             )));
         }
         self.received += 1;
+        if sym.start < self.dec.forgotten() {
+            // Its window reaches segments decoded and forgotten: stale.
+            return Ok(());
+        }
+        self.entries.learn(sym.newest, sym.entered);
         self.arrivals.saw(now, sym.start, end as u32);
         let ops_before = self.dec.stats().ops;
         let newly = self
@@ -153,7 +167,7 @@ impl ForwardSink {
         }
         for k in 0..self.newly.len() {
             let i = self.newly[k];
-            let entered = self.entries.as_ref().and_then(|l| l.of(i));
+            let entered = self.entries.of(i);
             self.decode.decoded(done, self.arrivals.of(i), entered);
             let ack = CodedAck {
                 flow,
@@ -161,22 +175,32 @@ impl ForwardSink {
                 cum: self.cum,
                 echo: sym.seed,
             };
-            self.pending.push_back((done, ack));
+            self.pending.push(done, ack);
         }
         self.arrivals.drop_below(self.cum);
-        if let Some(l) = self.entries.as_ref().filter(|_| self.cum > cum_before) {
-            l.forget_below(self.cum);
+        self.forget();
+        if self.cum > cum_before {
+            self.entries.forget_below(self.cum);
         }
         self.release(now);
         Ok(())
     }
 
-    fn release(&mut self, now: Time) {
-        while let Some(&(at, ack)) = self.pending.front() {
-            if at > now {
-                break;
+    /// Forgets decoded segments the sender can no longer combine (see the module docs).
+    fn forget(&mut self) {
+        let below = self
+            .cum
+            .saturating_sub(self.p.buffer + self.p.window + REORDER_SLACK);
+        if below > self.dec.forgotten() {
+            self.dec.forget_below(below);
+            if let Some(rx) = self.payload.as_mut() {
+                rx.dec.forget_below(below);
             }
-            self.pending.pop_front();
+        }
+    }
+
+    fn release(&mut self, now: Time) {
+        while let Some((at, ack)) = self.pending.pop_ready(now) {
             self.acks.push_back(ack);
             self.delivered = self.delivered.max(ack.cum);
             if self.delivered == self.segments && self.completed_at.is_none() {
@@ -191,19 +215,13 @@ impl ForwardSink {
         let (flow, mss, total) = (self.flow, self.mss, self.total);
         let fail = |why: String| Violation::Coding { flow, why };
         let rx = self.payload.as_mut().expect("payload mode");
-        let mut bytes = std::mem::take(&mut rx.bytes);
-        let got = rx.channel.take(sym.seed, |b| {
-            bytes.clear();
-            bytes.extend_from_slice(b);
-        });
-        if got.is_none() {
-            rx.bytes = bytes;
+        if !rx.port.take_into(sym.seed, &mut rx.bytes) {
             return Err(fail(format!("the bytes of symbol {} are gone", sym.seed)));
         }
         let before = rx.dec.stats().ops;
         let real = rx
             .dec
-            .receive_window(sym.start, sym.span, sym.seed, &bytes)
+            .receive_window(sym.start, sym.span, sym.seed, &rx.bytes)
             .map_err(|e| fail(e.to_string()))?
             .to_vec();
         if real != self.newly || rx.dec.stats().ops - before != ops {
@@ -222,7 +240,6 @@ impl ForwardSink {
                 )));
             }
         }
-        rx.bytes = bytes;
         Ok(())
     }
 }
@@ -249,7 +266,7 @@ impl Endpoint for ForwardSink {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        self.pending.front().map(|p| p.0)
+        self.pending.next_ready()
     }
 
     fn progress(&self) -> Progress {

@@ -24,21 +24,21 @@
 //!   window, the repair symbols cover the window. Every overdue segment counts one
 //!   N_timeout (`redundancy.rs`) and restarts its clock.
 
-use super::channel::{segment_bytes, PayloadChannel};
+use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
 use super::diff::DiffDetector;
-use super::entry::EntryLog;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
+use super::ready_queue::{earliest, ReadyQueue};
 use super::redundancy::Redundancy;
-use super::spec::ForwardSpec;
+use super::symbol_bytes::SymbolBytes;
 use crate::cc::{AckInfo, CongestionControl, Controller, Window};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
 use crate::rtt::RttEstimator;
 use std::collections::VecDeque;
-use tcplab_coding::lt::{DegreeSpec, LtEncoder, LtParams, WindowSampler};
+use tcplab_coding::lt::{DegreeSpec, LtStreamEncoder, WindowSampler};
 use tcplab_core::{Dur, Metrics, Time};
 
 /// A segment's Diff_p clock: ElapsedTime_p runs from `since` (its push into the coding
@@ -52,10 +52,12 @@ struct Clock {
     acked: bool,
 }
 
-/// Real bytes (`payload = true`).
+/// Real bytes (`payload = true`): the segments of the coding buffer (and of a window
+/// lagging behind it).
 struct PayloadTx {
-    channel: PayloadChannel,
-    enc: LtEncoder,
+    port: SymbolBytes,
+    enc: LtStreamEncoder,
+    data: Vec<u8>,
 }
 
 /// The TCP-Forward source (see the module docs).
@@ -95,12 +97,13 @@ pub struct ForwardSource {
     /// the one holding the minimum (or a repair restarting clocks) needs a rescan.
     oldest: Option<Time>,
     /// Encoded symbols and when the CPU has finished each.
-    queue: VecDeque<(Time, Symbol)>,
+    queue: ReadyQueue<Symbol>,
     next_seed: u32,
     sampler: WindowSampler,
     cpu: Cpu,
     payload: Option<PayloadTx>,
-    entries: Option<EntryLog>,
+    /// When the newest pushed segment (`pushed - 1`) entered the coding buffer.
+    entered: Time,
     finished_at: Option<Time>,
     symbols: u64,
     repairs: u64,
@@ -110,17 +113,19 @@ pub struct ForwardSource {
 }
 
 impl ForwardSource {
-    /// The source of flow `flow` sending `total` bytes; `seed` picks the symbol seeds.
+    /// The source of flow `flow` sending `total` bytes from window `w` (its MSS and
+    /// initial congestion window) under controller `cc`; `seed` picks the symbol seeds;
+    /// `port` takes the symbols' bytes (`payload = true`).
     pub fn new(
         flow: u32,
         total: u64,
-        spec: &ForwardSpec,
+        w: Window,
+        cc: Controller,
+        p: ForwardParams,
         seed: u32,
-        channel: Option<PayloadChannel>,
+        port: Option<SymbolBytes>,
     ) -> Result<ForwardSource, String> {
-        let (mss, p) = (spec.mss, spec.coding.clone());
-        let cc = crate::cc::build(&spec.cc, &spec.cc_params)?;
-        let initial_cwnd = spec.initial_cwnd;
+        let mss = w.mss;
         let segments = total.div_ceil(u64::from(mss));
         let app_end = u32::try_from(segments)
             .map_err(|_| format!("{total} bytes need more than 2^32 segments"))?;
@@ -130,17 +135,13 @@ impl ForwardSource {
         };
         // Validate the distribution once, so a bad (c, delta) is a configuration error.
         degrees.build(p.window).map_err(|e| e.to_string())?;
-        let payload = match channel {
-            Some(channel) => {
-                let mut data = vec![0u8; total as usize];
-                for (i, chunk) in data.chunks_mut(mss as usize).enumerate() {
-                    segment_bytes(flow, i as u32, chunk);
-                }
-                let params = LtParams::tcp_forward(mss as usize, p.window, degrees.clone())
-                    .map_err(|e| e.to_string())?;
-                let enc = LtEncoder::new(params, &data).map_err(|e| e.to_string())?;
-                Some(PayloadTx { channel, enc })
-            }
+        let payload = match port {
+            Some(port) => Some(PayloadTx {
+                port,
+                enc: LtStreamEncoder::new(mss as usize, degrees.clone())
+                    .map_err(|e| e.to_string())?,
+                data: vec![0; mss as usize],
+            }),
             None => None,
         };
         Ok(ForwardSource {
@@ -149,11 +150,7 @@ impl ForwardSource {
             total,
             app_end,
             cc,
-            w: Window {
-                cwnd: u64::from(initial_cwnd) * u64::from(mss),
-                ssthresh: u64::MAX,
-                mss,
-            },
+            w,
             rtt: RttEstimator::new(
                 Dur::from_secs(1),
                 Dur::from_millis(1),
@@ -178,12 +175,12 @@ impl ForwardSource {
             ),
             deadline: None,
             oldest: None,
-            queue: VecDeque::new(),
+            queue: ReadyQueue::default(),
             next_seed: seed,
             sampler: WindowSampler::new(degrees),
             cpu: Cpu::new(p.cost),
             payload,
-            entries: None,
+            entered: Time::ZERO,
             p,
             finished_at: None,
             symbols: 0,
@@ -192,12 +189,6 @@ impl ForwardSource {
             translated_acks: 0,
             last_diff: None,
         })
-    }
-
-    /// Shares the segments' entry times with the other end (end-to-end latency).
-    pub fn with_entries(mut self, log: EntryLog) -> ForwardSource {
-        self.entries = Some(log);
-        self
     }
 
     /// Segments TCP has pushed into the coding buffer.
@@ -236,8 +227,13 @@ impl ForwardSource {
         let limit = self.w.cwnd.min(u64::from(self.p.buffer) * mss);
         while self.pushed < self.app_end && u64::from(self.pushed - self.tcp_una + 1) * mss <= limit
         {
-            if let Some(log) = &self.entries {
-                log.entered(self.pushed, now);
+            self.entered = now;
+            if let Some(tx) = self.payload.as_mut() {
+                let start = u64::from(self.pushed) * mss;
+                let len = (self.total - start).min(mss) as usize;
+                segment_bytes(self.flow, self.pushed, &mut tx.data[..len]);
+                // Pushed in order, at most one segment long: cannot fail.
+                let _ = tx.enc.push(&tx.data[..len]);
             }
             self.pushed += 1;
             self.push_time.push_back(now);
@@ -306,6 +302,8 @@ impl ForwardSource {
             base: self.buf_lo,
             payload: self.mss,
             repair,
+            newest: self.pushed.saturating_sub(1),
+            entered: self.entered,
         };
         self.next_seed = self.next_seed.wrapping_add(1);
         s
@@ -319,13 +317,15 @@ impl ForwardSource {
             .map_or(1, u64::from);
         let ready = self.cpu.run(now, self.p.cost.lt(degree, self.mss));
         if let Some(tx) = self.payload.as_mut() {
+            // No symbol combines segments below both the window and the coding buffer.
+            tx.enc.drop_below(self.w_lo.min(self.buf_lo));
             let enc = &mut tx.enc;
-            tx.channel.put(sym.seed, |buf| {
+            tx.port.put(sym.seed, |buf| {
                 // The window was checked when the symbol was made.
                 let _ = enc.encode_window_into(sym.start, sym.span, sym.seed, buf);
             });
         }
-        self.queue.push_back((ready, sym));
+        self.queue.push(ready, sym);
     }
 
     /// The receiver decoded segment `index` (and everything below `cum`).
@@ -495,11 +495,8 @@ impl Endpoint for ForwardSource {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         loop {
-            if let Some(&(ready, sym)) = self.queue.front() {
-                if ready > now {
-                    return None;
-                }
-                self.queue.pop_front();
+            if !self.queue.is_empty() {
+                let (_, sym) = self.queue.pop_ready(now)?;
                 self.symbols += 1;
                 return Some(Packet::Coded(CodedPacket::Symbol(sym)));
             }
@@ -516,10 +513,7 @@ impl Endpoint for ForwardSource {
 
     fn poll_timeout(&self) -> Option<Time> {
         let d = self.deadline.filter(|_| self.finished_at.is_none());
-        match (d, self.queue.front()) {
-            (Some(d), Some(&(r, _))) => Some(d.min(r)),
-            (d, q) => d.or(q.map(|&(r, _)| r)),
-        }
+        earliest(d, self.queue.next_ready())
     }
 
     fn start(&mut self, now: Time) {
@@ -610,14 +604,14 @@ mod tests {
     /// TCP an ACK of seq 3, the first segment in its window; seq 2 stays in the buffer.
     #[test]
     fn figure_6_ack_translation() {
-        let spec = ForwardSpec {
-            cc: "vegas".into(),
-            cc_params: CcParams::new(),
+        let cc = crate::cc::build("vegas", &CcParams::new()).unwrap();
+        let w = Window {
+            cwnd: 10 * 1000,
+            ssthresh: u64::MAX,
             mss: 1000,
-            initial_cwnd: 10,
-            coding: ForwardParams::default(),
         };
-        let mut s = ForwardSource::new(0, 100_000, &spec, 1, None).unwrap();
+        let p = ForwardParams::default();
+        let mut s = ForwardSource::new(0, 100_000, w, cc, p, 1, None).unwrap();
         s.start(Time::ZERO);
         assert_eq!((s.pushed(), s.tcp_una()), (10, 0));
         let t = |ms: u64| Time(ms * 1_000_000);

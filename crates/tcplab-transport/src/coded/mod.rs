@@ -6,10 +6,11 @@
 //! track rank (RLNC, `seen.rs`) or peeling (LT, `tcplab-coding` on one-byte symbols) from
 //! the descriptions exactly, so a segment counts as delivered exactly when a real decoder
 //! would have it. `payload = true` also runs `tcplab-coding` on real bytes and checks both
-//! agree on every symbol and every byte. Coding takes CPU time (`cost.rs`). See
+//! agree on every symbol and every byte; the bytes travel through a store the driver
+//! owns (`symbol_bytes.rs`), so the two ends share nothing. Coding takes CPU time (`cost.rs`). See
 //! docs/coded-transports.md.
 
-mod channel;
+mod app_bytes;
 mod cost;
 mod decode_stats;
 mod diff;
@@ -20,11 +21,13 @@ mod nc_sink;
 mod nc_source;
 mod packet;
 mod params;
+mod ready_queue;
 mod redundancy;
 mod seen;
 mod spec;
+mod symbol_bytes;
 
-pub use channel::{segment_bytes, PayloadChannel};
+pub use app_bytes::segment_bytes;
 pub use cost::{CostModel, Cpu};
 pub use decode_stats::DecodeStats;
 pub use diff::DiffDetector;
@@ -41,3 +44,4 @@ pub use params::{ForwardParams, NcParams};
 pub use redundancy::Redundancy;
 pub use seen::{Receipt, SeenTracker};
 pub use spec::{ForwardSpec, NcSpec};
+pub use symbol_bytes::{PayloadPorts, SymbolBytes};

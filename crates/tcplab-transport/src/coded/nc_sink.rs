@@ -9,26 +9,29 @@
 //! produce a duplicate ACK). Decoding costs CPU time (`cost.rs`): ACKs and deliveries of a
 //! symbol happen when the receiver's CPU has finished it.
 
-use super::channel::{segment_bytes, PayloadChannel};
+use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
 use super::decode_stats::{Arrivals, DecodeStats};
 use super::entry::EntryLog;
 use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use super::params::NcParams;
+use super::ready_queue::ReadyQueue;
 use super::seen::{Receipt, SeenTracker};
+use super::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
 use crate::tcp::Segment;
 use std::collections::VecDeque;
 use tcplab_coding::gf256;
-use tcplab_coding::rlnc::{CoefficientsRef, RlncDecoder, RlncOutcome, RlncSymbolRef};
+use tcplab_coding::rlnc::{
+    seeded_coefficients, CoefficientsRef, RlncDecoder, RlncOutcome, RlncSymbolRef,
+};
 use tcplab_core::{Metrics, Time};
 
 /// What a symbol leads to once the CPU has processed it.
 #[derive(Clone, Copy, Debug)]
 struct Done {
-    at: Time,
     /// The ACK number to send, if any.
     ack: Option<u64>,
     /// Packets delivered in order by then.
@@ -38,7 +41,7 @@ struct Done {
 /// `payload = true`: `tcplab-coding`'s decoder on the real bytes, checked against the
 /// tracker symbol by symbol.
 struct PayloadRx {
-    channel: PayloadChannel,
+    port: SymbolBytes,
     dec: RlncDecoder,
     /// Decoded packets the decoder has forgotten, as framed units, from `kept_base`: a
     /// combination sent before the sender heard of them may still mix them in.
@@ -59,14 +62,14 @@ pub struct NcSink {
     p: NcParams,
     tracker: SeenTracker,
     cpu: Cpu,
-    pending: VecDeque<Done>,
+    pending: ReadyQueue<Done>,
     acks: VecDeque<u64>,
     delivered: u32,
     completed_at: Option<Time>,
     arrivals: Arrivals,
     decode: DecodeStats,
     payload: Option<PayloadRx>,
-    entries: Option<EntryLog>,
+    entries: EntryLog,
     received: u64,
     innovative: u64,
     acks_sent: u64,
@@ -78,15 +81,15 @@ impl NcSink {
         mss: u32,
         total: Option<u64>,
         p: NcParams,
-        channel: Option<PayloadChannel>,
+        port: Option<SymbolBytes>,
     ) -> Result<NcSink, String> {
-        let payload = match channel {
-            Some(channel) => {
+        let payload = match port {
+            Some(port) => {
                 // Held packets span at most the advertised window plus one coding window.
                 let w = if p.window == 0 { p.buffer } else { p.window };
                 let cap = (2 * p.buffer + w + 64).min(65_535) as usize;
                 Some(PayloadRx {
-                    channel,
+                    port,
                     dec: RlncDecoder::new(mss as usize, cap).map_err(|e| e.to_string())?,
                     kept: VecDeque::new(),
                     kept_base: 0,
@@ -105,24 +108,18 @@ impl NcSink {
             cpu: Cpu::new(p.cost),
             p,
             tracker: SeenTracker::new(),
-            pending: VecDeque::new(),
+            pending: ReadyQueue::default(),
             acks: VecDeque::new(),
             delivered: 0,
             completed_at: None,
             arrivals: Arrivals::default(),
             decode: DecodeStats::default(),
             payload,
-            entries: None,
+            entries: EntryLog::new(),
             received: 0,
             innovative: 0,
             acks_sent: 0,
         })
-    }
-
-    /// Shares the segments' entry times with the other end (end-to-end latency).
-    pub fn with_entries(mut self, log: EntryLog) -> NcSink {
-        self.entries = Some(log);
-        self
     }
 
     /// The receiver's seen/decoded state.
@@ -147,6 +144,7 @@ impl NcSink {
             });
         };
         self.received += 1;
+        self.entries.learn(sym.newest, sym.entered);
         self.arrivals.saw(now, sym.start, end);
         let before = self.tracker.first_undecoded();
         let r = self.tracker.receive(sym.start, sym.span, sym.seed);
@@ -158,36 +156,34 @@ impl NcSink {
         if !self.tracker.newly_decoded().is_empty() {
             self.decode.events += 1;
             for &i in self.tracker.newly_decoded() {
-                let entered = self.entries.as_ref().and_then(|l| l.of(i));
+                let entered = self.entries.of(i);
                 self.decode.decoded(done, self.arrivals.of(i), entered);
             }
         }
         let cum = before.max(self.tracker.first_undecoded());
         self.arrivals.drop_below(cum);
-        if let Some(l) = self.entries.as_ref().filter(|_| cum > before) {
-            l.forget_below(cum);
+        if cum > before {
+            self.entries.forget_below(cum);
         }
         if r.innovative {
             self.innovative += 1;
         }
         let ack = (r.innovative || self.p.ack_redundant)
             .then(|| self.bytes_of(self.tracker.first_unseen()));
-        self.pending.push_back(Done {
-            at: done,
-            ack,
-            delivered: self.tracker.first_undecoded(),
-        });
+        self.pending.push(
+            done,
+            Done {
+                ack,
+                delivered: self.tracker.first_undecoded(),
+            },
+        );
         self.release(now);
         Ok(())
     }
 
     /// Applies what the CPU has finished by `now`.
     fn release(&mut self, now: Time) {
-        while let Some(d) = self.pending.front().copied() {
-            if d.at > now {
-                break;
-            }
-            self.pending.pop_front();
+        while let Some((at, d)) = self.pending.pop_ready(now) {
             self.delivered = self.delivered.max(d.delivered);
             if let Some(a) = d.ack {
                 self.acks.push_back(a);
@@ -197,7 +193,7 @@ impl NcSink {
                     .total
                     .is_some_and(|t| self.bytes_of(self.delivered) >= t)
             {
-                self.completed_at = Some(d.at);
+                self.completed_at = Some(at);
             }
         }
     }
@@ -216,24 +212,20 @@ impl NcSink {
         };
         let fail = |why: String| Violation::Coding { flow, why };
         let tx = self.payload.as_mut().expect("payload mode");
-        let mut bytes = std::mem::take(&mut tx.bytes);
-        let got = tx.channel.take(sym.seed, |b| {
-            bytes.clear();
-            bytes.extend_from_slice(b);
-        });
-        if got.is_none() {
-            tx.bytes = bytes;
+        // `tx.bytes`: the symbol's payload, reduced below by forgotten packets.
+        if !tx.port.take_into(sym.seed, &mut tx.bytes) {
             return Err(fail(format!("the bytes of symbol {} are gone", sym.seed)));
         }
         tx.sender_base = tx.sender_base.max(sym.base);
-        let parsed = RlncSymbolRef::from_bytes(&bytes).map_err(|e| fail(e.to_string()))?;
-        let CoefficientsRef::Explicit(c) = parsed.coefficients else {
-            return Err(fail("expected explicit coefficients".into()));
-        };
-        let (ws, we) = (parsed.start, parsed.start + u32::from(parsed.window_len));
+        if tx.bytes.len() != mss as usize + NC_FRAMING_BYTES as usize {
+            let n = tx.bytes.len();
+            return Err(fail(format!("symbol {} carries {n} bytes", sym.seed)));
+        }
+        // The header's window and seed give the coefficients (TCP/NC's seeded header).
+        let (ws, we) = (sym.start, sym.start + sym.span);
         tx.coeffs.clear();
-        tx.coeffs.extend_from_slice(c);
-        let mut payload = parsed.payload.to_vec();
+        tx.coeffs.resize(sym.span as usize, 0);
+        seeded_coefficients(sym.start, sym.seed, &mut tx.coeffs);
         // Subtract decoded packets the decoder has already forgotten.
         let base = tx.dec.base();
         let mut ops = 0u64;
@@ -246,7 +238,7 @@ impl NcSink {
                 .checked_sub(tx.kept_base)
                 .and_then(|o| tx.kept.get(o as usize))
                 .ok_or_else(|| fail(format!("decoded packet {j} is no longer kept")))?;
-            gf256::mul_acc(&mut payload, unit, f);
+            gf256::mul_acc(&mut tx.bytes, unit, f);
             ops += 1;
         }
         let (outcome, seen, decoded) = if we <= base {
@@ -258,7 +250,7 @@ impl NcSink {
                 start: s,
                 window_len: (we - s) as u16,
                 coefficients: CoefficientsRef::Explicit(&tx.coeffs[(s - ws) as usize..]),
-                payload: &payload,
+                payload: &tx.bytes,
             };
             let rc = tx
                 .dec
@@ -268,7 +260,6 @@ impl NcSink {
             ops += tx.dec.stats().row_ops - before;
             out
         };
-        tx.bytes = bytes;
         let innovative = outcome == RlncOutcome::Innovative;
         if innovative != r.innovative
             || seen != r.newly_seen
@@ -343,7 +334,7 @@ impl Endpoint for NcSink {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        self.pending.front().map(|d| d.at)
+        self.pending.next_ready()
     }
 
     fn progress(&self) -> Progress {

@@ -13,25 +13,27 @@
 //! `window` packets from it onwards (the paper's "if the packet is not already in the
 //! coding window, add it").
 
-use super::channel::{segment_bytes, PayloadChannel};
+use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
-use super::entry::EntryLog;
 use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use super::params::NcParams;
+use super::ready_queue::{earliest, ReadyQueue};
+use super::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
 use crate::tcp::{Segment, Sender};
-use std::collections::VecDeque;
-use tcplab_coding::rlnc::{seeded_coefficients, RlncEncoder};
+use tcplab_coding::rlnc::{seeded_coefficients, RlncEncoder, RlncSymbolRef};
 use tcplab_core::{Metrics, Time};
 
 /// Real bytes (`payload = true`): the encoder holds the unacknowledged packets.
 struct PayloadTx {
-    channel: PayloadChannel,
+    port: SymbolBytes,
     enc: RlncEncoder,
     coeffs: Vec<u8>,
     data: Vec<u8>,
+    /// The encoded symbol in `tcplab-coding`'s wire form (its payload goes to `port`).
+    wire: Vec<u8>,
 }
 
 /// The TCP/NC source (see the module docs).
@@ -49,10 +51,11 @@ pub struct NcSource {
     num: f64,
     next_seed: u32,
     /// Encoded symbols and when the CPU has finished each.
-    queue: VecDeque<(Time, Symbol)>,
+    queue: ReadyQueue<Symbol>,
     cpu: Cpu,
     payload: Option<PayloadTx>,
-    entries: Option<EntryLog>,
+    /// When the newest packet handed down (`hi - 1`) entered the coding layer.
+    entered: Time,
     /// A payload-mode failure, reported as a violation at the next input.
     fault: Option<String>,
     packets: u64,
@@ -67,16 +70,17 @@ impl NcSource {
         tcp: Sender,
         p: NcParams,
         seed: u32,
-        channel: Option<PayloadChannel>,
+        port: Option<SymbolBytes>,
     ) -> Result<NcSource, String> {
         let mss = tcp.config().mss;
-        let payload = match channel {
-            Some(channel) => Some(PayloadTx {
-                channel,
+        let payload = match port {
+            Some(port) => Some(PayloadTx {
+                port,
                 enc: RlncEncoder::new(mss as usize, p.buffer as usize + 1)
                     .map_err(|e| e.to_string())?,
                 coeffs: Vec::new(),
                 data: vec![0; mss as usize],
+                wire: Vec::new(),
             }),
             None => None,
         };
@@ -91,20 +95,14 @@ impl NcSource {
             acked: 0,
             num: 0.0,
             next_seed: seed,
-            queue: VecDeque::new(),
+            queue: ReadyQueue::default(),
             payload,
-            entries: None,
+            entered: Time::ZERO,
             fault: None,
             packets: 0,
             handed: 0,
             symbols: 0,
         })
-    }
-
-    /// Shares the segments' entry times with the other end (end-to-end latency).
-    pub fn with_entries(mut self, log: EntryLog) -> NcSource {
-        self.entries = Some(log);
-        self
     }
 
     /// The TCP sender above the coding layer.
@@ -140,9 +138,7 @@ impl NcSource {
         if idx >= self.hi {
             debug_assert_eq!(idx, self.hi, "TCP sends new data in order");
             self.hi = idx + 1;
-            if let Some(log) = &self.entries {
-                log.entered(idx, now);
-            }
+            self.entered = now;
             self.packets += 1;
             let len = self.len_of(idx);
             if let Some(tx) = self.payload.as_mut() {
@@ -167,6 +163,8 @@ impl NcSource {
                 base: self.acked,
                 payload: unit,
                 repair: false,
+                newest: self.hi - 1,
+                entered: self.entered,
             };
             self.next_seed = self.next_seed.wrapping_add(1);
             // Encoding multiplies every packet of the window into the symbol.
@@ -175,28 +173,30 @@ impl NcSource {
             if let Some(tx) = self.payload.as_mut() {
                 encode(tx, &sym)?;
             }
-            self.queue.push_back((ready, sym));
+            self.queue.push(ready, sym);
         }
         Ok(())
     }
 }
 
-/// Writes symbol `sym`'s bytes into the channel: its coefficients over the encoder's
-/// window (zero outside `start..start + span`).
+/// Writes symbol `sym`'s payload (one framed unit) into the port: the combination with
+/// the coefficients its seed gives over `start..start + span` (zero elsewhere in the
+/// encoder's window). The header already says which window and seed, so the receiver
+/// regenerates the coefficients as TCP/NC's seeded header has it.
 fn encode(tx: &mut PayloadTx, sym: &Symbol) -> Result<(), String> {
     let w = tx.enc.window();
     let (off, span) = ((sym.start - w.start) as usize, sym.span as usize);
     tx.coeffs.clear();
     tx.coeffs.resize(w.len(), 0);
     seeded_coefficients(sym.start, sym.seed, &mut tx.coeffs[off..off + span]);
-    let (enc, coeffs) = (&mut tx.enc, &tx.coeffs);
-    let mut result = Ok(());
-    tx.channel.put(sym.seed, |buf| {
-        result = enc
-            .encode_with_coefficients_into(coeffs, buf)
-            .map_err(|e| format!("payload encoder: {e}"));
-    });
-    result
+    tx.enc
+        .encode_with_coefficients_into(&tx.coeffs, &mut tx.wire)
+        .map_err(|e| format!("payload encoder: {e}"))?;
+    let parsed =
+        RlncSymbolRef::from_bytes(&tx.wire).map_err(|e| format!("payload encoder: {e}"))?;
+    tx.port
+        .put(sym.seed, |buf| buf.extend_from_slice(parsed.payload));
+    Ok(())
 }
 
 impl Endpoint for NcSource {
@@ -235,11 +235,8 @@ impl Endpoint for NcSource {
 
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         loop {
-            if let Some(&(ready, sym)) = self.queue.front() {
-                if ready > now {
-                    return None;
-                }
-                self.queue.pop_front();
+            if !self.queue.is_empty() {
+                let (_, sym) = self.queue.pop_ready(now)?;
                 self.symbols += 1;
                 return Some(Packet::Coded(CodedPacket::Symbol(sym)));
             }
@@ -251,11 +248,7 @@ impl Endpoint for NcSource {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        let t = self.tcp.poll_timeout();
-        match self.queue.front() {
-            Some(&(ready, _)) => Some(t.map_or(ready, |t| t.min(ready))),
-            None => t,
-        }
+        earliest(self.tcp.poll_timeout(), self.queue.next_ready())
     }
 
     fn start(&mut self, now: Time) {

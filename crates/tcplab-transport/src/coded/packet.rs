@@ -4,7 +4,9 @@
 //! coefficients (RLNC) or its degree and neighbours (LT) are drawn from — exactly what the
 //! real header carries (`tcplab-coding`'s seeded wire formats). The receiver regenerates
 //! the rest, so the simulator moves 40-byte headers and the decoders stay exact. With
-//! `payload = true` the bytes travel beside the packet (see `channel.rs`).
+//! `payload = true` the bytes travel beside the packet (see `symbol_bytes.rs`).
+
+use tcplab_core::Time;
 
 /// IPv4 + TCP headers under TCP/NC's coding header (the coding layer sits between TCP
 /// and IP, seed 004 Sec. II).
@@ -50,6 +52,11 @@ pub struct Symbol {
     pub payload: u32,
     /// TCP-Forward: sent by loss recovery (Diff_p), outside the credit.
     pub repair: bool,
+    /// The newest segment that has entered the sender's coding layer, and when: a
+    /// measurement for the receiver's end-to-end latency (as TACK's `sent_at`), not
+    /// protocol state (see `entry.rs`). Not counted in the simulated header's size.
+    pub newest: u32,
+    pub entered: Time,
 }
 
 impl Symbol {

@@ -1,15 +1,28 @@
 //! Building a coded flow's two ends from its settings.
 
-use super::channel::PayloadChannel;
-use super::entry::EntryLog;
 use super::forward_sink::ForwardSink;
 use super::forward_source::ForwardSource;
 use super::nc_sink::NcSink;
 use super::nc_source::NcSource;
 use super::params::{ForwardParams, NcParams};
-use crate::cc::{self, CcParams};
+use super::symbol_bytes::{SymbolBytes, NO_PORT};
+use crate::cc::{self, CcParams, Window};
 use crate::tcp::{Sender, TcpSpec};
 use crate::transport::FlowContext;
+
+/// The ports a `payload = true` flow's ends use (both `None` without payload).
+fn ports(
+    payload: bool,
+    ctx: &FlowContext,
+) -> Result<(Option<SymbolBytes>, Option<SymbolBytes>), String> {
+    if !payload {
+        return Ok((None, None));
+    }
+    match (&ctx.payload.source, &ctx.payload.sink) {
+        (Some(a), Some(b)) => Ok((Some(a.clone()), Some(b.clone()))),
+        _ => Err(NO_PORT.into()),
+    }
+}
 
 /// A TCP/NC flow: TCP's settings (any controller; the receiver side is the coding layer)
 /// and the coding parameters.
@@ -26,14 +39,11 @@ impl NcSpec {
         cfg.total_bytes = ctx.bytes;
         let mss = cfg.mss;
         let tcp = Sender::new(ctx.flow, cfg, controller);
-        let channel = self.coding.payload.then(PayloadChannel::new);
+        let (tx, rx) = ports(self.coding.payload, &ctx)?;
         let seed = ctx.source_rng.next_u64() as u32;
-        let entries = EntryLog::new();
         Ok((
-            NcSource::new(ctx.flow, tcp, self.coding.clone(), seed, channel.clone())?
-                .with_entries(entries.clone()),
-            NcSink::new(ctx.flow, mss, ctx.bytes, self.coding.clone(), channel)?
-                .with_entries(entries),
+            NcSource::new(ctx.flow, tcp, self.coding.clone(), seed, tx)?,
+            NcSink::new(ctx.flow, mss, ctx.bytes, self.coding.clone(), rx)?,
         ))
     }
 }
@@ -55,15 +65,18 @@ impl ForwardSpec {
             "tcp-forward needs a byte count: its LT decoder works on an object of known \
              length (docs/coding.md, Limits)",
         )?;
-        cc::build(&self.cc, &self.cc_params)?;
-        let channel = self.coding.payload.then(PayloadChannel::new);
+        let controller = cc::build(&self.cc, &self.cc_params)?;
+        let (tx, rx) = ports(self.coding.payload, &ctx)?;
         let seed = ctx.source_rng.next_u64() as u32;
-        let entries = EntryLog::new();
+        let w = Window {
+            cwnd: u64::from(self.initial_cwnd) * u64::from(self.mss),
+            ssthresh: u64::MAX,
+            mss: self.mss,
+        };
+        let p = self.coding.clone();
         Ok((
-            ForwardSource::new(ctx.flow, total, self, seed, channel.clone())?
-                .with_entries(entries.clone()),
-            ForwardSink::new(ctx.flow, total, self.mss, self.coding.clone(), channel)?
-                .with_entries(entries),
+            ForwardSource::new(ctx.flow, total, w, controller, p, seed, tx)?,
+            ForwardSink::new(ctx.flow, total, self.mss, self.coding.clone(), rx)?,
         ))
     }
 }
