@@ -1,7 +1,7 @@
 //! The sender's shared state: the send sequence space (snd_una, snd_nxt, snd_max), the
 //! per-segment records and SACK scoreboard, and the window, controller and estimators
 //! that ACK intake, transmission, the retransmission timer and loss recovery all work on.
-//! Recovery-specific state lives with each recovery (see `recovery.rs`).
+//! Recovery-specific state lives with each recovery (see `loss_recovery.rs`).
 
 use crate::cc::{AckInfo, Capabilities, CongestionControl, Controller, HeadSegment, Window};
 use crate::rate::{RateSample, RateSampler};
