@@ -26,12 +26,18 @@ use section::Section;
 
 /// Parses a scenario file.
 pub fn parse_scenario_file(path: &str) -> R<Scenario> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+    let fail = |why: String| ConfigError {
         file: path.to_string(),
         key: String::new(),
         value: String::new(),
-        why: format!("cannot read the file: {e}"),
-    })?;
+        why,
+    };
+    // Opening a FIFO blocks until something writes to it: look before reading.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(fail("not a regular file".into()));
+    }
+    let text =
+        std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
     parse_scenario_str(&text, path)
 }
 
@@ -53,7 +59,11 @@ pub fn parse_toml(text: &str, source: &str) -> R<Table> {
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
 pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
     let spread = stack::spread_global(t);
-    let root = Section::new(source, String::new(), spread.as_ref().unwrap_or(t));
+    let table = spread.as_ref().unwrap_or(t);
+    let root = Section {
+        packet: link::largest_packet(table),
+        ..Section::new(source, String::new(), table)
+    };
     if let Some(name) = root.string("stack")? {
         stack::check(&root, "stack", name)?;
     }

@@ -19,7 +19,10 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
         return tcp_keys(f, f, bytes);
     };
     let merged = stack::apply(f, name)?;
-    let g = Section::new(f.file, f.path.clone(), &merged);
+    let g = Section {
+        packet: f.packet,
+        ..Section::new(f.file, f.path.clone(), &merged)
+    };
     let mut spec = tcp_keys(&g, f, bytes)?;
     f.used.borrow_mut().extend(g.used.take());
     spec.stack = Some(name.to_string());

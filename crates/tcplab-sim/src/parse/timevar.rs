@@ -26,6 +26,17 @@ pub(super) fn load_trace(s: &Section<'_>, k: &str, rel: &str) -> R<Arc<DeliveryT
     } else {
         p.to_path_buf()
     };
+    // Opening a FIFO (or a device) blocks until something writes to it: look first.
+    match std::fs::metadata(&path) {
+        Ok(m) if !m.is_file() => {
+            return Err(s.err(
+                k,
+                v,
+                format!("{}: not a regular file (a trace is a file)", path.display()),
+            ))
+        }
+        _ => {}
+    }
     let t =
         DeliveryTrace::read(&path).map_err(|e| s.err(k, v, format!("{}: {e}", path.display())))?;
     Ok(Arc::new(t))
