@@ -280,3 +280,21 @@ fn fractions_and_overflowing_values_are_refused() {
     assert_eq!(sc.links[0].fwd.rate_bps, 2_500_000);
     assert_eq!(sc.flows[0].bytes, Some(1500));
 }
+
+#[test]
+fn a_syntax_error_on_a_long_line_quotes_a_short_excerpt() {
+    // Issue 31 item 16: a 5,000-deep inline array echoed its 10 kB line in the error.
+    let deep = format!("x = {}1{}\n", "[".repeat(5000), "]".repeat(5000));
+    let e = err(&format!("{deep}{LINK}{FLOW}"));
+    assert!(e.len() < 400, "{} chars: {e}", e.len());
+    assert!(
+        e.contains("bad.toml") && e.contains("line 1, column"),
+        "{e}"
+    );
+    // A short line keeps the parser's message with the line and a caret.
+    let e = err("[link\nrate=");
+    assert!(
+        e.contains("TOML syntax error") && e.contains("[link"),
+        "{e}"
+    );
+}

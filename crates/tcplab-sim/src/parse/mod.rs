@@ -52,8 +52,44 @@ pub fn parse_toml(text: &str, source: &str) -> R<Table> {
         file: source.to_string(),
         key: String::new(),
         value: String::new(),
-        why: format!("TOML syntax error: {}", e.to_string().trim()),
+        why: syntax_error(text, &e),
     })
+}
+
+/// Longest source line a syntax error quotes whole (the parser's own message shows the
+/// line with a caret under the error).
+const QUOTED_LINE_CHARS: usize = 200;
+
+/// The parser's message, but never a whole long line: an error on a 10 kB line (a deeply
+/// nested inline array, a minified file) says where it is and quotes 60 characters
+/// around the spot.
+fn syntax_error(text: &str, e: &toml::de::Error) -> String {
+    let full = e.to_string();
+    if full.lines().all(|l| l.chars().count() <= QUOTED_LINE_CHARS) {
+        return format!("TOML syntax error: {}", full.trim());
+    }
+    let at = e.span().map_or(0, |s| s.start).min(text.len());
+    let at = (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..at].matches('\n').count() + 1;
+    let column = text[line_start..at].chars().count() + 1;
+    let before: String = {
+        let b: Vec<char> = text[line_start..at].chars().rev().take(30).collect();
+        b.into_iter().rev().collect()
+    };
+    let after: String = text[at..]
+        .chars()
+        .take_while(|&c| c != '\n')
+        .take(30)
+        .collect();
+    format!(
+        "TOML syntax error at line {line}, column {column}: {} (near \"{}\")",
+        e.message().trim(),
+        format!("{before}{after}").escape_default()
+    )
 }
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
