@@ -13,7 +13,6 @@ from tcplab import _tcplab
 from tcplab.files import read_text
 from tcplab.result import Result
 
-
 #: Links a Scenario's repr names before it only counts the rest.
 REPR_LINKS = 8
 
