@@ -273,7 +273,7 @@ fn fractions_and_overflowing_values_are_refused() {
     );
     // Whole values written with a fraction of a larger unit still parse.
     let sc = parse_scenario_str(
-        &format!("[link]\nrate = \"2.5Mbps\"\ndelay = \"1.5ms\"\n[[flow]]\nbytes = \"1.5KB\"\n"),
+        "[link]\nrate = \"2.5Mbps\"\ndelay = \"1.5ms\"\n[[flow]]\nbytes = \"1.5KB\"\n",
         "ok",
     )
     .unwrap();

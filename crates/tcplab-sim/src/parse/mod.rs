@@ -14,12 +14,16 @@ mod flow;
 mod graph;
 mod jitter;
 mod link;
+mod link_table;
+mod params;
+mod routed;
 mod section;
 mod stack;
 mod tack;
 mod tcp;
 mod timevar;
 mod topology;
+mod trace;
 mod wlan;
 
 use section::Section;
