@@ -28,7 +28,7 @@ mod westwood_plus;
 mod windowed_max;
 
 pub use bbr::Bbr;
-pub use controller::{build, register, Controller, Factory, BUILTIN};
+pub use controller::{build, register, BuildError, Controller, Factory, BUILTIN};
 pub use cubic::Cubic;
 pub use fixed_burst::FixedBurst;
 pub use newreno::{CaGrowth, NewReno};
