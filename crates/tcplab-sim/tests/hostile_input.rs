@@ -298,3 +298,26 @@ fn a_syntax_error_on_a_long_line_quotes_a_short_excerpt() {
         "{e}"
     );
 }
+
+#[test]
+fn a_controller_error_names_cc_or_cc_params_by_its_kind_not_its_wording() {
+    // The parsers once picked the key by searching the message for "parameter": an
+    // unknown controller whose name holds the word was blamed on cc_params.
+    for transport in ["tcp", "tack", "tcp-nc", "tcp-forward"] {
+        let e = err(&format!(
+            "{LINK}[[flow]]\nbytes = \"1MB\"\ntransport = \"{transport}\"\ncc = \"parameterless\"\n"
+        ));
+        assert!(
+            e.contains("flow[0].cc = \"parameterless\"") && e.contains("unknown congestion"),
+            "{transport}: {e}"
+        );
+        let e = err(&format!(
+            "{LINK}[[flow]]\nbytes = \"1MB\"\ntransport = \"{transport}\"\ncc = \"cubic\"\n\
+             cc_params = {{ nonsense = 1 }}\n"
+        ));
+        assert!(
+            e.contains("flow[0].cc_params") && e.contains("nonsense"),
+            "{transport}: {e}"
+        );
+    }
+}

@@ -3,21 +3,17 @@
 //! controller with its parameters.
 
 use super::{Section, R};
-use tcplab_transport::cc::{self, CcParams};
+use tcplab_transport::cc::{self, BuildError, CcParams};
 use toml::Value;
 
 /// Builds controller `name` with `params` once, so an unknown name is reported against
 /// the flow's `cc` and a bad parameter against its `cc_params`, in this file.
 pub(super) fn check_controller(f: &Section<'_>, name: &str, params: &CcParams) -> R<()> {
-    cc::build(name, params).map(|_| ()).map_err(|why| {
-        #[allow(clippy::useless_conversion)] // cc::build returns a String error until it is typed
-        let why: String = why.into();
-        if why.contains("parameter") {
-            f.err("cc_params", None, why)
-        } else {
-            f.err("cc", f.table.get("cc"), why)
-        }
-    })
+    match cc::build(name, params) {
+        Ok(_) => Ok(()),
+        Err(BuildError::Name(why)) => Err(f.err("cc", f.table.get("cc"), why)),
+        Err(BuildError::Params(why)) => Err(f.err("cc_params", None, why)),
+    }
 }
 
 /// A table of numbers or names (`cc_params`, `params`) as named parameters; a string
