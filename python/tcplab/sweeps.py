@@ -9,6 +9,10 @@ A run that fails (bad parameters, a violated invariant, a crash, its time or mem
 limit) is recorded in ``res.failures`` with its parameters and message; the other runs are
 kept. With ``stream_to=DIR`` each finished run is also written to ``DIR`` as it completes.
 ``executor="dask"`` runs on a Dask cluster (``pip install tcplab[dask]``).
+
+Seeds and the values of each grid key must be distinct: a repeated one gives an identical
+run that would count as another sample. Ctrl-C stops the runs in progress at once and
+raises :class:`SweepInterrupted` (a ``KeyboardInterrupt``) holding the finished ones.
 """
 
 from __future__ import annotations

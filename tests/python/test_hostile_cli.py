@@ -131,7 +131,8 @@ def test_numpy_scalars_are_their_python_values():
 @pytest.mark.parametrize("cmd", [["run", "s.toml"], ["sweep", "p.toml"],
                                  ["reproduce", "wave"], ["compare", "s.toml"],
                                  ["report", ".", "-o"]])
-def test_an_empty_out_is_refused(cmd, capsys):
+def test_an_empty_out_is_refused(cmd, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # an empty --out once wrote into the current directory
     flag = [] if cmd[-1] == "-o" else ["--out"]
     with pytest.raises(SystemExit) as e:
         main([*cmd, *flag, ""])
