@@ -27,6 +27,10 @@ class ParsedScenario:
     def summary(self) -> dict[str, Any]:
         """{name, flows, nodes, links, duration_s}."""
 
+    def check_memory(self) -> None:
+        """Raises ScenarioError when the run's estimated memory exceeds its memory_limit
+        (default 80 % of this machine's memory), as `run` would before it starts."""
+
 def parse_scenario(
     source: str, text: str | None = None, dict: dict[str, Any] | None = None
 ) -> tuple[ParsedScenario, dict[str, Any] | None]:
@@ -54,7 +58,11 @@ def transports() -> list[str]:
     """The names ``transport = "..."`` accepts: built-ins first, then registered ones."""
 
 def bench_run(source: str, text: str, seed: int) -> dict[str, Any]:
-    """Times one simulation (wall_s, events, packet_hops, end_time_s)."""
+    """Times one simulation (wall_s, events, packet_hops, end_time_s); Ctrl-C stops it."""
+
+def cancel_runs() -> None:
+    """Stops every simulation running in this process now (on any thread) within a few
+    milliseconds; each raises KeyboardInterrupt."""
 
 def _panic_for_test() -> None: ...
 

@@ -62,7 +62,8 @@ def b2_with_flows(flows: int) -> str:
 
 
 _CHILD = r"""
-import json, sys
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops us
 from tcplab import _tcplab
 text = open(sys.argv[1]).read()
 if sys.argv[2] == "run":
@@ -78,8 +79,13 @@ def _child(path: str, mode: str) -> tuple[dict, float]:
     proc = subprocess.Popen(
         [sys.executable, "-c", _CHILD, path, mode], stdout=subprocess.PIPE, text=True
     )
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
+    try:
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+    except BaseException:  # Ctrl-C: the run in progress is abandoned at once
+        proc.kill()
+        proc.wait()
+        raise
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark child for {path} failed with code {proc.returncode}")

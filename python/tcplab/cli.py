@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ def _out_dir(a: argparse.Namespace) -> Path | None:
     """The --out directory, created and proven writable before anything runs."""
     from tcplab.files import check_out_dir
 
-    if not a.out:
+    if a.out is None:
         return None
     try:
         return check_out_dir(a.out)
@@ -47,20 +48,43 @@ def _note(a: argparse.Namespace, msg: str) -> None:
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from tcplab.files import inside, read_text
+    from tcplab.files import read_text
     from tcplab.manifest import write_manifest
-    from tcplab.plot import plot_run
-    from tcplab.scenario import Scenario, simulate
+    from tcplab.scenario import Scenario
 
     sc = Scenario.from_toml(a.scenario)
     pcap = _pcap_target(a, sc)
     out = _out_dir(a)
-    runs = []
-    incomplete = 0
+    runs: list[dict] = []
     written_all: list[Path] = []
-    # Each replication is printed and written as it finishes; nothing is held back.
+
+    def manifest(**extra):
+        write_manifest(out, "run", f"{sc.name}-s{a.seed}", written_all, argv=a.argv,
+                       scenario_file=a.scenario,
+                       scenario_text=read_text(a.scenario), seeds=[a.seed],
+                       replications=a.replications, **extra)
+
+    try:
+        _run_replications(a, sc, pcap, out, runs, written_all)
+    except KeyboardInterrupt:
+        if out and written_all:  # the replications that finished are kept, and said so
+            manifest(interrupted=True)
+        raise
+    incomplete = sum(1 for r in runs if r["warning"])
+    _emit(a, {"runs": runs})
+    if out:
+        manifest()
+    return 1 if (a.strict and incomplete) else 0
+
+
+def _run_replications(a, sc, pcap, out, runs: list, written_all: list) -> None:
+    """Runs, prints and writes each replication as it finishes; nothing is held back."""
+    import pandas as pd
+
+    from tcplab.files import inside
+    from tcplab.plot import plot_run
+    from tcplab.scenario import simulate
+
     for rep in range(a.replications):
         prefix = f"{sc.name}-s{a.seed}-r{rep}-"
         capture = None
@@ -79,17 +103,17 @@ def _cmd_run(a: argparse.Namespace) -> int:
             written_all += written
             _note(a, f"wrote {', '.join(map(str, written))}")
         i = res.info
-        if i.get("series_stride", 1) > 1 and not (a.json or a.quiet):
-            print(f"tcplab run: note: the series were thinned to every "
-                  f"{i['series_stride']}th sample to stay within series_rows",
-                  file=sys.stderr)
+        note = None
+        if i.get("series_stride", 1) > 1:
+            note = (f"the series were thinned to every {i['series_stride']}th sample to "
+                    "stay within series_rows")
+            if not (a.json or a.quiet):
+                print(f"tcplab run: note: {note}", file=sys.stderr)
         warning = incomplete_warning(res)
-        if warning:
-            incomplete += 1
-            if not a.json:
-                print(f"tcplab run: warning: {warning}", file=sys.stderr)
+        if warning and not a.json:
+            print(f"tcplab run: warning: {warning}", file=sys.stderr)
         runs.append({**i, "flows": _records(res.flows), "files": written,
-                     "warning": warning})
+                     "warning": warning, "note": note})
         if not (a.json or a.quiet):
             table = res.summary().assign(replication=rep)
             with pd.option_context("display.width", 160, "display.max_columns", 20):
@@ -97,13 +121,6 @@ def _cmd_run(a: argparse.Namespace) -> int:
                       f"{i['end_time_s']:.3f} s, {i['events']} events, digest {i['digest']}\n"
                       + table.to_string(index=False, float_format=lambda x: f"{x:.3f}"),
                       flush=True)
-    _emit(a, {"runs": runs})
-    if out:
-        write_manifest(out, "run", f"{sc.name}-s{a.seed}", written_all, argv=a.argv,
-                       scenario_file=a.scenario,
-                       scenario_text=read_text(a.scenario), seeds=[a.seed],
-                       replications=a.replications)
-    return 1 if (a.strict and incomplete) else 0
 
 
 def incomplete_warning(res) -> str | None:
@@ -142,6 +159,7 @@ def _cmd_check(a: argparse.Namespace) -> int:
     from tcplab.scenario import Scenario
 
     sc = Scenario.from_toml(a.scenario)
+    sc._parsed.check_memory()  # what `run` checks before it starts
     _emit(a, {"ok": True, "source": sc.source, **sc._summary}, f"ok: {sc!r}")
     return 0
 
@@ -161,13 +179,33 @@ def run_plan(plan, out: Path | None, workers: int | None, executor: str, *,
     from tcplab.manifest import write_manifest
     from tcplab.plan import check_plan
     from tcplab.plot import plot_summary
-    from tcplab.sweeps import sweep
+    from tcplab.sweeps import SweepInterrupted, sweep
 
     sc = check_plan(plan, plan_file)
     parts = inside(out, f"{plan.name}-runs.parts") if out else None
-    res = sweep(sc, plan.grid, seeds=plan.seeds, replications=plan.replications,
-                workers=workers, executor=executor, stream_to=parts, progress=progress,
-                **limits)
+
+    def manifest(files, res, **extra):
+        write_manifest(out, "sweep", plan.name, files, argv=argv, plan_file=plan_file,
+                       plan_text=read_text(plan_file) if Path(plan_file).is_file() else None,
+                       scenario_file=str(plan.scenario),
+                       scenario_text=read_text(plan.scenario), seeds=plan.seeds,
+                       replications=plan.replications, executor=executor,
+                       runs=len(res.runs), failures=len(res.failures), **extra)
+
+    try:
+        res = sweep(sc, plan.grid, seeds=plan.seeds, replications=plan.replications,
+                    workers=workers, executor=executor, stream_to=parts, progress=progress,
+                    **limits)
+    except SweepInterrupted as e:
+        # What finished is kept as the runs table (`tcplab report` reads it), not only
+        # as the parts folder.
+        if out:
+            files = e.partial.to_parquet(out, prefix=f"{plan.name}-")
+            shutil.rmtree(parts, ignore_errors=True)
+            manifest(files, e.partial, interrupted=True)
+            print(f"tcplab sweep: interrupted: wrote the {len(e.partial.runs)} row(s) of "
+                  f"the runs that finished to {files[0]}", file=sys.stderr)
+        raise
     files: list[Path] = []
     summaries = {}
     for m in plan.metrics:
@@ -188,12 +226,7 @@ def run_plan(plan, out: Path | None, workers: int | None, executor: str, *,
             files.append(inside(out, f"{name}.png"))
             plot_summary(s, p.x, p.series, files[-1], ylabel=p.ylabel, xlabel=p.xlabel,
                          title=p.title, scale=p.scale)
-        write_manifest(out, "sweep", plan.name, files, argv=argv, plan_file=plan_file,
-                       plan_text=read_text(plan_file) if Path(plan_file).is_file() else None,
-                       scenario_file=str(plan.scenario),
-                       scenario_text=read_text(plan.scenario), seeds=plan.seeds,
-                       replications=plan.replications, executor=executor,
-                       runs=len(res.runs), failures=len(res.failures))
+        manifest(files, res)
     return res, summaries, files
 
 
@@ -303,11 +336,14 @@ def _cmd_list(a: argparse.Namespace) -> int:
 
 
 def _cmd_report(a: argparse.Namespace) -> int:
-    from tcplab.report import write_report
+    from tcplab.report import write_report_checked
 
-    path = write_report(Path(a.dir), Path(a.output) if a.output else None)
-    _emit(a, {"report": str(path)}, f"wrote {path}")
-    return 0
+    path, problems = write_report_checked(Path(a.dir), Path(a.output) if a.output else None)
+    for p in problems:
+        print(f"tcplab report: warning: {p}", file=sys.stderr)
+    _emit(a, {"report": str(path), "problems": problems}, f"wrote {path}")
+    # A page that silently lacks what the manifests promise is not a success.
+    return 1 if problems else 0
 
 
 def _cmd_bench(a: argparse.Namespace) -> int:
@@ -335,6 +371,14 @@ def _whole(lo: int, hi: int | None = None):
             raise argparse.ArgumentTypeError(f"must be a whole number {span}, got {text}")
         return v
     return parse
+
+
+def out_path(text: str) -> str:
+    """An argparse type for --out and other output paths: not empty (an empty --out once
+    wrote nothing, silently)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: give a directory, e.g. --out results")
+    return text
 
 
 def _seconds(text: str) -> float:
@@ -370,7 +414,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=_whole(0, MAX_SEED), default=1,
                    help="master seed (default 1)")
     r.add_argument("--replications", type=_whole(1), default=1, help="runs with this seed")
-    r.add_argument("--out", help="directory for Parquet tables and the PNG figure")
+    r.add_argument("--out", type=out_path,
+                   help="directory for Parquet tables and the PNG figure")
     r.add_argument("--no-plot", action="store_true", help="skip the figure")
     r.add_argument("--pcap", metavar="LINK[:fwd|rev]",
                    help="write the packets LINK carries (both directions unless one is "
@@ -387,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("sweep", help="run a sweep plan (grid x seeds), write tables and plots")
     w.add_argument("plan", help="sweep plan TOML file")
-    w.add_argument("--out", help="directory for Parquet tables and PNG plots")
+    w.add_argument("--out", type=out_path, help="directory for Parquet tables and PNG plots")
     w.add_argument("--workers", type=_whole(1), help="parallel runs (default: CPU count)")
     w.add_argument("--executor", choices=["process", "thread", "serial", "dask"],
                    default="process")
@@ -404,7 +449,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("study", nargs="?",
                     help="study name (see --list), or 'all': every study and one report")
     rp.add_argument("--list", action="store_true", help="list the studies")
-    rp.add_argument("--out", default="results", help="output directory (default results/)")
+    rp.add_argument("--out", type=out_path, default="results",
+                    help="output directory (default results/)")
     rp.add_argument("--seeds", type=_whole(1),
                     help="runs per point (default: the study's own, 5 or 10; a study "
                     "without a random component runs one)")
@@ -420,7 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rr = sub.add_parser("report", help="one self-contained HTML page from an output directory")
     rr.add_argument("dir", help="output directory of tcplab run, sweep or reproduce")
-    rr.add_argument("-o", "--output", help="HTML file to write (default DIR/report.html)")
+    rr.add_argument("-o", "--output", type=out_path,
+                    help="HTML file to write (default DIR/report.html)")
     rr.set_defaults(fn=_cmd_report)
 
     b = sub.add_parser("bench", help="time the reference benchmarks B1 and B2")
@@ -446,10 +493,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit status (errors are messages, not tracebacks)."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        print("tcplab: interrupted", file=sys.stderr)
+        return _interrupted(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the manifests
     try:
-        return args.fn(args)
+        code = args.fn(args)
+        sys.stdout.flush()  # a closed pipe is found here, not at exit
+        return code
+    except BrokenPipeError:
+        # `tcplab list keys | head`: the reader left; nothing more to say, and Python
+        # must not complain when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except _Usage as e:
         print(f"tcplab {args.cmd}: error: {e}", file=sys.stderr)
         return 2
@@ -465,7 +523,21 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print(f"tcplab {args.cmd}: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(argv)
+
+
+def _interrupted(argv: list[str] | None) -> int:
+    """Status 130 after Ctrl-C. As the program (not called with `argv`), exit right away:
+    what the command writes is written and its workers are stopped, and tearing down
+    pandas, pyarrow and the rest takes most of a second on a busy machine."""
+    if argv is None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -190,7 +190,10 @@ def add_commands(sub) -> None:
     c.add_argument("--seed", type=int, default=1, help="seed (simulation and link streams)")
     c.add_argument("--kernel-cc", help="Linux congestion control (default: the flow's cc)")
     c.add_argument("--only", help="comma-separated subset of sim,kernel,udp")
-    c.add_argument("--out", help="directory for the table, the figure and the Parquet tables")
+    from tcplab.cli import out_path
+
+    c.add_argument("--out", type=out_path,
+                   help="directory for the table, the figure and the Parquet tables")
     c.set_defaults(fn=_cmd_compare)
     from tcplab.net import _json_quiet
 

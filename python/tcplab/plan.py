@@ -87,6 +87,14 @@ def load_plan(path: str | Path) -> Plan:
         seed_list = seeds
     else:
         raise _err(f, "seeds", seeds, "a count >= 1 or a list of seeds >= 0")
+    if len(set(seed_list)) != len(seed_list):
+        raise _err(f, "seeds", seeds, "seeds must be distinct (a seed run again gives the "
+                   "identical run, not another sample; use replications for more runs)")
+    for k, v in grid.items():
+        twice = [x for i, x in enumerate(v) if x in v[:i]]
+        if twice:
+            raise _err(f, f'grid."{k}"', v, f"lists {twice[0]!r} more than once (its runs "
+                       "would count twice in the point's sample)")
     level = data.get("level", 0.95)
     if not isinstance(level, (int, float)) or not 0 < level < 1:
         raise _err(f, "level", level, "a confidence level in (0, 1), e.g. 0.9")

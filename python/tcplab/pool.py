@@ -139,6 +139,7 @@ def run_supervised(fn: Callable[[Any], Any], args: Iterable[Any], workers: int,
     ctx = mp.get_context()
     todo = deque(enumerate(args))
     slots: list[_Slot] = []
+    finished = False
     try:
         while todo or any(s.job is not None for s in slots):
             while todo and len(slots) < workers:
@@ -175,7 +176,13 @@ def run_supervised(fn: Callable[[Any], Any], args: Iterable[Any], workers: int,
                            else _death(s.proc.exitcode, memory_limit, said))
                     slots.remove(s)
                     yield Outcome(s.job, error=err)
+        finished = True
     finally:
+        if not finished:
+            # Ctrl-C or an error in the caller: runs in progress are abandoned, at once
+            # (a worker busy with a run would read the stop message only after it).
+            for s in slots:
+                s.proc.kill()
         for s in slots:
             try:
                 s.conn.send(None)

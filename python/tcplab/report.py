@@ -232,8 +232,38 @@ def _lead(directory: Path, manifests: list[dict], embedded: set[Path]) -> list[s
     return out
 
 
+def manifest_problems(directory: Path, manifests: list[dict[str, Any]]) -> list[str]:
+    """What the manifests list but the folder lacks: files that are missing, and entries
+    that point outside the folder (a report reads nothing from elsewhere). One sentence
+    per manifest and kind, naming the files."""
+    problems = []
+    root = directory.resolve()
+    for m in manifests:
+        missing, outside = [], []
+        base = m.get("_dir", directory)
+        for name in m.get("files") or []:
+            target = (base / str(name)).resolve()
+            if target != root and root not in target.parents:
+                outside.append(str(name))
+            elif not target.is_file():
+                missing.append(str(name))
+        if missing:
+            problems.append(f"{m['_file']} lists {len(missing)} file(s) missing from "
+                            f"{directory}: {', '.join(missing)}")
+        if outside:
+            problems.append(f"{m['_file']} lists {len(outside)} entries outside "
+                            f"{directory}, not read: {', '.join(outside)}")
+    return problems
+
+
 def render(directory: Path) -> str:
     """The HTML text of the report on `directory`."""
+    return render_checked(directory)[0]
+
+
+def render_checked(directory: Path) -> tuple[str, list[str]]:
+    """The HTML text of the report on `directory`, and the manifest problems it shows
+    (see `manifest_problems`)."""
     import pandas as pd
 
     if not directory.is_dir():
@@ -258,6 +288,13 @@ def render(directory: Path) -> str:
                 f"at {_esc(now)}</td></tr>"
                 f"<tr><th>seeds</th><td>{_esc(', '.join(map(str, seeds)) or 'none found')}"
                 "</td></tr></table>")
+    problems = manifest_problems(directory, manifests)
+    if problems:
+        body.append("<h2>Missing results</h2><ul>"
+                    + "".join(f"<li>{_esc(p)}</li>" for p in problems) + "</ul>")
+    if any(m.get("interrupted") for m in manifests):
+        body.append('<p class="note">Interrupted (Ctrl-C): the tables hold the runs that '
+                    "finished before it.</p>")
     if not manifests:
         body.append('<p class="note">No tcplab-*.json manifest here or below (results from '
                     "an older tcplab or another tool): commands and scenario text are "
@@ -310,12 +347,18 @@ def render(directory: Path) -> str:
     title = f"tcplab report: {directory.resolve().name}"
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{_esc(title)}</title><style>{_CSS}</style></head>"
-            f"<body>\n{chr(10).join(body)}\n</body></html>\n")
+            f"<body>\n{chr(10).join(body)}\n</body></html>\n"), problems
 
 
 def write_report(directory: Path, output: Path | None = None) -> Path:
     """Writes the report on `directory` (default ``directory/report.html``)."""
+    return write_report_checked(directory, output)[0]
+
+
+def write_report_checked(directory: Path,
+                         output: Path | None = None) -> tuple[Path, list[str]]:
+    """`write_report`, also returning the manifest problems the page names."""
     out = output or directory / "report.html"
-    text = render(directory)
+    text, problems = render_checked(directory)
     out.write_text(text, encoding="utf-8")
-    return out
+    return out, problems

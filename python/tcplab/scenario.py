@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import copy
 import html
+import math
+import numbers
 from pathlib import Path
 from typing import Any
 
 from tcplab import _tcplab
 from tcplab.files import read_text
 from tcplab.result import Result
+
+#: Links a Scenario's repr names before it only counts the rest.
+REPR_LINKS = 8
 
 
 class Scenario:
@@ -79,7 +84,12 @@ class Scenario:
 
     def __repr__(self) -> str:
         s = self._summary
-        return f"Scenario({s['name']!r}, flows={s['flows']}, links={s['links']})"
+        links = s["links"]
+        if len(links) > REPR_LINKS:  # a 100,000-flow dumbbell printed a 3.7 MB line
+            shown = ", ".join(map(repr, links[:REPR_LINKS]))
+            return (f"Scenario({s['name']!r}, flows={s['flows']}, links=[{shown}, ...] "
+                    f"({len(links)} links))")
+        return f"Scenario({s['name']!r}, flows={s['flows']}, links={links})"
 
     def _repr_html_(self) -> str:
         s = self._summary
@@ -152,6 +162,33 @@ def check_whole(value: Any, what: str, top: int) -> int:
     return value
 
 
+def check_time_limit(value: Any) -> float | None:
+    """`time_limit` of `simulate` and `sweep`: None (no limit) or a finite number of
+    seconds > 0; TypeError or ValueError otherwise (-1, nan and inf are not limits)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"time_limit must be a number of seconds (or None), "
+                        f"not {type(value).__name__} {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"time_limit must be a finite number of seconds > 0 (or None), "
+                         f"not {value!r}")
+    return float(value)
+
+
+def check_memory_limit(value: Any) -> int | None:
+    """`memory_limit` of `sweep`: None (the default share) or a whole number of bytes > 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"memory_limit must be a whole number of bytes (or None), "
+                        f"not {type(value).__name__} {value!r}")
+    if value <= 0:
+        raise ValueError(f"memory_limit must be a whole number of bytes > 0 (or None), "
+                         f"not {value!r}")
+    return int(value)
+
+
 #: Keys of ``simulate(..., pcap={...})`` and their defaults (None: required).
 PCAP_KEYS = {"link": None, "path": None, "direction": "both", "snaplen": 80}
 
@@ -193,6 +230,7 @@ def simulate(scenario: Scenario | str | Path, seed: int = 1, replication: int = 
     """
     check_whole(seed, "seed", MAX_SEED)
     check_whole(replication, "replication", MAX_REPLICATION)
+    time_limit = check_time_limit(time_limit)
     capture = _pcap_args(pcap)
     if not isinstance(scenario, Scenario):
         scenario = Scenario.from_toml(scenario)

@@ -9,6 +9,10 @@ A run that fails (bad parameters, a violated invariant, a crash, its time or mem
 limit) is recorded in ``res.failures`` with its parameters and message; the other runs are
 kept. With ``stream_to=DIR`` each finished run is also written to ``DIR`` as it completes.
 ``executor="dask"`` runs on a Dask cluster (``pip install tcplab[dask]``).
+
+Seeds and the values of each grid key must be distinct: a repeated one gives an identical
+run that would count as another sample. Ctrl-C stops the runs in progress at once and
+raises :class:`SweepInterrupted` (a ``KeyboardInterrupt``) holding the finished ones.
 """
 
 from __future__ import annotations
@@ -27,7 +31,14 @@ import pandas as pd
 from tcplab import _tcplab
 from tcplab.columns import valid_range
 from tcplab.files import inside
-from tcplab.scenario import MAX_SEED, Scenario, check_whole, simulate
+from tcplab.scenario import (
+    MAX_SEED,
+    Scenario,
+    check_memory_limit,
+    check_time_limit,
+    check_whole,
+    simulate,
+)
 from tcplab.stats import interval
 
 #: Default wall-clock limit of one run in a sweep, in seconds.
@@ -133,6 +144,10 @@ def expand_grid(grid: Mapping[str, Iterable[Any]]) -> list[dict[str, Any]]:
         v = list(v)
         if not v:
             raise ValueError(f"grid['{k}'] is empty")
+        twice = [x for i, x in enumerate(v) if x in v[:i]]
+        if twice:
+            raise ValueError(f"grid['{k}'] lists {twice[0]!r} more than once (its runs would "
+                             "count twice in the point's sample)")
         values.append(v)
     return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
 
@@ -166,6 +181,12 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
         raise ValueError("seeds must be a positive count or a non-empty list of seeds")
     for s in seed_list:
         check_whole(s, "seed", MAX_SEED)
+    repeated = sorted({s for s in seed_list if seed_list.count(s) > 1})
+    if repeated:
+        raise ValueError(
+            f"seeds must be distinct: {', '.join(map(str, repeated))} listed more than once "
+            "(a seed run again gives the identical run, not another sample; use "
+            "replications for more runs per seed)")
     check_whole(replications, "replications", 2**32 - 1)
     if replications < 1:
         raise ValueError("replications must be >= 1")
@@ -175,8 +196,8 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers must be a whole number >= 1, not {workers!r}")
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"time_limit must be > 0 seconds (or None), not {time_limit!r}")
+    time_limit = check_time_limit(time_limit)
+    memory_limit = check_memory_limit(memory_limit)
     points = expand_grid(grid)
     params = list(grid)
     workers = workers or os.cpu_count() or 1
@@ -208,6 +229,28 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
             bar.set_postfix(failed=len(sink.fails))
         bar.update(1)
 
+    try:
+        _run_jobs(jobs, executor, workers, time_limit, memory_limit, client, collect)
+    except KeyboardInterrupt:
+        bar.close()
+        raise SweepInterrupted(sink.result()) from None
+    bar.close()
+    return sink.result()
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep: the runs that finished before it are in `partial` (a
+    `SweepResult`); the unfinished ones are in neither of its tables."""
+
+    def __init__(self, partial: SweepResult):
+        super().__init__("interrupted")
+        self.partial = partial
+
+
+def _run_jobs(jobs: list[_Job], executor: str, workers: int, time_limit: float | None,
+              memory_limit: int | None, client: Any, collect) -> None:
+    """Runs `jobs` on `executor`, passing each outcome to `collect` as it arrives. On
+    Ctrl-C no run is left going: threads' runs are cancelled, worker processes killed."""
     if executor == "dask":
         from tcplab.dask_executor import run_on_dask
 
@@ -217,9 +260,17 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
         for j in jobs:
             collect(*_one(j))
     elif executor == "thread":
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
             for f in as_completed([pool.submit(_one, j) for j in jobs]):
                 collect(*f.result())
+        except BaseException:
+            # Ctrl-C reaches the main thread only: stop the runs on the others too.
+            pool.shutdown(wait=False, cancel_futures=True)
+            _tcplab.cancel_runs()
+            raise
+        finally:
+            pool.shutdown(wait=True)
     else:
         from tcplab.pool import run_supervised
 
@@ -228,13 +279,6 @@ def sweep(scenario: Scenario | str | Path, grid: Mapping[str, Iterable[Any]],
                 collect(*o.value)
             else:
                 collect(jobs[o.index], None, o.error)
-    bar.close()
-    runs = pd.concat(sink.frames, ignore_index=True) if sink.frames else pd.DataFrame()
-    if len(runs):
-        order = [*params, "seed", "replication", "flow"]
-        runs = runs.sort_values(order, kind="stable", key=_sort_key).reset_index(drop=True)
-    failures = pd.DataFrame(sink.fails, columns=[*params, "seed", "replication", "error"])
-    return SweepResult(runs=runs, failures=failures, params=params)
 
 
 class _Sink:
@@ -252,6 +296,16 @@ class _Sink:
         self.frames.append(flows)
         if self.dir is not None:
             flows.to_parquet(inside(self.dir, f"run-{job.index:06d}.parquet"), index=False)
+
+    def result(self) -> SweepResult:
+        """The runs and failures collected so far, sorted by grid point, seed and flow."""
+        runs = pd.concat(self.frames, ignore_index=True) if self.frames else pd.DataFrame()
+        if len(runs):
+            order = [*self.params, "seed", "replication", "flow"]
+            runs = runs.sort_values(order, kind="stable", key=_sort_key).reset_index(drop=True)
+        failures = pd.DataFrame(self.fails,
+                                columns=[*self.params, "seed", "replication", "error"])
+        return SweepResult(runs=runs, failures=failures, params=self.params)
 
     def fail(self, point: dict, seed: int, rep: int, err: str) -> None:
         row = {**point, "seed": seed, "replication": rep, "error": err}

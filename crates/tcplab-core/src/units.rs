@@ -41,6 +41,24 @@ fn non_negative(v: f64, what: &str) -> Result<f64, String> {
     }
 }
 
+/// `x` (a value in base units, computed in floating point) as a whole number: refused when
+/// it has a fraction (`"1.5B"`, `"0.5bps"`, `"0.5ns"`) or does not fit in 64 bits, rather
+/// than rounded or saturated. The decimal-to-binary step may leave a few ulps ("1.1GB" is
+/// 1100000000.0000002), which are not a fraction anyone wrote.
+fn whole(x: f64, what: &str, base: &str) -> Result<u64, String> {
+    // 2^64 is exact as f64; anything at or above it does not fit (`as u64` would saturate).
+    if x >= 18_446_744_073_709_551_616.0 {
+        return Err(format!("{what} is too large (at most {} {base})", u64::MAX));
+    }
+    let r = x.round();
+    if (x - r).abs() > x * 8.0 * f64::EPSILON {
+        return Err(format!(
+            "{what} must be a whole number of {base}, not {x} {base}"
+        ));
+    }
+    Ok(r as u64)
+}
+
 /// A data rate in bit/s. Units: bps, kbps, Mbps, Gbps, Tbps (decimal), also `bit/s` forms;
 /// the prefix and `bps` may be written in any case ("mbps").
 ///
@@ -79,11 +97,7 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
             format!("unknown rate unit '{unit}' (use bps, kbps, Mbps, Gbps)")
         });
     };
-    let bits = (v * mult).round();
-    if bits > u64::MAX as f64 {
-        return Err("rate is too large".into());
-    }
-    Ok(bits as u64)
+    whole(v * mult, "a rate", "bit/s")
 }
 
 /// A bit rate in the largest unit that keeps it readable ("800Mbps", "100kbps").
@@ -114,11 +128,7 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
             ))
         }
     };
-    let ns = (v * ns_per).round();
-    if ns > u64::MAX as f64 {
-        return Err("duration is too large".into());
-    }
-    Ok(Dur(ns as u64))
+    whole(v * ns_per, "a duration", "ns").map(Dur)
 }
 
 /// A size in bytes. Units: B, KB/MB/GB (10^3), KiB/MiB/GiB (2^10).
@@ -139,11 +149,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
             ))
         }
     };
-    let b = (v * mult).round();
-    if b > u64::MAX as f64 {
-        return Err("size is too large".into());
-    }
-    Ok(b as u64)
+    whole(v * mult, "a size", "bytes")
 }
 
 /// A probability: `"0.5%"` or a plain fraction in [0, 1].
@@ -228,6 +234,43 @@ mod tests {
         assert_eq!(parse_bytes("1460").unwrap(), 1460);
         assert_eq!(parse_bytes("1e3B").unwrap(), 1000);
         assert!(parse_bytes("3 floppies").is_err());
+    }
+
+    #[test]
+    fn fractions_and_overflow_are_refused_not_rounded() {
+        // Issue 31 item 10: "1.5B" became 2, "0.5bps" 1 bit/s, 2^64 bytes saturated.
+        assert!(parse_bytes("1.5B")
+            .unwrap_err()
+            .contains("whole number of bytes"));
+        assert!(parse_bytes("1.5").unwrap_err().contains("whole number"));
+        assert!(parse_rate("0.5bps")
+            .unwrap_err()
+            .contains("whole number of bit/s"));
+        assert!(parse_duration("0.5ns")
+            .unwrap_err()
+            .contains("whole number of ns"));
+        for s in [
+            "18446744073709551616",
+            "18446744073709551616B",
+            "20000000000GB",
+        ] {
+            assert!(parse_bytes(s).unwrap_err().contains("too large"), "{s}");
+        }
+        assert!(parse_rate("20000000Tbps")
+            .unwrap_err()
+            .contains("too large"));
+        assert!(parse_duration("1e12h").unwrap_err().contains("too large"));
+        // Decimal fractions of a larger unit that come to whole base units still work.
+        assert_eq!(parse_bytes("1.1GB").unwrap(), 1_100_000_000);
+        assert_eq!(parse_bytes("1.5KB").unwrap(), 1500);
+        assert_eq!(parse_rate("0.3Mbps").unwrap(), 300_000);
+        assert_eq!(parse_rate("2.4Gbps").unwrap(), 2_400_000_000);
+        assert_eq!(parse_duration("0.3ms").unwrap(), Dur(300_000));
+        assert_eq!(parse_duration("1.1s").unwrap(), Dur(1_100_000_000));
+        // 2^64 - 1 itself reads as 2^64 in floating point: refused, never saturated.
+        assert!(parse_bytes("18446744073709551615")
+            .unwrap_err()
+            .contains("too large"));
     }
 
     #[test]

@@ -51,8 +51,18 @@ impl Walk<'_> {
         if v.is_instance_of::<PyFloat>() {
             return Ok(Value::Float(v.extract()?));
         }
-        if v.is_instance_of::<PyString>() {
-            return Ok(Value::String(v.extract()?));
+        if let Ok(s) = v.cast::<PyString>() {
+            // A lone surrogate ("\ud800") is a str but not Unicode text.
+            return s.extract::<String>().map(Value::String).map_err(|_| {
+                self.err(
+                    key,
+                    "the string is not valid Unicode text (it holds a lone surrogate)",
+                )
+            });
+        }
+        if let Some(x) = numpy_scalar(v)? {
+            // numpy.bool_, numpy.int64, ...: their Python value (`.item()`).
+            return self.value(&x, key);
         }
         if let Ok(d) = v.cast::<PyDict>() {
             self.enter(v, key)?;
@@ -73,7 +83,7 @@ impl Walk<'_> {
             key,
             &format!(
                 "unsupported value of type {} (use str, int, float, bool, list or dict)",
-                v.get_type().name()?
+                v.get_type().fully_qualified_name()?
             ),
         ))
     }
@@ -81,9 +91,22 @@ impl Walk<'_> {
     fn table(&mut self, d: &Bound<'_, PyDict>, prefix: &str) -> PyResult<Table> {
         let mut t = Table::new();
         for (k, v) in d.iter() {
-            let k: String = k
-                .extract()
-                .map_err(|_| self.err(prefix, "keys must be strings"))?;
+            let k: String = match k.cast::<PyString>() {
+                Ok(s) => s.extract::<String>().map_err(|_| {
+                    self.err(
+                        if prefix.is_empty() {
+                            "(top level)"
+                        } else {
+                            prefix
+                        },
+                        &format!(
+                            "the key {} is not valid Unicode text (it holds a lone surrogate)",
+                            s.repr().map(|r| r.to_string()).unwrap_or_default()
+                        ),
+                    )
+                })?,
+                Err(_) => return Err(self.err(prefix, "keys must be strings")),
+            };
             let path = if prefix.is_empty() {
                 k.clone()
             } else {
@@ -95,6 +118,20 @@ impl Walk<'_> {
             t.insert(k, self.value(&v, &path)?);
         }
         Ok(t)
+    }
+}
+
+/// A numpy scalar (`numpy.bool_`, `numpy.int64`, a 0-d array, ...) as the Python value its
+/// `.item()` gives; None for anything else. Found without importing numpy.
+fn numpy_scalar<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let module = v.get_type().module()?;
+    let module: String = module.extract()?;
+    if !(module == "numpy" || module.starts_with("numpy.")) {
+        return Ok(None);
+    }
+    match v.getattr("ndim") {
+        Ok(n) if n.extract::<usize>().is_ok_and(|n| n == 0) => Ok(Some(v.call_method0("item")?)),
+        _ => Ok(None),
     }
 }
 

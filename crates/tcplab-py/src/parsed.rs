@@ -34,6 +34,13 @@ impl ParsedScenario {
         Ok(d)
     }
 
+    /// Refuses (`ScenarioError`) a scenario whose estimated memory exceeds its
+    /// `memory_limit` (default 80 % of this machine's memory): the check `run` makes
+    /// before it starts, so `tcplab check` passes exactly what `run` accepts.
+    fn check_memory(&self) -> PyResult<()> {
+        tcplab_sim::check_memory(&self.sc).map_err(|e| to_py_err(SimError::Config(e)))
+    }
+
     /// Where the scenario came from (named in error messages).
     #[getter]
     fn source(&self) -> &str {

@@ -55,7 +55,7 @@ pub fn estimate_memory(sc: &Scenario) -> u64 {
 
 /// Refuses a run that would need more memory than `memory_limit` (default: 80 % of
 /// this machine's memory), so it fails with a message instead of an abort.
-pub(crate) fn check_memory(sc: &Scenario) -> Result<(), ConfigError> {
+pub fn check_memory(sc: &Scenario) -> Result<(), ConfigError> {
     let (limit, what) = match sc.memory_limit {
         Some(l) => (l, "memory_limit"),
         None => match physical_memory() {

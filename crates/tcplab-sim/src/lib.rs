@@ -22,7 +22,7 @@ mod run;
 mod sampling;
 mod scenario;
 
-pub use budget::estimate_memory;
+pub use budget::{check_memory, estimate_memory};
 pub use error::{ConfigError, SimError};
 pub use event::EventQueue;
 pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml};

@@ -1,10 +1,10 @@
 //! Keys of the coded transports: `transport = "tcp-nc"` (TCP's keys plus `coding`) and
 //! `transport = "tcp-forward"` (`cc`, `cc_params`, `mss`/`mtu`, `initial_cwnd`, `coding`).
 
-use super::flow::number_params;
+use super::params::{check_controller, number_params};
 use super::section::MAX_MTU;
 use super::{tcp, Section, R};
-use tcplab_transport::cc::{self, CcParams};
+use tcplab_transport::cc::CcParams;
 use tcplab_transport::coded::{
     ForwardParams, ForwardSpec, NcParams, NcSpec, FORWARD_HEADER_BYTES, FORWARD_IP_UDP_BYTES,
     NC_FRAMING_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
@@ -92,14 +92,7 @@ pub(super) fn forward_spec(f: &Section<'_>, bytes: Option<u64>) -> R<ForwardSpec
     }
     let cc_name = f.string("cc")?.unwrap_or("vegas").to_string();
     let cc_params = number_params(f, "cc_params")?;
-    cc::build(&cc_name, &cc_params).map_err(|why| {
-        let key = if why.contains("parameter") {
-            "cc_params"
-        } else {
-            "cc"
-        };
-        f.err(key, f.table.get(key), why)
-    })?;
+    check_controller(f, &cc_name, &cc_params)?;
     let mss = mss(f, FORWARD_IP_UDP_BYTES + FORWARD_HEADER_BYTES)?;
     let initial_cwnd = f.uint("initial_cwnd", 1, 1 << 20)?.unwrap_or(10) as u32;
     let coding = coding(f, "tcp-forward", ForwardParams::from_params)?;

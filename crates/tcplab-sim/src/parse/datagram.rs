@@ -6,7 +6,7 @@
 //! millisecond timestamp of the Mahimahi-format file `trace`. `packet_size` is the UDP
 //! payload (default 1472: a 1500-byte IP packet).
 
-use super::timevar::load_trace;
+use super::trace::load_trace;
 use super::{Section, R};
 use tcplab_transport::datagram::{DatagramSpec, Pattern, Period, UDP_HEADER_BYTES};
 use toml::Value;

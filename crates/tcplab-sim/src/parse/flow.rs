@@ -2,43 +2,14 @@
 //! then the transport's own keys (`tcp.rs`, `datagram.rs`, or a registered transport's
 //! `params` table).
 
-use super::{coded, datagram, tack, tcp};
+use super::{coded, datagram, params, tack, tcp};
 use super::{Section, R};
 use crate::scenario::FlowSpec;
 use tcplab_core::{Dur, Rng};
-use tcplab_transport::cc::CcParams;
 use tcplab_transport::coded::PayloadPorts;
 use tcplab_transport::transport;
 use tcplab_transport::{FlowContext, TransportSpec};
 use toml::Value;
-
-/// A table of numbers or names (`cc_params`, `params`) as named parameters; a string
-/// selects a variant (`hystart = "classic"`).
-pub(super) fn number_params(f: &Section<'_>, key: &str) -> R<CcParams> {
-    let mut out = CcParams::new();
-    if let Some(p) = f.table(key)? {
-        for (k, v) in p.table {
-            let x = match v {
-                Value::Integer(i) => *i as f64,
-                Value::Float(x) => *x,
-                Value::Boolean(b) => f64::from(u8::from(*b)),
-                Value::String(s) => {
-                    out.set_name(k, s);
-                    continue;
-                }
-                v => {
-                    return Err(p.err(
-                        k,
-                        Some(v),
-                        "parameters are numbers, booleans or names (strings)",
-                    ))
-                }
-            };
-            out.set(k, x);
-        }
-    }
-    Ok(out)
-}
 
 /// Parses one [[flow]] table into `count` flows (ids from `first`); the topology fills
 /// in their nodes and route. `extra_keys` are keys the topology reads itself.
@@ -71,7 +42,7 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
         "tcp-nc" => TransportSpec::TcpNc(Box::new(coded::nc_spec(f, bytes)?)),
         "tcp-forward" => TransportSpec::Forward(Box::new(coded::forward_spec(f, bytes)?)),
         name => {
-            let params = number_params(f, "params")?;
+            let params = params::number_params(f, "params")?;
             let spec = TransportSpec::User {
                 name: name.to_string(),
                 params,

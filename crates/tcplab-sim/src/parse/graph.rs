@@ -16,8 +16,8 @@
 //! ```
 
 use super::flow::parse_flow;
-use super::link::parse_link;
-use super::topology::Topology;
+use super::link_table::parse_link;
+use super::routed::Topology;
 use super::{wlan, Section, R};
 use crate::routing;
 use crate::scenario::{Hop, LinkSpec, NodeSpec};

@@ -1,20 +1,58 @@
 //! Link tables: rate, delay, queue, loss models, and the forward/reverse parameters.
 
 use super::jitter;
-use super::timevar;
+use super::section::DEFAULT_PACKET;
+use super::trace;
 use super::{Section, R};
-use crate::scenario::{Duplex, LinkSpec};
 use tcplab_core::units;
 use tcplab_core::Dur;
 use tcplab_link::{LinkParams, LossModel, QueueLimit};
-use toml::Value;
+use tcplab_transport::datagram::UDP_HEADER_BYTES;
+use toml::{Table, Value};
 
+/// The largest packet a flow of the scenario sends, from the flow tables as written: a
+/// TCP-family flow's `mtu` (default 1500), a datagram flow's `packet_size` plus its
+/// IP/UDP headers. Values the flow parser will refuse count as the default here.
+pub(super) fn largest_packet(root: &Table) -> u64 {
+    let Some(Value::Array(flows)) = root.get("flow") else {
+        return DEFAULT_PACKET;
+    };
+    let int = |t: &Table, k: &str| match t.get(k) {
+        Some(Value::Integer(i)) if *i > 0 => Some(*i as u64),
+        _ => None,
+    };
+    flows
+        .iter()
+        .filter_map(Value::as_table)
+        .map(|t| match t.get("transport").and_then(Value::as_str) {
+            Some("datagram") => {
+                int(t, "packet_size").map_or(DEFAULT_PACKET, |p| p + u64::from(UDP_HEADER_BYTES))
+            }
+            _ => int(t, "mtu").unwrap_or(DEFAULT_PACKET),
+        })
+        .max()
+        .unwrap_or(DEFAULT_PACKET)
+}
+
+/// `queue`: `"100pkt"` (or a bare whole number: packets), a size such as `"150KB"` that
+/// holds at least the scenario's largest packet, or `"unlimited"`. A string without a
+/// unit is refused: `queue = "100"` once meant 100 bytes while `queue = 100` is packets.
 pub(super) fn parse_queue(s: &Section<'_>, k: &str) -> R<Option<QueueLimit>> {
     let Some(v) = s.get(k) else { return Ok(None) };
     match v {
         Value::String(t) if t == "unlimited" => Ok(Some(QueueLimit::Unlimited)),
         Value::String(t) => {
             let t2 = t.trim();
+            if t2.replace('_', "").parse::<f64>().is_ok() {
+                return Err(s.err(
+                    k,
+                    Some(v),
+                    format!(
+                        "a queue needs a unit: \"{t2}pkt\" for packets or \"{t2}B\" for \
+                         bytes (an unquoted {t2} is packets)"
+                    ),
+                ));
+            }
             if let Some(n) = t2
                 .strip_suffix("pkt")
                 .or_else(|| t2.strip_suffix("packets"))
@@ -35,6 +73,18 @@ pub(super) fn parse_queue(s: &Section<'_>, k: &str) -> R<Option<QueueLimit>> {
                         format!("{why}; or give packets, e.g. \"100pkt\""),
                     )
                 })?;
+                if b < s.packet {
+                    return Err(s.err(
+                        k,
+                        Some(v),
+                        format!(
+                            "a queue of {b} bytes holds no packet: the scenario's flows send \
+                             packets of up to {} bytes (their MTU); give at least that, or \
+                             packets, e.g. \"100pkt\"",
+                            s.packet
+                        ),
+                    ));
+                }
                 Ok(Some(QueueLimit::Bytes(b)))
             }
         }
@@ -186,7 +236,7 @@ pub(super) fn link_params(
             rev.trace = None;
         }
     }
-    timevar::capacity_keys(s, &mut fwd, &mut rev)?;
+    trace::capacity_keys(s, &mut fwd, &mut rev)?;
     jitter::jitter_keys(s, &mut fwd, &mut rev)?;
     if fwd.rate_bps == 0 {
         return Err(s.err("rate", s.table.get("rate"), "a link rate must be > 0"));
@@ -235,42 +285,4 @@ pub(super) fn link_params(
         r.finish()?;
     }
     Ok((fwd, rev))
-}
-
-/// Reads a whole link table (parameters, `duplex`, schedule and handovers) for a link
-/// between nodes `a` and `b`; keys the caller reads (`between`, `cost`) must be read first.
-pub(super) fn parse_link(s: &Section<'_>, name: &str, a: usize, b: usize) -> R<LinkSpec> {
-    let duplex = match s.string("duplex")? {
-        None | Some("full") => Duplex::Full,
-        Some("half") => Duplex::Half,
-        Some(other) => return Err(s.err(
-            "duplex",
-            Some(&Value::String(other.into())),
-            "use \"full\" (each direction its own transmitter) or \"half\" (one shared by both)",
-        )),
-    };
-    if duplex == Duplex::Half {
-        for k in ["reverse", "reverse_rate", "reverse_trace", "ack_loss"] {
-            if s.table.contains_key(k) {
-                return Err(s.err(
-                    k,
-                    s.table.get(k),
-                    "a half-duplex link has one transmitter for both directions: per-direction keys do not apply",
-                ));
-            }
-        }
-    }
-    let (fwd, rev) = link_params(s, None)?;
-    let schedule = timevar::changes(s, &fwd, &rev)?;
-    s.finish()?;
-    Ok(LinkSpec {
-        name: name.to_string(),
-        a,
-        b,
-        duplex,
-        cost: 1,
-        fwd,
-        rev,
-        schedule,
-    })
 }

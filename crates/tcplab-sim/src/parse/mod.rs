@@ -14,24 +14,34 @@ mod flow;
 mod graph;
 mod jitter;
 mod link;
+mod link_table;
+mod params;
+mod routed;
 mod section;
 mod stack;
 mod tack;
 mod tcp;
 mod timevar;
 mod topology;
+mod trace;
 mod wlan;
 
 use section::Section;
 
 /// Parses a scenario file.
 pub fn parse_scenario_file(path: &str) -> R<Scenario> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+    let fail = |why: String| ConfigError {
         file: path.to_string(),
         key: String::new(),
         value: String::new(),
-        why: format!("cannot read the file: {e}"),
-    })?;
+        why,
+    };
+    // Opening a FIFO blocks until something writes to it: look before reading.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(fail("not a regular file".into()));
+    }
+    let text =
+        std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
     parse_scenario_str(&text, path)
 }
 
@@ -46,14 +56,54 @@ pub fn parse_toml(text: &str, source: &str) -> R<Table> {
         file: source.to_string(),
         key: String::new(),
         value: String::new(),
-        why: format!("TOML syntax error: {}", e.to_string().trim()),
+        why: syntax_error(text, &e),
     })
+}
+
+/// Longest source line a syntax error quotes whole (the parser's own message shows the
+/// line with a caret under the error).
+const QUOTED_LINE_CHARS: usize = 200;
+
+/// The parser's message, but never a whole long line: an error on a 10 kB line (a deeply
+/// nested inline array, a minified file) says where it is and quotes 60 characters
+/// around the spot.
+fn syntax_error(text: &str, e: &toml::de::Error) -> String {
+    let full = e.to_string();
+    if full.lines().all(|l| l.chars().count() <= QUOTED_LINE_CHARS) {
+        return format!("TOML syntax error: {}", full.trim());
+    }
+    let at = e.span().map_or(0, |s| s.start).min(text.len());
+    let at = (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..at].matches('\n').count() + 1;
+    let column = text[line_start..at].chars().count() + 1;
+    let before: String = {
+        let b: Vec<char> = text[line_start..at].chars().rev().take(30).collect();
+        b.into_iter().rev().collect()
+    };
+    let after: String = text[at..]
+        .chars()
+        .take_while(|&c| c != '\n')
+        .take(30)
+        .collect();
+    format!(
+        "TOML syntax error at line {line}, column {column}: {} (near \"{}\")",
+        e.message().trim(),
+        format!("{before}{after}").escape_default()
+    )
 }
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
 pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
     let spread = stack::spread_global(t);
-    let root = Section::new(source, String::new(), spread.as_ref().unwrap_or(t));
+    let table = spread.as_ref().unwrap_or(t);
+    let root = Section {
+        packet: link::largest_packet(table),
+        ..Section::new(source, String::new(), table)
+    };
     if let Some(name) = root.string("stack")? {
         stack::check(&root, "stack", name)?;
     }

@@ -10,12 +10,18 @@ use toml::{Table, Value};
 /// Largest MTU accepted (jumbo frames).
 pub(super) const MAX_MTU: u32 = 9000;
 
+/// A flow's packet size when it sets none: a 1500-byte Ethernet MTU.
+pub(super) const DEFAULT_PACKET: u64 = 1500;
+
 /// A table being read: remembers which keys were used so leftovers are reported.
 pub(super) struct Section<'a> {
     pub(super) file: &'a str,
     pub(super) path: String,
     pub(super) table: &'a Table,
     pub(super) used: RefCell<Vec<String>>,
+    /// The largest packet a flow of the scenario sends, in bytes (see
+    /// `link::largest_packet`): a queue limit in bytes must hold one.
+    pub(super) packet: u64,
 }
 
 pub(super) fn show(v: &Value) -> String {
@@ -42,6 +48,15 @@ impl<'a> Section<'a> {
             path,
             table,
             used: RefCell::new(Vec::new()),
+            packet: DEFAULT_PACKET,
+        }
+    }
+
+    /// A table inside this one: same file and scenario-wide facts, its own keys.
+    fn child(&self, path: String, table: &'a Table) -> Section<'a> {
+        Section {
+            packet: self.packet,
+            ..Section::new(self.file, path, table)
         }
     }
 
@@ -179,7 +194,7 @@ impl<'a> Section<'a> {
     pub(super) fn table(&self, k: &str) -> R<Option<Section<'a>>> {
         match self.get(k) {
             None => Ok(None),
-            Some(Value::Table(t)) => Ok(Some(Section::new(self.file, self.key(k), t))),
+            Some(Value::Table(t)) => Ok(Some(self.child(self.key(k), t))),
             Some(v) => Err(self.err(k, Some(v), "expected a table")),
         }
     }
@@ -191,13 +206,11 @@ impl<'a> Section<'a> {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| match v {
-                    Value::Table(t) => {
-                        Ok(Section::new(self.file, format!("{}[{i}]", self.key(k)), t))
-                    }
+                    Value::Table(t) => Ok(self.child(format!("{}[{i}]", self.key(k)), t)),
                     v => Err(self.err(k, Some(v), "expected an array of tables ([[...]])")),
                 })
                 .collect(),
-            Some(Value::Table(t)) => Ok(vec![Section::new(self.file, self.key(k), t)]),
+            Some(Value::Table(t)) => Ok(vec![self.child(self.key(k), t)]),
             Some(v) => Err(self.err(k, Some(v), "expected an array of tables ([[...]])")),
         }
     }

@@ -1,11 +1,10 @@
 //! TACK flow keys (`transport = "tack"`): controller, β, L, feedback richness, buffers,
 //! the receiver's filters and the sender's timers.
 
-use super::flow::number_params;
+use super::params::{check_controller, number_params};
 use super::section::MAX_MTU;
 use super::{Section, R};
 use tcplab_core::Dur;
-use tcplab_transport::cc;
 use tcplab_transport::tack::{TackConfig, TackSpec, TACK_DATA_HEADER_BYTES};
 use toml::Value;
 
@@ -21,14 +20,7 @@ fn positive(f: &Section<'_>, k: &str) -> R<Option<Dur>> {
 pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
     let cc_name = f.string("cc")?.unwrap_or("bbr").to_string();
     let cc_params = number_params(f, "cc_params")?;
-    cc::build(&cc_name, &cc_params).map_err(|why| {
-        let key = if why.contains("parameter") {
-            "cc_params"
-        } else {
-            "cc"
-        };
-        f.err(key, if key == "cc" { f.table.get("cc") } else { None }, why)
-    })?;
+    check_controller(f, &cc_name, &cc_params)?;
     let mut c = TackConfig {
         total_bytes: bytes,
         ..TackConfig::default()

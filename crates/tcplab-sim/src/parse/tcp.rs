@@ -1,6 +1,6 @@
 //! TCP flow keys: congestion control, segment sizes, recovery, ACKs, timers, buffers.
 
-use super::flow::number_params;
+use super::params::{check_controller, number_params};
 use super::section::MAX_MTU;
 use super::{stack, Section, R};
 use tcplab_core::Dur;
@@ -19,7 +19,10 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
         return tcp_keys(f, f, bytes);
     };
     let merged = stack::apply(f, name)?;
-    let g = Section::new(f.file, f.path.clone(), &merged);
+    let g = Section {
+        packet: f.packet,
+        ..Section::new(f.file, f.path.clone(), &merged)
+    };
     let mut spec = tcp_keys(&g, f, bytes)?;
     f.used.borrow_mut().extend(g.used.take());
     spec.stack = Some(name.to_string());
@@ -34,14 +37,7 @@ fn tcp_keys(f: &Section<'_>, own: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec
         stack::cc_params(profile, &cc_name, &mut cc_params);
     }
     // Validate the controller and its parameters now, so the error names this file.
-    cc::build(&cc_name, &cc_params).map_err(|why| {
-        let key = if why.contains("parameter") {
-            "cc_params"
-        } else {
-            "cc"
-        };
-        f.err(key, if key == "cc" { f.table.get("cc") } else { None }, why)
-    })?;
+    check_controller(f, &cc_name, &cc_params)?;
 
     let mut s = SenderConfig::default();
     // `cc = "reno"` means RFC 5681 recovery and `"newreno"` RFC 6582, unless `recovery`

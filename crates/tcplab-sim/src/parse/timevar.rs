@@ -1,8 +1,9 @@
-//! Time-varying link keys: delivery traces and handovers (jitter: see `jitter.rs`).
+//! Time-varying link keys: the schedule and handovers (traces: `trace.rs`; jitter:
+//! `jitter.rs`).
 //!
-//! - `trace = "traces/x.mahi"` (relative to the scenario file) makes a Mahimahi trace the
-//!   capacity of both directions (`reverse_trace` for ACKs only); `rate` in a later
-//!   schedule entry switches back to a constant rate. A trace starts when applied.
+//! - `[[<link>.schedule]] at, ...link keys...`: from `at` on, the link's parameters
+//!   changed by the entry's keys; `rate` switches a trace-driven link back to a constant
+//!   rate, `trace` starts a trace when applied.
 //! - `[[<link>.handover]] at, outage, to = { ...link keys... }`: the link goes down at
 //!   `at` (in-flight packets lost), and `outage` later comes back up with the current
 //!   parameters changed by `to`. `outage = "0s"` switches without a disconnection.
@@ -10,39 +11,8 @@
 use super::link::link_params;
 use super::{Section, R};
 use crate::scenario::LinkChange;
-use std::path::Path;
-use std::sync::Arc;
 use tcplab_core::Dur;
-use tcplab_link::{DeliveryTrace, LinkParams};
-
-/// Reads a Mahimahi trace file named by key `k` (relative to the scenario file).
-pub(super) fn load_trace(s: &Section<'_>, k: &str, rel: &str) -> R<Arc<DeliveryTrace>> {
-    let v = s.table.get(k);
-    let p = Path::new(rel);
-    let path = if p.is_relative() {
-        Path::new(s.file)
-            .parent()
-            .map_or_else(|| p.to_path_buf(), |d| d.join(p))
-    } else {
-        p.to_path_buf()
-    };
-    let t =
-        DeliveryTrace::read(&path).map_err(|e| s.err(k, v, format!("{}: {e}", path.display())))?;
-    Ok(Arc::new(t))
-}
-
-/// Reads `trace` and `reverse_trace` into the two directions.
-pub(super) fn capacity_keys(s: &Section<'_>, fwd: &mut LinkParams, rev: &mut LinkParams) -> R<()> {
-    if let Some(t) = s.string("trace")? {
-        let t = load_trace(s, "trace", t)?;
-        fwd.trace = Some(t.clone());
-        rev.trace = Some(t);
-    }
-    if let Some(t) = s.string("reverse_trace")? {
-        rev.trace = Some(load_trace(s, "reverse_trace", t)?);
-    }
-    Ok(())
-}
+use tcplab_link::LinkParams;
 
 enum Step<'a> {
     Set(Section<'a>),

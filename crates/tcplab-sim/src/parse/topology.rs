@@ -7,22 +7,13 @@
 //!   `dst<i>`.
 
 use super::flow::parse_flow;
-use super::link::parse_link;
+use super::link_table::parse_link;
+use super::routed::Topology;
 use super::{graph, Section, R};
-use crate::scenario::{Duplex, FlowSpec, Hop, LinkSpec, NodeSpec, WlanSpec};
+use crate::scenario::{Duplex, Hop, LinkSpec, NodeSpec};
 use tcplab_core::Dur;
 use tcplab_link::LinkParams;
 use toml::Value;
-
-/// A parsed topology with its routed flows; `origin[i]` is the index of the `[[flow]]`
-/// table flow `i` came from.
-pub(super) struct Topology {
-    pub nodes: Vec<NodeSpec>,
-    pub links: Vec<LinkSpec>,
-    pub wlans: Vec<WlanSpec>,
-    pub flows: Vec<FlowSpec>,
-    pub origin: Vec<usize>,
-}
 
 pub(super) fn parse(root: &Section<'_>, flow_secs: &[Section<'_>]) -> R<Topology> {
     let topo = root.table("topology")?;

@@ -101,29 +101,52 @@ impl std::fmt::Debug for Controller {
     }
 }
 
+/// Why [`build`] refused: the name (unknown, or the registry unreadable) or the
+/// parameters (unknown or out of range); so a scenario error can name the right key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    Name(String),
+    Params(String),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Name(why) | BuildError::Params(why) => f.write_str(why),
+        }
+    }
+}
+
+impl From<BuildError> for String {
+    fn from(e: BuildError) -> String {
+        e.to_string()
+    }
+}
+
 /// Builds the controller called `name` with `params`, rejecting unknown names and parameters.
-pub fn build(name: &str, params: &CcParams) -> Result<Controller, String> {
+pub fn build(name: &str, params: &CcParams) -> Result<Controller, BuildError> {
     let mut p = params.clone();
     let c = match build_builtin(name, &mut p) {
-        Some(c) => c?,
+        Some(c) => c.map_err(BuildError::Params)?,
         None => {
             let reg = REGISTRY
                 .read()
-                .map_err(|_| "registry poisoned".to_string())?;
+                .map_err(|_| BuildError::Name("registry poisoned".to_string()))?;
             match reg.iter().find(|(n, _)| n == name) {
-                Some((_, f)) => Controller::Custom(f(&mut p)?),
+                Some((_, f)) => Controller::Custom(f(&mut p).map_err(BuildError::Params)?),
                 None => {
                     let mut names: Vec<String> = BUILTIN.iter().map(|s| s.to_string()).collect();
                     names.extend(reg.iter().map(|(n, _)| n.clone()));
-                    return Err(format!(
+                    return Err(BuildError::Name(format!(
                         "unknown congestion control '{name}' (available: {})",
                         names.join(", ")
-                    ));
+                    )));
                 }
             }
         }
     };
-    p.finish(&format!("congestion control '{name}'"))?;
+    p.finish(&format!("congestion control '{name}'"))
+        .map_err(BuildError::Params)?;
     Ok(c)
 }
 

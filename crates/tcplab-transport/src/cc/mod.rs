@@ -33,7 +33,7 @@ mod windowed_max;
 
 pub use bbr::Bbr;
 pub use capabilities::Capabilities;
-pub use controller::{build, register, Controller, Factory, BUILTIN};
+pub use controller::{build, register, BuildError, Controller, Factory, BUILTIN};
 pub use cubic::Cubic;
 pub use fixed_burst::FixedBurst;
 pub use newreno::{CaGrowth, NewReno};
