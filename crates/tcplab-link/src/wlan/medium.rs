@@ -25,8 +25,9 @@
 //! sequence numbers from the oldest unacknowledged one (IEEE 802.11-2020 10.25.2), and
 //! the recipient hands MPDUs up in sequence through its reordering buffer (`reorder.rs`).
 //! An MPDU dropped at the retry limit moves the recipient's window as the originator's
-//! BlockAckReq does (its airtime is not charged). Without frame errors MPDUs arrive in
-//! sequence and the buffer never holds one, so results are those of a cell without it.
+//! BlockAckReq does (its airtime is not charged). Without frame errors (`per` 0, no SNR)
+//! MPDUs arrive in sequence and a buffer would never hold one: the cell then skips the
+//! buffers, and results are those of a cell without them.
 
 use super::minstrel::{Minstrel, PERFECT_BYTES};
 use super::nist::{self, Modulation};
@@ -84,13 +85,18 @@ pub struct Wlan<P> {
     minstrel: Vec<Minstrel>,
     origin: Time,
     next_tx: Option<Time>,
-    /// What reaches the recipients' MACs, in time order.
+    /// What reaches the recipients, in time order: straight to the transport, or (when
+    /// reordering) to the recipients' reordering buffers.
+    deliveries: VecDeque<(Time, Delivery<P>)>,
     arrivals: VecDeque<(Time, Arrival<P>)>,
     /// Handed up by a reordering buffer, ready for `poll_transmit`.
     ready: VecDeque<Delivery<P>>,
     /// The reorder timeout when Block Ack agreements reorder (`None`: MPDUs are handed
     /// up as they arrive).
     reorder_timeout: Option<Dur>,
+    /// Whether the agreements reorder: with a timeout and frame errors possible (without
+    /// errors MPDUs arrive in sequence and the buffers would never hold one).
+    reordering: bool,
     /// One receive window per (originator, recipient), `from * ports + to`; the indices
     /// of those holding MPDUs behind a gap.
     reorder: Vec<Reorder<P>>,
@@ -135,7 +141,7 @@ impl<P: Packet> Wlan<P> {
         } else {
             0
         };
-        Wlan {
+        let mut w = Wlan {
             difs: p.difs(),
             response: p.sifs + p.response_airtime(),
             sta: (0..ports).map(|_| Station::new(ports, p.cw_min)).collect(),
@@ -157,9 +163,11 @@ impl<P: Packet> Wlan<P> {
             rates,
             origin: Time::ZERO,
             next_tx: None,
+            deliveries: VecDeque::new(),
             arrivals: VecDeque::new(),
             ready: VecDeque::new(),
             reorder_timeout,
+            reordering: false,
             reorder: (0..windows).map(|_| Reorder::default()).collect(),
             waiting: Vec::new(),
             dropped: Vec::new(),
@@ -170,25 +178,35 @@ impl<P: Packet> Wlan<P> {
             busy: Dur::ZERO,
             collision_time: Dur::ZERO,
             p,
-        }
+        };
+        w.update_reordering();
+        w
+    }
+
+    fn update_reordering(&mut self) {
+        self.reordering = self.reorder_timeout.is_some()
+            && (self.per.iter().any(|&p| p > 0.0) || self.ln_ok.iter().any(|&l| l != 0.0));
     }
 
     pub fn params(&self) -> &WlanParams {
         &self.p
     }
 
-    /// Sets the frame error rate of `port`'s link with the access point.
+    /// Sets the frame error rate of `port`'s link with the access point (before the
+    /// first packet).
     pub fn set_per(&mut self, port: Port, per: f64) {
         self.per[port as usize] = per;
+        self.update_reordering();
     }
 
     /// Sets the SNR (dB) of `port`'s link with the access point (needs the parameters'
-    /// `modulation`).
+    /// `modulation`; before the first packet).
     pub fn set_snr(&mut self, port: Port, snr_db: f64) {
         let n = self.rates.len();
         for (r, rate) in self.rates.iter().enumerate() {
             self.ln_ok[port as usize * n + r] = ln_ok(rate.modulation, Some(snr_db));
         }
+        self.update_reordering();
     }
 
     pub fn counters(&self, port: Port) -> &StationCounters {
@@ -238,9 +256,9 @@ impl<P: Packet> Wlan<P> {
             return (1, first, ack_bytes(&q[0], first));
         };
         let (mut n, mut bytes, mut acks) = (0usize, 0u64, 0u64);
-        let window_end = match self.reorder_timeout {
-            Some(_) => q[0].seq + a.max_frames as u64,
-            None => u64::MAX,
+        let window_end = match self.reordering {
+            true => q[0].seq + a.max_frames as u64,
+            false => u64::MAX,
         };
         for f in q.iter() {
             if n as u32 == a.max_frames || f.seq >= window_end {
@@ -300,7 +318,7 @@ impl<P: Packet> Wlan<P> {
         };
         let overhead = self.p.mac_overhead;
         let limit = self.p.retry_limit;
-        let agreement = self.reorder_timeout.is_some();
+        let agreement = self.reordering;
         let Wlan {
             sta,
             batch,
@@ -308,6 +326,7 @@ impl<P: Packet> Wlan<P> {
             rng,
             dropped,
             arrivals,
+            deliveries,
             ..
         } = self;
         let st = &mut sta[s];
@@ -326,15 +345,25 @@ impl<P: Packet> Wlan<P> {
                     st.queued -= 1;
                     st.c.delivered_pkts += 1;
                     st.c.delivered_bytes += f.pkt.wire_len() as u64;
-                    arrivals.push_back((
-                        at,
-                        Arrival {
-                            from: s as Port,
-                            to: d as Port,
-                            seq: f.seq,
-                            pkt: Some(f.pkt),
-                        },
-                    ));
+                    if agreement {
+                        arrivals.push_back((
+                            at,
+                            Arrival {
+                                from: s as Port,
+                                to: d as Port,
+                                seq: f.seq,
+                                pkt: Some(f.pkt),
+                            },
+                        ));
+                    } else {
+                        deliveries.push_back((
+                            at,
+                            Delivery {
+                                to: d as Port,
+                                pkt: f.pkt,
+                            },
+                        ));
+                    }
                 }
                 _ => {
                     if arrive.is_some() {
@@ -373,6 +402,9 @@ impl<P: Packet> Wlan<P> {
 
     /// The earliest reorder timeout of the windows holding MPDUs.
     fn reorder_deadline(&self) -> Option<Time> {
+        if !self.reordering {
+            return None;
+        }
         let timeout = self.reorder_timeout?;
         self.waiting
             .iter()
@@ -594,12 +626,9 @@ impl<P: Packet> Medium<P> for Wlan<P> {
 
     #[inline]
     fn poll_transmit(&mut self, now: Time) -> Option<Delivery<P>> {
-        if self.reorder_timeout.is_none() {
-            return match self.arrivals.front() {
-                Some(&(t, _)) if t <= now => self
-                    .arrivals
-                    .pop_front()
-                    .and_then(|(_, a)| a.pkt.map(|pkt| Delivery { to: a.to, pkt })),
+        if !self.reordering {
+            return match self.deliveries.front() {
+                Some(&(t, _)) if t <= now => self.deliveries.pop_front().map(|(_, d)| d),
                 _ => None,
             };
         }
@@ -623,11 +652,19 @@ impl<P: Packet> Medium<P> for Wlan<P> {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        let next = match (self.arrivals.front(), self.next_tx) {
-            (Some(&(a, _)), Some(b)) => Some(a.min(b)),
-            (Some(&(a, _)), None) => Some(a),
+        let first = if self.reordering {
+            self.arrivals.front().map(|a| a.0)
+        } else {
+            self.deliveries.front().map(|d| d.0)
+        };
+        let next = match (first, self.next_tx) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (Some(a), None) => Some(a),
             (None, b) => b,
         };
+        if !self.reordering {
+            return next;
+        }
         match (next, self.reorder_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
