@@ -737,6 +737,8 @@ impl World<'_, '_> {
             let Some(pkt) = link.poll_transmit(t) else {
                 // After every delivery was forwarded.
                 let next = link.poll_timeout();
+                // A queue discipline's drops after admission.
+                let dropped = link.has_dropped();
                 if next.is_none() {
                     // Empty (or holding only holes): the next direction to start a FIFO
                     // takes its buffer, still in cache.
@@ -745,6 +747,9 @@ impl World<'_, '_> {
                     self.look_ahead(m);
                 }
                 wake_medium!(m, next = next, medium_wake = self.medium_wake, q = self.q);
+                if dropped {
+                    self.collect_drops(m);
+                }
                 return Ok(());
             };
             self.hops += 1;

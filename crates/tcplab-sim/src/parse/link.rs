@@ -1,6 +1,7 @@
 //! Link tables: rate, delay, queue, loss models, and the forward/reverse parameters.
 
 use super::jitter;
+use super::qdisc;
 use super::timevar;
 use super::{Section, R};
 use crate::scenario::{Duplex, LinkSpec};
@@ -210,6 +211,10 @@ pub(super) fn link_params(
         fwd.queue = q;
         rev.queue = q;
     }
+    if let Some(d) = qdisc::discipline(s, "discipline")? {
+        fwd.discipline = d.clone();
+        rev.discipline = d;
+    }
     if let Some(l) = parse_loss(s, "loss")? {
         fwd.loss = l;
     }
@@ -262,6 +267,9 @@ pub(super) fn parse_link(s: &Section<'_>, name: &str, a: usize, b: usize) -> R<L
     }
     let (fwd, rev) = link_params(s, None)?;
     let schedule = timevar::changes(s, &fwd, &rev)?;
+    if duplex == Duplex::Half {
+        qdisc::full_duplex_only(s, &fwd, &rev, &schedule)?;
+    }
     s.finish()?;
     Ok(LinkSpec {
         name: name.to_string(),

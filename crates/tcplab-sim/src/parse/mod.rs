@@ -14,6 +14,7 @@ mod flow;
 mod graph;
 mod jitter;
 mod link;
+mod qdisc;
 mod section;
 mod stack;
 mod tack;
