@@ -129,7 +129,7 @@ struct Extras<P> {
     /// with jitter; otherwise only arrivals 4.29 s or more after the transmission end).
     far: VecDeque<Far>,
     /// The queue discipline and its waiting packets (none for drop-tail).
-    qdisc: Option<Box<Qdisc<P>>>,
+    qdisc: Option<Qdisc<P>>,
 }
 
 /// The trace cursor of a capacity model, if it follows a trace.
@@ -350,10 +350,10 @@ impl<P: Packet> Link<P> {
 
     /// The discipline the parameters ask for, from `now` (none for drop-tail), on its
     /// own stream (derived from the loss stream as the jitter stream is).
-    fn new_qdisc(&self, now: Time) -> Option<Box<Qdisc<P>>> {
+    fn new_qdisc(&self, now: Time) -> Option<Qdisc<P>> {
         let rng = Rng::from_seed(self.rng.clone().next_u64() ^ 0x0071_6469_7363);
         let p = &self.params;
-        Qdisc::new(&p.discipline, p.queue, p.rate_bps, now, rng).map(Box::new)
+        Qdisc::new(&p.discipline, p.queue, p.rate_bps, now, rng)
     }
 
     /// [`Link::make_extras_counting`] between packets.
@@ -420,11 +420,7 @@ impl<P: Packet> Link<P> {
         let (mut pkts, mut bytes) = (self.waiting_pkts(), self.waiting_bytes);
         if self.gate.order & QDISC != 0 {
             self.serve_qdisc(now);
-            if let Some(q) = self
-                .extras
-                .as_deref_mut()
-                .and_then(|x| x.qdisc.as_deref_mut())
-            {
+            if let Some(q) = self.extras.as_deref_mut().and_then(|x| x.qdisc.as_mut()) {
                 q.advance(now);
             }
             let (p, b) = self.qdisc().map_or((0, 0), |q| q.backlog());
@@ -436,7 +432,7 @@ impl<P: Packet> Link<P> {
 
     /// The queue discipline, if the link has one.
     fn qdisc(&self) -> Option<&Qdisc<P>> {
-        self.extras.as_deref()?.qdisc.as_deref()
+        self.extras.as_deref()?.qdisc.as_ref()
     }
 
     /// What the queue discipline did (`None` for drop-tail).
@@ -451,14 +447,22 @@ impl<P: Packet> Link<P> {
 
     /// Dequeues from the discipline, at each time the transmitter frees up to `now`, the
     /// packets that start transmitting then (see the module docs).
-    #[inline(never)]
+    #[inline(always)]
     fn serve_qdisc(&mut self, now: Time) {
+        if self.busy_until <= now {
+            self.serve_qdisc_due(now);
+        }
+    }
+
+    /// [`Link::serve_qdisc`] once the transmitter is free.
+    #[inline(never)]
+    fn serve_qdisc_due(&mut self, now: Time) {
         while self.busy_until <= now {
             let at = self.busy_until;
             let Some(x) = self.extras.as_deref_mut() else {
                 return;
             };
-            let Some(q) = x.qdisc.as_deref_mut() else {
+            let Some(q) = x.qdisc.as_mut() else {
                 return;
             };
             if q.is_empty() {
@@ -511,10 +515,7 @@ impl<P: Packet> Link<P> {
             .extras
             .as_deref_mut()
             .expect("a discipline makes the extras");
-        let q = x
-            .qdisc
-            .as_deref_mut()
-            .expect("QDISC is set with a discipline");
+        let q = x.qdisc.as_mut().expect("QDISC is set with a discipline");
         let before = x.outage_drops.len();
         let admit = q.enqueue(now, pkt, busy, &mut x.outage_drops);
         self.tally.dropped_queue +=
@@ -1073,10 +1074,7 @@ impl<P: Packet> Link<P> {
             if self.gate.order & QDISC != 0 {
                 let busy = self.busy_until > now;
                 let x = self.extras.as_deref_mut().expect("made above");
-                let q = x
-                    .qdisc
-                    .as_deref_mut()
-                    .expect("QDISC is set with a discipline");
+                let q = x.qdisc.as_mut().expect("QDISC is set with a discipline");
                 let before = x.outage_drops.len();
                 let admit = q.enqueue(now, pkt, busy, &mut x.outage_drops);
                 if admit == Admit::DroppedQueue {
@@ -1112,7 +1110,7 @@ impl<P: Packet> Link<P> {
 
     fn drop_in_flight(&mut self, now: Time) {
         if let Some(x) = self.extras.as_deref_mut() {
-            if let Some(q) = x.qdisc.as_deref_mut() {
+            if let Some(q) = x.qdisc.as_mut() {
                 let before = x.outage_drops.len();
                 q.flush(&mut x.outage_drops);
                 let n = (x.outage_drops.len() - before) as u64;

@@ -1,6 +1,6 @@
 //! Queue disciplines at a bottleneck, end to end.
 
-use tcplab_sim::{parse_scenario_file, parse_scenario_str, simulate, Results};
+use tcplab_sim::{parse_scenario_str, simulate, Results};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
@@ -45,5 +45,75 @@ fn codel_holds_the_median_sojourn_near_its_target() {
     let goodput = |r: &Results| r.flows.ints("bytes_delivered").unwrap().iter().sum::<u64>();
     // CoDel keeps the link busy: at least 90 % of drop-tail's goodput.
     assert!(goodput(&codel) as f64 >= 0.9 * goodput(&fifo) as f64);
-    let _ = parse_scenario_file;
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
+
+fn example(name: &str, discipline: Option<&str>) -> Results {
+    let path = format!("{ROOT}/examples/{name}");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    if let Some(d) = discipline {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("discipline = "))
+            .unwrap()
+            .to_string();
+        text = text.replace(&line, &format!("discipline = {d}"));
+    }
+    let sc = parse_scenario_str(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+    simulate(&sc, 1, 0).unwrap()
+}
+
+/// FQ-CoDel shares the bottleneck evenly between two Cubic flows whose round trips
+/// differ tenfold (Jain index >= 0.99), where drop-tail does not.
+#[test]
+fn fq_codel_is_fair_across_a_tenfold_rtt_difference() {
+    let per_flow = |r: &Results| -> Vec<f64> {
+        r.flows
+            .ints("bytes_delivered")
+            .unwrap()
+            .iter()
+            .map(|&b| b as f64)
+            .collect()
+    };
+    let fq = per_flow(&example("fq-codel-rtt-fairness.toml", None));
+    let tail = per_flow(&example(
+        "fq-codel-rtt-fairness.toml",
+        Some("\"drop-tail\""),
+    ));
+    eprintln!(
+        "bytes: fq_codel {fq:?} (Jain {:.4}), drop-tail {tail:?} (Jain {:.4})",
+        jain(&fq),
+        jain(&tail)
+    );
+    assert!(jain(&fq) >= 0.99, "FQ-CoDel Jain {}", jain(&fq));
+    assert!(jain(&tail) < jain(&fq));
+}
+
+/// PIE and RED run their examples, drop early (not only at the buffer's limit) and keep
+/// the median sojourn well below the drop-tail queue's.
+#[test]
+fn pie_and_red_drop_early_and_cut_the_delay() {
+    for name in ["pie-bufferbloat.toml", "red-gentle.toml"] {
+        let r = example(name, None);
+        let fifo = example(name, Some("\"fifo\""));
+        let (p50, f50) = (
+            bottleneck(&r, "sojourn_p50_ms").unwrap(),
+            bottleneck(&fifo, "sojourn_p50_ms").unwrap(),
+        );
+        let aqm = |r: &Results, col: &str| -> u64 {
+            r.links.opt_ints(col).unwrap().iter().flatten().sum()
+        };
+        eprintln!(
+            "{name}: median sojourn {p50:.2} ms (drop-tail {f50:.1} ms), early drops {}, limit drops {}",
+            aqm(&r, "dropped_aqm"),
+            aqm(&r, "dropped_limit")
+        );
+        assert!(aqm(&r, "dropped_aqm") > 0, "{name}: no early drop");
+        assert!(p50 < f50 / 2.0, "{name}: {p50} vs drop-tail {f50}");
+    }
 }
