@@ -117,3 +117,106 @@ fn pie_and_red_drop_early_and_cut_the_delay() {
         assert!(p50 < f50 / 2.0, "{name}: {p50} vs drop-tail {f50}");
     }
 }
+
+/// One clear error per bad value: the file, the key (its path), the value and why.
+#[test]
+fn bad_discipline_values_get_one_clear_error() {
+    let cases = [
+        ("\"blue\"", "bottleneck.discipline", "unknown discipline"),
+        ("3", "bottleneck.discipline", "expected a name"),
+        (
+            "{ target = \"5ms\" }",
+            "bottleneck.discipline.kind",
+            "required",
+        ),
+        (
+            "{ kind = \"codel\", target = \"0ms\" }",
+            "bottleneck.discipline.target",
+            "must be > 0",
+        ),
+        (
+            "{ kind = \"codel\", target = \"200ms\" }",
+            "bottleneck.discipline.target",
+            "must be below interval",
+        ),
+        (
+            "{ kind = \"codel\", ecn = \"yes\" }",
+            "bottleneck.discipline.ecn",
+            "true or false",
+        ),
+        (
+            "{ kind = \"codel\", flows = 8 }",
+            "bottleneck.discipline.flows",
+            "unknown key",
+        ),
+        (
+            "{ kind = \"fq_codel\", flows = 0 }",
+            "bottleneck.discipline.flows",
+            "between 1 and 65536",
+        ),
+        (
+            "{ kind = \"fq_codel\", quantum = \"0B\" }",
+            "bottleneck.discipline.quantum",
+            "between 1 byte",
+        ),
+        (
+            "{ kind = \"pie\", alpha = -1 }",
+            "bottleneck.discipline.alpha",
+            "weight >= 0",
+        ),
+        (
+            "{ kind = \"pie\", t_update = \"0s\" }",
+            "bottleneck.discipline.t_update",
+            "must be > 0",
+        ),
+        (
+            "{ kind = \"red\", min_th = 20 }",
+            "bottleneck.discipline.max_th",
+            "above min_th",
+        ),
+        (
+            "{ kind = \"red\", max_p = 1.5 }",
+            "bottleneck.discipline.max_p",
+            "(0, 1]",
+        ),
+        (
+            "{ kind = \"red\", weight = 0 }",
+            "bottleneck.discipline.weight",
+            "(0, 1]",
+        ),
+    ];
+    for (value, key, why) in cases {
+        let text = format!(
+            "[topology]\nkind = \"dumbbell\"\n[bottleneck]\nrate = \"10Mbps\"\ndiscipline = {value}\n\
+             [access]\nrate = \"1Gbps\"\n[[flow]]\nbytes = \"1MB\"\n"
+        );
+        let e = parse_scenario_str(&text, "bad.toml").expect_err(value);
+        let msg = e.to_string();
+        assert!(msg.starts_with("bad.toml"), "{msg}");
+        assert_eq!(e.key, key, "{value}: {msg}");
+        assert!(msg.contains(why), "{value}: {msg}");
+    }
+    let half = "[link]\nrate = \"10Mbps\"\nduplex = \"half\"\ndiscipline = \"codel\"\n[[flow]]\nbytes = \"1MB\"\n";
+    let e = parse_scenario_str(half, "half.toml").unwrap_err();
+    assert!(e.to_string().contains("full-duplex links only"), "{e}");
+}
+
+/// The discipline's state is a link series: PIE's probability rises above 0 under the
+/// four flows, CoDel enters its dropping state.
+#[test]
+fn discipline_state_is_a_series() {
+    let pie = example("pie-bufferbloat.toml", None);
+    let p = pie.link_series.opt_floats("pie_drop_prob").unwrap();
+    let max = p.iter().flatten().fold(0.0f64, |a, &b| a.max(b));
+    assert!(max > 0.0 && max <= 1.0, "PIE's peak probability {max}");
+    let codel = codel_example("\"codel\"");
+    let d = codel.link_series.opt_ints("codel_dropping").unwrap();
+    assert!(d.iter().flatten().any(|&x| x == 1));
+    assert!(codel
+        .link_series
+        .opt_ints("codel_count")
+        .unwrap()
+        .iter()
+        .flatten()
+        .any(|&c| c > 1));
+}
