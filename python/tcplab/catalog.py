@@ -105,6 +105,9 @@ KEYS: tuple[Key, ...] = (
         "uniform up to the value, or a jitter table (below)", "0ms"),
     Key(_LINK, "reorder", "false", "bool", "true: jittered packets may overtake each other",
         False),
+    Key(_LINK, "discipline", "drop-tail", "name | table", "queue discipline of both "
+        "directions: drop-tail, fifo, codel, fq_codel, pie, red, or a table (below); `queue` "
+        "is its limit", "drop-tail"),
     Key(_LINK, "duplex", "full", "\"full\" | \"half\"", "half: one transmitter shared by "
         "both directions", "full"),
     Key(_LINK, "reverse", "none", "table", "link keys for the reverse direction only"),
@@ -126,6 +129,34 @@ KEYS: tuple[Key, ...] = (
         "clamped to 0)"),
     Key("link.jitter (table)", "sd", "required (normal)", "duration", "normal standard "
         "deviation"),
+    Key("link.discipline (table)", "kind", "required", "\"codel\" | \"fq_codel\" | "
+        "\"pie\" | \"red\" | \"fifo\" | \"drop-tail\"", "which discipline"),
+    Key("link.discipline (table)", "target", "5ms (PIE: 15ms)", "duration",
+        "CoDel/FQ-CoDel: acceptable standing delay (RFC 8289); PIE: QDELAY_REF (RFC 8033)"),
+    Key("link.discipline (table)", "interval", "100ms", "duration",
+        "CoDel/FQ-CoDel: window the delay must exceed target for (above target)"),
+    Key("link.discipline (table)", "ecn", "false (FQ-CoDel: true)", "bool",
+        "mark ECN-capable packets CE instead of dropping them early"),
+    Key("link.discipline (table)", "flows", "1024", "1..65536", "FQ-CoDel: flow queues"),
+    Key("link.discipline (table)", "quantum", "1514B", "size", "FQ-CoDel: bytes a flow "
+        "sends per round"),
+    Key("link.discipline (table)", "t_update", "15ms", "duration", "PIE: update period"),
+    Key("link.discipline (table)", "alpha", "0.125", "1/s", "PIE: weight of the delay's "
+        "distance to target"),
+    Key("link.discipline (table)", "beta", "1.25", "1/s", "PIE: weight of the delay's "
+        "change"),
+    Key("link.discipline (table)", "max_burst", "150ms", "duration", "PIE: burst "
+        "allowance"),
+    Key("link.discipline (table)", "min_th", "5", "packets", "RED: average queue where "
+        "early drops start"),
+    Key("link.discipline (table)", "max_th", "15", "packets", "RED: average queue where "
+        "the probability reaches max_p (above min_th)"),
+    Key("link.discipline (table)", "max_p", "0.02", "(0, 1]", "RED: drop probability at "
+        "max_th"),
+    Key("link.discipline (table)", "weight", "0.002", "(0, 1]", "RED: averaging weight "
+        "w_q"),
+    Key("link.discipline (table)", "gentle", "true", "bool", "RED: rise from max_p to 1 "
+        "between max_th and 2 max_th"),
     Key("link.loss (table)", "model", "bernoulli", "\"none\" | \"bernoulli\" | "
         "\"gilbert-elliott\" | \"list\"", "loss model"),
     Key("link.loss (table)", "rate", "required (bernoulli)", "probability",

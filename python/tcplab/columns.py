@@ -129,10 +129,22 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "sent_pkts": Column("packets", "packets admitted and transmitted", 0),
         "sent_bytes": Column("B", "wire bytes transmitted (headers included)", 0),
         "delivered_pkts": Column("packets", "packets that reached the far end", 0),
-        "dropped_queue": Column("packets", "drop-tail drops (queue full)", 0),
+        "dropped_queue": Column("packets", "drop-tail drops (queue full); with a queue "
+                                "discipline, all of its drops (`dropped_limit` + "
+                                "`dropped_aqm`)", 0),
         "dropped_loss": Column("packets", "drops by the loss model", 0),
         "dropped_down": Column("packets", "packets lost to an outage", 0),
         "max_queue_pkts": Column("packets", "longest queue seen", 0),
+        "dropped_limit": Column("packets", "discipline: drops at the queue's limit "
+                                "(FQ-CoDel: from the fattest flow)", 0),
+        "dropped_aqm": Column("packets", "discipline: drops by its algorithm (RED/PIE "
+                              "early drops, CoDel dequeue drops)", 0),
+        "marked_ce": Column("packets", "discipline: ECN-capable packets marked CE "
+                            "instead of dropped", 0),
+        "sojourn_p50_ms": Column("ms", "discipline: median time packets waited before "
+                                 "transmission (log-linear histogram, within 3 %)", 0),
+        "sojourn_p95_ms": Column("ms", "discipline: 95th percentile of that wait", 0),
+        "sojourn_p99_ms": Column("ms", "discipline: 99th percentile of that wait", 0),
         "dropped_retry": Column("packets", "WLAN: frames dropped after the retry limit", 0),
         "tx_attempts": Column("", "WLAN: channel accesses (transmissions incl. collided)", 0),
         "collisions": Column("", "WLAN: accesses that collided", 0),
@@ -194,6 +206,15 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "dropped_queue": Column("packets", "drop-tail drops so far (cumulative)", 0),
         "dropped_loss": Column("packets", "loss-model drops so far (cumulative)", 0),
         "dropped_down": Column("packets", "outage drops so far (cumulative)", 0),
+        "dropped_aqm": Column("packets", "discipline: algorithm drops so far (cumulative)",
+                              0),
+        "marked_ce": Column("packets", "discipline: CE marks so far (cumulative)", 0),
+        "codel_dropping": Column("", "CoDel: 1 while in its dropping state", 0, 1),
+        "codel_count": Column("", "CoDel: drops in the current (or last) dropping state",
+                              0),
+        "pie_drop_prob": Column("", "PIE: drop probability", 0, 1),
+        "red_avg_pkts": Column("packets", "RED: average queue (EWMA)", 0),
+        "fq_flows_active": Column("", "FQ-CoDel: flows on the new or old list", 0),
         "dropped_retry": Column("packets", "WLAN: retry-limit drops so far", 0),
         "collisions": Column("", "WLAN: collisions so far", 0),
         "airtime_s": Column("s", "WLAN: airtime so far", 0),

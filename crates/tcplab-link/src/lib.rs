@@ -11,27 +11,39 @@
 
 mod arrivals;
 mod capacity;
+mod codel;
 mod counters;
+mod fq_codel;
 mod jitter;
 mod link;
 mod loss;
 mod medium;
 mod opportunities;
 mod params;
+mod pie;
+mod qdisc;
+mod red;
 mod ring;
 mod shared;
+mod sojourn;
 mod trace;
 pub mod wlan;
 
 pub use capacity::{Capacity, TraceCursor};
+pub use codel::CoDelParams;
 pub use counters::LinkCounters;
+pub use fq_codel::FqCoDelParams;
 pub use jitter::Jitter;
 pub use link::{Admit, FifoSpares, Link};
 pub use loss::{LossModel, LossProcess};
 pub use medium::{Delivery, Medium, Port};
 pub use opportunities::{realised_opportunities, to_mahimahi, MAX_OPPORTUNITIES};
 pub use params::{LinkParams, QueueLimit};
+pub use pie::PieParams;
+pub use qdisc::{Discipline, QdiscCounters};
+pub use red::RedParams;
 pub use shared::SharedLink;
+pub use sojourn::SojournHistogram;
 pub use trace::{example_traces, DeliveryTrace, OPPORTUNITY_BYTES};
 pub use wlan::{Wlan, WlanParams};
 
@@ -43,5 +55,17 @@ pub trait Packet {
     /// 802.11 cell reports the airtime such packets take). Defaults to true.
     fn carries_payload(&self) -> bool {
         true
+    }
+    /// True if the packet is ECN-capable (ECT(0) or ECT(1) in its IP header, RFC 3168):
+    /// a queue discipline with ECN on marks it instead of dropping it. Defaults to false.
+    fn ecn_capable(&self) -> bool {
+        false
+    }
+    /// Sets the Congestion Experienced codepoint (called only on an ECN-capable packet).
+    fn set_ce(&mut self) {}
+    /// Names the packet's flow for flow-queueing disciplines (FQ-CoDel hashes it, as
+    /// Linux hashes the 5-tuple). Defaults to 0: one flow.
+    fn flow_key(&self) -> u64 {
+        0
     }
 }

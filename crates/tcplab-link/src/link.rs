@@ -10,6 +10,16 @@
 //! reordering that is also the arrival order. With `reorder` on, an [`ArrivalOrder`] heap
 //! says which packet leaves next; delivered packets leave holes in the FIFO that are
 //! popped once everything ahead of them has gone and they have finished transmitting.
+//!
+//! A link with a queue discipline other than drop-tail (see [`Discipline`]) keeps its
+//! waiting packets in the discipline instead, off the fast path: the FIFO then holds only
+//! packets that have started transmitting. When the transmitter frees, the discipline
+//! gives the next packet, at that exact time, its sojourn known. Those dequeues are
+//! caught up (in time order) at the link's next admission, wake-up or sample; since the
+//! packet in service is in the FIFO whenever packets wait, the FIFO's next arrival is
+//! always a wake-up no later than the next dequeue's packet reaches the far end. Packets
+//! the discipline drops after admitting them (and, on this path, losses on the wire) are
+//! handed back through [`Link::poll_dropped`].
 
 use crate::arrivals::ArrivalOrder;
 use crate::capacity::{Capacity, TraceCursor};
@@ -17,6 +27,7 @@ use crate::counters::LinkCounters;
 use crate::jitter::Jitter;
 use crate::loss::{LossModel, LossProcess};
 use crate::params::{LinkParams, QueueLimit};
+use crate::qdisc::{Discipline, Qdisc};
 use crate::ring::{Ring, Spares};
 use crate::Packet;
 use std::collections::VecDeque;
@@ -117,6 +128,8 @@ struct Extras<P> {
     /// Times of the FIFO entries marked [`FAR`], in FIFO order (every entry of a link
     /// with jitter; otherwise only arrivals 4.29 s or more after the transmission end).
     far: VecDeque<Far>,
+    /// The queue discipline and its waiting packets (none for drop-tail).
+    qdisc: Option<Qdisc<P>>,
 }
 
 /// The trace cursor of a capacity model, if it follows a trace.
@@ -127,9 +140,14 @@ fn trace_of(c: Capacity) -> Option<Box<TraceCursor>> {
     }
 }
 
-/// True if `p` needs [`Extras`]: a loss model, jitter, reordering or an outage.
+/// True if `p` needs [`Extras`]: a loss model, jitter, reordering, an outage or a queue
+/// discipline.
 fn needs_extras(p: &LinkParams) -> bool {
-    p.loss != LossModel::None || p.jitter != Jitter::NONE || p.reorder || !p.up
+    p.loss != LossModel::None
+        || p.jitter != Jitter::NONE
+        || p.reorder
+        || !p.up
+        || p.discipline != Discipline::DropTail
 }
 
 /// The parameters every admission reads, copied out of [`LinkParams`] (which is kept
@@ -149,7 +167,9 @@ struct Gate {
     /// 128 GB of FIFO entries.)
     max_queue: u32,
     limit_in_bytes: bool,
-    up: bool,
+    /// The link is up and has no queue discipline: the admission's fast path (a down
+    /// link or a discipline take the other, decided by this one test).
+    plain: bool,
     /// [`REORDER`] (the parameters' `reorder`) and [`MAY_HOLD_ARRIVALS`]: 0 when packets
     /// leave in FIFO order, so the common case decides that from this byte, without
     /// reading the [`Extras`] (a lossy link has them) for their arrival order.
@@ -163,6 +183,8 @@ const REORDER: u8 = 1;
 /// [`Gate::order`]: packets have been ordered by arrival in the [`Extras`] (which may
 /// still hold some): set when the first is, kept across parameter changes, never cleared.
 const MAY_HOLD_ARRIVALS: u8 = 2;
+/// [`Gate::order`]: a queue discipline holds the waiting packets (see the module docs).
+const QDISC: u8 = 4;
 
 impl Gate {
     fn of(p: &LinkParams) -> Gate {
@@ -181,8 +203,13 @@ impl Gate {
             },
             max_queue: 0,
             limit_in_bytes,
-            up: p.up,
-            order: if p.reorder { REORDER } else { 0 },
+            plain: p.up && p.discipline == Discipline::DropTail,
+            order: if p.reorder { REORDER } else { 0 }
+                | if p.discipline != Discipline::DropTail {
+                    QDISC
+                } else {
+                    0
+                },
             has_jitter: p.jitter != Jitter::NONE,
         }
     }
@@ -199,6 +226,9 @@ struct Tally {
     refused_down: u64,
     /// Entries an outage cut off the FIFO's tail (they had been sent).
     cut: u64,
+    /// Packets waiting in a discipline when the link went down (part of `dropped_down`;
+    /// never sent).
+    unsent_down: u64,
 }
 
 /// One direction of a link (see the module docs).
@@ -307,13 +337,23 @@ impl<P: Packet> Link<P> {
         let jitter_rng = Rng::from_seed(self.rng.clone().next_u64() ^ 0x6a69_7474_6572);
         let mut loss = LossProcess::new(self.params.loss.clone(), self.rng.clone());
         loss.skip(self.sent_pkts() + extra);
+        let qdisc = self.new_qdisc(Time::ZERO);
         self.extras.insert(Box::new(Extras {
             loss,
             jitter_rng,
             arrivals: ArrivalOrder::default(),
             outage_drops: Vec::new(),
             far: VecDeque::new(),
+            qdisc,
         }))
+    }
+
+    /// The discipline the parameters ask for, from `now` (none for drop-tail), on its
+    /// own stream (derived from the loss stream as the jitter stream is).
+    fn new_qdisc(&self, now: Time) -> Option<Qdisc<P>> {
+        let rng = Rng::from_seed(self.rng.clone().next_u64() ^ 0x0071_6469_7363);
+        let p = &self.params;
+        Qdisc::new(&p.discipline, p.queue, p.rate_bps, now, rng)
     }
 
     /// [`Link::make_extras_counting`] between packets.
@@ -341,7 +381,11 @@ impl<P: Packet> Link<P> {
         let t = &self.tally;
         let sent_pkts = self.sent_pkts();
         LinkCounters {
-            offered_pkts: sent_pkts + t.dropped_queue + t.refused_down,
+            offered_pkts: sent_pkts
+                + t.dropped_queue
+                + t.refused_down
+                + t.unsent_down
+                + self.qdisc().map_or(0, |q| q.backlog().0),
             sent_pkts,
             sent_bytes: self.sent_bytes,
             delivered_pkts: self.delivered_pkts,
@@ -373,7 +417,127 @@ impl<P: Packet> Link<P> {
     /// Packets and bytes waiting for the transmitter at `now` (the one in service excluded).
     pub fn queue_len(&mut self, now: Time) -> (u64, u64) {
         self.advance_service(now);
-        (self.waiting_pkts(), self.waiting_bytes)
+        let (mut pkts, mut bytes) = (self.waiting_pkts(), self.waiting_bytes);
+        if self.gate.order & QDISC != 0 {
+            self.serve_qdisc(now);
+            if let Some(q) = self.extras.as_deref_mut().and_then(|x| x.qdisc.as_mut()) {
+                q.advance(now);
+            }
+            let (p, b) = self.qdisc().map_or((0, 0), |q| q.backlog());
+            pkts += p;
+            bytes += b;
+        }
+        (pkts, bytes)
+    }
+
+    /// The queue discipline, if the link has one.
+    fn qdisc(&self) -> Option<&Qdisc<P>> {
+        self.extras.as_deref()?.qdisc.as_ref()
+    }
+
+    /// What the queue discipline did (`None` for drop-tail).
+    pub fn qdisc_counters(&self) -> Option<crate::QdiscCounters> {
+        self.qdisc().map(|q| q.counters)
+    }
+
+    /// The sojourn times of the packets the discipline sent (`None` for drop-tail).
+    pub fn sojourn(&self) -> Option<&crate::SojournHistogram> {
+        self.qdisc().map(|q| &q.sojourn)
+    }
+
+    /// Dequeues from the discipline, at each time the transmitter frees up to `now`, the
+    /// packets that start transmitting then (see the module docs).
+    #[inline(always)]
+    fn serve_qdisc(&mut self, now: Time) {
+        if self.busy_until <= now {
+            self.serve_qdisc_due(now);
+        }
+    }
+
+    /// [`Link::serve_qdisc`] once the transmitter is free.
+    #[inline(never)]
+    fn serve_qdisc_due(&mut self, now: Time) {
+        while self.busy_until <= now {
+            let at = self.busy_until;
+            let Some(x) = self.extras.as_deref_mut() else {
+                return;
+            };
+            let Some(q) = x.qdisc.as_mut() else {
+                return;
+            };
+            if q.is_empty() {
+                return;
+            }
+            let before = x.outage_drops.len();
+            let got = q.dequeue(at, &mut x.outage_drops);
+            self.tally.dropped_queue += (x.outage_drops.len() - before) as u64;
+            match got {
+                Some(pkt) => self.push_sent(at, pkt),
+                None => return,
+            }
+        }
+    }
+
+    /// Puts `pkt` on the wire at `at` off the fast path (a discipline's packet, or one
+    /// moved between disciplines): a loss on the wire is handed back by `poll_dropped`.
+    fn push_sent(&mut self, at: Time, pkt: P) {
+        let x = self
+            .extras
+            .as_deref_mut()
+            .expect("a discipline makes the extras");
+        if x.loss.lose_next() {
+            self.tally.dropped_loss += 1;
+            let len = pkt.wire_len();
+            x.outage_drops.push(pkt);
+            self.push_entry(at, len, None, None);
+        } else {
+            self.push(at, pkt, false, None);
+        }
+    }
+
+    /// The admission when the link is down or has a queue discipline.
+    #[inline(never)]
+    fn admit_slow(&mut self, now: Time, pkt: P) -> Admit {
+        if !self.params.up {
+            self.tally.dropped_down += 1;
+            self.tally.refused_down += 1;
+            return Admit::DroppedDown;
+        }
+        // Packets queued before a discipline was set wait in the FIFO.
+        self.advance_service(now);
+        self.serve_qdisc(now);
+        let busy = self.busy_until > now;
+        if !busy {
+            // Idle (so nothing waits): the packet starts now.
+            self.busy_until = now;
+        }
+        let x = self
+            .extras
+            .as_deref_mut()
+            .expect("a discipline makes the extras");
+        let q = x.qdisc.as_mut().expect("QDISC is set with a discipline");
+        let before = x.outage_drops.len();
+        let admit = q.enqueue(now, pkt, busy, &mut x.outage_drops);
+        self.tally.dropped_queue +=
+            (x.outage_drops.len() - before) as u64 + u64::from(admit == Admit::DroppedQueue);
+        if busy {
+            let waiting = u32::try_from(q.backlog().0 + self.waiting_pkts()).unwrap_or(u32::MAX);
+            self.gate.max_queue = self.gate.max_queue.max(waiting);
+        }
+        self.serve_qdisc(now);
+        admit
+    }
+
+    /// True if packets dropped after admission wait to be collected by
+    /// [`Link::poll_dropped`] on a link with a discipline (a driver checks after each
+    /// wake-up; outages are announced by `set_params`).
+    #[inline(always)]
+    pub fn has_dropped(&self) -> bool {
+        self.gate.order & QDISC != 0
+            && self
+                .extras
+                .as_deref()
+                .is_some_and(|x| !x.outage_drops.is_empty())
     }
 
     // Always inlined: once per admission (and at sampling); LLVM had left it out of line
@@ -437,10 +601,8 @@ impl<P: Packet> Link<P> {
 
     #[inline(always)]
     fn admit(&mut self, now: Time, pkt: P, spares: Option<&mut Spares<Entry<P>>>) -> Admit {
-        if !self.gate.up {
-            self.tally.dropped_down += 1;
-            self.tally.refused_down += 1;
-            return Admit::DroppedDown;
+        if !self.gate.plain {
+            return self.admit_slow(now, pkt);
         }
         self.advance_service(now);
         let len = pkt.wire_len() as u64;
@@ -490,6 +652,19 @@ impl<P: Packet> Link<P> {
     #[inline(always)]
     fn push(&mut self, now: Time, pkt: P, lost: bool, spares: Option<&mut Spares<Entry<P>>>) {
         let len = pkt.wire_len();
+        self.push_entry(now, len, (!lost).then_some(pkt), spares)
+    }
+
+    /// [`Link::push`] of a packet of `len` bytes, `None` if the channel loses it.
+    #[inline(always)]
+    fn push_entry(
+        &mut self,
+        now: Time,
+        len: u32,
+        pkt: Option<P>,
+        spares: Option<&mut Spares<Entry<P>>>,
+    ) {
+        let lost = pkt.is_none();
         let tx_start = now.max(self.busy_until);
         let tx_end = self.tx_end(now, tx_start, len);
         let jitter = if self.gate.has_jitter {
@@ -522,7 +697,7 @@ impl<P: Packet> Link<P> {
         };
         self.pipe.push_back_spared(
             Entry {
-                pkt: (!lost).then_some(pkt),
+                pkt,
                 len,
                 back,
                 arrive,
@@ -680,9 +855,28 @@ impl<P: Packet> Link<P> {
     /// register saves were about a third of its cost.
     #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<P> {
-        if self.gate.order != 0 && self.arrivals().is_some() {
+        if self.gate.order != 0 {
+            return self.poll_ordered(now);
+        }
+        self.poll_fifo(now)
+    }
+
+    /// `poll_transmit` when packets may leave out of FIFO order or a discipline holds
+    /// the waiting ones.
+    #[inline(never)]
+    fn poll_ordered(&mut self, now: Time) -> Option<P> {
+        if self.gate.order & QDISC != 0 {
+            self.serve_qdisc(now);
+        }
+        if self.arrivals().is_some() {
             return self.poll_by_arrival(now);
         }
+        self.poll_fifo(now)
+    }
+
+    /// `poll_transmit` in FIFO order.
+    #[inline(always)]
+    fn poll_fifo(&mut self, now: Time) -> Option<P> {
         loop {
             if self.pipe.front()?.arrive > now {
                 return None;
@@ -717,8 +911,12 @@ impl<P: Packet> Link<P> {
     /// Gives the FIFO's buffer to `spares` if the FIFO is empty (see [`FifoSpares`]): for
     /// a driver's wake-up that found nothing more to deliver (then `poll_timeout` is
     /// `None`, unless packets that may leave out of FIFO order left holes behind).
+    /// A link with a discipline keeps its buffer (its dequeues push without spares).
     #[inline(never)]
     pub fn spare_fifo(&mut self, spares: &mut FifoSpares<P>) {
+        if self.gate.order & QDISC != 0 {
+            return;
+        }
         self.pipe.give_if_empty(&mut spares.0);
     }
 
@@ -739,6 +937,9 @@ impl<P: Packet> Link<P> {
         out.put("dropped_queue", c.dropped_queue.into());
         out.put("dropped_loss", c.dropped_loss.into());
         out.put("dropped_down", c.dropped_down.into());
+        if let Some(q) = self.qdisc() {
+            q.sample(out);
+        }
     }
 
     /// Publishes the final counters (one row of the links table).
@@ -752,6 +953,9 @@ impl<P: Packet> Link<P> {
         out.put("dropped_loss", c.dropped_loss.into());
         out.put("dropped_down", c.dropped_down.into());
         out.put("max_queue_pkts", c.max_queue_pkts.into());
+        if let Some(q) = self.qdisc() {
+            q.summary(out);
+        }
     }
 
     #[inline]
@@ -814,7 +1018,12 @@ impl<P: Packet> Link<P> {
             }
             None => {}
         }
+        if self.gate.order & QDISC != 0 {
+            // Dequeues due before the change happen under the old parameters.
+            self.serve_qdisc(now);
+        }
         let was_up = self.params.up;
+        let old_discipline = self.params.discipline.clone();
         let same_capacity =
             self.params.rate_bps == params.rate_bps && self.params.trace == params.trace;
         let old = match self.trace.take() {
@@ -829,6 +1038,9 @@ impl<P: Packet> Link<P> {
             ..new
         };
         self.params = Arc::new(params);
+        if self.params.discipline != old_discipline {
+            self.change_discipline(now);
+        }
         if !self.params.up {
             if was_up {
                 self.drop_in_flight(now);
@@ -838,6 +1050,45 @@ impl<P: Packet> Link<P> {
         }
         if self.by_arrival() {
             self.rebuild_arrivals();
+        }
+    }
+
+    /// Installs the discipline of the new parameters at `now`. Packets waiting in the
+    /// old one are offered to the new one as if they arrived now (or, for drop-tail,
+    /// queued in the FIFO behind the packet in service).
+    fn change_discipline(&mut self, now: Time) {
+        let new = self.new_qdisc(now);
+        let mut moved = Vec::new();
+        if let Some(x) = self.extras.as_deref_mut() {
+            if let Some(mut old) = x.qdisc.take() {
+                old.flush(&mut moved);
+            }
+        }
+        if new.is_some() && self.extras.is_none() {
+            self.make_extras();
+        }
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.qdisc = new;
+        }
+        for pkt in moved {
+            if self.gate.order & QDISC != 0 {
+                let busy = self.busy_until > now;
+                let x = self.extras.as_deref_mut().expect("made above");
+                let q = x.qdisc.as_mut().expect("QDISC is set with a discipline");
+                let before = x.outage_drops.len();
+                let admit = q.enqueue(now, pkt, busy, &mut x.outage_drops);
+                if admit == Admit::DroppedQueue {
+                    // Admitted before: handed back like a dequeue drop.
+                    self.tally.dropped_queue += 1;
+                }
+                self.tally.dropped_queue += (x.outage_drops.len() - before) as u64;
+            } else {
+                self.busy_until = self.busy_until.max(now);
+                self.push_sent(self.busy_until, pkt);
+            }
+        }
+        if self.gate.order & QDISC != 0 {
+            self.serve_qdisc(now);
         }
     }
 
@@ -858,6 +1109,15 @@ impl<P: Packet> Link<P> {
     }
 
     fn drop_in_flight(&mut self, now: Time) {
+        if let Some(x) = self.extras.as_deref_mut() {
+            if let Some(q) = x.qdisc.as_mut() {
+                let before = x.outage_drops.len();
+                q.flush(&mut x.outage_drops);
+                let n = (x.outage_drops.len() - before) as u64;
+                self.tally.dropped_down += n;
+                self.tally.unsent_down += n;
+            }
+        }
         // Packets that arrived but were not yet collected by the driver are kept.
         let by_arrival = !self
             .extras
@@ -1025,7 +1285,7 @@ mod tests {
             let len = 100 + (rng.next_u64() % 1400) as u32;
             want.offered_pkts += 1;
             match l.handle_packet(now, Pkt(i, len)) {
-                Admit::Queued | Admit::DroppedLoss if l.gate.up => {
+                Admit::Queued | Admit::DroppedLoss if l.params.up => {
                     want.sent_pkts += 1;
                     want.sent_bytes += len as u64;
                 }
@@ -1050,6 +1310,97 @@ mod tests {
         }
         assert!(saw_down && saw_cut && saw_tail);
         assert!(want.dropped_loss > 0 && want.max_queue_pkts > 1);
+    }
+
+    /// The drop-tail FIFO through the discipline seam ([`Discipline::Fifo`]) delivers
+    /// what the fast path delivers, at the same times, with the same counters, through
+    /// tail drops, losses, jitter, re-timing and outages; its losses come back through
+    /// `poll_dropped` instead of the admission's answer. (The seam draws a packet's loss
+    /// and jitter when it starts transmitting, the fast path at admission: a change of
+    /// jitter, or an outage on a lossy link, while packets wait makes them differ.)
+    #[test]
+    fn the_fifo_discipline_matches_the_fast_path() {
+        let jitter = Jitter::Uniform {
+            max: Dur::from_millis(2),
+        };
+        for (limit, loss, jitter) in [
+            (QueueLimit::Packets(6), 0.1, Jitter::NONE),
+            (QueueLimit::Bytes(9000), 0.0, Jitter::NONE),
+            (QueueLimit::Packets(4), 0.05, jitter),
+        ] {
+            let base = LinkParams::new(12_000_000, Dur::from_millis(3))
+                .with_queue(limit)
+                .with_loss(LossModel::Bernoulli { p: loss })
+                .with_jitter(jitter);
+            let mut fast: Link<Pkt> = Link::new(base.clone(), Rng::from_seed(3));
+            let mut seam: Link<Pkt> = Link::new(
+                base.clone().with_discipline(Discipline::Fifo),
+                Rng::from_seed(3),
+            );
+            let mut rng = Rng::from_seed(9);
+            let mut now = Time::ZERO;
+            let (mut got_fast, mut got_seam) = (vec![], vec![]);
+            let (mut lost_fast, mut lost_seam) = (vec![], vec![]);
+            for i in 0..6000u32 {
+                now += Dur::from_micros(rng.next_u64() % 1500);
+                if i % 700 == 699 {
+                    let mut p = base.clone();
+                    match (i / 700) % 3 {
+                        // Packets waiting when the link goes down drew no loss on the
+                        // seam (they never reach the wire): outages on the lossless link.
+                        0 if loss == 0.0 => p.up = false,
+                        1 => p.rate_bps = 6_000_000,
+                        _ => p.delay = Dur::from_millis(7),
+                    }
+                    fast.set_params(now, p.clone());
+                    seam.set_params(now, p.with_discipline(Discipline::Fifo));
+                }
+                for (l, got) in [(&mut fast, &mut got_fast), (&mut seam, &mut got_seam)] {
+                    while let Some(t) = l.poll_timeout().filter(|&t| t <= now) {
+                        while let Some(x) = l.poll_transmit(t) {
+                            got.push((t, x));
+                        }
+                    }
+                }
+                while let Some(p) = fast.poll_dropped() {
+                    lost_fast.push(p.0);
+                }
+                while let Some(p) = seam.poll_dropped() {
+                    lost_seam.push(p.0);
+                }
+                let p = Pkt(i, 100 + (rng.next_u64() % 1400) as u32);
+                let (a, b) = (fast.handle_packet(now, p), seam.handle_packet(now, p));
+                if a == Admit::DroppedLoss {
+                    lost_fast.push(i);
+                    assert_eq!(b, Admit::Queued);
+                } else {
+                    assert_eq!(a, b, "packet {i}");
+                }
+                assert_eq!(fast.queue_len(now), seam.queue_len(now), "packet {i}");
+            }
+            let first = got_fast.iter().zip(&got_seam).position(|(a, b)| a != b);
+            assert_eq!(first.map(|i| (got_fast[i], got_seam[i])), None);
+            assert_eq!(got_fast.len(), got_seam.len());
+            assert_eq!(drain(&mut fast), drain(&mut seam));
+            while let Some(p) = seam.poll_dropped() {
+                lost_seam.push(p.0);
+            }
+            lost_fast.sort();
+            lost_seam.sort();
+            assert_eq!(lost_fast, lost_seam);
+            // The fast path counts packets waiting when the link went down as sent (they
+            // were in its FIFO), the seam does not.
+            let (f, mut c) = (fast.counters(), seam.counters());
+            if loss == 0.0 {
+                assert!(c.sent_pkts < f.sent_pkts);
+                (c.sent_pkts, c.sent_bytes) = (f.sent_pkts, f.sent_bytes);
+            }
+            assert_eq!(f, c);
+            let q = seam.qdisc_counters().unwrap();
+            assert_eq!(q.dropped_limit, seam.counters().dropped_queue);
+            assert!(q.dropped_limit > 100, "{q:?}");
+            assert_eq!(seam.sojourn().unwrap().count(), seam.counters().sent_pkts);
+        }
     }
 
     /// Two directions sharing spares (each giving its FIFO's buffer up whenever a

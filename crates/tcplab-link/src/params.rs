@@ -2,6 +2,7 @@
 
 use crate::jitter::Jitter;
 use crate::loss::LossModel;
+use crate::qdisc::Discipline;
 use crate::trace::DeliveryTrace;
 use std::sync::Arc;
 use tcplab_core::Dur;
@@ -21,7 +22,10 @@ pub struct LinkParams {
     pub rate_bps: u64,
     /// One-way propagation delay.
     pub delay: Dur,
+    /// The queue's bound (for a discipline, its limit).
     pub queue: QueueLimit,
+    /// What decides a waiting packet's fate: drop-tail (the default) or an AQM.
+    pub discipline: Discipline,
     pub loss: LossModel,
     /// False during an outage: everything offered or in flight is lost.
     pub up: bool,
@@ -42,6 +46,7 @@ impl LinkParams {
             rate_bps,
             delay,
             queue: QueueLimit::Unlimited,
+            discipline: Discipline::DropTail,
             loss: LossModel::None,
             up: true,
             trace: None,
@@ -52,6 +57,11 @@ impl LinkParams {
 
     pub fn with_queue(mut self, q: QueueLimit) -> Self {
         self.queue = q;
+        self
+    }
+
+    pub fn with_discipline(mut self, d: Discipline) -> Self {
+        self.discipline = d;
         self
     }
 

@@ -84,6 +84,11 @@ impl tcplab_link::Packet for Pkt {
     fn carries_payload(&self) -> bool {
         self.tag & Pkt::PAYLOAD != 0
     }
+    /// The flow and its direction (FQ-CoDel's hash key).
+    #[inline]
+    fn flow_key(&self) -> u64 {
+        (self.tag & !Pkt::PAYLOAD) as u64
+    }
 }
 
 /// One hop as the simulator takes it. Each route ends with [`Step::END`].

@@ -296,6 +296,8 @@ impl World<'_, '_> {
             let Some(pkt) = link.poll_transmit(t) else {
                 // After every delivery was forwarded.
                 let next = link.poll_timeout();
+                // A queue discipline's drops after admission.
+                let dropped = link.has_dropped();
                 if next.is_none() {
                     // Empty (or holding only holes): the next direction to start a FIFO
                     // takes its buffer, still in cache.
@@ -306,6 +308,9 @@ impl World<'_, '_> {
                         .after_deliveries(m, &net.wiring.media, &net.routes);
                 }
                 self.net.schedule_medium_at(m, next);
+                if dropped {
+                    self.collect_drops(m);
+                }
                 return Ok(());
             };
             self.net.hops += 1;

@@ -85,6 +85,25 @@ fn reordering_link_allocates_nothing_per_packet() {
     assert!(a2 < a1 + 64, "allocations grew with packets: {a1} -> {a2}");
 }
 
+/// Every queue discipline: its queues, slab and drop list grow to a high-water mark only.
+#[test]
+fn queue_disciplines_allocate_nothing_per_packet() {
+    for d in ["fifo", "codel", "fq_codel", "pie", "red"] {
+        let link = format!("discipline = \"{d}\"");
+        let (a1, e1) = allocations_with("20MiB", &link);
+        let (a2, e2) = allocations_with("40MiB", &link);
+        eprintln!("{d}: {a1} allocations for {e1} events, {a2} for {e2} events");
+        assert!(
+            e2 > e1 * 19 / 10,
+            "{d}: twice the work: {e1} -> {e2} events"
+        );
+        assert!(
+            a2 < a1 + 64,
+            "{d}: allocations grew with packets: {a1} -> {a2}"
+        );
+    }
+}
+
 #[test]
 fn rack_allocates_nothing_per_packet() {
     let flow = "loss_detection = \"rack\"";

@@ -39,6 +39,19 @@ impl EmuConfig {
                  namespace and the host); dumbbells are for the simulator",
             ));
         }
+        let link = &scenario.links[0];
+        let with_discipline = [&link.fwd, &link.rev]
+            .into_iter()
+            .chain(link.schedule.iter().flat_map(|c| [&c.fwd, &c.rev]))
+            .find(|p| p.discipline != tcplab_link::Discipline::DropTail);
+        if let Some(p) = with_discipline {
+            return Err(err(
+                "link.discipline",
+                format!("\"{}\"", p.discipline.name()),
+                "queue disciplines run in the simulator only so far (the emulator's link is \
+                 drop-tail)",
+            ));
+        }
         if scenario.sampling == Sampling::PerAck {
             return Err(err(
                 "sample",
@@ -88,4 +101,19 @@ pub fn emulation_scenario_file(path: &str) -> Result<Scenario, ConfigError> {
         why: format!("TOML syntax error: {}", e.to_string().trim()),
     })?;
     emulation_scenario(&table, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_queue_discipline_is_refused_with_a_clear_error() {
+        let table: Table = toml::from_str("[link]\nrate = \"10Mbps\"\ndiscipline = \"codel\"\n")
+            .expect("valid TOML");
+        let sc = emulation_scenario(&table, "emu.toml").expect("parses");
+        let e = EmuConfig::new(sc, 1).expect_err("refused");
+        let msg = e.to_string();
+        assert!(msg.contains("link.discipline") && msg.contains("simulator only"), "{msg}");
+    }
 }

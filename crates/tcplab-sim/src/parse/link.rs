@@ -1,6 +1,7 @@
 //! Link tables: rate, delay, queue, loss models, and the forward/reverse parameters.
 
 use super::jitter;
+use super::qdisc;
 use super::section::DEFAULT_PACKET;
 use super::trace;
 use super::{Section, R};
@@ -259,6 +260,10 @@ pub(super) fn link_params(
     if let Some(q) = parse_queue(s, "queue")? {
         fwd.queue = q;
         rev.queue = q;
+    }
+    if let Some(d) = qdisc::discipline(s, "discipline")? {
+        fwd.discipline = d.clone();
+        rev.discipline = d;
     }
     if let Some(l) = parse_loss(s, "loss")? {
         fwd.loss = l;

@@ -2,6 +2,7 @@
 //! handovers (`timevar.rs`).
 
 use super::link::link_params;
+use super::qdisc;
 use super::timevar;
 use super::{Section, R};
 use crate::scenario::{Duplex, LinkSpec};
@@ -32,6 +33,9 @@ pub(super) fn parse_link(s: &Section<'_>, name: &str, a: usize, b: usize) -> R<L
     }
     let (fwd, rev) = link_params(s, None)?;
     let schedule = timevar::changes(s, &fwd, &rev)?;
+    if duplex == Duplex::Half {
+        qdisc::full_duplex_only(s, &fwd, &rev, &schedule)?;
+    }
     s.finish()?;
     Ok(LinkSpec {
         name: name.to_string(),

@@ -16,6 +16,7 @@ mod jitter;
 mod link;
 mod link_table;
 mod params;
+mod qdisc;
 mod routed;
 mod section;
 mod stack;
