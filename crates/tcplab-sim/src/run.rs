@@ -737,8 +737,10 @@ impl World<'_, '_> {
             let Some(pkt) = link.poll_transmit(t) else {
                 // After every delivery was forwarded.
                 let next = link.poll_timeout();
-                // A queue discipline's drops after admission.
-                let dropped = link.has_dropped();
+                if link.has_dropped() {
+                    self.collect_discipline_drops(m, next);
+                    return Ok(());
+                }
                 if next.is_none() {
                     // Empty (or holding only holes): the next direction to start a FIFO
                     // takes its buffer, still in cache.
@@ -747,9 +749,6 @@ impl World<'_, '_> {
                     self.look_ahead(m);
                 }
                 wake_medium!(m, next = next, medium_wake = self.medium_wake, q = self.q);
-                if dropped {
-                    self.collect_drops(m);
-                }
                 return Ok(());
             };
             self.hops += 1;
@@ -800,6 +799,16 @@ impl World<'_, '_> {
         }
         self.wake_medium(m);
         Ok(())
+    }
+
+    /// The end of link direction `m`'s wake-up when its queue discipline dropped packets
+    /// after admitting them: accounts for them, then schedules the next wake-up `next`.
+    /// Out of the link's wake-up, which only tests for them.
+    #[cold]
+    #[inline(never)]
+    fn collect_discipline_drops(&mut self, m: usize, next: Option<Time>) {
+        self.collect_drops(m);
+        wake_medium!(m, next = next, medium_wake = self.medium_wake, q = self.q);
     }
 
     /// Accounts for packets a medium lost after admission (outages).

@@ -114,6 +114,9 @@ mod tests {
         let sc = emulation_scenario(&table, "emu.toml").expect("parses");
         let e = EmuConfig::new(sc, 1).expect_err("refused");
         let msg = e.to_string();
-        assert!(msg.contains("link.discipline") && msg.contains("simulator only"), "{msg}");
+        assert!(
+            msg.contains("link.discipline") && msg.contains("simulator only"),
+            "{msg}"
+        );
     }
 }
