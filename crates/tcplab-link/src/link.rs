@@ -495,7 +495,9 @@ impl<P: Packet> Link<P> {
         }
     }
 
-    /// The admission when the link is down or has a queue discipline.
+    /// The admission when the link is down or has a queue discipline: cold, so that the
+    /// fast path's admission is laid out (and its packet kept in registers) as without it.
+    #[cold]
     #[inline(never)]
     fn admit_slow(&mut self, now: Time, pkt: P) -> Admit {
         if !self.params.up {
