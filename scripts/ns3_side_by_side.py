@@ -5,7 +5,7 @@ wall time of both, cell by cell. Prints a Markdown table (the one in docs/valida
                                        [--csv FILE] [--set KEY=VALUE] [--ns3-arg ARG]
 
 NS3_DIR (or the NS3_DIR environment variable) is an ns-3 source tree, built. To get one
-(ns-3.48, d2add90b; about an hour on 2 cores):
+(ns-3.48, d2add90b; 95 minutes on 2 busy cores):
 
     git clone https://gitlab.com/nsnam/ns-3-dev.git /work/ns3src  # (GitHub: nsnam/ns-3-dev-git)
     cd /work/ns3src && git checkout ns-3.48
@@ -40,7 +40,11 @@ sides), so they run seed 1 only.
 (dotted cc_params too, e.g. `--set cc_params.hystart=off` for tcplab only, since ns-3 has
 no such key: unknown keys go to tcplab alone) and --ns3-arg passes an argument to the
 ns-3 program (e.g. `--ns3-arg=--ns3::TcpCubic::HyStart=false`): one switch at a time, for
-controlled experiments. --no-ns3 runs the tcplab side only.
+controlled experiments. --no-ns3 runs the tcplab side only. --ns3-prefix DIR compiles
+the program against an installed ns-3 instead of a source tree (DIR holds include/ and
+lib/ or lib64/ with libns3.X-*.so, e.g. `pip install ns3` leaves one in
+site-packages/ns3: ns-3.44, which runs these cells differently from 3.48, see
+docs/validation.md).
 """
 
 from __future__ import annotations
