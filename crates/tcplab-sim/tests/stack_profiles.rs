@@ -186,3 +186,45 @@ fn profiles_set_window_growth_and_hystart() {
     // BBR takes none of them: the profile's controller parameters are not an error.
     outcome("stack = \"ns3\"\ncc = \"bbr\"");
 }
+
+/// `ns3` runs Vegas and Westwood+ as ns-3 does (issue 30): the profile run equals the run
+/// with ns-3's parameters written out, and differs from the tcplab defaults they replace.
+#[test]
+fn ns3_profile_sets_ns3_vegas_and_westwood_plus() {
+    let vegas = outcome("stack = \"ns3\"\ncc = \"vegas\"");
+    assert_eq!(
+        vegas,
+        outcome(
+            "stack = \"ns3\"\ncc = \"vegas\"\n\
+             cc_params = { vegas_variant = \"ns3\", fine_retransmit = 0, rto_cwnd = 1 }"
+        )
+    );
+    assert_ne!(
+        vegas,
+        outcome("stack = \"ns3\"\ncc = \"vegas\"\ncc_params = { vegas_variant = \"inet\" }")
+    );
+    // Westwood+'s rules act on losses: a lossy link.
+    let lossy = |flow: &str| {
+        let sc = parse(&format!(
+            "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"5ms\"\nloss = \"1%\"\n\
+             [[flow]]\nbytes = \"3MB\"\n{flow}\n"
+        ));
+        let r = simulate(&sc, 1, 0).unwrap();
+        r.flows.floats("goodput_bps").unwrap()[0]
+    };
+    let ww = lossy("stack = \"ns3\"\ncc = \"westwoodplus\"");
+    assert_eq!(
+        ww,
+        lossy(
+            "stack = \"ns3\"\ncc = \"westwoodplus\"\ncc_params = { rtt_sample = \"smoothed\", \
+             ack_counting = \"ns3\", seed_first = 0 }"
+        )
+    );
+    assert_ne!(
+        ww,
+        lossy(
+            "stack = \"ns3\"\ncc = \"westwoodplus\"\ncc_params = { rtt_sample = \"latest\", \
+             ack_counting = \"credit\", seed_first = 1 }"
+        )
+    );
+}

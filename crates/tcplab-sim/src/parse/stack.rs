@@ -129,6 +129,30 @@ const CC_PARAMS: &[CcRow] = &[
             ("abc_limit", ParamText::Number(1e6)),
         ],
     ),
+    // ns-3's TcpWestwoodPlus: what TcpSocketBase hands PktsAcked (m_srtt as the RTT,
+    // one segment per duplicate ACK besides the cumulative count), and a filter that
+    // starts at zero (m_lastBW = m_lastSampleBW = 0).
+    (
+        "ns3",
+        &["westwoodplus", "westwood_plus", "westwood+"],
+        &[
+            ("rtt_sample", ParamText::Name("smoothed")),
+            ("ack_counting", ParamText::Name("ns3")),
+            ("seed_first", ParamText::Number(0.0)),
+        ],
+    ),
+    // ns-3's TcpVegas (tcp-vegas.cc): its own rules (smoothed RTT, loss cuts one
+    // segment), no fine-grained retransmission, and a timeout leaves one segment
+    // (TcpSocketBase::ReTxTimeout: m_cWnd = m_segmentSize).
+    (
+        "ns3",
+        &["vegas"],
+        &[
+            ("vegas_variant", ParamText::Name("ns3")),
+            ("fine_retransmit", ParamText::Number(0.0)),
+            ("rto_cwnd", ParamText::Number(1.0)),
+        ],
+    ),
     // RFC 5681: cwnd += min(N, SMSS) per ACK in slow start (L = 1), byte counting in
     // congestion avoidance; RFC 9438 leaves HyStart++ optional: off.
     (

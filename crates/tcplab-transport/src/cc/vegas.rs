@@ -18,6 +18,9 @@
 //! `fine_rto_from = 1` tcplab does the same: once a segment has been retransmitted, its
 //! age from the first send already exceeds the timeout, so every further duplicate ACK,
 //! and the first ACKs after a retransmission, resend it again at once.
+//!
+//! `vegas_variant = "ns3"` is ns-3's `TcpVegas` (src/internet/model/tcp-vegas.cc, a port
+//! of Linux's `tcp_vegas.c`), see [`VegasVariant::Ns3`].
 
 use super::{
     reno_response, AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent,
@@ -41,6 +44,8 @@ struct Params {
     /// Time the fine-grained timeout from the head segment's first transmission (INET)
     /// instead of its latest.
     fine_rto_from_first: bool,
+    /// The `"ns3"` variant's RTT samples are the smoothed RTT (ns-3) or the latest.
+    smoothed: bool,
 }
 
 /// Which estimator and window adjustment Vegas uses (`vegas_variant`).
@@ -52,6 +57,18 @@ pub enum VegasVariant {
     /// Brakmo & Peterson 1995: a distinguished segment's RTT and the bytes sent during it;
     /// cwnd moves by one segment linearly over the next RTT.
     Brakmo,
+    /// ns-3's `TcpVegas` (Linux `tcp_vegas.c` as ns-3 ports it): the RTT samples are the
+    /// smoothed RTT (ns-3's `TcpSocketBase` hands `m_srtt` to `PktsAcked`); once per
+    /// round (everything sent at the last decision acknowledged), with more than two
+    /// samples, target = ⌊cwnd_seg·BaseRTT/minRTT⌋ (minRTT: the round's minimum) and
+    /// diff = cwnd_seg − target; in slow start diff > gamma sets cwnd to
+    /// min(cwnd, target + 1) and ssthresh to max(min(ssthresh, cwnd − 1), 2) segments,
+    /// else slow start adds one segment per ACK (every RTT); in congestion avoidance
+    /// cwnd ± 1 segment at the decision, ssthresh ≥ 3/4 cwnd; with two samples or fewer a
+    /// NewReno step (one segment in slow start, MSS²/cwnd after). A loss sets ssthresh to
+    /// max(min(ssthresh, cwnd − 1 segment), 2 segments) (`TcpVegas::GetSsThresh`), not
+    /// 3/4 of the window; Vegas is off during recovery and starts a new round after it.
+    Ns3,
 }
 
 /// Brakmo & Peterson's once-per-RTT measurement and linear adjustment.
@@ -91,6 +108,10 @@ pub struct Vegas {
     ss_grow: bool,
     /// Last diff, in segments.
     diff: f64,
+    /// ns-3 variant: the round's minimum RTT sample, and Vegas on (ns-3's
+    /// `m_doingVegasNow`: off during recovery).
+    round_min: Option<Dur>,
+    on: bool,
     /// The fine-grained estimator in ns: sa = 8·srtt, sd = 4·mdev (BSD scaling, as INET).
     sa: i64,
     sd: i64,
@@ -117,12 +138,18 @@ impl Vegas {
     ///   segment's latest transmission (Brakmo & Peterson), 1: its first transmission
     ///   (INET's `TcpVegas`, seed 001; retransmits more after a retransmission);
     /// - `abc_limit`: as for [`NewReno`] (slow-start growth);
-    /// - `vegas_variant` = `"inet"` (default) or `"brakmo"` (see the module docs).
+    /// - `vegas_variant` = `"inet"` (default), `"brakmo"` or `"ns3"` (see
+    ///   [`VegasVariant`]; `"ns3"` uses `alpha`, `beta`, `gamma`, `rto_cwnd` and the fine
+    ///   retransmission parameters, and ignores the decrease fractions and `abc_limit`);
+    /// - `rtt_sample` = `"smoothed"` (`"ns3"` only): the samples are the smoothed RTT, as
+    ///   ns-3 hands them; `"latest"`: each ACK's own RTT, as Linux's `tcp_vegas.c`.
     pub fn from_params(p: &mut CcParams) -> Result<Vegas, String> {
-        let variant = match p.take_choice("vegas_variant", "inet", &["inet", "brakmo"], &[])? {
-            "brakmo" => VegasVariant::Brakmo,
-            _ => VegasVariant::Inet,
-        };
+        let variant =
+            match p.take_choice("vegas_variant", "inet", &["inet", "brakmo", "ns3"], &[])? {
+                "brakmo" => VegasVariant::Brakmo,
+                "ns3" => VegasVariant::Ns3,
+                _ => VegasVariant::Inet,
+            };
         let pos = |v: f64| v >= 0.0;
         let alpha = p.take("alpha", 2.0, pos, ">= 0 (segments)")?;
         let beta = p.take("beta", 4.0, pos, ">= 0 (segments)")?;
@@ -160,6 +187,8 @@ impl Vegas {
                 |v| v == 0.0 || v == 1.0,
                 "0 (latest transmission) or 1 (first transmission)",
             )? == 1.0,
+            smoothed: p.take_choice("rtt_sample", "smoothed", &["smoothed", "latest"], &[])?
+                == "smoothed",
         };
         Ok(Vegas {
             p: params,
@@ -175,6 +204,8 @@ impl Vegas {
             round_end: 0,
             ss_grow: false,
             diff: 0.0,
+            round_min: None,
+            on: true,
             sa: 0,
             sd: 0,
             fine_rto: None,
@@ -192,6 +223,11 @@ impl Vegas {
         self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
         self.rtt_sum += r.0;
         self.rtt_cnt += 1;
+        self.fine_estimate(r);
+    }
+
+    /// The sa/sd fine-grained timeout's estimator.
+    fn fine_estimate(&mut self, r: Dur) {
         let r = r.0 as i64;
         if self.fine_rto.is_none() {
             // INET's initialisation on the first sample.
@@ -274,6 +310,69 @@ impl Vegas {
         }
     }
 
+    /// ns-3's `TcpVegas::PktsAcked` and `IncreaseWindow` for one ACK of new data.
+    fn on_ack_ns3(&mut self, w: &mut Window, ack: &AckInfo) {
+        if let Some(r) = ack.rtt {
+            self.fine_estimate(r);
+        }
+        let sample = if self.p.smoothed {
+            ack.srtt.or(ack.rtt)
+        } else {
+            ack.rtt
+        };
+        if let Some(s) = sample {
+            self.base_rtt = Some(self.base_rtt.map_or(s, |b| b.min(s)));
+            self.round_min = Some(self.round_min.map_or(s, |m| m.min(s)));
+            self.rtt_cnt += 1;
+        }
+        if ack.in_recovery {
+            self.on = false;
+            return;
+        }
+        if !self.on {
+            // CongestionStateSet(CA_OPEN) -> EnableVegas: a new round starts here.
+            self.on = true;
+            self.round_end = ack.delivered + ack.in_flight;
+            self.rtt_cnt = 0;
+            self.round_min = None;
+        }
+        let mss = w.mss as u64;
+        if ack.delivered < self.round_end {
+            if w.cwnd < w.ssthresh {
+                w.cwnd += mss; // TcpNewReno::SlowStart: one segment per ACK
+            }
+            return;
+        }
+        self.round_end = ack.delivered + ack.in_flight;
+        match (self.base_rtt, self.round_min, self.rtt_cnt > 2) {
+            (Some(base), Some(min), true) => {
+                let seg = w.cwnd / mss;
+                let target = (seg as f64 * (base.0 as f64 / min.0.max(1) as f64)) as u64;
+                let diff = seg.saturating_sub(target);
+                self.diff = diff as f64;
+                let loss_ssthresh =
+                    |w: &Window| w.ssthresh.min(w.cwnd.saturating_sub(mss)).max(2 * mss);
+                if self.diff > self.p.gamma && w.cwnd < w.ssthresh {
+                    w.cwnd = seg.min(target + 1) * mss;
+                    w.ssthresh = loss_ssthresh(w);
+                } else if w.cwnd < w.ssthresh {
+                    w.cwnd += mss;
+                } else if self.diff > self.p.beta {
+                    w.cwnd = seg.saturating_sub(1) * mss;
+                    w.ssthresh = loss_ssthresh(w);
+                } else if self.diff < self.p.alpha {
+                    w.cwnd = (seg + 1) * mss;
+                }
+                w.ssthresh = w.ssthresh.max(3 * w.cwnd / 4);
+            }
+            // Too few samples: TcpNewReno::IncreaseWindow.
+            _ if w.cwnd < w.ssthresh => w.cwnd += mss,
+            _ => w.cwnd += (mss * mss / w.cwnd.max(1)).max(1),
+        }
+        self.rtt_cnt = 0;
+        self.round_min = None;
+    }
+
     /// One ACK's share of a linear change: MSS·acked/cwnd, until one MSS is applied;
     /// `acked = None` applies what is left (the next decision is due).
     fn ramp(&mut self, w: &mut Window, acked: Option<u64>) {
@@ -315,6 +414,10 @@ impl CongestionControl for Vegas {
             return;
         }
         self.dist.acked_total += ack.bytes_acked;
+        if self.variant == VegasVariant::Ns3 {
+            self.on_ack_ns3(w, ack);
+            return;
+        }
         if let Some(r) = ack.rtt {
             self.on_rtt(r);
         }
@@ -328,6 +431,7 @@ impl CongestionControl for Vegas {
                     self.round_end = ack.delivered + ack.in_flight;
                 }
             }
+            VegasVariant::Ns3 => unreachable!("handled above"),
             VegasVariant::Brakmo => {
                 // The last decision's linear change takes this ACK's share first (with a
                 // window of two segments and delayed ACKs, every ACK is also a decision).
@@ -355,7 +459,7 @@ impl CongestionControl for Vegas {
         now: Time,
         in_flight: u64,
     ) {
-        let win = w.cwnd;
+        let (win, ssthresh) = (w.cwnd, w.ssthresh);
         self.growth.on_congestion_event(w, ev, now, in_flight);
         let mss = w.mss as u64;
         self.rtt_sum = 0;
@@ -365,6 +469,24 @@ impl CongestionControl for Vegas {
         self.dist.sent_at = None;
         self.dist.armed = true;
         self.dist.ramp = 0;
+        self.on = false;
+        self.round_min = None;
+        if self.variant == VegasVariant::Ns3 {
+            // TcpVegas::GetSsThresh, on a fast retransmit and on a first timeout.
+            if !matches!(ev, CongestionEvent::Rto { repeated: true }) {
+                w.ssthresh = ssthresh.min(win.saturating_sub(mss)).max(2 * mss);
+            } else {
+                w.ssthresh = ssthresh;
+            }
+            w.cwnd = match ev {
+                CongestionEvent::FastRetransmit => w.ssthresh,
+                CongestionEvent::Rto { .. } => self.p.rto_cwnd * mss,
+            };
+            if ev == CongestionEvent::FastRetransmit {
+                self.worried = self.p.worried_acks;
+            }
+            return;
+        }
         match ev {
             CongestionEvent::FastRetransmit => {
                 // Brakmo & Peterson / INET: 3/4 of the window, 2 segments if it was <= 3.
@@ -564,5 +686,42 @@ mod tests {
                 cc.on_ack(&mut w, &info);
             }
         }
+    }
+
+    /// ns-3's `TcpVegas::GetSsThresh`: a loss takes one segment off the window (or
+    /// ssthresh, if lower), where INET's rule keeps 3/4 of it.
+    #[test]
+    fn ns3_loss_takes_one_segment_off() {
+        for (variant, ssthresh, want) in [
+            ("ns3", u64::MAX, 39),
+            ("ns3", 30 * MSS, 30),
+            ("inet", u64::MAX, 30),
+        ] {
+            let mut p = CcParams::new().with_name("vegas_variant", variant);
+            let mut cc = Vegas::from_params(&mut p).unwrap();
+            let mut w = Window {
+                cwnd: 40 * MSS,
+                ssthresh,
+                mss: MSS as u32,
+            };
+            cc.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, Time::ZERO, 0);
+            assert_eq!((w.cwnd, w.ssthresh), (want * MSS, want * MSS), "{variant}");
+        }
+    }
+
+    /// The `"ns3"` variant on a fixed-RTT path (1 segment/ms, 50 ms) with each ACK's own
+    /// RTT as the sample (`rtt_sample = "latest"`, as Linux): slow start ends and
+    /// congestion avoidance keeps diff = cwnd − ⌊cwnd·BaseRTT/minRTT⌋ within [alpha, beta]
+    /// at every late decision, with a few segments queued.
+    #[test]
+    fn ns3_holds_diff_between_alpha_and_beta_on_a_fixed_rtt_path() {
+        let mut p = CcParams::new()
+            .with_name("vegas_variant", "ns3")
+            .with_name("rtt_sample", "latest");
+        let mut cc = Vegas::from_params(&mut p).unwrap();
+        p.finish("vegas").unwrap();
+        let _ = fixed_path(&mut cc, 1, 50, 20_000);
+        assert!((2.0..=4.0).contains(&cc.diff()), "diff {}", cc.diff());
+        assert!(cc.base_rtt.unwrap() >= Dur::from_millis(50));
     }
 }

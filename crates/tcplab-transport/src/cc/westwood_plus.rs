@@ -12,6 +12,16 @@
 //! instead of the Tustin filter. Both start from the first sample (`seed_first` = 1);
 //! ns-3 starts its filter at zero (`seed_first` = 0), which makes an early loss set
 //! ssthresh far below the path's capacity.
+//!
+//! Two switches follow what ns-3's `TcpSocketBase` hands its controllers through
+//! `PktsAcked(tcb, segments, rtt)`: `rtt_sample = "smoothed"` takes `rtt` as ns-3 does,
+//! the smoothed RTT (`m_srtt`), both as the sampling interval and for RTTmin (ns-3's
+//! `m_minRtt` is the minimum of the smoothed RTT); `ack_counting = "ns3"` counts one
+//! segment per duplicate ACK and everything a cumulative ACK acknowledges, so the
+//! segments SACKed during a recovery count twice, once per duplicate ACK and again in the
+//! ACK that ends the recovery (ns-3 counts a partial ACK as one segment; tcplab counts
+//! what it acknowledges). The default `"credit"` counts each segment once, as Linux's
+//! `westwood_acked_count`.
 
 use super::westwood::{bandwidth_window, trace_bandwidth, AckCounter};
 use super::{AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
@@ -24,6 +34,8 @@ pub struct WestwoodPlus {
     gain: f64,
     min_interval: Dur,
     seed_first: bool,
+    smoothed: bool,
+    double_count: bool,
     counter: AckCounter,
     /// Start and length of the sampling interval under way.
     epoch: Option<(Time, Dur)>,
@@ -41,16 +53,25 @@ impl WestwoodPlus {
     /// - `min_interval_ms` = 0: shortest sampling interval (ns-3: one RTT; Linux: 50 ms);
     /// - `seed_first` = 1: the first sample initialises the filter (Linux); 0 starts it
     ///   at zero (ns-3);
+    /// - `rtt_sample` = `"latest"`: the RTT that sets the interval and RTTmin; `"smoothed"`:
+    ///   the smoothed RTT, as ns-3 (module docs);
+    /// - `ack_counting` = `"credit"`: each segment once; `"ns3"`: as ns-3 (module docs);
     /// - `abc_limit`: as for [`NewReno`].
     pub fn from_params(p: &mut CcParams) -> Result<WestwoodPlus, String> {
         let gain = p.take("gain", 0.9, |v| (0.0..1.0).contains(&v), "in [0, 1)")?;
         let min_ms = p.take("min_interval_ms", 0.0, |v| v >= 0.0, ">= 0")?;
         let seed = p.take("seed_first", 1.0, |v| v == 0.0 || v == 1.0, "0 or 1")?;
+        let smoothed =
+            p.take_choice("rtt_sample", "latest", &["latest", "smoothed"], &[])? == "smoothed";
+        let double_count =
+            p.take_choice("ack_counting", "credit", &["credit", "ns3"], &[])? == "ns3";
         Ok(WestwoodPlus {
             growth: NewReno::from_params(p)?,
             gain,
             min_interval: Dur::from_secs_f64(min_ms / 1000.0),
             seed_first: seed == 1.0,
+            smoothed,
+            double_count,
             counter: AckCounter::default(),
             epoch: None,
             acked: 0,
@@ -115,10 +136,24 @@ impl CongestionControl for WestwoodPlus {
         if ack.bytes_acked == 0 {
             return; // a SACK-only update of a duplicate ACK, already counted
         }
-        self.rtt_min = ack.min_rtt;
         let mss = w.mss as u64;
-        let counted = self.counter.cumulative(ack.bytes_acked, mss, u64::MAX);
-        self.account(ack.now, counted, ack.rtt.or(ack.srtt));
+        let credited = self.counter.cumulative(ack.bytes_acked, mss, u64::MAX);
+        let counted = if self.double_count {
+            ack.bytes_acked
+        } else {
+            credited
+        };
+        let rtt = if self.smoothed {
+            let s = ack.srtt.or(ack.rtt);
+            if let Some(s) = s {
+                self.rtt_min = Some(self.rtt_min.map_or(s, |m| m.min(s)));
+            }
+            s
+        } else {
+            self.rtt_min = ack.min_rtt;
+            ack.rtt.or(ack.srtt)
+        };
+        self.account(ack.now, counted, rtt);
         self.growth.on_ack(w, ack);
     }
 
@@ -143,5 +178,69 @@ impl CongestionControl for WestwoodPlus {
 
     fn trace(&self, emit: &mut dyn FnMut(&'static str, f64)) {
         trace_bandwidth(emit, self.bw, self.rtt_min);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn ack(now_ms: u64, bytes: u64, rtt_ms: u64, srtt_ms: u64) -> AckInfo {
+        AckInfo {
+            rtt: Some(Dur::from_millis(rtt_ms)),
+            srtt: Some(Dur::from_millis(srtt_ms)),
+            min_rtt: Some(Dur::from_millis(rtt_ms)),
+            ..AckInfo::bare(Time::ZERO + Dur::from_millis(now_ms), bytes)
+        }
+    }
+
+    /// One interval of 10 ms in which 9 duplicate ACKs report 9 segments, the ACK ending
+    /// the recovery then acknowledges those 9 and the lost one, and one more segment is
+    /// acknowledged as the interval closes: 11 segments were delivered. Counting each
+    /// once gives 11 segments per 10 ms; ns-3's counting (`ack_counting = "ns3"`) 20.
+    fn one_recovery(counting: &str) -> f64 {
+        let mut p = CcParams::new()
+            .with_name("ack_counting", counting)
+            .with("gain", 0.0)
+            .with("seed_first", 1.0);
+        let mut cc = WestwoodPlus::from_params(&mut p).unwrap();
+        let mut w = Window {
+            cwnd: 20 * MSS,
+            ssthresh: 10 * MSS,
+            mss: MSS as u32,
+        };
+        cc.on_ack(&mut w, &ack(0, MSS, 10, 10)); // opens the interval
+        for i in 1..=9 {
+            cc.on_dup_ack(&mut w, Time::ZERO + Dur::from_millis(i), 0);
+        }
+        cc.on_ack(&mut w, &ack(9, 10 * MSS, 10, 10));
+        cc.on_ack(&mut w, &ack(10, 0, 10, 10)); // nothing: a SACK-only update
+        cc.on_ack(&mut w, &ack(10, MSS, 10, 10)); // closes it
+        cc.bandwidth() * 0.010 / MSS as f64
+    }
+
+    #[test]
+    fn ns3_counting_counts_sacked_segments_twice() {
+        assert_eq!(one_recovery("credit"), 11.0);
+        assert_eq!(one_recovery("ns3"), 20.0);
+    }
+
+    /// `rtt_sample = "smoothed"` takes RTTmin from the smoothed RTT (ns-3's `m_minRtt`),
+    /// so a loss sets ssthresh = bw·min(SRTT), not bw·min(RTT).
+    #[test]
+    fn smoothed_rtt_sets_rtt_min() {
+        for (sample, rtt_min_ms) in [("latest", 10), ("smoothed", 30)] {
+            let mut p = CcParams::new().with_name("rtt_sample", sample);
+            let mut cc = WestwoodPlus::from_params(&mut p).unwrap();
+            let mut w = Window {
+                cwnd: 20 * MSS,
+                ssthresh: u64::MAX,
+                mss: MSS as u32,
+            };
+            cc.on_ack(&mut w, &ack(0, MSS, 10, 30));
+            assert_eq!(cc.rtt_min, Some(Dur::from_millis(rtt_min_ms)), "{sample}");
+        }
     }
 }
