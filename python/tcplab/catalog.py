@@ -286,6 +286,17 @@ KEYS: tuple[Key, ...] = (
     Key(_WLAN, "ampdu_bytes", "preset", "bytes", "largest A-MPDU"),
     Key(_WLAN, "ampdu_time", "preset", "duration", "longest PPDU"),
     Key(_WLAN, "queue", "preset", "packets or bytes", "each station's transmit queue"),
+    Key(_WLAN, "mcs", "n: 15, ac: 9", "integer", "802.11n/ac data PHY from the HT (0-31) or "
+        "VHT (0-9) MCS; exclusive with data_rate"),
+    Key(_WLAN, "streams", "2", "1-4", "802.11ac: spatial streams of the VHT MCS"),
+    Key(_WLAN, "channel_width", "n: 40, ac: 80", "MHz", "20/40 (HT), 20/40/80/160 (VHT)"),
+    Key(_WLAN, "guard_interval", "400ns", "\"400ns\" | \"800ns\"", "HT/VHT guard interval"),
+    Key(_WLAN, "rate_control", "fixed", "\"fixed\" | \"minstrel\"",
+        "802.11n/ac: Minstrel-HT style MCS adaptation"),
+    Key(_WLAN, "snr", "none", "dB", "frame errors from the SNR (ns-3's NIST model), on top of per"),
+    Key(_WLAN, "reorder", "true with A-MPDU", "bool", "Block Ack receive reordering"),
+    Key(_WLAN, "reorder_timeout", "100ms", "duration", "the recipient's reorder timeout "
+        "(mac80211)"),
     Key(_CODED, "coding", "{}", "table of numbers", "coding parameters: redundancy, window, "
         "payload, ... (docs/coded-transports.md); tcp-nc also reads the TCP sender's keys, "
         "tcp-forward cc (vegas), cc_params, mtu, mss, initial_cwnd"),

@@ -249,7 +249,9 @@ fn legacy_modulation(standard: &str, rate: u64) -> Option<Modulation> {
 /// streams, 80 MHz; both with the short guard interval).
 fn mcs_phy(w: &Section<'_>, standard: &str) -> R<Option<McsConfig>> {
     let keys = ["mcs", "streams", "channel_width", "guard_interval"];
-    let Some(first) = keys.iter().find(|k| w.table.contains_key(**k)) else {
+    // `get` on every key marks them all as known, so an unknown-key error lists them.
+    let present = keys.map(|k| w.get(k).is_some());
+    let Some(first) = present.iter().position(|&p| p).map(|i| &keys[i]) else {
         return Ok(None);
     };
     let (table, mcs0, width0) = match standard {
