@@ -6,7 +6,7 @@
 //! `codel_dequeue` (include/net/codel_impl.h); with ECN on, an ECN-capable packet is
 //! marked instead of dropped as Linux does (it is then sent, ending the dequeue).
 
-use crate::qdisc::{Out, Queued};
+use crate::queued::{Out, Queued};
 use crate::Packet;
 use tcplab_core::{Dur, Time};
 
@@ -166,7 +166,7 @@ impl CoDel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::QdiscCounters;
+    use crate::queued::QdiscCounters;
 
     #[derive(Debug, Clone, Copy, PartialEq)]
     struct Pkt {

@@ -13,7 +13,7 @@
 //! lists, so the per-packet path allocates nothing once the slab has grown.
 
 use crate::codel::{CoDel, CoDelParams, Source};
-use crate::qdisc::{Out, Queued};
+use crate::queued::{Out, Queued};
 use crate::Packet;
 use std::collections::VecDeque;
 use tcplab_core::Time;
@@ -286,7 +286,7 @@ impl<P: Packet> FqCoDel<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::QdiscCounters;
+    use crate::queued::QdiscCounters;
 
     #[derive(Debug, Clone, Copy, PartialEq)]
     struct Pkt {

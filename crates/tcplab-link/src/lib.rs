@@ -9,10 +9,12 @@
 //! is how the simulator sees it; [`SharedLink`] is a medium several nodes share, and
 //! [`Wlan`] an 802.11 cell whose nodes contend for one channel.
 
+mod admit;
 mod arrivals;
 mod capacity;
 mod codel;
 mod counters;
+mod discipline;
 mod fq_codel;
 mod jitter;
 mod link;
@@ -22,6 +24,7 @@ mod opportunities;
 mod params;
 mod pie;
 mod qdisc;
+mod queued;
 mod red;
 mod ring;
 mod shared;
@@ -29,18 +32,20 @@ mod sojourn;
 mod trace;
 pub mod wlan;
 
+pub use admit::Admit;
 pub use capacity::{Capacity, TraceCursor};
 pub use codel::CoDelParams;
 pub use counters::LinkCounters;
+pub use discipline::Discipline;
 pub use fq_codel::FqCoDelParams;
 pub use jitter::Jitter;
-pub use link::{Admit, FifoSpares, Link};
+pub use link::{FifoSpares, Link};
 pub use loss::{LossModel, LossProcess};
 pub use medium::{Delivery, Medium, Port};
 pub use opportunities::{realised_opportunities, to_mahimahi, MAX_OPPORTUNITIES};
 pub use params::{LinkParams, QueueLimit};
 pub use pie::PieParams;
-pub use qdisc::{Discipline, QdiscCounters};
+pub use queued::QdiscCounters;
 pub use red::RedParams;
 pub use shared::SharedLink;
 pub use sojourn::SojournHistogram;

@@ -21,31 +21,20 @@
 //! the discipline drops after admitting them (and, on this path, losses on the wire) are
 //! handed back through [`Link::poll_dropped`].
 
+use crate::admit::Admit;
 use crate::arrivals::ArrivalOrder;
 use crate::capacity::{Capacity, TraceCursor};
 use crate::counters::LinkCounters;
+use crate::discipline::Discipline;
 use crate::jitter::Jitter;
 use crate::loss::{LossModel, LossProcess};
 use crate::params::{LinkParams, QueueLimit};
-use crate::qdisc::{Discipline, Qdisc};
+use crate::qdisc::Qdisc;
 use crate::ring::{Ring, Spares};
 use crate::Packet;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use tcplab_core::{Dur, Metrics, Rng, Time};
-
-/// What happened to a packet offered to the link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Admit {
-    /// Will reach the far end.
-    Queued,
-    /// Tail-dropped: the queue was full.
-    DroppedQueue,
-    /// Takes its slot on the wire but the loss model destroys it.
-    DroppedLoss,
-    /// The link is down.
-    DroppedDown,
-}
 
 /// One packet in the FIFO: 32 bytes (two to a cache line) for a 16-byte packet with a
 /// niche, as the simulator's is, and aligned so none straddles two lines.

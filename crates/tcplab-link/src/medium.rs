@@ -13,7 +13,8 @@
 //! Built-in media are enum-dispatched by the driver; this trait is what they share and
 //! what a new model (the 802.11 cell of the TACK work) implements.
 
-use crate::link::{Admit, Link};
+use crate::admit::Admit;
+use crate::link::Link;
 use crate::Packet;
 use tcplab_core::{Metrics, Time};
 

@@ -1,8 +1,8 @@
 //! Link parameters: the part of a link that a schedule may change over time.
 
+use crate::discipline::Discipline;
 use crate::jitter::Jitter;
 use crate::loss::LossModel;
-use crate::qdisc::Discipline;
 use crate::trace::DeliveryTrace;
 use std::sync::Arc;
 use tcplab_core::Dur;

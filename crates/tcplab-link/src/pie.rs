@@ -7,7 +7,7 @@
 //! place of the departure-rate estimate). The periodic update is data, not a timer: it
 //! runs, for every period that ended, before the link's next event at or after it.
 
-use crate::qdisc::Verdict;
+use crate::queued::Verdict;
 use crate::Packet;
 use tcplab_core::{Dur, Rng, Time};
 

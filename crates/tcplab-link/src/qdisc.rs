@@ -8,81 +8,18 @@
 //! sojourn time is known (CoDel's drops); it may mark an ECN-capable packet
 //! Congestion Experienced instead of dropping it (RFC 3168).
 
+use crate::admit::Admit;
 use crate::codel::{CoDel, CoDelParams, Source};
-use crate::fq_codel::{FqCoDel, FqCoDelParams};
-use crate::link::Admit;
+use crate::discipline::Discipline;
+use crate::fq_codel::FqCoDel;
 use crate::params::QueueLimit;
 use crate::pie::{Pie, PieParams};
+use crate::queued::{Out, QdiscCounters, Queued, Verdict};
 use crate::red::{Red, RedParams};
 use crate::sojourn::SojournHistogram;
 use crate::Packet;
 use std::collections::VecDeque;
 use tcplab_core::{Metrics, Rng, Time};
-
-/// The queue discipline of a link direction. Its limit is the link's `queue`
-/// ([`QueueLimit`], packets or bytes waiting, the one in service excluded).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum Discipline {
-    /// Drop-tail FIFO decided at admission: the link's fast path.
-    #[default]
-    DropTail,
-    /// The same drop-tail FIFO through the discipline seam: identical fates and times,
-    /// and the sojourn times and per-cause counters of the other disciplines.
-    Fifo,
-    CoDel(CoDelParams),
-    FqCoDel(FqCoDelParams),
-    Pie(PieParams),
-    Red(RedParams),
-}
-
-impl Discipline {
-    /// The name used in scenarios and results.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Discipline::DropTail => "drop-tail",
-            Discipline::Fifo => "fifo",
-            Discipline::CoDel(_) => "codel",
-            Discipline::FqCoDel(_) => "fq_codel",
-            Discipline::Pie(_) => "pie",
-            Discipline::Red(_) => "red",
-        }
-    }
-}
-
-/// A packet waiting in a discipline, with its enqueue time.
-#[derive(Debug)]
-pub(crate) struct Queued<P> {
-    pub pkt: P,
-    pub enq: Time,
-    pub len: u32,
-}
-
-/// What a discipline did, by cause.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct QdiscCounters {
-    /// Dropped because the queue was at its limit (for FQ-CoDel, the head of the
-    /// fattest flow).
-    pub dropped_limit: u64,
-    /// Dropped by the discipline's algorithm (RED's and PIE's early drops, CoDel's
-    /// dequeue drops).
-    pub dropped_aqm: u64,
-    /// Marked Congestion Experienced instead of dropped.
-    pub marked_ce: u64,
-}
-
-/// What an enqueue-time algorithm decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    Enqueue,
-    Drop,
-    Mark,
-}
-
-/// Where an algorithm puts the packets it drops after admission, and its counters.
-pub(crate) struct Out<'a, P> {
-    pub drops: &'a mut Vec<P>,
-    pub counters: &'a mut QdiscCounters,
-}
 
 /// A FIFO of waiting packets and their bytes.
 #[derive(Debug)]

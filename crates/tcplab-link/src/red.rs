@@ -4,7 +4,7 @@
 //! spread out by the count of packets since the last drop. Gentle RED (Floyd, 2000)
 //! rises on from `max_p` to 1 between `max_th` and `2 max_th` instead of jumping to 1.
 
-use crate::qdisc::Verdict;
+use crate::queued::Verdict;
 use crate::Packet;
 use tcplab_core::{Rng, Time};
 

@@ -5,7 +5,8 @@
 //! access on top, makes ACKs expensive on 802.11). With more ports it is a hub: whatever
 //! any node sends waits in the one queue and is delivered to the addressed port.
 
-use crate::link::{Admit, Link};
+use crate::admit::Admit;
+use crate::link::Link;
 use crate::medium::{Delivery, Medium, Port};
 use crate::params::LinkParams;
 use crate::Packet;

@@ -35,7 +35,7 @@ use super::params::WlanParams;
 use super::phy::Phy;
 use super::reorder::{Reorder, Verdict};
 use super::station::{Frame, Station, StationCounters};
-use crate::link::Admit;
+use crate::admit::Admit;
 use crate::medium::{Delivery, Medium, Port};
 use crate::Packet;
 use std::collections::VecDeque;
