@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tcplab import _tcplab
+from tcplab.cli_output import _emit, _note, _records, out_path
 from tcplab.scenario import MAX_SEED
 
 
@@ -26,25 +27,6 @@ def _out_dir(a: argparse.Namespace) -> Path | None:
         return check_out_dir(a.out)
     except ValueError as e:
         raise _Usage(f"argument --out: {e}") from None
-
-
-def _records(df) -> list[dict]:
-    """A DataFrame as JSON-ready records (NaN → null, categories → strings)."""
-    return json.loads(df.to_json(orient="records"))
-
-
-def _emit(a: argparse.Namespace, doc: dict, text: str | None = None) -> None:
-    """Prints `doc` as JSON (--json), else `text` unless --quiet."""
-    if a.json:
-        print(json.dumps(doc, indent=2, default=str))
-    elif text is not None and not a.quiet:
-        print(text)
-
-
-def _note(a: argparse.Namespace, msg: str) -> None:
-    """An informational line on stderr (silenced by --quiet and --json)."""
-    if not (a.quiet or a.json):
-        print(msg, file=sys.stderr)
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
@@ -371,14 +353,6 @@ def _whole(lo: int, hi: int | None = None):
             raise argparse.ArgumentTypeError(f"must be a whole number {span}, got {text}")
         return v
     return parse
-
-
-def out_path(text: str) -> str:
-    """An argparse type for --out and other output paths: not empty (an empty --out once
-    wrote nothing, silently)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path: give a directory, e.g. --out results")
-    return text
 
 
 def _seconds(text: str) -> float:

@@ -156,7 +156,7 @@ def _cmd_compare(a: argparse.Namespace) -> int:
         if not ok:
             print(f"tcplab compare: {why}", file=sys.stderr)
             return 1
-    from tcplab.cli import _emit, _note, _records
+    from tcplab.cli_output import _emit, _note, _records
 
     res = compare(a.scenario, flow=a.flow, seed=a.seed, kernel_cc=a.kernel_cc, modes=modes)
     with pd.option_context("display.width", 180, "display.max_columns", 20):
@@ -190,7 +190,7 @@ def add_commands(sub) -> None:
     c.add_argument("--seed", type=int, default=1, help="seed (simulation and link streams)")
     c.add_argument("--kernel-cc", help="Linux congestion control (default: the flow's cc)")
     c.add_argument("--only", help="comma-separated subset of sim,kernel,udp")
-    from tcplab.cli import out_path
+    from tcplab.cli_output import out_path
 
     c.add_argument("--out", type=out_path,
                    help="directory for the table, the figure and the Parquet tables")

@@ -220,7 +220,7 @@ def _print_flows(a: argparse.Namespace, res: Result, prefix: str, head: dict) ->
     --out also writes the Parquet tables and the figure."""
     import pandas as pd
 
-    from tcplab.cli import _emit, _note, _records
+    from tcplab.cli_output import _emit, _note, _records
 
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         text = res.summary().to_string(index=False, float_format=lambda x: f"{x:.3f}")
@@ -245,7 +245,7 @@ def _cmd_send(a: argparse.Namespace) -> int:
         # What was measured until Ctrl-C: the tables only (a figure takes seconds to
         # draw, and the user asked to stop), then the one line.
         if a.out:
-            from tcplab.cli import _note
+            from tcplab.cli_output import _note
 
             files = e.result.to_parquet(a.out, prefix="send-")
             _note(a, f"wrote {', '.join(str(p) for p in files)} (interrupted: the "
@@ -257,7 +257,7 @@ def _cmd_send(a: argparse.Namespace) -> int:
 
 
 def _report_send(a: argparse.Namespace, res: TransferResult) -> None:
-    from tcplab.cli import _note
+    from tcplab.cli_output import _note
 
     i = res.info
     inp = i["input"]
@@ -274,7 +274,7 @@ def _cmd_recv(a: argparse.Namespace) -> int:
     for kv in a.set or []:
         key, _, value = kv.partition("=")
         flow[key] = _literal(value)
-    from tcplab.cli import _emit, _note
+    from tcplab.cli_output import _emit, _note
 
     _note(a, f"# tcplab recv: listening on {a.listen}")
     r = recv(a.listen, flow or None, timeout=a.timeout, realtime=a.realtime, key=a.key)
@@ -300,7 +300,7 @@ def _cmd_tcp_send(a: argparse.Namespace) -> int:
 
 
 def _cmd_tcp_recv(a: argparse.Namespace) -> int:
-    from tcplab.cli import _emit, _note
+    from tcplab.cli_output import _emit, _note
 
     _note(a, f"# tcplab tcp-recv: listening on {a.listen}")
     r = tcp_recv(a.listen, timeout=a.timeout)
@@ -341,7 +341,7 @@ def _cmd_emulate(a: argparse.Namespace) -> int:
                       realtime=not a.no_realtime, packet_log=not a.no_packet_log)
     finally:
         host_exit = _finish_host_command(host)
-    from tcplab.cli import _emit, _note, _records
+    from tcplab.cli_output import _emit, _note, _records
 
     i = res.info
     _note(a, f"# {i['scenario']} seed={i['seed']}: emulated {i['end_time_s']:.3f} s on "
