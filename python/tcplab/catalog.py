@@ -204,6 +204,9 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "min_rto", "1s", "duration", "RTO floor (RFC 6298)", "1s"),
     Key(_TCP, "initial_rto", "1s", "duration (> 0)", "RTO before an RTT sample", "1s"),
     Key(_TCP, "max_rto", "60s", "duration (> 0)", "RTO ceiling", "60s"),
+    Key(_TCP, "rto_rule", "rfc6298", "\"rfc6298\" | \"linux\"", "RTO from the samples: "
+        "RFC 6298 max(SRTT + 4 RTTVAR, min_rto), or Linux's SRTT + max(mdev, min_rto)",
+        "rfc6298"),
     Key(_TCP, "ack", "delayed", "\"delayed\" | \"per-packet\"", "receiver ACK policy",
         "delayed"),
     Key(_TCP, "ack_every", "2", "segments", "delayed ACK: ACK every N full segments", 2),

@@ -3,7 +3,9 @@
 //! results rows say which profile produced them.
 
 use tcplab_sim::{parse_scenario_str, simulate, Scenario};
-use tcplab_transport::{LossDetection, RecoveryCwnd, RecoveryMode, SsthreshBasis, TransportSpec};
+use tcplab_transport::{
+    LossDetection, RecoveryCwnd, RecoveryMode, RtoRule, SsthreshBasis, TransportSpec,
+};
 
 fn parse(text: &str) -> Scenario {
     parse_scenario_str(text, "stack_profiles.rs").unwrap_or_else(|e| panic!("{e}"))
@@ -29,6 +31,7 @@ fn linux_profile_sets_linux_defaults() {
     assert_eq!(s.loss_detection, LossDetection::Rack);
     assert_eq!(s.recovery_cwnd, RecoveryCwnd::Prr);
     assert_eq!(s.min_rto, tcplab_core::Dur::from_millis(200));
+    assert_eq!(s.rto_rule, RtoRule::Linux);
     assert_eq!((s.initial_cwnd, s.handshake), (10, true));
     assert_eq!((r.quick_ack, r.rcv_buf, s.snd_buf), (16, 6 << 20, 4 << 20));
     assert_eq!(t.stack.as_deref(), Some("linux"));
@@ -112,6 +115,51 @@ fn newreno_lossy_4mib_under_linux_needs_no_timeout() {
         let g = r.flows.floats("goodput_bps").unwrap()[0];
         assert!(g > 60e6, "seed {seed}: {g}");
     }
+}
+
+/// The TACK paper's Figure 5b path (20 Mbit/s, 200 ms RTT, 2000-packet queue, 1 % data
+/// loss; scripts/kernel_tack.py without the ACK loss): BBR under the `linux` profile.
+/// With RFC 6298's rule the 200 ms minimum leaves the RTO barely above the RTT and the
+/// timer fires spuriously; Linux's rule (min_rto on the variance term, the profile's
+/// `rto_rule = "linux"`) keeps it SRTT + 200 ms or more, as the kernel's BBR (no RTO in
+/// the same setting, docs/validation.md).
+#[test]
+fn linux_rto_rule_ends_spurious_timeouts_of_bbr_on_a_long_lossy_path() {
+    let run = |rule: &str| {
+        let sc = parse(&format!(
+            "sample = \"off\"\nduration = \"20s\"\n[link]\nrate = \"20Mbps\"\n\
+             delay = \"100ms\"\nqueue = \"2000pkt\"\nloss = \"1%\"\n[[flow]]\ncc = \"bbr\"\n\
+             stack = \"linux\"\nbytes = \"unlimited\"\nrto_rule = \"{rule}\"\n"
+        ));
+        let r = simulate(&sc, 1, 0).unwrap();
+        (
+            r.flows.ints("rtos").unwrap()[0],
+            r.flows.floats("goodput_bps").unwrap()[0],
+        )
+    };
+    let (rtos_linux, g_linux) = run("linux");
+    let (rtos_rfc, g_rfc) = run("rfc6298");
+    eprintln!("linux: {rtos_linux} RTOs, {g_linux} b/s; rfc6298: {rtos_rfc} RTOs, {g_rfc} b/s");
+    assert!(rtos_rfc >= 10, "RFC 6298's rule times out: {rtos_rfc}");
+    assert!(rtos_linux * 5 <= rtos_rfc, "{rtos_linux} vs {rtos_rfc}");
+    assert!(g_linux > 2.0 * g_rfc, "{g_linux} vs {g_rfc}");
+}
+
+#[test]
+fn a_bad_rto_rule_is_a_clear_error() {
+    let e = parse_scenario_str(
+        &format!("{LINK}[[flow]]\nbytes = \"1MB\"\nrto_rule = \"bsd\"\n"),
+        "bad.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("bad.toml")
+            && e.contains("rto_rule")
+            && e.contains("bsd")
+            && e.contains("linux"),
+        "{e}"
+    );
 }
 
 /// What a profile run measures: goodput and segments sent, exact.

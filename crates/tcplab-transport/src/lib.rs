@@ -33,7 +33,7 @@ pub use packet::{Opaque, Packet};
 pub use ranges::Ranges;
 pub use rate::{RateSample, RateSampler};
 pub use records::{FarTable, Records, SendTimes, SentRecord};
-pub use rtt::RttEstimator;
+pub use rtt::{RtoRule, RttEstimator};
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
     RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot,

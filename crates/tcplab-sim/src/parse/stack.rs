@@ -22,6 +22,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("min_rto", "\"200ms\""),
             ("initial_rto", "\"1s\""),
             ("max_rto", "\"120s\""),
+            ("rto_rule", "\"linux\""), // tcp_rtt_estimator: min_rto bounds the variance term
             ("ack", "\"delayed\""),
             ("ack_every", "2"),
             ("ack_delay", "\"40ms\""),
@@ -47,6 +48,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("dupthresh", "3"),
             ("min_rto", "\"1s\""),
             ("initial_rto", "\"1s\""),
+            ("rto_rule", "\"rfc6298\""), // RttEstimator: SRTT + 4·RTTVAR, at least MinRto
             ("syn_rto", "\"3s\""),
             ("ack", "\"delayed\""),
             ("ack_every", "2"),
@@ -74,6 +76,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("min_rto", "\"1s\""),
             ("initial_rto", "\"1s\""),
             ("max_rto", "\"60s\""),
+            ("rto_rule", "\"rfc6298\""),
             ("ack", "\"delayed\""),
             ("ack_every", "2"),
             ("ack_delay", "\"200ms\""),

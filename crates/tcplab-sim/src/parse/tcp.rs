@@ -6,7 +6,7 @@ use super::{stack, Section, R};
 use tcplab_core::Dur;
 use tcplab_transport::cc;
 use tcplab_transport::{
-    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
+    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode, RtoRule,
     SenderConfig, SsthreshBasis, TcpSpec, DATA_HEADER_BYTES, TS_OPTION_BYTES,
 };
 use toml::Value;
@@ -103,6 +103,16 @@ fn tcp_keys(f: &Section<'_>, own: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec
             return Err(f.err("max_rto", f.table.get("max_rto"), "must be > 0"));
         }
         s.max_rto = d;
+    }
+    if let Some(v) = f.string("rto_rule")? {
+        s.rto_rule = RtoRule::parse(v).ok_or_else(|| {
+            f.err(
+                "rto_rule",
+                f.table.get("rto_rule"),
+                "use \"rfc6298\" (RTO = max(SRTT + 4·RTTVAR, min_rto)) or \"linux\" \
+                 (RTO = SRTT + max(mdev, min_rto), tcp_rtt_estimator)",
+            )
+        })?;
     }
     if s.max_rto < s.min_rto {
         return Err(f.err("max_rto", f.table.get("max_rto"), "must be >= min_rto"));

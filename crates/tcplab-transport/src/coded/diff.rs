@@ -53,7 +53,7 @@ impl DiffDetector {
     pub fn on_acked(&mut self, elapsed: Dur) {
         let e = elapsed.max(Dur(1));
         self.min_elapsed = Some(self.min_elapsed.map_or(e, |m| m.min(e)));
-        self.est.on_sample(e);
+        self.est.on_sample(e, 0, 0); // RFC 6298: no sequence numbers
     }
 
     /// min_i ElapsedTime_i, once a segment has been acknowledged.

@@ -383,7 +383,7 @@ impl ForwardSource {
         self.tcp_una += 1;
         self.translated_acks += 1;
         let rtt = now.saturating_since(sent);
-        self.rtt.on_sample(rtt);
+        self.rtt.on_sample(rtt, 0, 0); // RFC 6298: no sequence numbers
         let mss = u64::from(self.mss);
         let info = AckInfo {
             now,

@@ -226,7 +226,7 @@ impl TackSender {
         if let Some(r) = self.led.pn(a.largest) {
             let legacy = now - r.sent - Dur(a.largest_delay_ns as u64);
             if legacy > Dur::ZERO {
-                self.rtt.on_sample(legacy);
+                self.rtt.on_sample(legacy, 0, 0); // RFC 6298: no sequence numbers
                 self.rtt_min_legacy.update(now, legacy);
             }
         }

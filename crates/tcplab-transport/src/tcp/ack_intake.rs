@@ -103,7 +103,7 @@ impl SendState {
             self.go_back_n = false;
         }
         if let Some(r) = rtt_sample {
-            self.rtt.on_sample(r);
+            self.rtt.on_sample(r, self.snd_una, self.snd_max);
             self.stats.note_rtt(r);
         }
         rtt_sample

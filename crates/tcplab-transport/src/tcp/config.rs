@@ -1,5 +1,6 @@
 //! Endpoint configuration with the defaults of the RFCs they follow.
 
+use crate::rtt::RtoRule;
 use tcplab_core::Dur;
 
 /// How the sender recovers from losses detected by duplicate ACKs.
@@ -140,6 +141,8 @@ pub struct SenderConfig {
     pub min_rto: Dur,
     pub max_rto: Dur,
     pub clock_granularity: Dur,
+    /// How the RTO follows the samples: RFC 6298 or Linux's rule (`rtt.rs`).
+    pub rto_rule: RtoRule,
     /// RFC 7323 timestamps on every segment: RTT samples from TSecr on every ACK of new
     /// data, retransmissions included (no Karn ambiguity), which also clear the RTO
     /// backoff. The receiver must use them too ([`ReceiverConfig::timestamps`]).
@@ -174,6 +177,7 @@ impl Default for SenderConfig {
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
             clock_granularity: Dur::from_millis(1),
+            rto_rule: RtoRule::Rfc6298,
             timestamps: false,
             undo: false,
             snd_buf: DEFAULT_SND_BUF,

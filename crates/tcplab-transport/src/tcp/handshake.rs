@@ -128,7 +128,7 @@ impl Handshake {
         s.stats.established_at = Some(now);
         if syns == 1 {
             let r = now - sent;
-            s.rtt.on_sample(r);
+            s.rtt.on_sample(r, s.snd_una, s.snd_max);
             s.stats.note_rtt(r);
         } else {
             s.rtt.reinit_without_sample(RTO_AFTER_SYN_TIMEOUT);

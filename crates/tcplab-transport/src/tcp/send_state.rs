@@ -106,7 +106,8 @@ impl SendState {
             cfg.min_rto,
             cfg.max_rto,
             cfg.clock_granularity,
-        );
+        )
+        .with_rule(cfg.rto_rule);
         let app_end = cfg.total_bytes.unwrap_or(u64::MAX);
         let sb = Scoreboard::new(cfg.dupthresh);
         let can = cc.capabilities();
