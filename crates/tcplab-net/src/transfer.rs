@@ -8,6 +8,8 @@ use crate::error::NetError;
 use crate::ktcp;
 use crate::udp::{self, RecvOptions, SendOptions};
 use std::net::{TcpListener, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tcplab_core::Dur;
 use tcplab_sim::{FlowSpec, Table, Trace};
@@ -31,10 +33,15 @@ pub struct EmulatedTransfer {
     /// Receiver-side facts: bytes delivered and (UDP) rejected datagrams.
     pub receiver_bytes: u64,
     pub receiver_rejected: u64,
+    /// Ctrl-C (the stop flag) cut the transfers short: the tables hold what they had
+    /// done by then.
+    pub interrupted: bool,
 }
 
 /// How long the path must be quiet before the emulator stops after a transfer.
 const QUIET: Duration = Duration::from_millis(200);
+/// How often a flow waiting for its start looks at the stop flag.
+const STOP_POLL: Duration = Duration::from_millis(20);
 
 /// One flow of a multi-flow run: what carries it, when it starts, how much it sends.
 #[derive(Clone, Debug)]
@@ -60,29 +67,41 @@ pub fn through_emulator(
         bytes,
         duration,
     };
-    flows_through_emulator(cfg, &[plan], sample)
+    flows_through_emulator(cfg, &[plan], sample, None)
 }
 
 /// Runs several flows at once through `cfg`'s link, each starting at its own time (on
 /// its own sender thread in the namespace and receiver thread on the host). Flow `i`'s
 /// rows carry `flow = i`, and its series are on the emulation's clock.
+///
+/// Once `stop` is set (Ctrl-C), flows not yet started never start, running ones are
+/// cut short within tens of milliseconds (senders and receivers look at the flag, a
+/// blocked kernel-TCP write is freed by shutting its socket down), the link stops at
+/// once, and the result holds what was done, marked `interrupted`.
 pub fn flows_through_emulator(
     cfg: EmuConfig,
     plans: &[FlowPlan],
     sample: Dur,
+    stop: Option<Arc<AtomicBool>>,
 ) -> Result<EmulatedTransfer, NetError> {
+    let stopped = || stop.as_deref().is_some_and(|s| s.load(Ordering::Relaxed));
     let emu = Emulation::start(cfg)?;
     let t0 = std::time::Instant::now();
-    let runs: Vec<Result<EmulatedTransfer, NetError>> = std::thread::scope(|s| {
+    let runs: Vec<Result<Option<EmulatedTransfer>, NetError>> = std::thread::scope(|s| {
         let handles: Vec<_> = plans
             .iter()
             .map(|p| {
                 let emu = &emu;
+                let stop = stop.clone();
                 s.spawn(move || {
-                    let wait =
-                        Duration::from_nanos(p.start.as_nanos()).saturating_sub(t0.elapsed());
-                    std::thread::sleep(wait);
-                    one_flow(emu, p, sample, plans.len() == 1)
+                    let start = Duration::from_nanos(p.start.as_nanos());
+                    while t0.elapsed() < start {
+                        if stop.as_deref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                            return Ok(None);
+                        }
+                        std::thread::sleep((start - t0.elapsed().min(start)).min(STOP_POLL));
+                    }
+                    one_flow(emu, p, sample, plans.len() == 1, stop).map(Some)
                 })
             })
             .collect();
@@ -94,14 +113,23 @@ pub fn flows_through_emulator(
             })
             .collect()
     });
-    let mut out = EmulatedTransfer::default();
+    let mut out = EmulatedTransfer {
+        interrupted: stopped(),
+        ..EmulatedTransfer::default()
+    };
     for (i, (r, p)) in runs.into_iter().zip(plans).enumerate() {
-        let r = r?;
+        let Some(r) = r? else {
+            continue; // Ctrl-C before its start
+        };
         let off = p.start.as_secs_f64();
         let i = i as u32;
         merge_flow(&mut out, r, i, off);
     }
-    out.emu = emu.stop_when_idle(QUIET, Duration::from_secs(2))?;
+    out.emu = if out.interrupted {
+        emu.stop()?
+    } else {
+        emu.stop_when_idle(QUIET, Duration::from_secs(2))?
+    };
     Ok(out)
 }
 
@@ -125,7 +153,9 @@ fn one_flow(
     p: &FlowPlan,
     sample: Dur,
     alone: bool,
+    stop: Option<Arc<AtomicBool>>,
 ) -> Result<EmulatedTransfer, NetError> {
+    let stopped = || stop.as_deref().is_some_and(|s| s.load(Ordering::Relaxed));
     let host = emu.host_addr();
     let (bytes, duration) = (p.bytes, p.duration);
     let mut out = EmulatedTransfer::default();
@@ -134,7 +164,9 @@ fn one_flow(
             let l = TcpListener::bind((host, 0)).map_err(|e| NetError::io("binding", e))?;
             let to = l.local_addr().map_err(|e| NetError::io("binding", e))?;
             let (snd, rcv) = std::thread::scope(|s| {
-                let r = s.spawn(|| ktcp::receive(&l, Duration::from_secs(30)));
+                let r = s.spawn(|| {
+                    ktcp::receive_until(&l, Duration::from_secs(30), stop.as_deref())
+                });
                 let snd = emu.ns().run_in(|| {
                     ktcp::send(&ktcp::SendConfig {
                         to,
@@ -145,15 +177,22 @@ fn one_flow(
                         name: format!("linux-{cc}"),
                         key: 0x6b74_6370,
                         ns_exclusive: alone,
+                        stop: stop.clone(),
                     })
                 });
                 (snd, r.join())
             });
             let snd = snd.map_err(|e| NetError::io("entering the namespace", e))??;
-            let rcv = rcv.map_err(|_| NetError::Protocol("receiver thread panicked".into()))??;
+            let rcv = rcv.map_err(|_| NetError::Protocol("receiver thread panicked".into()))?;
+            // Cut short, the receiver may have had nothing to report.
+            let rcv_bytes = match rcv {
+                Ok(r) => r.bytes,
+                Err(_) if stopped() => 0,
+                Err(e) => return Err(e),
+            };
             out.flows = snd.flows;
             out.flow_series = snd.flow_series;
-            out.receiver_bytes = rcv.bytes;
+            out.receiver_bytes = rcv_bytes;
         }
         Transport::Udp { flow } => {
             let sock = UdpSocket::bind((host, 0)).map_err(|e| NetError::io("binding", e))?;
@@ -173,24 +212,31 @@ fn one_flow(
                 receiver: tcp.receiver.clone(),
                 listen_timeout: Some(Dur::from_secs(10)),
                 realtime: true,
+                stop: stop.clone(),
                 ..RecvOptions::default()
             };
             let mut so = SendOptions::new(to, f);
             so.duration = duration;
             so.sample = Some(sample);
             so.realtime = true;
+            so.stop = stop.clone();
             let (snd, rcv) = std::thread::scope(|s| {
                 let r = s.spawn(|| udp::receive_on(sock, &ro));
                 let snd = emu.ns().run_in(|| udp::send(&so));
                 (snd, r.join())
             });
             let snd = snd.map_err(|e| NetError::io("entering the namespace", e))??;
-            let rcv = rcv.map_err(|_| NetError::Protocol("receiver thread panicked".into()))??;
+            let rcv = rcv.map_err(|_| NetError::Protocol("receiver thread panicked".into()))?;
+            let rcv = match rcv {
+                Ok(r) => Some(r),
+                Err(_) if stopped() => None,
+                Err(e) => return Err(e),
+            };
             out.flows = snd.results.flows;
             out.flow_series = snd.results.flow_series;
             out.cc_trace = snd.results.cc_trace;
-            out.receiver_bytes = rcv.delivered;
-            out.receiver_rejected = rcv.counters.rejected();
+            out.receiver_bytes = rcv.as_ref().map_or(0, |r| r.delivered);
+            out.receiver_rejected = rcv.as_ref().map_or(0, |r| r.counters.rejected());
         }
     }
     Ok(out)

@@ -34,6 +34,7 @@ fn run(cc: &str) -> (ktcp::SendReport, ktcp::RecvReport) {
                     name: cc.into(),
                     key: 7,
                     ns_exclusive: true,
+                    stop: None,
                 })
                 .unwrap()
             })

@@ -77,14 +77,22 @@ fn packets_batch(r: &EmuResults) -> PyResult<RecordBatch> {
         ("bytes", Arc::new(UInt32Array::from(p.bytes.clone()))),
         ("delay_ns", Arc::new(UInt64Array::from(p.delay_ns.clone()))),
         ("late_ns", Arc::new(UInt64Array::from(p.late_ns.clone()))),
+        (
+            "ecn",
+            Arc::new(StringArray::from_iter(
+                p.ecn.iter().map(|&e| emu::ecn_name(e)),
+            )),
+        ),
     ];
     RecordBatch::try_from_iter(cols)
         .map_err(|e| PyRuntimeError::new_err(format!("building the packet log: {e}")))
 }
 
-/// Runs `argv` in an emulated namespace; returns (info, tables, exit code).
+/// Runs `argv` in an emulated namespace; returns (info, tables, exit code). Ctrl-C
+/// stops the command (SIGINT to its process group, SIGKILL 300 ms later) and the link;
+/// the tables so far come back with `info["interrupted"]` set.
 #[pyfunction]
-#[pyo3(signature = (source, argv, seed=1, text=None, dict=None, timeout_s=None, realtime=true, packet_log=true))]
+#[pyo3(signature = (source, argv, seed=1, text=None, dict=None, timeout_s=None, realtime=true, packet_log=true, tcp_ecn=None))]
 #[allow(clippy::too_many_arguments)]
 fn emulate<'py>(
     py: Python<'py>,
@@ -96,14 +104,20 @@ fn emulate<'py>(
     timeout_s: Option<f64>,
     realtime: bool,
     packet_log: bool,
+    tcp_ecn: Option<u8>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, i32)> {
     let sc = emulation_scenario(source, text, dict)?;
     let mut cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
     cfg.realtime = realtime;
     cfg.packet_log = packet_log;
+    cfg.tcp_ecn = check_tcp_ecn(tcp_ecn)?;
     let timeout = timeout_s.map(Duration::from_secs_f64);
-    let out = py.detach(|| guard("emulate", || emu::run_command(cfg, &argv, timeout)))?;
-    let (res, status) = out.map_err(net_err)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (out, _pending) = watching_signals(py, &stop, || {
+        guard("emulate", || emu::run_command(cfg, &argv, timeout, Some(&stop)))
+    });
+    let out = out?.map_err(net_err)?;
+    let (res, status) = (out.results, out.status);
     let code = status.code().unwrap_or_else(|| {
         128 + std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0)
     });
@@ -125,10 +139,22 @@ fn emulate<'py>(
     info.set_item("late_p99_s", i.late_p99_ns as f64 / 1e9)?;
     info.set_item("late_p999_s", i.late_p999_ns as f64 / 1e9)?;
     info.set_item("late_max_s", i.late_max_ns as f64 / 1e9)?;
+    info.set_item("interrupted", out.interrupted)?;
     let packets = packets_batch(&res)?;
     let tables = crate::tables::to_pyarrow(py, res.to_results())?;
     tables.set_item("packets", packets.to_pyarrow(py)?)?;
     Ok((info, tables, code))
+}
+
+/// `tcp_ecn` as Linux takes it (0, 1 or 2), else a clear error.
+fn check_tcp_ecn(v: Option<u8>) -> PyResult<Option<u8>> {
+    match v {
+        Some(x) if x > 2 => Err(ScenarioError::new_err(format!(
+            "tcp_ecn = {x}: Linux's net.ipv4.tcp_ecn is 0 (off), 1 (request and accept ECN) \
+             or 2 (accept only)"
+        ))),
+        v => Ok(v),
+    }
 }
 
 /// True when this process may create namespaces and TUN devices; else the reason why not.
@@ -366,6 +392,7 @@ fn tcp_send<'py>(
         name: name.into(),
         key: 0x6b74_6370,
         ns_exclusive,
+        stop: None,
     };
     let r = py
         .detach(|| guard("tcp-send", || ktcp::send(&cfg)))?
@@ -423,8 +450,12 @@ fn tcp_recv<'py>(py: Python<'py>, listen: &str, timeout_s: f64) -> PyResult<Boun
 /// their start and stop times), carried by the kernel's TCP (`mode="kernel"`,
 /// `TCP_CONGESTION = kernel_cc` or each flow's own name) or by tcplab's endpoints over
 /// UDP (`mode="udp"`). Returns (info, tables): the senders' flow tables and the link's.
+///
+/// `tcp_ecn` sets `net.ipv4.tcp_ecn` in the emulated namespace (1: the kernel's senders
+/// ask for ECN; the host's receivers accept it by Linux's default 2). Ctrl-C cuts the
+/// transfers short and returns what they did, with `info["interrupted"]` set.
 #[pyfunction]
-#[pyo3(signature = (source, mode, flow=None, seed=1, kernel_cc=None, text=None, dict=None))]
+#[pyo3(signature = (source, mode, flow=None, seed=1, kernel_cc=None, text=None, dict=None, tcp_ecn=None))]
 #[allow(clippy::too_many_arguments)]
 fn emulate_flow<'py>(
     py: Python<'py>,
@@ -435,6 +466,7 @@ fn emulate_flow<'py>(
     kernel_cc: Option<&str>,
     text: Option<&str>,
     dict: Option<&Bound<'py, PyDict>>,
+    tcp_ecn: Option<u8>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     use tcplab_net::transfer::{flows_through_emulator, FlowPlan, Transport};
     let mut sc = emulation_scenario(source, text, dict)?;
@@ -494,14 +526,15 @@ fn emulate_flow<'py>(
             duration,
         });
     }
-    let cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
-    let out = py
-        .detach(|| {
-            guard("emulate_flow", || {
-                flows_through_emulator(cfg, &plans, sample)
-            })
-        })?
-        .map_err(net_err)?;
+    let mut cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
+    cfg.tcp_ecn = check_tcp_ecn(tcp_ecn)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (out, _pending) = watching_signals(py, &stop, || {
+        guard("emulate_flow", || {
+            flows_through_emulator(cfg, &plans, sample, Some(stop.clone()))
+        })
+    });
+    let out = out?.map_err(net_err)?;
     let i = &out.emu.info;
     let info = PyDict::new(py);
     info.set_item("scenario", &i.scenario)?;
@@ -514,6 +547,8 @@ fn emulate_flow<'py>(
     info.set_item("late_p99_s", i.late_p99_ns as f64 / 1e9)?;
     info.set_item("receiver_bytes", out.receiver_bytes)?;
     info.set_item("receiver_rejected", out.receiver_rejected)?;
+    info.set_item("interrupted", out.interrupted)?;
+    info.set_item("tcp_ecn", tcp_ecn)?;
     let packets = packets_batch(&out.emu)?;
     let mut res = out.emu.to_results();
     res.flows = out.flows;

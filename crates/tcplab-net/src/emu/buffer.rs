@@ -1,5 +1,6 @@
 //! Packet buffers for the emulator, recycled so the per-packet path does not allocate.
 
+use super::ip;
 use tcplab_core::Time;
 use tcplab_link::Packet;
 
@@ -23,6 +24,18 @@ impl Packet for Buf {
     #[inline]
     fn wire_len(&self) -> u32 {
         self.len
+    }
+    /// ECT(0) or ECT(1) in the IP header.
+    fn ecn_capable(&self) -> bool {
+        matches!(ip::ecn(self.bytes()), Some(ip::ECT0 | ip::ECT1))
+    }
+    /// CE in the IP header itself (and the IPv4 header checksum fixed).
+    fn set_ce(&mut self) {
+        ip::set_ce(&mut self.data[..self.len as usize]);
+    }
+    /// The packet's 5-tuple (as Linux's FQ-CoDel hashes it).
+    fn flow_key(&self) -> u64 {
+        ip::flow_key(self.bytes())
     }
 }
 

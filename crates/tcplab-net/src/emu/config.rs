@@ -18,6 +18,9 @@ pub struct EmuConfig {
     pub packet_log: bool,
     /// MTU of both TUN devices.
     pub mtu: u32,
+    /// `net.ipv4.tcp_ecn` inside the namespace (Linux: 0 off, 1 request and accept ECN,
+    /// 2 accept only, the kernel's default); `None` leaves the kernel's default.
+    pub tcp_ecn: Option<u8>,
 }
 
 impl EmuConfig {
@@ -39,19 +42,6 @@ impl EmuConfig {
                  namespace and the host); dumbbells are for the simulator",
             ));
         }
-        let link = &scenario.links[0];
-        let with_discipline = [&link.fwd, &link.rev]
-            .into_iter()
-            .chain(link.schedule.iter().flat_map(|c| [&c.fwd, &c.rev]))
-            .find(|p| p.discipline != tcplab_link::Discipline::DropTail);
-        if let Some(p) = with_discipline {
-            return Err(err(
-                "link.discipline",
-                format!("\"{}\"", p.discipline.name()),
-                "queue disciplines run in the simulator only so far (the emulator's link is \
-                 drop-tail)",
-            ));
-        }
         if scenario.sampling == Sampling::PerAck {
             return Err(err(
                 "sample",
@@ -66,6 +56,7 @@ impl EmuConfig {
             realtime: true,
             packet_log: true,
             mtu: 1500,
+            tcp_ecn: None,
         })
     }
 }
@@ -108,15 +99,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_queue_discipline_is_refused_with_a_clear_error() {
+    fn a_queue_discipline_is_accepted() {
         let table: Table = toml::from_str("[link]\nrate = \"10Mbps\"\ndiscipline = \"codel\"\n")
             .expect("valid TOML");
         let sc = emulation_scenario(&table, "emu.toml").expect("parses");
-        let e = EmuConfig::new(sc, 1).expect_err("refused");
-        let msg = e.to_string();
-        assert!(
-            msg.contains("link.discipline") && msg.contains("simulator only"),
-            "{msg}"
-        );
+        let cfg = EmuConfig::new(sc, 1).expect("a discipline runs in the emulator");
+        assert_eq!(cfg.scenario.links[0].fwd.discipline.name(), "codel");
     }
 }

@@ -9,7 +9,8 @@ pub enum PacketEvent {
     Arrive,
     /// Written out at the far end.
     Depart,
-    /// Tail-dropped: the queue was full.
+    /// Dropped by the queue: full (a tail drop), or by its discipline (an AQM drop, at
+    /// enqueue or at dequeue).
     DropQueue,
     /// Destroyed by the loss model.
     DropLoss,
@@ -48,14 +49,48 @@ pub struct PacketLog {
     pub delay_ns: Vec<u64>,
     /// Departures: how much later than the link model's schedule the packet left, else 0.
     pub late_ns: Vec<u64>,
+    /// The packet's IP ECN field at that event (a departure shows a CE mark the queue
+    /// discipline set), [`ECN_UNKNOWN`] when the packet is not at hand.
+    pub ecn: Vec<u8>,
+}
+
+/// The `ecn` of an event whose packet the driver does not hold (or not IP).
+pub const ECN_UNKNOWN: u8 = 0xff;
+
+/// The name of an `ecn` value (RFC 3168 section 5), `None` for [`ECN_UNKNOWN`].
+pub fn ecn_name(e: u8) -> Option<&'static str> {
+    ["not-ect", "ect1", "ect0", "ce"].get(e as usize).copied()
+}
+
+/// What the log records of a packet itself: its size and ECN field.
+#[derive(Clone, Copy, Debug)]
+pub struct PacketFacts {
+    pub bytes: u32,
+    pub ecn: u8,
+}
+
+impl PacketFacts {
+    /// A packet the driver no longer holds (lost in flight when the link went down).
+    pub const GONE: PacketFacts = PacketFacts {
+        bytes: 0,
+        ecn: ECN_UNKNOWN,
+    };
+
+    pub fn of(p: &[u8]) -> PacketFacts {
+        PacketFacts {
+            bytes: p.len() as u32,
+            ecn: super::ip::ecn(p).unwrap_or(ECN_UNKNOWN),
+        }
+    }
 }
 
 impl PacketLog {
-    pub fn push(&mut self, t: u64, dir: u8, ev: PacketEvent, bytes: u32, delay: u64, late: u64) {
+    pub fn push(&mut self, t: u64, dir: u8, ev: PacketEvent, p: PacketFacts, delay: u64, late: u64) {
         self.t_ns.push(t);
         self.direction.push(dir);
         self.event.push(ev);
-        self.bytes.push(bytes);
+        self.bytes.push(p.bytes);
+        self.ecn.push(p.ecn);
         self.delay_ns.push(delay);
         self.late_ns.push(late);
     }

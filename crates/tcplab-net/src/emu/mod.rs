@@ -10,19 +10,22 @@
 
 mod buffer;
 mod config;
+pub mod ip;
 mod log;
 mod net;
 mod results;
 mod runner;
 
 pub use config::{emulation_scenario, emulation_scenario_file, EmuConfig};
-pub use log::{LatenessHistogram, PacketEvent, PacketLog};
+pub use log::{ecn_name, LatenessHistogram, PacketEvent, PacketFacts, PacketLog, ECN_UNKNOWN};
 pub use net::{check_privileges, NS_IF};
 pub use results::{EmuInfo, EmuResults};
 pub use runner::Emulation;
 
 use crate::error::NetError;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// After the command exits, the emulator runs on until the path is quiet this long...
@@ -30,11 +33,32 @@ pub const LINGER_IDLE: Duration = Duration::from_millis(300);
 /// ...or this much later at most.
 pub const LINGER_MAX: Duration = Duration::from_secs(10);
 
+/// How long a command gets to exit on its own after Ctrl-C (it is sent SIGINT) before
+/// its process group is killed: Ctrl-C stops `tcplab emulate` within a second even when
+/// the command ignores SIGINT.
+pub const INTERRUPT_GRACE: Duration = Duration::from_millis(300);
+
+/// How a [`run_command`] ended.
+#[derive(Debug)]
+pub struct CommandOutcome {
+    pub results: EmuResults,
+    pub status: ExitStatus,
+    /// Ctrl-C (the stop flag) ended the command (and its process group) early; the link
+    /// stopped at once, and `results` hold what it did until then.
+    pub interrupted: bool,
+}
+
 /// Runs `argv` inside the emulated namespace until it exits (or `timeout` passes, then
 /// it is sent SIGTERM, and SIGKILL a second later), and returns what the link recorded.
 /// Once the command has exited the link keeps running until it has been quiet for
 /// [`LINGER_IDLE`] (at most [`LINGER_MAX`]), so data the kernel still holds in the
 /// command's sockets is delivered.
+///
+/// When `stop` is set (Ctrl-C) the command's process group is sent SIGINT, killed after
+/// [`INTERRUPT_GRACE`] if it is still there, and the link stops without lingering. The
+/// command runs in a process group of its own (so its children are stopped with it)
+/// unless standard input is a terminal: an interactive command must stay in the
+/// terminal's foreground group, where Ctrl-C reaches it directly.
 ///
 /// The command sees `TCPLAB_EMU_HOST` (the host's address through the link),
 /// `TCPLAB_EMU_ADDR` (its own) and `MAHIMAHI_BASE` (the same host address, for scripts
@@ -43,7 +67,8 @@ pub fn run_command(
     cfg: EmuConfig,
     argv: &[String],
     timeout: Option<Duration>,
-) -> Result<(EmuResults, ExitStatus), NetError> {
+    stop: Option<&AtomicBool>,
+) -> Result<CommandOutcome, NetError> {
     let Some((prog, args)) = argv.split_first() else {
         return Err(NetError::Protocol(
             "no command given (tcplab emulate SCENARIO -- COMMAND [ARGS...])".into(),
@@ -55,37 +80,78 @@ pub fn run_command(
         .env("TCPLAB_EMU_HOST", emu.host_addr().to_string())
         .env("TCPLAB_EMU_ADDR", emu.ns_addr().to_string())
         .env("MAHIMAHI_BASE", emu.host_addr().to_string());
+    // SAFETY: isatty only reads the descriptor's state.
+    let own_group = unsafe { libc::isatty(0) } != 1;
+    if own_group {
+        cmd.process_group(0);
+    }
     emu.ns().prepare(&mut cmd);
     let mut child = cmd.spawn().map_err(|e| NetError::Command {
         command: argv.join(" "),
         source: e,
     })?;
-    let status =
-        wait(&mut child, timeout).map_err(|e| NetError::io("waiting for the command", e))?;
-    // The kernel may still be sending what the command wrote before it exited.
-    let res = emu.stop_when_idle(LINGER_IDLE, LINGER_MAX)?;
-    Ok((res, status))
+    let (status, interrupted) = wait(&mut child, timeout, stop, own_group)
+        .map_err(|e| NetError::io("waiting for the command", e))?;
+    let results = if interrupted {
+        emu.stop()?
+    } else {
+        // The kernel may still be sending what the command wrote before it exited.
+        emu.stop_when_idle(LINGER_IDLE, LINGER_MAX)?
+    };
+    Ok(CommandOutcome {
+        results,
+        status,
+        interrupted,
+    })
 }
 
-fn wait(child: &mut std::process::Child, timeout: Option<Duration>) -> std::io::Result<ExitStatus> {
-    let Some(limit) = timeout else {
-        return child.wait();
-    };
+/// Signals the child (its whole process group if it has its own).
+fn signal(child: &std::process::Child, own_group: bool, sig: libc::c_int) {
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: signals our own child, or the process group it leads.
+    unsafe { libc::kill(if own_group { -pid } else { pid }, sig) };
+}
+
+/// Waits for the child; returns its status and whether `stop` ended it.
+fn wait(
+    child: &mut std::process::Child,
+    timeout: Option<Duration>,
+    stop: Option<&AtomicBool>,
+    own_group: bool,
+) -> std::io::Result<(ExitStatus, bool)> {
+    if timeout.is_none() && stop.is_none() {
+        return Ok((child.wait()?, false));
+    }
     let t0 = Instant::now();
     let mut termed: Option<Instant> = None;
+    let mut interrupted: Option<Instant> = None;
     loop {
         if let Some(s) = child.try_wait()? {
-            return Ok(s);
+            if own_group && interrupted.is_some() {
+                // What the command left running in its group goes with it.
+                signal(child, true, libc::SIGKILL);
+            }
+            return Ok((s, interrupted.is_some()));
         }
-        match termed {
-            None if t0.elapsed() >= limit => {
-                // SAFETY: signals our own child by pid.
-                unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+        if interrupted.is_none() && stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            // A terminal already sent SIGINT to a child in our group.
+            if own_group {
+                signal(child, true, libc::SIGINT);
+            }
+            interrupted = Some(Instant::now());
+        }
+        if interrupted.is_some_and(|t| t.elapsed() >= INTERRUPT_GRACE) {
+            signal(child, own_group, libc::SIGKILL);
+            return Ok((child.wait()?, true));
+        }
+        match (timeout, termed) {
+            (Some(limit), None) if t0.elapsed() >= limit => {
+                signal(child, false, libc::SIGTERM);
                 termed = Some(Instant::now());
             }
-            Some(t) if t.elapsed() >= Duration::from_secs(1) => {
+            (_, Some(t)) if t.elapsed() >= Duration::from_secs(1) => {
                 child.kill()?;
-                return child.wait();
+                return Ok((child.wait()?, interrupted.is_some()));
             }
             _ => {}
         }

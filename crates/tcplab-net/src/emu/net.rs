@@ -44,7 +44,7 @@ fn pair_for(ifindex: u32) -> (Ipv4Addr, Ipv4Addr) {
 }
 
 impl EmuNet {
-    pub fn create(mtu: u32) -> Result<EmuNet, NetError> {
+    pub fn create(mtu: u32, tcp_ecn: Option<u8>) -> Result<EmuNet, NetError> {
         check_privileges("the link emulator")?;
         let io = |what: &str| {
             let what = what.to_string();
@@ -63,6 +63,9 @@ impl EmuNet {
             ifconfig::disable_ipv6(NS_IF)?;
             ifconfig::configure_p2p(NS_IF, ns_addr, host_addr, mtu)?;
             ifconfig::add_default_route(NS_IF)?;
+            if let Some(v) = tcp_ecn {
+                ifconfig::set_tcp_ecn(v)?;
+            }
             Ok(t)
         })
         .map_err(io("setting up the emulator's network namespace"))?;

@@ -10,7 +10,7 @@
 
 use super::buffer::{Buf, BufPool};
 use super::config::EmuConfig;
-use super::log::{LatenessHistogram, PacketEvent, PacketLog};
+use super::log::{LatenessHistogram, PacketEvent, PacketFacts, PacketLog};
 use super::net::EmuNet;
 use super::results::{fill_lateness, link_rows, sample_links, EmuInfo, EmuResults};
 use crate::error::NetError;
@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 use tcplab_core::{Rng, Time};
-use tcplab_link::{Admit, Link, Packet};
+use tcplab_link::{Admit, Link};
 use tcplab_sim::Sampling;
 
 const TUN_TOKENS: [Token; 2] = [Token(0), Token(1)];
@@ -59,7 +59,7 @@ pub struct Emulation {
 impl Emulation {
     /// Creates the namespace and devices and starts the packet loop.
     pub fn start(cfg: EmuConfig) -> Result<Emulation, NetError> {
-        let net = EmuNet::create(cfg.mtu)?;
+        let net = EmuNet::create(cfg.mtu, cfg.tcp_ecn)?;
         let EmuNet {
             ns,
             host_addr,
@@ -189,6 +189,8 @@ struct Loop {
     next_sample: Option<Time>,
     last_admit: Time,
     log: PacketLog,
+    /// Per direction, the drops the log accounts for (see `collect_drops`).
+    accounted: [tcplab_link::LinkCounters; 2],
     late: LatenessHistogram,
     series: tcplab_sim::Table,
     info: EmuInfo,
@@ -250,6 +252,7 @@ impl Loop {
             next_sample,
             last_admit: Time::ZERO,
             log: PacketLog::default(),
+            accounted: Default::default(),
             late: LatenessHistogram::default(),
             series: tcplab_sim::Table::default(),
             info,
@@ -336,9 +339,50 @@ impl Loop {
                 };
                 if self.cfg.packet_log {
                     let delay = t.saturating_since(b.arrived).as_nanos();
-                    self.log.push(t.0, d as u8, ev, b.wire_len(), delay, late);
+                    let facts = PacketFacts::of(b.bytes());
+                    self.log.push(t.0, d as u8, ev, facts, delay, late);
                 }
                 self.pool.put(b);
+            }
+            if self.links[d].has_dropped() {
+                self.collect_drops(d, now);
+            }
+        }
+    }
+
+    /// Logs and recycles the packets direction `d`'s link dropped after admitting them:
+    /// a discipline's drops (at dequeue, or FQ-CoDel's to make room), losses on the wire
+    /// on a discipline's path, packets in flight when the link went down. The counters
+    /// say how many of each cause since the last look, and the log names them in that
+    /// order; a packet lost to an outage that the link does not hand back is logged
+    /// with no size.
+    fn collect_drops(&mut self, d: usize, t: Time) {
+        let c = self.links[d].counters();
+        let seen = std::mem::replace(&mut self.accounted[d], c);
+        let mut queue = c.dropped_queue - seen.dropped_queue;
+        let mut loss = c.dropped_loss - seen.dropped_loss;
+        let mut down = c.dropped_down - seen.dropped_down;
+        while let Some(b) = self.links[d].poll_dropped() {
+            let ev = if queue > 0 {
+                queue -= 1;
+                PacketEvent::DropQueue
+            } else if loss > 0 {
+                loss -= 1;
+                PacketEvent::DropLoss
+            } else {
+                down = down.saturating_sub(1);
+                PacketEvent::DropDown
+            };
+            if self.cfg.packet_log {
+                self.log
+                    .push(t.0, d as u8, ev, PacketFacts::of(b.bytes()), 0, 0);
+            }
+            self.pool.put(b);
+        }
+        if self.cfg.packet_log {
+            for _ in 0..down {
+                self.log
+                    .push(t.0, d as u8, PacketEvent::DropDown, PacketFacts::GONE, 0, 0);
             }
         }
     }
@@ -365,12 +409,21 @@ impl Loop {
             let now = self.clock.now().max(self.last_admit);
             self.last_admit = now;
             self.last_activity = now;
+            let facts = PacketFacts::of(&data[..n]);
             let buf = self.pool.fill(data, n, now);
             let fate = self.links[d].handle_packet(now, buf);
+            // A refusal is logged here; what the link drops after admitting is
+            // collected below.
+            let a = &mut self.accounted[d];
+            match fate {
+                Admit::Queued => {}
+                Admit::DroppedQueue => a.dropped_queue += 1,
+                Admit::DroppedLoss => a.dropped_loss += 1,
+                Admit::DroppedDown => a.dropped_down += 1,
+            }
             if self.cfg.packet_log {
-                let bytes = n as u32;
                 self.log
-                    .push(now.0, d as u8, PacketEvent::Arrive, bytes, 0, 0);
+                    .push(now.0, d as u8, PacketEvent::Arrive, facts, 0, 0);
                 let drop = match fate {
                     Admit::Queued => None,
                     Admit::DroppedQueue => Some(PacketEvent::DropQueue),
@@ -378,8 +431,11 @@ impl Loop {
                     Admit::DroppedDown => Some(PacketEvent::DropDown),
                 };
                 if let Some(ev) = drop {
-                    self.log.push(now.0, d as u8, ev, bytes, 0, 0);
+                    self.log.push(now.0, d as u8, ev, facts, 0, 0);
                 }
+            }
+            if self.links[d].has_dropped() {
+                self.collect_drops(d, now);
             }
         }
         Ok(())
@@ -387,24 +443,20 @@ impl Loop {
 
     /// Applies the schedule's changes that are due (outages, rate steps, handovers).
     fn apply_changes(&mut self, now: Time) {
-        let spec = &self.cfg.scenario.links[0];
-        while let Some(c) = spec.schedule.get(self.next_change) {
+        while let Some(c) = self.cfg.scenario.links[0]
+            .schedule
+            .get(self.next_change)
+            .cloned()
+        {
             let at = Time::ZERO + c.at;
             if at > now {
                 break;
             }
             // Never before a packet already admitted: the model's clock only moves forward.
             let t = at.max(self.last_admit);
-            let params = [c.fwd.clone(), c.rev.clone()];
-            for (d, p) in params.into_iter().enumerate() {
-                let before = self.links[d].counters().dropped_down;
+            for (d, p) in [c.fwd, c.rev].into_iter().enumerate() {
                 self.links[d].set_params(t, p);
-                let lost = self.links[d].counters().dropped_down - before;
-                if self.cfg.packet_log {
-                    for _ in 0..lost {
-                        self.log.push(t.0, d as u8, PacketEvent::DropDown, 0, 0, 0);
-                    }
-                }
+                self.collect_drops(d, t);
             }
             self.next_change += 1;
         }
@@ -426,6 +478,11 @@ impl Loop {
                 t.0,
             );
             self.next_sample = Some(t + every);
+        }
+        for d in 0..2 {
+            if self.links[d].has_dropped() {
+                self.collect_drops(d, now);
+            }
         }
     }
 

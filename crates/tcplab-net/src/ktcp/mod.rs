@@ -13,7 +13,7 @@ mod receiver;
 mod sender;
 
 pub use info::{set_congestion, NsCounters, TcpInfo};
-pub use receiver::{receive, RecvReport};
+pub use receiver::{receive, receive_until, RecvReport};
 pub use sender::{send, SendConfig, SendReport};
 
 pub(crate) const MAGIC: u32 = 0x544c_4b54; // "TLKT"

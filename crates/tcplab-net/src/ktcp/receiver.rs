@@ -7,6 +7,7 @@ use crate::sys::clock::monotonic_ns;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// What one received transfer looked like.
@@ -26,10 +27,26 @@ pub struct RecvReport {
 /// Accepts one connection on `listener` and receives it to the end. `idle` bounds the
 /// wait for the connection and for each read.
 pub fn receive(listener: &TcpListener, idle: Duration) -> Result<RecvReport, NetError> {
+    receive_until(listener, idle, None)
+}
+
+/// How often a receiver with a stop flag looks at it.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// [`receive`], stopped when `stop` is set (Ctrl-C): then [`NetError::Interrupted`]
+/// before a connection, else what arrived until then (status `Short` if a size was
+/// announced), within [`STOP_POLL`].
+pub fn receive_until(
+    listener: &TcpListener,
+    idle: Duration,
+    stop: Option<&AtomicBool>,
+) -> Result<RecvReport, NetError> {
     let io = |what: &'static str| move |e| NetError::io(what, e);
+    let stopped = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
     listener.set_nonblocking(false).map_err(io("listener"))?;
-    let (mut c, peer) = accept_within(listener, idle)?;
-    c.set_read_timeout(Some(idle)).map_err(io("socket"))?;
+    let (mut c, peer) = accept_within(listener, idle, stop)?;
+    let slice = if stop.is_some() { idle.min(STOP_POLL) } else { idle };
+    c.set_read_timeout(Some(slice)).map_err(io("socket"))?;
     let mut pre = [0u8; PREAMBLE];
     c.read_exact(&mut pre).map_err(io("reading the preamble"))?;
     if u32::from_be_bytes(pre[0..4].try_into().expect("4")) != MAGIC || pre[4] != VERSION {
@@ -45,11 +62,27 @@ pub fn receive(listener: &TcpListener, idle: Duration) -> Result<RecvReport, Net
     let mut first = 0;
     let mut last = 0;
     let mut status = RecvStatus::Ok;
+    let mut quiet = Duration::ZERO;
     loop {
-        let n = c.read(&mut buf).map_err(io("receiving"))?;
-        if n == 0 {
+        let n = match c.read(&mut buf) {
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) && !stopped()
+                    && quiet + slice < idle =>
+            {
+                quiet += slice;
+                continue;
+            }
+            Err(_) if stopped() => break,
+            Err(e) => return Err(io("receiving")(e)),
+        };
+        if n == 0 || stopped() {
             break;
         }
+        quiet = Duration::ZERO;
         last = monotonic_ns();
         if got == 0 {
             first = last;
@@ -78,15 +111,27 @@ pub fn receive(listener: &TcpListener, idle: Duration) -> Result<RecvReport, Net
 fn accept_within(
     l: &TcpListener,
     idle: Duration,
+    stop: Option<&AtomicBool>,
 ) -> Result<(std::net::TcpStream, SocketAddr), NetError> {
     let mut pfd = libc::pollfd {
         fd: l.as_raw_fd(),
         events: libc::POLLIN,
         revents: 0,
     };
-    let ms = idle.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: one valid pollfd.
-    let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+    let slice = if stop.is_some() { idle.min(STOP_POLL) } else { idle };
+    let ms = slice.as_millis().min(i32::MAX as u128) as i32;
+    let mut waited = Duration::ZERO;
+    let r = loop {
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Err(NetError::Interrupted);
+        }
+        // SAFETY: one valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        waited += slice;
+        if r != 0 || waited >= idle {
+            break r;
+        }
+    };
     if r == 0 {
         return Err(NetError::Protocol(format!(
             "no sender connected within {:.1} s",

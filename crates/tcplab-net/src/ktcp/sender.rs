@@ -11,6 +11,7 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tcplab_core::Dur;
 use tcplab_sim::Table;
@@ -34,7 +35,13 @@ pub struct SendConfig {
     /// The sender is alone in its network namespace, so the namespace's TcpExt counters
     /// (fast retransmits, timeouts, loss probes) are its own.
     pub ns_exclusive: bool,
+    /// Ctrl-C: once set, the transfer is cut short within [`STOP_POLL`] (the socket is
+    /// shut down, which also frees a blocked write) and reported as far as it got.
+    pub stop: Option<Arc<AtomicBool>>,
 }
+
+/// How often a sender with a stop flag looks at it.
+pub const STOP_POLL: Duration = Duration::from_millis(20);
 
 /// The sender's view, in the simulator's table layout.
 #[derive(Clone, Debug, Default)]
@@ -121,18 +128,39 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
     c.write_all(&pre).map_err(io("sending the preamble"))?;
 
     let done = AtomicBool::new(false);
+    let interrupted = AtomicBool::new(false);
     let fd = c.as_raw_fd();
     let (written, samples) = std::thread::scope(|s| {
         let sampler = s.spawn(|| {
             let mut out = Vec::new();
-            let Some(every) = cfg.sample else {
+            let stop = cfg.stop.as_deref();
+            if cfg.sample.is_none() && stop.is_none() {
                 return out;
-            };
+            }
+            let mut next = Duration::ZERO;
             while !done.load(Ordering::Relaxed) {
-                if let Ok(info) = TcpInfo::read(fd) {
-                    out.push(sample(&info, clock.now().as_secs_f64()));
+                if stop.is_some_and(|s| s.load(Ordering::Relaxed))
+                    && !interrupted.swap(true, Ordering::Relaxed)
+                {
+                    // SAFETY: `fd` is `c`'s, open until this scope ends; shutting it
+                    // down wakes the writer (EPIPE) and the reply's reader (EOF).
+                    unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
                 }
-                std::thread::sleep(Duration::from_nanos(every.as_nanos()));
+                let now = Duration::from_nanos(clock.elapsed().as_nanos());
+                if let Some(every) = cfg.sample {
+                    if now >= next {
+                        if let Ok(info) = TcpInfo::read(fd) {
+                            out.push(sample(&info, clock.now().as_secs_f64()));
+                        }
+                        next = now + Duration::from_nanos(every.as_nanos());
+                    }
+                }
+                let wait = next.saturating_sub(Duration::from_nanos(clock.elapsed().as_nanos()));
+                std::thread::sleep(match (cfg.sample, stop) {
+                    (Some(_), None) => wait,
+                    (None, _) => STOP_POLL,
+                    (Some(_), Some(_)) => wait.min(STOP_POLL),
+                });
             }
             out
         });
@@ -147,9 +175,18 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
         let samples = sampler.join().unwrap_or_default();
         (r.and_then(|w| rr.map(|_| (w, reply))), samples)
     });
-    let (written, reply) = written.map_err(io("sending"))?;
+    let interrupted = interrupted.load(Ordering::Relaxed);
     let last = TcpInfo::read(fd).map_err(io("TCP_INFO"))?;
     let ns = NsCounters::read().unwrap_or_default().since(&ns_before);
+    let (written, reply) = match written {
+        Ok(w) => w,
+        // Cut short: what the receiver acknowledged is what it got.
+        Err(_) if interrupted => {
+            let got = last.bytes_acked.saturating_sub(PREAMBLE as u64);
+            (got, interrupted_reply(got))
+        }
+        Err(e) => return Err(io("sending")(e)),
+    };
     if u32::from_be_bytes(reply[0..4].try_into().expect("4")) != MAGIC {
         return Err(NetError::Protocol(
             "the receiver's reply is not tcplab's".into(),
@@ -159,13 +196,17 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
     let done_mono = u64::from_be_bytes(reply[12..20].try_into().expect("8"));
     let acks = u32::from_be_bytes(reply[20..24].try_into().expect("4"));
     let status = reply[24];
-    if status != RecvStatus::Ok as u8 || got != written {
+    if !interrupted && (status != RecvStatus::Ok as u8 || got != written) {
         return Err(NetError::Protocol(format!(
             "the receiver got {got} bytes (status {status}) of {written} sent: data lost or \
              corrupted"
         )));
     }
-    let done_s = done_mono.saturating_sub(clock.origin_monotonic_ns()) as f64 / 1e9;
+    let done_s = if interrupted {
+        clock.now().as_secs_f64()
+    } else {
+        done_mono.saturating_sub(clock.origin_monotonic_ns()) as f64 / 1e9
+    };
     let mut flows = Table::default();
     let srtts: Vec<f64> = samples.iter().filter_map(|s| s.srtt_s).collect();
     FlowRow {
@@ -176,8 +217,8 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
         bytes_target: cfg.bytes,
         bytes_delivered: got,
         start_s: 0.0,
-        completion_s: Some(done_s),
-        completed: true,
+        completion_s: (!interrupted).then_some(done_s),
+        completed: !interrupted,
         goodput_bps: if done_s > 0.0 {
             got as f64 * 8.0 / done_s
         } else {
@@ -212,11 +253,19 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
     })
 }
 
+/// The receiver's reply a transfer cut short never got: `got` bytes, status OK.
+fn interrupted_reply(got: u64) -> [u8; REPLY] {
+    super::encode_reply(got, 0, 0, RecvStatus::Ok)
+}
+
 fn write_pattern(c: &mut TcpStream, cfg: &SendConfig, clock: &Clock) -> std::io::Result<u64> {
     let mut buf = vec![0u8; 128 * 1024];
     let mut off = 0u64;
     let limit = cfg.bytes.unwrap_or(u64::MAX);
     while off < limit {
+        if cfg.stop.as_deref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            break;
+        }
         if let Some(d) = cfg.duration {
             if clock.elapsed() >= d {
                 break;

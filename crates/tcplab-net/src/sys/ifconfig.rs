@@ -135,6 +135,13 @@ pub fn disable_ipv6(name: &str) -> io::Result<()> {
     }
 }
 
+/// Sets `net.ipv4.tcp_ecn` of the calling thread's network namespace (a per-namespace
+/// sysctl: the host's is untouched).
+pub fn set_tcp_ecn(value: u8) -> io::Result<()> {
+    let p = "/proc/sys/net/ipv4/tcp_ecn";
+    std::fs::write(p, value.to_string()).map_err(|e| io::Error::new(e.kind(), format!("{p}: {e}")))
+}
+
 pub fn if_index(name: &str) -> io::Result<u32> {
     let c = CString::new(name).map_err(|_| io::Error::other("NUL in interface name"))?;
     // SAFETY: `c` is NUL-terminated.
