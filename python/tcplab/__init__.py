@@ -9,6 +9,8 @@ Quick use::
     res.series("cwnd")   # a time series as a DataFrame
 """
 
+# First: in the command-line program, Ctrl-C during the imports below exits with 130.
+from tcplab import _startup  # noqa: F401, I001
 from tcplab._tcplab import InvariantError, ScenarioError, SimulationPanic, __version__
 from tcplab.catalog import congestion_controls, scenario_keys, studies, transports
 from tcplab.result import Result

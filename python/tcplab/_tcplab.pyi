@@ -185,9 +185,10 @@ def emulate(
     timeout_s: float | None = None,
     realtime: bool = True,
     packet_log: bool = True,
+    tcp_ecn: int | None = None,
 ) -> tuple[dict[str, Any], dict[str, pa.RecordBatch], int]:
     """Runs argv in a namespace whose traffic crosses the scenario's link; (info, tables,
-    exit code)."""
+    exit code). Ctrl-C stops the command and the link: info["interrupted"]."""
 
 def emulate_flow(
     source: str,
@@ -197,9 +198,11 @@ def emulate_flow(
     kernel_cc: str | None = None,
     text: str | None = None,
     dict: dict[str, Any] | None = None,
+    tcp_ecn: int | None = None,
 ) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
     """The scenario's flows through the emulator, on kernel TCP ("kernel") or tcplab over
-    UDP ("udp"); (info, tables)."""
+    UDP ("udp"); (info, tables). `tcp_ecn`: net.ipv4.tcp_ecn in the namespace. Ctrl-C
+    cuts the transfers short: info["interrupted"]."""
 
 def udp_send(
     to: str,

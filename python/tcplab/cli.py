@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -467,15 +468,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit status (errors are messages, not tracebacks)."""
+    from tcplab import _startup
+
     try:
+        _startup.release()  # from here on Ctrl-C is a KeyboardInterrupt caught below
         args = build_parser().parse_args(argv)
     except KeyboardInterrupt:
-        print("tcplab: interrupted", file=sys.stderr)
+        print(_startup.interrupted_line(argv), file=sys.stderr)
         return _interrupted(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the manifests
     try:
         code = args.fn(args)
         sys.stdout.flush()  # a closed pipe is found here, not at exit
+        if argv is None:
+            # Done and written: a Ctrl-C from here on would only cut Python's exit short
+            # (which restores SIGINT's default action, so the process would end by the
+            # signal, with no word); the command's status stands instead.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         return code
     except BrokenPipeError:
         # `tcplab list keys | head`: the reader left; nothing more to say, and Python

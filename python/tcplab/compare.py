@@ -33,6 +33,15 @@ class CompareResult:
         return plot_compare(self.results, self.labels, path)
 
 
+class CompareInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`compare`: ``partial`` (a :class:`CompareResult`) holds the
+    modes that finished and the emulated run that was cut short, as far as it got."""
+
+    def __init__(self, partial: CompareResult):
+        super().__init__("interrupted")
+        self.partial = partial
+
+
 def _quantile(series, q: float):
     s = series.dropna()
     return float(s.quantile(q)) if len(s) else float("nan")
@@ -48,6 +57,8 @@ def summary_table(results: dict[str, Result], labels: dict[str, str]):
 
     rows = []
     for mode, res in results.items():
+        if res.flows.empty:  # cut short by Ctrl-C before it started
+            continue
         f = res.flows.iloc[0]
         fs = res.series("srtt")
         late = float("nan")
@@ -75,10 +86,13 @@ def summary_table(results: dict[str, Result], labels: dict[str, str]):
 
 
 def compare(scenario, *, flow: int = 0, seed: int = 1, kernel_cc: str | None = None,
-            modes=MODES) -> CompareResult:
-    """Runs flow `flow` of `scenario` in each of `modes` ("sim", "kernel", "udp")."""
-    from tcplab.net import _scenario_args
-    from tcplab.scenario import Scenario, simulate
+            modes=MODES, tcp_ecn: int | None = None) -> CompareResult:
+    """Runs flow `flow` of `scenario` in each of `modes` ("sim", "kernel", "udp").
+
+    `tcp_ecn` sets ``net.ipv4.tcp_ecn`` in the emulator's namespace (1: the kernel's TCP
+    asks for ECN, so a discipline with ``ecn = true`` marks its packets). Ctrl-C raises
+    :class:`CompareInterrupted` with what was done."""
+    from tcplab.scenario import Scenario
 
     sc = scenario if isinstance(scenario, Scenario) else Scenario.from_toml(scenario)
     data = sc.data
@@ -95,18 +109,34 @@ def compare(scenario, *, flow: int = 0, seed: int = 1, kernel_cc: str | None = N
     kcc = kernel_cc or KERNEL_CC.get(cc)
     results: dict[str, Result] = {}
     labels: dict[str, str] = {}
+    try:
+        _run_modes(single, modes, seed, cc, kcc, tcp_ecn, results, labels)
+    except KeyboardInterrupt:
+        raise CompareInterrupted(CompareResult(results, labels)) from None
+    return CompareResult(results, labels)
+
+
+def _run_modes(single, modes, seed: int, cc: str, kcc: str | None, tcp_ecn: int | None,
+               results: dict[str, Result], labels: dict[str, str]) -> None:
+    """Fills `results` and `labels` mode by mode; an emulated run cut short by Ctrl-C is
+    kept as far as it got, then KeyboardInterrupt."""
+    from tcplab.net import _scenario_args
+    from tcplab.scenario import simulate
+
     for mode in modes:
+        info: dict = {}
         if mode == "sim":
             results[mode] = simulate(single, seed=seed)
             labels[mode] = f"tcplab {cc} (simulated)"
         elif mode == "kernel":
             if kcc is None:
                 raise _tcplab.ScenarioError(
-                    f"{sc.source}: no Linux counterpart of cc = {cc!r}; pass kernel_cc")
+                    f"{single.source}: no Linux counterpart of cc = {cc!r}; pass kernel_cc")
             info, tables = _tcplab.emulate_flow(mode="kernel", kernel_cc=kcc, seed=seed, flow=0,
-                                                **_scenario_args(single))
+                                                tcp_ecn=tcp_ecn, **_scenario_args(single))
             results[mode] = Result(info, tables)
-            labels[mode] = f"Linux {kcc} (emulated link)"
+            ecn = " with ECN" if tcp_ecn == 1 else ""
+            labels[mode] = f"Linux {kcc}{ecn} (emulated link)"
         elif mode == "udp":
             info, tables = _tcplab.emulate_flow(mode="udp", seed=seed, flow=0,
                                                 **_scenario_args(single))
@@ -114,7 +144,8 @@ def compare(scenario, *, flow: int = 0, seed: int = 1, kernel_cc: str | None = N
             labels[mode] = f"tcplab {cc} over UDP (emulated link)"
         else:
             raise ValueError(f"unknown mode {mode!r} (use {', '.join(MODES)})")
-    return CompareResult(results, labels)
+        if info.get("interrupted"):
+            raise KeyboardInterrupt
 
 
 def plot_compare(results: dict[str, Result], labels: dict[str, str], path) -> Path:
@@ -158,22 +189,39 @@ def _cmd_compare(a: argparse.Namespace) -> int:
             return 1
     from tcplab.cli_output import _emit, _note, _records
 
-    res = compare(a.scenario, flow=a.flow, seed=a.seed, kernel_cc=a.kernel_cc, modes=modes)
+    try:
+        res = compare(a.scenario, flow=a.flow, seed=a.seed, kernel_cc=a.kernel_cc,
+                      modes=modes, tcp_ecn=a.tcp_ecn)
+    except CompareInterrupted as e:
+        # What was measured until Ctrl-C: the table and the tables (no figure: it takes
+        # seconds to draw, and the user asked to stop), then the one line.
+        if a.out:
+            files = _write_tables(a, e.partial)
+            _note(a, f"wrote {', '.join(str(p) for p in files)} (interrupted: the runs "
+                  "up to Ctrl-C)")
+        print("tcplab compare: interrupted", file=sys.stderr)
+        return 130
     with pd.option_context("display.width", 180, "display.max_columns", 20):
         text = res.table.to_string(index=False, float_format=lambda x: f"{x:.3f}")
     written = []
     if a.out:
-        out = Path(a.out)
-        out.mkdir(parents=True, exist_ok=True)
-        stem = Path(a.scenario).stem
-        written = [out / f"{stem}-compare.csv"]
-        res.table.to_csv(written[0], index=False)
-        written.append(res.plot(out / f"{stem}-compare.png"))
-        for mode, r in res.results.items():
-            written += r.to_parquet(out, prefix=f"{stem}-{mode}-")
+        written = _write_tables(a, res)
+        written.append(res.plot(Path(a.out) / f"{Path(a.scenario).stem}-compare.png"))
         _note(a, f"wrote {', '.join(str(p) for p in written)}")
     _emit(a, {"table": _records(res.table), "files": [str(p) for p in written]}, text)
     return 0
+
+
+def _write_tables(a: argparse.Namespace, res: CompareResult) -> list[Path]:
+    """--out: the summary as CSV and each mode's tables as Parquet."""
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = Path(a.scenario).stem
+    written = [out / f"{stem}-compare.csv"]
+    res.table.to_csv(written[0], index=False)
+    for mode, r in res.results.items():
+        written += r.to_parquet(out, prefix=f"{stem}-{mode}-")
+    return written
 
 
 def add_commands(sub) -> None:
@@ -190,6 +238,9 @@ def add_commands(sub) -> None:
     c.add_argument("--seed", type=int, default=1, help="seed (simulation and link streams)")
     c.add_argument("--kernel-cc", help="Linux congestion control (default: the flow's cc)")
     c.add_argument("--only", help="comma-separated subset of sim,kernel,udp")
+    c.add_argument("--tcp-ecn", type=int, choices=[0, 1, 2],
+                   help="net.ipv4.tcp_ecn in the emulator's namespace (1: the kernel's TCP "
+                   "asks for ECN)")
     from tcplab.cli_output import out_path
 
     c.add_argument("--out", type=out_path,

@@ -73,15 +73,28 @@ def _scenario_args(scenario) -> dict[str, Any]:
     return {"source": path, "text": text}
 
 
+class EmulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`emulate`: the command's process group was sent SIGINT (and
+    killed if still there 300 ms later), and ``result`` holds the link's tables up to
+    then."""
+
+    def __init__(self, result: EmulationResult):
+        super().__init__("interrupted")
+        self.result = result
+
+
 def emulate(scenario, command: list[str], *, seed: int = 1, timeout: float | None = None,
-            realtime: bool = True, packet_log: bool = True) -> EmulationResult:
+            realtime: bool = True, packet_log: bool = True,
+            tcp_ecn: int | None = None) -> EmulationResult:
     """Runs `command` through the scenario's point-to-point link; returns its tables.
 
     `scenario` is a path, a :class:`tcplab.Scenario` or a dict; ``[[flow]]`` tables are
     optional (the command is the traffic). Loss and jitter draw from the same named
     streams as a simulation with `seed`. `timeout` (seconds) stops the command.
-    The command sees ``TCPLAB_EMU_HOST`` (the host through the link) and
-    ``TCPLAB_EMU_ADDR`` (its own address).
+    `tcp_ecn` sets ``net.ipv4.tcp_ecn`` inside the namespace (1: the kernel's TCP asks
+    for ECN). The command sees ``TCPLAB_EMU_HOST`` (the host through the link) and
+    ``TCPLAB_EMU_ADDR`` (its own address). Ctrl-C stops the command within a second
+    and raises :class:`EmulationInterrupted` with the tables so far.
     """
     if isinstance(command, str):
         raise TypeError("command must be a list of arguments, e.g. ['iperf3', '-c', host]")
@@ -89,8 +102,11 @@ def emulate(scenario, command: list[str], *, seed: int = 1, timeout: float | Non
         raise ValueError("seed must be >= 0")
     info, tables, code = _tcplab.emulate(argv=list(command), seed=seed, timeout_s=timeout,
                                          realtime=realtime, packet_log=packet_log,
-                                         **_scenario_args(scenario))
-    return EmulationResult(info, tables, code)
+                                         tcp_ecn=tcp_ecn, **_scenario_args(scenario))
+    res = EmulationResult(info, tables, code)
+    if info.get("interrupted"):
+        raise EmulationInterrupted(res)
+    return res
 
 
 class TransferInterrupted(KeyboardInterrupt):
@@ -335,13 +351,24 @@ def _cmd_emulate(a: argparse.Namespace) -> int:
     if not ok:
         print(f"tcplab emulate: {why}", file=sys.stderr)
         return 1
+    from tcplab.cli_output import _emit, _note, _records
+
     host = _start_host_command(a.host)
     try:
         res = emulate(a.scenario, command, seed=a.seed, timeout=a.timeout,
-                      realtime=not a.no_realtime, packet_log=not a.no_packet_log)
-    finally:
-        host_exit = _finish_host_command(host)
-    from tcplab.cli_output import _emit, _note, _records
+                      realtime=not a.no_realtime, packet_log=not a.no_packet_log,
+                      tcp_ecn=a.tcp_ecn)
+    except KeyboardInterrupt as e:
+        _finish_host_command(host, at_once=True)
+        if a.out and isinstance(e, EmulationInterrupted):
+            i = e.result.info
+            paths = e.result.to_parquet(Path(a.out),
+                                        prefix=f"{i['scenario']}-emu-s{i['seed']}-")
+            _note(a, f"wrote {', '.join(str(p) for p in paths)} (interrupted: the link up "
+                  "to Ctrl-C)")
+        print("tcplab emulate: interrupted", file=sys.stderr)
+        return 130
+    host_exit = _finish_host_command(host)
 
     i = res.info
     _note(a, f"# {i['scenario']} seed={i['seed']}: emulated {i['end_time_s']:.3f} s on "
@@ -373,15 +400,22 @@ def _start_host_command(cmd: str | None):
     return subprocess.Popen(cmd, shell=True)
 
 
-def _finish_host_command(proc) -> int | None:
+def _finish_host_command(proc, at_once: bool = False) -> int | None:
+    """Waits up to 10 s for the host command (with `at_once`, after Ctrl-C: 0.2 s after
+    SIGTERM), then kills it."""
     if proc is None:
         return None
     import subprocess
 
-    try:
-        return proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
+    if at_once:
         proc.terminate()
+    try:
+        return proc.wait(timeout=0.2 if at_once else 10)
+    except subprocess.TimeoutExpired:
+        if at_once:
+            proc.kill()
+        else:
+            proc.terminate()
         return proc.wait()
 
 
@@ -466,6 +500,9 @@ def _emulate_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("--no-realtime", action="store_true",
                    help="do not ask for SCHED_FIFO priority for the packet loop")
     e.add_argument("--no-packet-log", action="store_true", help="skip the per-packet log")
+    e.add_argument("--tcp-ecn", type=int, choices=[0, 1, 2],
+                   help="net.ipv4.tcp_ecn inside the namespace (1: the kernel's TCP asks "
+                   "for ECN; default: the kernel's, 2, accept only)")
     e.add_argument("--host", metavar="CMD",
                    help="a shell command to run on the host side meanwhile (e.g. the "
                    "receiver: 'tcplab recv --listen 0.0.0.0:5201'); waited for 10 s after")

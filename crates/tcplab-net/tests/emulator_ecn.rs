@@ -1,0 +1,191 @@
+//! Queue disciplines in the emulator on real packets: CoDel marks an ECN-capable IPv4
+//! packet Congestion Experienced in its own header (with a header checksum the host's
+//! kernel accepts) and drops a packet that is not. Needs root and /dev/net/tun; elsewhere
+//! each test says why it skips.
+
+use std::net::UdpSocket;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+use tcplab_net::emu::{check_privileges, emulation_scenario, EmuConfig, Emulation, PacketEvent};
+
+fn can_run() -> bool {
+    match check_privileges("the emulator tests") {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+/// A 2 Mbit/s link whose CoDel (target 5 ms, interval 100 ms) has ECN on.
+fn codel_link() -> EmuConfig {
+    let table: toml::Table = r#"
+        [link]
+        rate = "2Mbps"
+        delay = "2ms"
+        queue = "1000pkt"
+        discipline = { kind = "codel", ecn = true }
+        "#
+    .parse()
+    .unwrap();
+    let sc = emulation_scenario(&table, "test.toml").unwrap();
+    EmuConfig::new(sc, 1).unwrap()
+}
+
+fn setsockopt_int(fd: i32, level: i32, name: i32, v: i32) {
+    // SAFETY: an int option on an open socket.
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            (&v as *const i32).cast(),
+            std::mem::size_of::<i32>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(r, 0, "setsockopt: {}", std::io::Error::last_os_error());
+}
+
+/// One datagram and the TOS byte it arrived with (IP_RECVTOS), or None on timeout.
+fn recv_tos(sock: &UdpSocket) -> Option<u8> {
+    let mut buf = [0u8; 2048];
+    let mut cbuf = [0u64; 16];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: zeroed msghdr filled with valid buffers below.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&cbuf);
+    // SAFETY: `msg` points at live buffers.
+    let n = unsafe { libc::recvmsg(sock.as_raw_fd(), &mut msg, 0) };
+    if n < 0 {
+        return None;
+    }
+    // SAFETY: walking the control messages the kernel wrote into `cbuf`.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::IPPROTO_IP && (*c).cmsg_type == libc::IP_TOS {
+                return Some(*libc::CMSG_DATA(c));
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Some(0xff)
+}
+
+/// The host's count of IPv4 packets dropped for a bad header checksum.
+fn in_csum_errors() -> u64 {
+    let snmp = std::fs::read_to_string("/proc/net/snmp").unwrap();
+    let mut lines = snmp.lines().filter(|l| l.starts_with("Ip:"));
+    let (names, values) = (lines.next().unwrap(), lines.next().unwrap());
+    let i = names
+        .split_whitespace()
+        .position(|n| n == "InCsumErrors")
+        .unwrap_or(0);
+    values.split_whitespace().nth(i).unwrap().parse().unwrap_or(0)
+}
+
+/// Sends `n` datagrams of 1000 bytes at 4 Mbit/s (twice the link) with IP TOS `tos`
+/// from the namespace; returns (the TOS byte of each one received, the emulator's
+/// results).
+fn overload(tos: i32, n: usize) -> (Vec<u8>, tcplab_net::emu::EmuResults) {
+    let emu = Emulation::start(codel_link()).unwrap();
+    let sink = UdpSocket::bind((emu.host_addr(), 0)).unwrap();
+    setsockopt_int(sink.as_raw_fd(), libc::IPPROTO_IP, libc::IP_RECVTOS, 1);
+    sink.set_read_timeout(Some(Duration::from_millis(1500)))
+        .unwrap();
+    let to = sink.local_addr().unwrap();
+    let got = std::thread::scope(|s| {
+        s.spawn(|| {
+            emu.ns()
+                .run_in(|| {
+                    let sock = UdpSocket::bind("0.0.0.0:0").unwrap();
+                    setsockopt_int(sock.as_raw_fd(), libc::IPPROTO_IP, libc::IP_TOS, tos);
+                    let t0 = Instant::now();
+                    let gap = Duration::from_micros(2_000); // 1000 B per 2 ms: 4 Mbit/s
+                    for i in 0..n {
+                        let due = gap * i as u32;
+                        if let Some(w) = due.checked_sub(t0.elapsed()) {
+                            std::thread::sleep(w);
+                        }
+                        sock.send_to(&[0u8; 1000 - 28], to).unwrap();
+                    }
+                })
+                .unwrap()
+        });
+        let mut got = Vec::new();
+        while let Some(t) = recv_tos(&sink) {
+            got.push(t);
+            if got.len() == n {
+                break;
+            }
+        }
+        got
+    });
+    (got, emu.stop().unwrap())
+}
+
+fn fwd(res: &tcplab_net::emu::EmuResults, col: &str) -> u64 {
+    res.links.ints(col).unwrap()[0]
+}
+
+#[test]
+fn codel_marks_ect_packets_ce_in_their_ip_header() {
+    if !can_run() {
+        return;
+    }
+    let csum_before = in_csum_errors();
+    let (got, res) = overload(0x02, 500); // ECT(0)
+    let ce = got.iter().filter(|&&t| t & 0b11 == 0b11).count() as u64;
+    eprintln!(
+        "received {} of 500, {ce} CE; link marked {}, dropped_aqm {}, sojourn p50 {:?} ms",
+        got.len(),
+        fwd(&res, "marked_ce"),
+        fwd(&res, "dropped_aqm"),
+        res.links.floats("sojourn_p50_ms").map(|v| v[0]),
+    );
+    // Every packet arrives: marked instead of dropped, and the host's kernel took every
+    // rewritten header (a bad IPv4 checksum is dropped on receipt and counted).
+    assert_eq!(got.len(), 500, "every ECT datagram is delivered");
+    assert_eq!(in_csum_errors(), csum_before, "no header checksum errors");
+    assert!(ce > 10, "a standing queue over 5 ms gets CE marks ({ce})");
+    assert_eq!(ce, fwd(&res, "marked_ce"), "each mark reached the receiver");
+    assert_eq!(fwd(&res, "dropped_aqm"), 0);
+    assert!(got.iter().all(|&t| t & 0b11 == 0b10 || t & 0b11 == 0b11));
+    // The packet log shows the mark at departure, not at arrival.
+    let logged = |ev: PacketEvent, e: &str| {
+        (0..res.packets.len())
+            .filter(|&i| {
+                res.packets.direction[i] == 0
+                    && res.packets.event[i] == ev
+                    && tcplab_net::emu::ecn_name(res.packets.ecn[i]) == Some(e)
+            })
+            .count() as u64
+    };
+    assert_eq!(logged(PacketEvent::Depart, "ce"), ce);
+    assert_eq!(logged(PacketEvent::Arrive, "ce"), 0);
+}
+
+#[test]
+fn codel_drops_packets_that_are_not_ecn_capable() {
+    if !can_run() {
+        return;
+    }
+    let (got, res) = overload(0x00, 500);
+    let dropped = fwd(&res, "dropped_aqm");
+    eprintln!("received {} of 500; dropped_aqm {dropped}", got.len());
+    assert!(dropped > 10, "CoDel drops instead ({dropped})");
+    assert_eq!(got.len() as u64, 500 - dropped);
+    assert_eq!(fwd(&res, "marked_ce"), 0);
+    assert!(got.iter().all(|&t| t & 0b11 == 0));
+    let drops_logged = (0..res.packets.len())
+        .filter(|&i| res.packets.direction[i] == 0 && res.packets.event[i] == PacketEvent::DropQueue)
+        .count() as u64;
+    assert_eq!(drops_logged, dropped, "each dequeue drop is in the packet log");
+}
