@@ -186,6 +186,7 @@ def emulate(
     realtime: bool = True,
     packet_log: bool = True,
     tcp_ecn: int | None = None,
+    pcap: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, pa.RecordBatch], int]:
     """Runs argv in a namespace whose traffic crosses the scenario's link; (info, tables,
     exit code). Ctrl-C stops the command and the link: info["interrupted"]."""

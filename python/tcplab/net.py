@@ -85,16 +85,18 @@ class EmulationInterrupted(KeyboardInterrupt):
 
 def emulate(scenario, command: list[str], *, seed: int = 1, timeout: float | None = None,
             realtime: bool = True, packet_log: bool = True,
-            tcp_ecn: int | None = None) -> EmulationResult:
+            tcp_ecn: int | None = None, pcap: str | os.PathLike | None = None
+            ) -> EmulationResult:
     """Runs `command` through the scenario's point-to-point link; returns its tables.
 
     `scenario` is a path, a :class:`tcplab.Scenario` or a dict; ``[[flow]]`` tables are
     optional (the command is the traffic). Loss and jitter draw from the same named
     streams as a simulation with `seed`. `timeout` (seconds) stops the command.
     `tcp_ecn` sets ``net.ipv4.tcp_ecn`` inside the namespace (1: the kernel's TCP asks
-    for ECN). The command sees ``TCPLAB_EMU_HOST`` (the host through the link) and
-    ``TCPLAB_EMU_ADDR`` (its own address). Ctrl-C stops the command within a second
-    and raises :class:`EmulationInterrupted` with the tables so far.
+    for ECN). `pcap` writes each packet as it leaves the link (its first 80 bytes: the
+    headers, CE marks included) to a pcapng file. The command sees ``TCPLAB_EMU_HOST``
+    (the host through the link) and ``TCPLAB_EMU_ADDR`` (its own address). Ctrl-C stops
+    the command within a second and raises :class:`EmulationInterrupted` with the tables so far.
     """
     if isinstance(command, str):
         raise TypeError("command must be a list of arguments, e.g. ['iperf3', '-c', host]")
@@ -102,7 +104,9 @@ def emulate(scenario, command: list[str], *, seed: int = 1, timeout: float | Non
         raise ValueError("seed must be >= 0")
     info, tables, code = _tcplab.emulate(argv=list(command), seed=seed, timeout_s=timeout,
                                          realtime=realtime, packet_log=packet_log,
-                                         tcp_ecn=tcp_ecn, **_scenario_args(scenario))
+                                         tcp_ecn=tcp_ecn,
+                                         pcap=None if pcap is None else os.fspath(pcap),
+                                         **_scenario_args(scenario))
     res = EmulationResult(info, tables, code)
     if info.get("interrupted"):
         raise EmulationInterrupted(res)
@@ -357,7 +361,7 @@ def _cmd_emulate(a: argparse.Namespace) -> int:
     try:
         res = emulate(a.scenario, command, seed=a.seed, timeout=a.timeout,
                       realtime=not a.no_realtime, packet_log=not a.no_packet_log,
-                      tcp_ecn=a.tcp_ecn)
+                      tcp_ecn=a.tcp_ecn, pcap=a.pcap)
     except KeyboardInterrupt as e:
         _finish_host_command(host, at_once=True)
         if a.out and isinstance(e, EmulationInterrupted):
@@ -500,6 +504,9 @@ def _emulate_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("--no-realtime", action="store_true",
                    help="do not ask for SCHED_FIFO priority for the packet loop")
     e.add_argument("--no-packet-log", action="store_true", help="skip the per-packet log")
+    e.add_argument("--pcap", metavar="FILE",
+                   help="write each packet as it leaves the link to FILE (pcapng, first 80 "
+                   "bytes: the headers, ECN field included)")
     e.add_argument("--tcp-ecn", type=int, choices=[0, 1, 2],
                    help="net.ipv4.tcp_ecn inside the namespace (1: the kernel's TCP asks "
                    "for ECN; default: the kernel's, 2, accept only)")

@@ -212,10 +212,11 @@ def test_ctrl_c_stops_emulate_with_a_command_that_ignores_it(tmp_path):
     s = tmp_path / "c.toml"
     s.write_text('sample = "50ms"\n[link]\nrate = "10Mbps"\ndelay = "5ms"\n')
     out_dir = tmp_path / "out"
-    marker = tmp_path / "still-running"
-    cmd = f"trap '' INT; sleep 20; touch {marker}"
+    marker, started = tmp_path / "still-running", tmp_path / "started"
+    cmd = f"trap '' INT; touch {started}; sleep 20; touch {marker}"
     code, out, err, took = interrupt_after(
-        cli("emulate", str(s), "--out", str(out_dir), "--", "sh", "-c", cmd), delay=2.0)
+        cli("emulate", str(s), "--out", str(out_dir), "--", "sh", "-c", cmd), delay=1.0,
+        ready=started.exists)
     assert_interrupted("emulate", code, err, took)
     links = pd.read_parquet(next(out_dir.glob("*-links.parquet")))
     assert list(links["direction"]) == ["fwd", "rev"]
@@ -236,10 +237,12 @@ def test_ctrl_c_stops_compare_on_an_emulated_link(tmp_path, mode):
                  '[[flow]]\nbytes = "unlimited"\ncc = "cubic"\n')
     out_dir = tmp_path / "out"
     code, out, err, took = interrupt_after(
-        cli("compare", str(s), "--only", mode, "--out", str(out_dir)), delay=3.0)
+        cli("compare", str(s), "--only", mode, "--out", str(out_dir)), delay=6.0)
     assert_interrupted("compare", code, err, took)
     table = pd.read_csv(out_dir / "c-compare.csv")
     assert list(table["mode"]) == [mode]
-    assert 0 < table["goodput_Mbps"][0] < 10.5, table
     flows = pd.read_parquet(out_dir / f"c-{mode}-flows.parquet")
-    assert flows["bytes_delivered"][0] > 500_000, flows
+    assert not flows["completed"][0], flows
+    series = pd.read_parquet(out_dir / f"c-{mode}-flow_series.parquet")
+    assert series["delivered"].max() > 500_000, "the transfer up to Ctrl-C"
+    assert series["t_s"].max() < 19, "cut short, not waited out"

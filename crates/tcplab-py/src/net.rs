@@ -92,7 +92,7 @@ fn packets_batch(r: &EmuResults) -> PyResult<RecordBatch> {
 /// stops the command (SIGINT to its process group, SIGKILL 300 ms later) and the link;
 /// the tables so far come back with `info["interrupted"]` set.
 #[pyfunction]
-#[pyo3(signature = (source, argv, seed=1, text=None, dict=None, timeout_s=None, realtime=true, packet_log=true, tcp_ecn=None))]
+#[pyo3(signature = (source, argv, seed=1, text=None, dict=None, timeout_s=None, realtime=true, packet_log=true, tcp_ecn=None, pcap=None))]
 #[allow(clippy::too_many_arguments)]
 fn emulate<'py>(
     py: Python<'py>,
@@ -105,12 +105,14 @@ fn emulate<'py>(
     realtime: bool,
     packet_log: bool,
     tcp_ecn: Option<u8>,
+    pcap: Option<std::path::PathBuf>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, i32)> {
     let sc = emulation_scenario(source, text, dict)?;
     let mut cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
     cfg.realtime = realtime;
     cfg.packet_log = packet_log;
     cfg.tcp_ecn = check_tcp_ecn(tcp_ecn)?;
+    cfg.pcap = pcap;
     let timeout = timeout_s.map(Duration::from_secs_f64);
     let stop = Arc::new(AtomicBool::new(false));
     let (out, _pending) = watching_signals(py, &stop, || {

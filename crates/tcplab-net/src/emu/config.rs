@@ -21,6 +21,10 @@ pub struct EmuConfig {
     /// `net.ipv4.tcp_ecn` inside the namespace (Linux: 0 off, 1 request and accept ECN,
     /// 2 accept only, the kernel's default); `None` leaves the kernel's default.
     pub tcp_ecn: Option<u8>,
+    /// Write every packet as it leaves the link to this pcapng file (the first
+    /// [`EmuConfig::snaplen`] bytes: headers, ECN field included).
+    pub pcap: Option<std::path::PathBuf>,
+    pub snaplen: u32,
 }
 
 impl EmuConfig {
@@ -57,6 +61,8 @@ impl EmuConfig {
             packet_log: true,
             mtu: 1500,
             tcp_ecn: None,
+            pcap: None,
+            snaplen: super::capture::SNAPLEN,
         })
     }
 }

@@ -9,6 +9,7 @@
 //! forward direction is namespace → host.
 
 mod buffer;
+mod capture;
 mod config;
 pub mod ip;
 mod log;
@@ -36,7 +37,7 @@ pub const LINGER_MAX: Duration = Duration::from_secs(10);
 /// How long a command gets to exit on its own after Ctrl-C (it is sent SIGINT) before
 /// its process group is killed: Ctrl-C stops `tcplab emulate` within a second even when
 /// the command ignores SIGINT.
-pub const INTERRUPT_GRACE: Duration = Duration::from_millis(300);
+pub const INTERRUPT_GRACE: Duration = Duration::from_millis(200);
 
 /// How a [`run_command`] ended.
 #[derive(Debug)]

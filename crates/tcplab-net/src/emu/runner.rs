@@ -9,6 +9,7 @@
 //! model scheduled them, so the log records each packet's lateness against the model.
 
 use super::buffer::{Buf, BufPool};
+use super::capture::Capture;
 use super::config::EmuConfig;
 use super::log::{LatenessHistogram, PacketEvent, PacketFacts, PacketLog};
 use super::net::EmuNet;
@@ -189,6 +190,9 @@ struct Loop {
     next_sample: Option<Time>,
     last_admit: Time,
     log: PacketLog,
+    capture: Option<Capture>,
+    /// Writing the capture failed (reported when the emulator stops).
+    capture_error: Option<NetError>,
     /// Per direction, the drops the log accounts for (see `collect_drops`).
     accounted: [tcplab_link::LinkCounters; 2],
     late: LatenessHistogram,
@@ -230,6 +234,10 @@ impl Loop {
             Sampling::Interval(_) => Some(Time::ZERO),
             _ => None,
         };
+        let capture = match &cfg.pcap {
+            Some(p) => Some(Capture::create(p, cfg.snaplen, &cfg.scenario.name)?),
+            None => None,
+        };
         let info = EmuInfo {
             scenario: cfg.scenario.name.clone(),
             seed: cfg.seed,
@@ -252,6 +260,8 @@ impl Loop {
             next_sample,
             last_admit: Time::ZERO,
             log: PacketLog::default(),
+            capture,
+            capture_error: None,
             accounted: Default::default(),
             late: LatenessHistogram::default(),
             series: tcplab_sim::Table::default(),
@@ -313,6 +323,13 @@ impl Loop {
                 stop = quiet || now >= d.deadline;
             }
         }
+        if let Some(c) = self.capture.take() {
+            let done = c.finish();
+            if let Some(e) = self.capture_error.take() {
+                return Err(e);
+            }
+            done?;
+        }
         Ok(self.results())
     }
 
@@ -333,6 +350,11 @@ impl Loop {
                 let ev = match self.tuns[1 - d].send(b.bytes()) {
                     Ok(()) => {
                         self.late.add(late);
+                        if let Some(c) = &mut self.capture {
+                            if let Err(e) = c.packet(d, t.0, b.bytes()) {
+                                self.capture_error.get_or_insert(e);
+                            }
+                        }
                         PacketEvent::Depart
                     }
                     Err(_) => PacketEvent::DropWrite,

@@ -45,10 +45,13 @@ pub fn receive_until(
     let stopped = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
     listener.set_nonblocking(false).map_err(io("listener"))?;
     let (mut c, peer) = accept_within(listener, idle, stop)?;
-    let slice = if stop.is_some() { idle.min(STOP_POLL) } else { idle };
-    c.set_read_timeout(Some(slice)).map_err(io("socket"))?;
+    // The preamble follows the handshake at once (a sender that is stopped before
+    // sending it shuts its socket down, so this read ends too).
+    c.set_read_timeout(Some(idle)).map_err(io("socket"))?;
     let mut pre = [0u8; PREAMBLE];
     c.read_exact(&mut pre).map_err(io("reading the preamble"))?;
+    let slice = if stop.is_some() { idle.min(STOP_POLL) } else { idle };
+    c.set_read_timeout(Some(slice)).map_err(io("socket"))?;
     if u32::from_be_bytes(pre[0..4].try_into().expect("4")) != MAGIC || pre[4] != VERSION {
         return Err(NetError::Protocol(format!(
             "{peer} is not a tcplab kernel-TCP sender (bad preamble)"
