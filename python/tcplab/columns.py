@@ -222,12 +222,16 @@ COLUMNS: dict[str, dict[str, Column]] = {
     "packets": {
         "t_s": Column("s", "wall-clock time of the event since the emulation started", 0),
         "direction": Column("", "`fwd` (namespace → host) or `rev`"),
-        "event": Column("", "`arrive`, `depart`, `drop_queue`, `drop_loss` or `drop_down`"),
+        "event": Column("", "`arrive`, `depart`, `drop_queue` (full queue or the "
+                        "discipline's drop), `drop_loss`, `drop_down` or `drop_write`"),
         "bytes": Column("B", "IP packet length", 0),
         "delay_ns": Column("ns", "departures: time from arrival to departure (queue + "
                            "serialisation + propagation); else 0", 0),
         "late_ns": Column("ns", "departures: how late the packet left after the time the "
                           "link model gave it (the emulator's own error); else 0", 0),
+        "ecn": Column("", "the packet's IP ECN field at the event: `not-ect`, `ect1`, `ect0` "
+                      "or `ce` (a departure shows the queue discipline's mark); empty when "
+                      "the packet is not at hand"),
     },
     "cc_trace": {
         **_RUN,

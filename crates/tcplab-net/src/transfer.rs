@@ -164,9 +164,8 @@ fn one_flow(
             let l = TcpListener::bind((host, 0)).map_err(|e| NetError::io("binding", e))?;
             let to = l.local_addr().map_err(|e| NetError::io("binding", e))?;
             let (snd, rcv) = std::thread::scope(|s| {
-                let r = s.spawn(|| {
-                    ktcp::receive_until(&l, Duration::from_secs(30), stop.as_deref())
-                });
+                let r =
+                    s.spawn(|| ktcp::receive_until(&l, Duration::from_secs(30), stop.as_deref()));
                 let snd = emu.ns().run_in(|| {
                     ktcp::send(&ktcp::SendConfig {
                         to,

@@ -88,14 +88,25 @@ fn in_csum_errors() -> u64 {
         .split_whitespace()
         .position(|n| n == "InCsumErrors")
         .unwrap_or(0);
-    values.split_whitespace().nth(i).unwrap().parse().unwrap_or(0)
+    values
+        .split_whitespace()
+        .nth(i)
+        .unwrap()
+        .parse()
+        .unwrap_or(0)
 }
 
 /// Sends `n` datagrams of 1000 bytes at 4 Mbit/s (twice the link) with IP TOS `tos`
 /// from the namespace; returns (the TOS byte of each one received, the emulator's
 /// results).
-fn overload(tos: i32, n: usize) -> (Vec<u8>, tcplab_net::emu::EmuResults) {
-    let emu = Emulation::start(codel_link()).unwrap();
+fn overload(
+    tos: i32,
+    n: usize,
+    pcap: Option<std::path::PathBuf>,
+) -> (Vec<u8>, tcplab_net::emu::EmuResults) {
+    let mut cfg = codel_link();
+    cfg.pcap = pcap;
+    let emu = Emulation::start(cfg).unwrap();
     let sink = UdpSocket::bind((emu.host_addr(), 0)).unwrap();
     setsockopt_int(sink.as_raw_fd(), libc::IPPROTO_IP, libc::IP_RECVTOS, 1);
     sink.set_read_timeout(Some(Duration::from_millis(1500)))
@@ -141,7 +152,8 @@ fn codel_marks_ect_packets_ce_in_their_ip_header() {
         return;
     }
     let csum_before = in_csum_errors();
-    let (got, res) = overload(0x02, 500); // ECT(0)
+    let pcap = std::env::temp_dir().join(format!("tcplab-ecn-{}.pcapng", std::process::id()));
+    let (got, res) = overload(0x02, 500, Some(pcap.clone())); // ECT(0)
     let ce = got.iter().filter(|&&t| t & 0b11 == 0b11).count() as u64;
     eprintln!(
         "received {} of 500, {ce} CE; link marked {}, dropped_aqm {}, sojourn p50 {:?} ms",
@@ -170,6 +182,33 @@ fn codel_marks_ect_packets_ce_in_their_ip_header() {
     };
     assert_eq!(logged(PacketEvent::Depart, "ce"), ce);
     assert_eq!(logged(PacketEvent::Arrive, "ce"), 0);
+    // The capture holds the packets as they left the link: the same CE marks.
+    let (udp, udp_ce) = captured_udp(&std::fs::read(&pcap).unwrap());
+    std::fs::remove_file(&pcap).unwrap();
+    assert_eq!(
+        (udp, udp_ce),
+        (500, ce),
+        "forward UDP packets in the capture, CE among them"
+    );
+}
+
+/// (forward UDP packets, those with CE) in a pcapng file of the emulator's.
+fn captured_udp(b: &[u8]) -> (u64, u64) {
+    let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+    let (mut at, mut udp, mut ce) = (0, 0, 0);
+    while at + 12 <= b.len() {
+        let (kind, len) = (u32_at(at), u32_at(at + 4) as usize);
+        // An enhanced packet block on interface 0 (forward) with an IPv4 UDP packet.
+        if kind == 6 && u32_at(at + 8) == 0 {
+            let ip = &b[at + 28..];
+            if ip[0] >> 4 == 4 && ip[9] == 17 {
+                udp += 1;
+                ce += u64::from(ip[1] & 0b11 == 0b11);
+            }
+        }
+        at += len;
+    }
+    (udp, ce)
 }
 
 #[test]
@@ -177,7 +216,7 @@ fn codel_drops_packets_that_are_not_ecn_capable() {
     if !can_run() {
         return;
     }
-    let (got, res) = overload(0x00, 500);
+    let (got, res) = overload(0x00, 500, None);
     let dropped = fwd(&res, "dropped_aqm");
     eprintln!("received {} of 500; dropped_aqm {dropped}", got.len());
     assert!(dropped > 10, "CoDel drops instead ({dropped})");
@@ -185,7 +224,12 @@ fn codel_drops_packets_that_are_not_ecn_capable() {
     assert_eq!(fwd(&res, "marked_ce"), 0);
     assert!(got.iter().all(|&t| t & 0b11 == 0));
     let drops_logged = (0..res.packets.len())
-        .filter(|&i| res.packets.direction[i] == 0 && res.packets.event[i] == PacketEvent::DropQueue)
+        .filter(|&i| {
+            res.packets.direction[i] == 0 && res.packets.event[i] == PacketEvent::DropQueue
+        })
         .count() as u64;
-    assert_eq!(drops_logged, dropped, "each dequeue drop is in the packet log");
+    assert_eq!(
+        drops_logged, dropped,
+        "each dequeue drop is in the packet log"
+    );
 }

@@ -116,7 +116,9 @@ fn emulate<'py>(
     let timeout = timeout_s.map(Duration::from_secs_f64);
     let stop = Arc::new(AtomicBool::new(false));
     let (out, _pending) = watching_signals(py, &stop, || {
-        guard("emulate", || emu::run_command(cfg, &argv, timeout, Some(&stop)))
+        guard("emulate", || {
+            emu::run_command(cfg, &argv, timeout, Some(&stop))
+        })
     });
     let out = out?.map_err(net_err)?;
     let (res, status) = (out.results, out.status);

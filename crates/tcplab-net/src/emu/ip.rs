@@ -156,7 +156,11 @@ mod tests {
     #[test]
     fn the_flow_key_is_the_five_tuple() {
         let a = flow_key(&v4(0, 40000, 5201));
-        assert_eq!(a, flow_key(&v4(0x02, 40000, 5201)), "ECN does not change the flow");
+        assert_eq!(
+            a,
+            flow_key(&v4(0x02, 40000, 5201)),
+            "ECN does not change the flow"
+        );
         assert_ne!(a, flow_key(&v4(0, 40001, 5201)));
         assert_ne!(a, flow_key(&v4(0, 40000, 5202)));
         let mut other_host = v4(0, 40000, 5201);

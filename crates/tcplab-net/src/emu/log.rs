@@ -85,7 +85,15 @@ impl PacketFacts {
 }
 
 impl PacketLog {
-    pub fn push(&mut self, t: u64, dir: u8, ev: PacketEvent, p: PacketFacts, delay: u64, late: u64) {
+    pub fn push(
+        &mut self,
+        t: u64,
+        dir: u8,
+        ev: PacketEvent,
+        p: PacketFacts,
+        delay: u64,
+        late: u64,
+    ) {
         self.t_ns.push(t);
         self.direction.push(dir);
         self.event.push(ev);

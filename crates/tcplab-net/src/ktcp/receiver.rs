@@ -50,7 +50,11 @@ pub fn receive_until(
     c.set_read_timeout(Some(idle)).map_err(io("socket"))?;
     let mut pre = [0u8; PREAMBLE];
     c.read_exact(&mut pre).map_err(io("reading the preamble"))?;
-    let slice = if stop.is_some() { idle.min(STOP_POLL) } else { idle };
+    let slice = if stop.is_some() {
+        idle.min(STOP_POLL)
+    } else {
+        idle
+    };
     c.set_read_timeout(Some(slice)).map_err(io("socket"))?;
     if u32::from_be_bytes(pre[0..4].try_into().expect("4")) != MAGIC || pre[4] != VERSION {
         return Err(NetError::Protocol(format!(
@@ -121,7 +125,11 @@ fn accept_within(
         events: libc::POLLIN,
         revents: 0,
     };
-    let slice = if stop.is_some() { idle.min(STOP_POLL) } else { idle };
+    let slice = if stop.is_some() {
+        idle.min(STOP_POLL)
+    } else {
+        idle
+    };
     let ms = slice.as_millis().min(i32::MAX as u128) as i32;
     let mut waited = Duration::ZERO;
     let r = loop {

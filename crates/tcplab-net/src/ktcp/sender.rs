@@ -263,7 +263,11 @@ fn write_pattern(c: &mut TcpStream, cfg: &SendConfig, clock: &Clock) -> std::io:
     let mut off = 0u64;
     let limit = cfg.bytes.unwrap_or(u64::MAX);
     while off < limit {
-        if cfg.stop.as_deref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+        if cfg
+            .stop
+            .as_deref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+        {
             break;
         }
         if let Some(d) = cfg.duration {
