@@ -480,6 +480,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = args.fn(args)
         sys.stdout.flush()  # a closed pipe is found here, not at exit
+        if code == 130:  # the command caught Ctrl-C itself and wrote what it had
+            return _interrupted(argv)
         if argv is None:
             # Done and written: a Ctrl-C from here on would only cut Python's exit short
             # (which restores SIGINT's default action, so the process would end by the
