@@ -86,6 +86,9 @@ def row(name: str, how: str, res: Result, duration_s: float) -> dict:
         "dropped_limit": count("dropped_limit"),
         "marked_ce": count("marked_ce"),
         "retx_segments": int(res.flows["retransmitted_segments"].sum()),
+        # The emulator's timing error (its departures' lateness against the model's
+        # schedule, 99th percentile; none when simulated).
+        "emu_late_p99_ms": res.info.get("late_p99_s", float("nan")) * 1e3,
     }
 
 
