@@ -176,6 +176,33 @@ def test_compare_runs_three_ways(tmp_path):
     assert res.plot(tmp_path / "c.png").exists()
 
 
+@needs_root
+@pytest.mark.parametrize("tcp_ecn", [1, 0])
+def test_compare_on_a_codel_link_with_the_kernels_ecn(tcp_ecn):
+    # Issue 32 item 5: the kernel's TCP through the emulator's CoDel. With
+    # net.ipv4.tcp_ecn = 1 in the namespace its segments are ECT and CoDel marks them
+    # CE (no drop, no retransmission); with 0 CoDel drops them.
+    from tcplab.compare import compare
+
+    sc = tcplab.Scenario({"sample": "50ms", "duration": "4s",
+                          "link": {"rate": "10Mbps", "delay": "10ms", "queue": "1000pkt",
+                                   "discipline": {"kind": "codel", "ecn": True}},
+                          "flow": [{"cc": "cubic", "bytes": "unlimited"}]})
+    res = compare(sc, modes=("kernel",), tcp_ecn=tcp_ecn)
+    r = res.results["kernel"]
+    fwd = r.links.set_index("direction").loc["fwd"]
+    assert fwd["sojourn_p50_ms"] < 100, fwd
+    if tcp_ecn:
+        assert fwd["marked_ce"] > 0 and fwd["dropped_aqm"] == 0, fwd
+        assert r.flows["retransmitted_segments"].sum() == 0, r.flows
+        p = r.tables["packets"].to_pandas()
+        departed = p[(p.direction == "fwd") & (p.event == "depart")]
+        assert (departed.ecn == "ce").sum() == fwd["marked_ce"]
+    else:
+        assert fwd["dropped_aqm"] > 0 and fwd["marked_ce"] == 0, fwd
+    assert "with ECN" in res.labels["kernel"] or not tcp_ecn
+
+
 def test_emulate_refuses_a_dumbbell():
     if not OK:
         pytest.skip(f"emulator unavailable: {WHY}")
