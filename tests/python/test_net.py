@@ -203,6 +203,37 @@ def test_compare_on_a_codel_link_with_the_kernels_ecn(tcp_ecn):
     assert "with ECN" in res.labels["kernel"] or not tcp_ecn
 
 
+@needs_root
+def test_emulate_pcap_shows_the_ce_marks(tmp_path):
+    # Issue 32 item 5: the capture holds each packet as it left the link, so a CE mark
+    # the discipline set in the IP header is in it (read here with dpkt).
+    dpkt = pytest.importorskip("dpkt")
+    port = _free_port()
+    got = {}
+    rcv = threading.Thread(target=lambda: got.update(
+        tnet.tcp_recv(f"0.0.0.0:{port}", timeout=30)))
+    rcv.start()
+    pcap = tmp_path / "ce.pcapng"
+    sc = {"sample": "50ms", "link": {"rate": "10Mbps", "delay": "10ms", "queue": "1000pkt",
+                                     "discipline": {"kind": "codel", "ecn": True}}}
+    send = (f"{sys.executable} -m tcplab.cli tcp-send $TCPLAB_EMU_HOST:{port} --cc cubic "
+            "--time 3s --quiet")
+    res = tnet.emulate(sc, ["sh", "-c", send], tcp_ecn=1, pcap=pcap, timeout=30)
+    rcv.join()
+    assert res.exit_code == 0 and got["status"] == "ok", (res, got)
+    marked = int(res.links.set_index("direction").loc["fwd", "marked_ce"])
+    assert marked > 0, res.links
+    codepoints = {}
+    with open(pcap, "rb") as f:
+        for _, buf in dpkt.pcapng.Reader(f):
+            ip = dpkt.ip.IP(buf)
+            if isinstance(ip.data, dpkt.tcp.TCP) and ip.data.data:
+                codepoints[ip.tos & 3] = codepoints.get(ip.tos & 3, 0) + 1
+    # Data segments: ECT(0) from the kernel, CE where CoDel marked them, none Not-ECT.
+    assert codepoints.get(3, 0) == marked, codepoints
+    assert codepoints.get(2, 0) > 1000 and 0 not in codepoints, codepoints
+
+
 def test_emulate_refuses_a_dumbbell():
     if not OK:
         pytest.skip(f"emulator unavailable: {WHY}")
