@@ -24,6 +24,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any
 
+from tcplab._startup import interrupted
+
+#: Longest sleep of the pool's loop (see :func:`tcplab._startup.interrupted`).
+WAKE_S = 0.1
+
 #: Seconds a worker gets past the time limit to stop by itself before it is killed (the
 #: simulator honours the limit within milliseconds; this covers everything around it).
 KILL_GRACE_S = 10.0
@@ -149,8 +154,12 @@ def run_supervised(fn: Callable[[Any], Any], args: Iterable[Any], workers: int,
                     s.give(*todo.popleft(), time_limit, grace)
             busy = [s for s in slots if s.job is not None]
             timeout = max(0.0, min(s.deadline for s in busy) - time.monotonic())
+            # Never long asleep: a Ctrl-C whose KeyboardInterrupt was lost in a finaliser,
+            # or whose signal woke another thread, is raised here within WAKE_S.
             ready = wait([s.conn for s in busy] + [s.proc.sentinel for s in busy],
-                         timeout=min(timeout, 3600.0))
+                         timeout=min(timeout, WAKE_S))
+            if interrupted():
+                raise KeyboardInterrupt
             for s in busy:
                 if s.conn in ready:
                     try:
