@@ -40,6 +40,7 @@ def command_name(argv: list[str] | None = None) -> str | None:
 
 
 def interrupted_line(argv: list[str] | None = None) -> str:
+    """The one line the program prints on Ctrl-C: ``tcplab CMD: interrupted``."""
     cmd = command_name(argv)
     return f"tcplab {cmd}: interrupted" if cmd else "tcplab: interrupted"
 
