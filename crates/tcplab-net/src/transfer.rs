@@ -181,7 +181,11 @@ fn one_flow(
                 });
                 (snd, r.join())
             });
-            let snd = snd.map_err(|e| NetError::io("entering the namespace", e))??;
+            let snd = match snd.map_err(|e| NetError::io("entering the namespace", e))? {
+                Ok(s) => s,
+                Err(_) if stopped() => return Ok(out), // cut short before it had a report
+                Err(e) => return Err(e),
+            };
             let rcv = rcv.map_err(|_| NetError::Protocol("receiver thread panicked".into()))?;
             // Cut short, the receiver may have had nothing to report.
             let rcv_bytes = match rcv {
@@ -224,7 +228,11 @@ fn one_flow(
                 let snd = emu.ns().run_in(|| udp::send(&so));
                 (snd, r.join())
             });
-            let snd = snd.map_err(|e| NetError::io("entering the namespace", e))??;
+            let snd = match snd.map_err(|e| NetError::io("entering the namespace", e))? {
+                Ok(s) => s,
+                Err(_) if stopped() => return Ok(out), // cut short before it had a report
+                Err(e) => return Err(e),
+            };
             let rcv = rcv.map_err(|_| NetError::Protocol("receiver thread panicked".into()))?;
             let rcv = match rcv {
                 Ok(r) => Some(r),
