@@ -47,13 +47,22 @@ The mean A-MPDU size counts the data senders' PPDUs that carry QoS data (the acc
 point's with 1 station or TCP, the stations' for 8-station UDP): MPDUs per PPDU. ns-3
 counts every PPDU it sends, tcplab those that did not collide.
 
-ns-3's own defaults stand where tcplab has no key: the WifiMacQueue (500 packets shared
-by all receivers of an access category, packets older than 500 ms dropped), no queue disc
-above the device (the default FqCoDel is removed so both sides drop tail), passive
-scanning and association before the traffic starts at 1 s (the run measures `--duration`
-seconds from then). --set KEY=VALUE writes a `[[wlan]]` key into tcplab's cell (e.g.
-`--set ampdu_time=5484us`), --ns3-arg passes an argument to the ns-3 program (e.g.
-`--ns3-arg=--queue=1000`): one switch at a time, for controlled experiments.
+Settings made the same on both sides (see NS3_AMPDU, NS3_QUEUE_PKTS and NS3_FIXED below):
+ns-3's A-MPDU limits and its transmit queue (one WifiMacQueue of 500 packets per access
+category, shared by all receivers: tcplab's `queue` and `node_queue`; `--queue N` sets
+both sides, and then lifts ns-3's 500 ms packet lifetime, which tcplab's queues lack),
+and no explicit BlockAckReq after a missed Block ACK in ns-3 (as in Linux's drivers and
+tcplab). ns-3's own defaults stand elsewhere: no queue disc above the device (the
+default FqCoDel is removed so both sides drop tail), passive scanning and association
+before the traffic starts at 1 s (the run measures `--duration` seconds from then), and
+BulkSendApplication's 512-byte writes. `--preset-ampdu`, `--own-queue` and `--ns3-bar`
+undo one of these each; --set KEY=VALUE writes a `[[wlan]]` key into tcplab's cell (e.g.
+`--set ampdu_time=550us`), --ns3-arg passes an argument to the ns-3 program (e.g.
+`--ns3-arg=--ns3::BulkSendApplication::SendSize=1448`): one switch at a time, for
+controlled experiments. The TCP cells of docs/validation.md run with `--queue 5000`.
+--ns3-only and --no-ns3 run one side; ns-3's output and times are kept under the build
+directory, and --reuse prints a kept run again instead of running ns-3 (--detail adds
+its counters: MAC queue drops, TCP recoveries and timeouts, goodput by tenths of the run).
 """
 
 from __future__ import annotations
