@@ -124,6 +124,35 @@ fn ack_airtime_and_queue_limit() {
     assert_eq!(m.counters(0).dropped_queue, 1);
 }
 
+/// A node-wide limit (ns-3's one `WifiMacQueue` per access category, shared by every
+/// receiver) caps what the access point holds for all its stations together: with 500
+/// packets offered to each of four stations, the per-destination queues (1000 each) take
+/// all 2000, a 500-packet node queue takes 500 and drops the rest, and serves them all.
+#[test]
+fn node_queue_is_shared_by_every_destination() {
+    let offer = |node_queue: Option<u32>| {
+        let mut p = WlanParams::preset("802.11ac").unwrap();
+        p.node_queue = node_queue;
+        let mut m = Wlan::new(p, 5, Rng::from_seed(3));
+        let mut queued = 0;
+        for i in 0..2000u32 {
+            let to = 1 + (i % 4) as u16;
+            if m.handle_packet(Time::ZERO, 0, to, data(i)) == Admit::Queued {
+                queued += 1;
+            }
+        }
+        let delivered = drain(&mut m).len();
+        (
+            queued,
+            m.counters(0).dropped_queue,
+            m.counters(0).max_queue_pkts,
+            delivered,
+        )
+    };
+    assert_eq!(offer(None), (2000, 0, 2000, 2000));
+    assert_eq!(offer(Some(500)), (500, 1500, 500, 500));
+}
+
 /// With every frame in error, an MPDU is tried `retry_limit` times, the contention
 /// window doubling each time, then dropped and reported once.
 #[test]

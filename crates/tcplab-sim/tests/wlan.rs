@@ -364,6 +364,22 @@ reorder_timeout = "0s""#,
             "wlan[0].reorder_timeout",
             "must be > 0",
         ),
+        (
+            r#"standard = "802.11ac"
+ap = "ap"
+stations = ["sta1"]
+node_queue = "0pkt""#,
+            "wlan[0].node_queue",
+            "at least 1",
+        ),
+        (
+            r#"standard = "802.11ac"
+ap = "ap"
+stations = ["sta1"]
+node_queue = "64KB""#,
+            "wlan[0].node_queue",
+            "packets",
+        ),
     ] {
         let e = parse_scenario_str(&base(wlan), "bad.toml").unwrap_err();
         assert_eq!(e.key, key, "{e}");

@@ -583,9 +583,10 @@ impl<P: Packet> Medium<P> for Wlan<P> {
         let (from, to) = (from as usize, to as usize);
         debug_assert!(from != to && to < self.sta.len(), "bad addressing");
         let limit = self.p.queue as usize;
+        let node_limit = self.p.node_queue.unwrap_or(u32::MAX);
         let st = &mut self.sta[from];
         st.c.offered_pkts += 1;
-        if st.queues[to].len() >= limit {
+        if st.queues[to].len() >= limit || st.queued >= node_limit {
             st.c.dropped_queue += 1;
             return Admit::DroppedQueue;
         }

@@ -46,6 +46,11 @@ pub struct WlanParams {
     pub ampdu: Option<Ampdu>,
     /// Packets each transmit queue holds (one queue per destination at each node).
     pub queue: u32,
+    /// Packets a node holds over all its destinations' queues together, `None`: no limit
+    /// beyond `queue`. ns-3's model keeps one `WifiMacQueue` per access category shared
+    /// by every receiver (`MaxSize` 500 packets), so its access point holds 500 packets
+    /// however many stations it serves.
+    pub node_queue: Option<u32>,
     /// Probability that an MPDU is received in error (per station link, both directions).
     pub per: f64,
     /// The data PHY's modulation and code rate (`None` for DSSS or a rate outside the
@@ -102,6 +107,7 @@ impl WlanParams {
             block_ack_bytes: 32,
             ampdu: None,
             queue: 1000,
+            node_queue: None,
             per: 0.0,
             modulation: None,
             mcs: None,
@@ -219,6 +225,9 @@ impl WlanParams {
         }
         if self.queue == 0 {
             return Err("queue: must hold at least one packet".into());
+        }
+        if self.node_queue == Some(0) {
+            return Err("node_queue: must hold at least one packet".into());
         }
         if !(0.0..1.0).contains(&self.per) {
             return Err("per: a probability in [0, 1)".into());

@@ -11,6 +11,7 @@
 //! # any constant of the preset: slot, sifs, aifsn, cw_min, cw_max, retry_limit,
 //! # data_rate, preamble, control_rate, mac_overhead, ampdu, ampdu_frames,
 //! # ampdu_bytes, ampdu_time, queue, cost
+//! node_queue = "500pkt"        # packets a node holds over all its destinations' queues
 //! mcs = 7                      # 802.11n/ac: the data PHY from an MCS (instead of data_rate)
 //! streams = 1                  # 802.11ac: spatial streams (HT's MCS index implies them)
 //! channel_width = 20           # MHz
@@ -450,6 +451,20 @@ fn overrides(w: &Section<'_>, standard: &str, p: &mut WlanParams) -> R<()> {
                     "queue",
                     w.table.get("queue"),
                     "a cell's queues are counted in packets, e.g. \"1000pkt\" (at least 1)",
+                ))
+            }
+        };
+    }
+    if let Some(q) = parse_queue(w, "node_queue")? {
+        p.node_queue = match q {
+            QueueLimit::Packets(n) if n > 0 => Some(n),
+            QueueLimit::Unlimited => None,
+            _ => {
+                return Err(w.err(
+                    "node_queue",
+                    w.table.get("node_queue"),
+                    "packets a node holds over all its queues, e.g. \"500pkt\" (at least 1) \
+                     or \"unlimited\"",
                 ))
             }
         };
