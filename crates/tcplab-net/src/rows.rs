@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use tcplab_core::{Metrics, Value};
-use tcplab_sim::{Data, Table};
+use tcplab_scenario::{Data, Table};
 
 /// Every column of the simulator's `flows` table for one flow.
 #[derive(Clone, Debug, Default, PartialEq)]

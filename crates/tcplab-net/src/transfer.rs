@@ -10,7 +10,7 @@ use crate::udp::{self, RecvOptions, SendOptions};
 use std::net::{TcpListener, UdpSocket};
 use std::time::Duration;
 use tcplab_core::Dur;
-use tcplab_sim::{FlowSpec, Table, Trace};
+use tcplab_scenario::{FlowSpec, Table, Trace};
 
 /// Which implementation carries the flow.
 #[derive(Clone, Debug)]

@@ -8,9 +8,9 @@
 //! at the end of the run is always kept. The run info reports the stride, so a thinned
 //! series never passes for the requested one.
 
-use crate::results::Results;
-use crate::scenario::{Sampling, Scenario};
 use crate::ConfigError;
+use tcplab_scenario::Results;
+use tcplab_scenario::{Sampling, Scenario};
 
 /// Heap per flow: both TCP endpoints, the flow's bookkeeping and its event-queue share.
 /// Rings start empty and grow to their high-water mark, so this grows with the window:

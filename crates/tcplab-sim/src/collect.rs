@@ -3,9 +3,9 @@
 
 use crate::flow::{Flow, SINK, SOURCE};
 use crate::media::Wiring;
-use crate::results::Results;
-use crate::scenario::Scenario;
 use tcplab_core::{Metrics, Time};
+use tcplab_scenario::Results;
+use tcplab_scenario::Scenario;
 use tcplab_transport::{Endpoint, Violation};
 
 /// What the sink delivered must match what the source sent: never more, and for a

@@ -1,7 +1,7 @@
 //! What an emulation runs: a scenario's point-to-point link, a seed and driver options.
 
 use crate::error::NetError;
-use tcplab_sim::{parse_scenario_table, ConfigError, Sampling, Scenario};
+use tcplab_scenario::{parse_scenario_table, ConfigError, Sampling, Scenario};
 use toml::{Table, Value};
 
 /// Emulator settings.

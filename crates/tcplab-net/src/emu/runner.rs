@@ -30,7 +30,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use tcplab_core::{Rng, Time};
 use tcplab_link::{Admit, Link, Packet};
-use tcplab_sim::Sampling;
+use tcplab_scenario::Sampling;
 
 const TUN_TOKENS: [Token; 2] = [Token(0), Token(1)];
 const TIMER: Token = Token(2);
@@ -40,7 +40,7 @@ const READ_BUDGET: usize = 128;
 
 /// The master seed of replication 0 of `seed`, as the simulator derives it, so a link
 /// draws the same losses and jitter in emulation as in simulation with the same seed.
-/// (A copy of `tcplab_sim`'s private `master_seed`.)
+/// (A copy of `tcplab_scenario`'s private `master_seed`.)
 fn master_seed(seed: u64) -> u64 {
     Rng::named(seed, "replication").next_u64() ^ seed
 }
@@ -190,7 +190,7 @@ struct Loop {
     last_admit: Time,
     log: PacketLog,
     late: LatenessHistogram,
-    series: tcplab_sim::Table,
+    series: tcplab_scenario::Table,
     info: EmuInfo,
 }
 
@@ -251,7 +251,7 @@ impl Loop {
             last_admit: Time::ZERO,
             log: PacketLog::default(),
             late: LatenessHistogram::default(),
-            series: tcplab_sim::Table::default(),
+            series: tcplab_scenario::Table::default(),
             info,
         })
     }

@@ -13,7 +13,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tcplab_core::Dur;
-use tcplab_sim::Table;
+use tcplab_scenario::Table;
 
 /// Linux's "no slow-start threshold yet".
 const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;

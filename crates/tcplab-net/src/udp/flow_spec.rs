@@ -6,7 +6,7 @@ use crate::wire::{
     COMMON_HEADER, DATAGRAM_FIXED, DATA_HEADER_WITH_TS, OPTION_HEADER, SYMBOL_FIXED,
     TACK_DATA_FIXED, TAG_LEN, TCP_TIMESTAMP_LEN,
 };
-use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec};
+use tcplab_scenario::{parse_scenario_table, ConfigError, FlowSpec};
 use tcplab_transport::coded::{
     FORWARD_HEADER_BYTES, FORWARD_IP_UDP_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
 };

@@ -16,7 +16,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use tcplab_core::{Dur, Metrics, Time, Value};
-use tcplab_sim::{ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
+use tcplab_scenario::{ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
 use tcplab_transport::{AnyEndpoint, Endpoint, ReceiverConfig, ReceiverStats, TransportSpec};
 
 /// The receive socket buffer a receiver asks for (bytes).
@@ -282,7 +282,7 @@ fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
 
 /// A series row plus the trace its controller writes to.
 struct Sample<'a> {
-    row: tcplab_sim::Row<'a>,
+    row: tcplab_scenario::Row<'a>,
     trace: &'a mut Trace,
     t_s: f64,
 }

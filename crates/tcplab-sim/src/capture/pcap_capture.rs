@@ -5,9 +5,9 @@ use super::addresses::{flow_ports, node_ip, Endpoints};
 use super::headers::{encode, WINDOW_SHIFT};
 use super::pcapng::PcapngWriter;
 use super::{Carried, Tap};
-use crate::scenario::{Duplex, Scenario};
 use std::fmt::{self, Write as _};
 use std::io::{self, Write};
+use tcplab_scenario::{Duplex, Scenario};
 
 /// Bytes kept of each packet unless told otherwise: every header tcplab writes (IPv4,
 /// TCP with four SACK blocks: 76 bytes) fits.
