@@ -14,7 +14,9 @@ mod routing;
 mod scenario;
 
 pub use error::ConfigError;
-pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml};
+pub use parse::{
+    parse_flow_table, parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml,
+};
 pub use results::{Column, Data, Labels, Results, Row, RunInfo, Table, Trace};
 pub use scenario::{
     Duplex, FlowSpec, Hop, LinkChange, LinkSpec, NodeSpec, Sampling, Scenario, WlanSpec,

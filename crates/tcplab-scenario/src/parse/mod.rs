@@ -1,7 +1,7 @@
 //! Strict TOML scenario parsing: units, ranges, unknown keys, all with clear errors.
 
 use crate::error::ConfigError;
-use crate::scenario::{Sampling, Scenario};
+use crate::scenario::{FlowSpec, Sampling, Scenario};
 use tcplab_core::units;
 use tcplab_core::Dur;
 use toml::{Table, Value};
@@ -95,6 +95,17 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> String {
         e.message().trim(),
         format!("{before}{after}").escape_default()
     )
+}
+
+/// Parses one `[[flow]]` table on its own, as a driver that runs a single flow reads it
+/// (the UDP driver's `send` and `recv`): the keys, defaults and errors of a scenario's
+/// flow (`source` names it, keys are reported as `flow.<key>`), without a topology, so
+/// `from`, `to` and `path` are unknown keys here. A `count` above 1 gives the first flow.
+pub fn parse_flow_table(t: &Table, source: &str) -> R<FlowSpec> {
+    let f = Section::new(source, "flow".into(), t);
+    let flows = flow::parse_flow(&f, 0, &[])?;
+    f.finish()?;
+    Ok(flows.into_iter().next().expect("count is at least 1"))
 }
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
