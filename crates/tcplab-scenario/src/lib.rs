@@ -8,12 +8,14 @@
 //! and the emulator land in the same figures.
 
 mod error;
+mod flow_outcome;
 mod parse;
 mod results;
 mod routing;
 mod scenario;
 
 pub use error::ConfigError;
+pub use flow_outcome::{goodput_bps, FlowOutcome};
 pub use parse::{
     parse_flow_table, parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml,
 };
