@@ -55,3 +55,26 @@ fn errors_name_the_flow_key() {
     assert_eq!(e.key, "flow.from");
     assert!(e.why.starts_with("unknown key"), "{e}");
 }
+
+/// A registered transport whose factory refuses every parameter table.
+fn refusing(
+    _: &mut tcplab_transport::cc::CcParams,
+    _: tcplab_transport::FlowContext,
+) -> Result<tcplab_transport::transport::UserEndpoints, String> {
+    Err("parameter 'x' is not understood".into())
+}
+
+#[test]
+fn a_registered_transport_blames_the_name_or_its_params() {
+    let e = parse_flow_table(&table("bytes = \"1MB\"\ntransport = \"nope\""), "x").unwrap_err();
+    assert_eq!(e.key, "flow.transport");
+    assert!(e.why.starts_with("unknown transport 'nope'"), "{e}");
+    tcplab_transport::transport::register("refusing", refusing).unwrap();
+    let e = parse_flow_table(
+        &table("bytes = \"1MB\"\ntransport = \"refusing\"\nparams = { x = 1 }"),
+        "x",
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "flow.params");
+    assert_eq!(e.why, "parameter 'x' is not understood");
+}
