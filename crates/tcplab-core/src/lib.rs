@@ -6,6 +6,7 @@
 
 pub mod detmath;
 pub mod metrics;
+pub mod peak_heap;
 pub mod rng;
 pub mod splitmix;
 pub mod time;
