@@ -17,7 +17,8 @@ mod scenario;
 pub use error::ConfigError;
 pub use flow_outcome::{goodput_bps, FlowOutcome};
 pub use parse::{
-    parse_flow_table, parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml,
+    parse_flow_table, parse_network_table, parse_scenario_file, parse_scenario_str,
+    parse_scenario_table, parse_toml,
 };
 pub use results::{Column, Data, Labels, Results, Row, RunInfo, Table, Trace};
 pub use scenario::{

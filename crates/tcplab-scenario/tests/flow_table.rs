@@ -78,3 +78,15 @@ fn a_registered_transport_blames_the_name_or_its_params() {
     assert_eq!(e.key, "flow.params");
     assert_eq!(e.why, "parameter 'x' is not understood");
 }
+
+/// The other half: a network without flows, as the link emulator reads it (the traffic
+/// is the program it runs), with no placeholder flow made up for the parser.
+#[test]
+fn a_network_parses_without_flows() {
+    let t = table("[link]\nrate = \"10Mbps\"\ndelay = \"5ms\"\nqueue = \"3000B\"");
+    let sc = tcplab_scenario::parse_network_table(&t, "emu.toml").unwrap();
+    assert!(sc.flows.is_empty());
+    assert_eq!(sc.links[0].fwd.rate_bps, 10_000_000);
+    let e = tcplab_scenario::parse_scenario_table(&t, "emu.toml").unwrap_err();
+    assert_eq!(e.key, "flow");
+}

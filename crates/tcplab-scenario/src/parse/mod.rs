@@ -110,6 +110,16 @@ pub fn parse_flow_table(t: &Table, source: &str) -> R<FlowSpec> {
 
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
 pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
+    parse_table(t, source, true)
+}
+
+/// Parses a scenario table whose `[[flow]]` tables are optional: the network of a
+/// driver whose traffic comes from elsewhere (the link emulator runs real programs).
+pub fn parse_network_table(t: &Table, source: &str) -> R<Scenario> {
+    parse_table(t, source, false)
+}
+
+fn parse_table(t: &Table, source: &str, flows_required: bool) -> R<Scenario> {
     let spread = stack::spread_global(t);
     let table = spread.as_ref().unwrap_or(t);
     let root = Section {
@@ -168,7 +178,7 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         return Err(root.err("memory_limit", root.get("memory_limit"), "must be > 0"));
     }
     let flow_secs = root.tables("flow")?;
-    if flow_secs.is_empty() {
+    if flow_secs.is_empty() && flows_required {
         return Err(root.err("flow", None, "at least one [[flow]] is required"));
     }
     let topo = topology::parse(&root, &flow_secs)?;
