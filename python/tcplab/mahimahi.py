@@ -4,7 +4,7 @@ A link's realised capacity — its rate or delivery trace, scheduled changes and
 replayed as opportunities of 1500 bytes (``tcplab_link::realised_opportunities``)::
 
     tcplab.mahimahi.write_trace(sc, "link", "link.mahi", until_s=120)
-    res.write_mahimahi("link", "link.mahi")        # over the run's length
+    tcplab.mahimahi.write_run_trace(res, "link", "link.mahi")   # over the run's length
 
 The file is Mahimahi's format (one millisecond timestamp per line), so ``mm-link`` or a
 scenario's ``trace`` key can replay it.
@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from tcplab import _tcplab
+from tcplab.result import Result
 from tcplab.scenario import Scenario
 
 #: Bytes one opportunity carries.
@@ -57,3 +58,13 @@ def write_trace(scenario: Scenario, link: str, path: str | Path, direction: str 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
+
+
+def write_run_trace(res: Result, link: str, path: str | Path, direction: str = "fwd") -> Path:
+    """Writes the delivery opportunities link `link` offered during run `res` (from 0 to
+    the run's end) as a Mahimahi trace (see :func:`write_trace`)."""
+    if res.scenario is None:
+        raise ValueError("this result does not know its scenario; use "
+                         "tcplab.mahimahi.write_trace(scenario, ...)")
+    return write_trace(res.scenario, link, path, direction=direction,
+                       until_s=res.info["end_time_s"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -12,9 +12,6 @@ import pyarrow.parquet as pq
 
 from tcplab.columns import with_metadata
 from tcplab.files import inside
-
-if TYPE_CHECKING:  # pragma: no cover
-    from tcplab.scenario import Scenario
 
 #: Columns that identify a row rather than measure something.
 _STAMP = ("scenario", "seed", "replication")
@@ -36,10 +33,14 @@ class Result:
 
     Every row carries ``scenario``, ``seed`` and ``replication``; ``scenario`` (the
     attribute) is the :class:`tcplab.Scenario` that was run, when known.
+
+    A result is data: the modules above it draw and export it, so it imports none of
+    them — the run figure is :func:`tcplab.plot.plot_run`, a link's realised capacity
+    as a Mahimahi trace :func:`tcplab.mahimahi.write_run_trace`.
     """
 
     def __init__(self, info: dict[str, Any], batches: dict[str, pa.RecordBatch],
-                 scenario: Scenario | None = None):
+                 scenario: Any = None):
         self.info = dict(info)
         self.scenario = scenario
         self.tables: dict[str, pa.Table] = {
@@ -134,23 +135,6 @@ class Result:
             if col in f:
                 out[name] = f[col] * scale
         return out
-
-    def plot(self, **kwargs):
-        """The run figure (see :func:`tcplab.plot.plot_run`); returns the Figure."""
-        from tcplab.plot import plot_run
-
-        return plot_run(self, **kwargs)
-
-    def write_mahimahi(self, link: str, path: str | Path, direction: str = "fwd") -> Path:
-        """Writes the delivery opportunities link `link` offered during this run as a
-        Mahimahi trace (see :func:`tcplab.mahimahi.write_trace`)."""
-        from tcplab.mahimahi import write_trace
-
-        if self.scenario is None:
-            raise ValueError("this result does not know its scenario; use "
-                             "tcplab.mahimahi.write_trace(scenario, ...)")
-        return write_trace(self.scenario, link, path, direction=direction,
-                           until_s=self.info["end_time_s"])
 
     def __repr__(self) -> str:
         i = self.info

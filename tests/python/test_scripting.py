@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import tcplab
+import tcplab.mahimahi
 from tcplab import _tcplab, columns, units
 from tcplab.cli import build_parser, main
 from tcplab.stats import format_interval, interval
@@ -129,7 +130,7 @@ def test_datagram_flows_summarise():
 def test_written_trace_replays_the_link(tmp_path):
     sc = tcplab.Scenario.from_toml(ROOT / "examples" / "handover-wave.toml")
     res = tcplab.simulate(sc)
-    path = res.write_mahimahi("link", tmp_path / "link.mahi")
+    path = tcplab.mahimahi.write_run_trace(res, "link", tmp_path / "link.mahi")
     ms = [int(x) for x in path.read_text().split()]
     assert ms[-1] == 120_000
     # 10 Mbit/s: one 1500 B opportunity per 1.2 ms, none during the 60-62 s outage.
@@ -141,9 +142,9 @@ def test_written_trace_replays_the_link(tmp_path):
     g = tcplab.simulate(rep).flows["goodput_bps"][0]
     assert 0.85 * 10e6 * 1460 / 1500 < g <= 10e6 * 1460 / 1500
     with pytest.raises(tcplab.ScenarioError, match="no link named 'nope'"):
-        res.write_mahimahi("nope", tmp_path / "x.mahi")
+        tcplab.mahimahi.write_run_trace(res, "nope", tmp_path / "x.mahi")
     with pytest.raises(tcplab.ScenarioError, match="direction 'up'"):
-        res.write_mahimahi("link", tmp_path / "x.mahi", direction="up")
+        tcplab.mahimahi.write_run_trace(res, "link", tmp_path / "x.mahi", direction="up")
 
 
 # ---- types and docs
@@ -260,7 +261,7 @@ def test_a_scenario_is_parsed_once(monkeypatch, tmp_path):
     assert len(calls) == 1  # the text, by the simulator's own TOML parser
     res = tcplab.simulate(sc)
     assert sc.links
-    res.write_mahimahi("link", tmp_path / "t.mahi")
+    tcplab.mahimahi.write_run_trace(res, "link", tmp_path / "t.mahi")
     assert len(calls) == 1  # running, drawing links and writing traces reuse it
     sc.with_values(**{"link.delay": "5ms"})
     assert len(calls) == 2  # a changed scenario is parsed (and validated) again

@@ -6,6 +6,8 @@
 
 pub mod detmath;
 pub mod metrics;
+pub mod pcapng;
+pub mod peak_heap;
 pub mod rng;
 pub mod splitmix;
 pub mod time;

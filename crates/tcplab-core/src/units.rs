@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn fractions_and_overflow_are_refused_not_rounded() {
-        // Issue 31 item 10: "1.5B" became 2, "0.5bps" 1 bit/s, 2^64 bytes saturated.
+        // Once "1.5B" became 2, "0.5bps" 1 bit/s, 2^64 bytes saturated.
         assert!(parse_bytes("1.5B")
             .unwrap_err()
             .contains("whole number of bytes"));

@@ -578,18 +578,6 @@ impl<P: Packet> Link<P> {
         self.admit(now, pkt, Some(&mut spares.0))
     }
 
-    /// [`Link::handle_packet_spared`], always inlined: for a driver's hottest call site
-    /// only (inlined everywhere, it cost more than the calls it saved).
-    #[inline(always)]
-    pub fn handle_packet_spared_inlined(
-        &mut self,
-        now: Time,
-        pkt: P,
-        spares: &mut FifoSpares<P>,
-    ) -> Admit {
-        self.admit(now, pkt, Some(&mut spares.0))
-    }
-
     #[inline(always)]
     fn admit(&mut self, now: Time, pkt: P, spares: Option<&mut Spares<Entry<P>>>) -> Admit {
         if !self.gate.plain {
@@ -1423,17 +1411,10 @@ mod tests {
                 }
                 assert_eq!(l.poll_timeout(), alone.poll_timeout());
                 let had = l.pipe.capacity();
-                if i % 2 == 0 {
-                    assert_eq!(
-                        l.handle_packet_spared(now, p, &mut spares),
-                        alone.handle_packet(now, p)
-                    );
-                } else {
-                    assert_eq!(
-                        l.handle_packet_spared_inlined(now, p, &mut spares),
-                        alone.handle_packet(now, p)
-                    );
-                }
+                assert_eq!(
+                    l.handle_packet_spared(now, p, &mut spares),
+                    alone.handle_packet(now, p)
+                );
                 took += usize::from(had == 0 && l.pipe.capacity() != 0);
                 assert_eq!(l.counters(), alone.counters());
                 assert_eq!(l.queue_len(now), alone.queue_len(now));

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::io;
-use tcplab_sim::ConfigError;
+use tcplab_scenario::ConfigError;
 
 #[derive(Debug)]
 pub enum NetError {

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tcplab_core::Dur;
-use tcplab_sim::{FlowSpec, Table, Trace};
+use tcplab_scenario::{FlowSpec, Table, Trace};
 
 /// Which implementation carries the flow.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tcplab_core::Dur;
 use tcplab_net::udp::{self, RecvOptions, SendOptions};
 
-fn flow(text: &str) -> tcplab_sim::FlowSpec {
+fn flow(text: &str) -> tcplab_scenario::FlowSpec {
     udp::flow_spec(&text.parse().unwrap(), "test.toml").unwrap()
 }
 

@@ -6,47 +6,11 @@
 //! simulation N more times in the same process and prints each wall time (the first run
 //! of a process pays for page faults and cold caches, the repeats show how much).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use tcplab_core::peak_heap::PeakHeap;
 use tcplab_sim::{parse_scenario_file, simulate};
 
-/// The system's allocator, counting live bytes and their peak.
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let live = LIVE.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(live, Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        grew(l.size());
-        // SAFETY: forwards the caller's layout.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        grew(l.size());
-        // SAFETY: forwards the caller's layout (`calloc`'s lazy pages).
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Relaxed);
-        // SAFETY: `p` was allocated by `System` with layout `l`.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        grew(n);
-        // SAFETY: forwards to `System`; `p` came from it with layout `l`.
-        let q = unsafe { System.realloc(p, l, n) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-        q
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: PeakHeap = PeakHeap;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -69,8 +33,9 @@ fn main() {
         }
         sc.duration = Some(tcplab_core::Dur::from_secs_f64(d));
     }
-    let (base, scenario) = (PEAK.load(Relaxed), LIVE.load(Relaxed));
-    PEAK.store(scenario, Relaxed);
+    // The parse's peak, then a new one from the scenario's live bytes.
+    let base = PeakHeap::peak();
+    let scenario = PeakHeap::reset_peak();
     let t0 = std::time::Instant::now();
     let r = simulate(&sc, seed, 0);
     let wall = t0.elapsed().as_secs_f64();
@@ -81,7 +46,7 @@ fn main() {
         let _ = simulate(&sc, seed, 0);
         eprintln!("again: wall {:.6} s", t.elapsed().as_secs_f64());
     }
-    let peak = PEAK.load(Relaxed) - scenario;
+    let peak = PeakHeap::peak() - scenario;
     match r {
         Ok(r) => {
             println!("{:?}", r.info);

@@ -8,9 +8,9 @@
 //! at the end of the run is always kept. The run info reports the stride, so a thinned
 //! series never passes for the requested one.
 
-use crate::results::Results;
-use crate::scenario::{Sampling, Scenario};
 use crate::ConfigError;
+use tcplab_scenario::Results;
+use tcplab_scenario::{Sampling, Scenario};
 
 /// Heap per flow: both TCP endpoints, the flow's bookkeeping and its event-queue share.
 /// Rings start empty and grow to their high-water mark, so this grows with the window:
@@ -25,7 +25,7 @@ const ROW_BYTES: u64 = 160;
 /// most links of a large topology carry a few packets at a time: B2 at 10,000 flows for
 /// 10 s peaks at 10.0 KB per flow with its four access-link directions included, 8.1 KB
 /// at 100,000 flows (at 64 KB a direction, 100,000 flows were refused as needing 28 GB;
-/// 16 KB until a plain direction shrank to 344 bytes, issue 15).
+/// 16 KB until a plain direction shrank to 344 bytes).
 const MEDIUM_BYTES: u64 = 8 << 10;
 /// Everything else a run needs (tables, parser output, event queue base).
 const BASE_BYTES: u64 = 4 << 20;

@@ -3,9 +3,8 @@
 
 use crate::flow::{Flow, SINK, SOURCE};
 use crate::media::Wiring;
-use crate::results::Results;
-use crate::scenario::Scenario;
 use tcplab_core::{Metrics, Time};
+use tcplab_scenario::{goodput_bps, FlowOutcome, Results, Scenario};
 use tcplab_transport::{Endpoint, Violation};
 
 /// What the sink delivered must match what the source sent: never more, and for a
@@ -57,37 +56,17 @@ pub(crate) fn collect(
         let secs = (until - start).as_secs_f64();
         let c = fl.count[0];
         let mut row = res.flows.row();
-        row.put("flow", (i as u64).into());
-        row.put("name", spec.name.as_str().into());
-        row.put("transport", spec.transport.name().into());
-        if let Some(cc) = spec.transport.cc() {
-            row.put("cc", cc.into());
+        FlowOutcome {
+            bytes_written: src.app_bytes,
+            bytes_delivered: sink.app_bytes,
+            start_s: start.as_secs_f64(),
+            completion_s: completed.then(|| done_at.map(Time::as_secs_f64)).flatten(),
+            completed,
+            finished_s: src.finished_at.and(done_at).map(Time::as_secs_f64),
+            goodput_bps: goodput_bps(sink.app_bytes, secs),
+            ..FlowOutcome::new(i as u32, spec)
         }
-        if let Some(stack) = spec.transport.stack() {
-            row.put("stack", stack.into());
-        }
-        row.put("bytes_target", spec.bytes.into());
-        row.put("bytes_written", src.app_bytes.into());
-        row.put("bytes_delivered", sink.app_bytes.into());
-        row.put("start_s", start.as_secs_f64().into());
-        row.put(
-            "completion_s",
-            completed
-                .then(|| done_at.map(Time::as_secs_f64))
-                .flatten()
-                .into(),
-        );
-        row.put("completed", completed.into());
-        row.put(
-            "finished_s",
-            src.finished_at.and(done_at).map(Time::as_secs_f64).into(),
-        );
-        let goodput = if secs > 0.0 {
-            sink.app_bytes as f64 * 8.0 / secs
-        } else {
-            0.0
-        };
-        row.put("goodput_bps", goodput.into());
+        .publish(&mut row);
         row.put("packets_sent", c.sent.into());
         row.put("packets_delivered", c.delivered.into());
         row.put("packets_lost", c.dropped.into());

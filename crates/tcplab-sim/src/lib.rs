@@ -14,20 +14,18 @@ mod flow;
 mod media;
 mod net;
 mod packets;
-mod parse;
 mod prefetch;
-mod results;
-mod routing;
 mod run;
 mod sampling;
-mod scenario;
 
 pub use budget::{check_memory, estimate_memory};
 pub use error::{ConfigError, SimError};
 pub use event::EventQueue;
-pub use parse::{parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml};
-pub use results::{Column, Data, Labels, Results, Row, RunInfo, Table, Trace};
 pub use run::{simulate, simulate_tapped, simulate_with, Control};
-pub use scenario::{
-    Duplex, FlowSpec, Hop, LinkChange, LinkSpec, NodeSpec, Sampling, Scenario, WlanSpec,
+// Scenarios and results live in `tcplab-scenario`; re-exported so a simulation needs
+// only this crate.
+pub use tcplab_scenario::{
+    parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml, Column, Data,
+    Duplex, FlowSpec, Hop, Labels, LinkChange, LinkSpec, NodeSpec, Results, Row, RunInfo, Sampling,
+    Scenario, Table, Trace, WlanSpec,
 };

@@ -7,11 +7,11 @@
 //! `wlan.<name>`), shared by the links of its associations. A flow's route is a list of
 //! [`Step`]s: which medium, entered at which port, left at which.
 
-use crate::scenario::{Duplex, Hop, LinkSpec, Scenario};
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use tcplab_core::{Metrics, Rng, Time};
 use tcplab_link::{Admit, Delivery, Link, LinkParams, Medium, Port, SharedLink, Wlan};
+use tcplab_scenario::{Duplex, Hop, LinkSpec, Scenario};
 
 /// A packet as media carry it: where its header is stored ([`crate::packets`]), its size
 /// on the wire, where it is on its route, and (in one word) its flow, direction and

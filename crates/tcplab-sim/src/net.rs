@@ -13,10 +13,10 @@
 use crate::event::EventQueue;
 use crate::media::{Pkt, Step, Wiring};
 use crate::packets::PacketStore;
-use crate::scenario::{Hop, LinkSpec};
 use std::num::NonZeroU32;
 use tcplab_core::Time;
 use tcplab_link::{Admit, FifoSpares};
+use tcplab_scenario::{Hop, LinkSpec};
 
 /// No wake-up pending: a medium's in [`Net::medium_wake`], an endpoint's in its flow.
 /// No run reaches `Time::MAX` (its end is earlier), so a wake-up asked for at

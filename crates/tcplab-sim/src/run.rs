@@ -19,11 +19,11 @@ use crate::flow::{narrow_medium, Flow, FlowEnd, PacketCount, FAR_MEDIUM, SINK, S
 use crate::media::{Pkt, Step, Wiring};
 use crate::net::{Item, Net, NO_WAKE};
 use crate::prefetch::LookAhead;
-use crate::results::{Results, RunInfo};
 use crate::sampling::Recorder;
-use crate::scenario::{Sampling, Scenario};
 use tcplab_core::{Rng, Time};
 use tcplab_link::Delivery;
+use tcplab_scenario::{Results, RunInfo};
+use tcplab_scenario::{Sampling, Scenario};
 use tcplab_transport::coded::PayloadPorts;
 use tcplab_transport::{Endpoint, FlowContext, Violation};
 

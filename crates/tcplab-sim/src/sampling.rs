@@ -8,9 +8,9 @@
 use crate::budget::{SeriesBudget, FINAL};
 use crate::flow::{Flow, SINK, SOURCE};
 use crate::media::Wiring;
-use crate::results::{Results, Row, Trace};
-use crate::scenario::{Sampling, Scenario};
 use tcplab_core::{Metrics, Time, Value};
+use tcplab_scenario::{Results, Row, Trace};
+use tcplab_scenario::{Sampling, Scenario};
 use tcplab_transport::{AnyEndpoint, Endpoint};
 
 /// The run's results and the budget that keeps its series in bounds.

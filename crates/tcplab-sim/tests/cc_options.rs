@@ -1,4 +1,4 @@
-//! Scenario-level checks of the congestion-control options of issue 9: congestion-
+//! Scenario-level checks of the congestion-control options: congestion-
 //! avoidance growth (`ca_growth`), CUBIC's classic HyStart (`hystart = "classic"`) and
 //! the Brakmo–Peterson Vegas rules (`vegas_variant = "brakmo"`).
 

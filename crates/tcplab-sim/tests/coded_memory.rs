@@ -2,50 +2,12 @@
 //! same half second of a 10 Mbit/s transfer (it never gets near the end) takes the same
 //! peak heap whether the flow declares 1 GB or 90 GB.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use tcplab_core::peak_heap::PeakHeap;
 use tcplab_sim::{parse_scenario_str, simulate};
 
-/// Live heap bytes, and the most since the last reset.
-struct Peak;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        grew(l.size());
-        // SAFETY: forwards to the system allocator with the caller's layout.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        grew(l.size());
-        // SAFETY: as `alloc`.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        // SAFETY: `p` was allocated by `System` with layout `l`.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if n >= l.size() {
-            grew(n - l.size());
-        } else {
-            LIVE.fetch_sub(l.size() - n, Ordering::Relaxed);
-        }
-        // SAFETY: forwards to the system allocator; `p` came from it with layout `l`.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Peak = Peak;
+static GLOBAL: PeakHeap = PeakHeap;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -61,10 +23,9 @@ fn peak(transport: &str, cc: &str, bytes: &str, coding: &str) -> usize {
         "memory.toml",
     )
     .unwrap();
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = PeakHeap::reset_peak();
     let r = simulate(&sc, 1, 0).unwrap();
-    let grown = PEAK.load(Ordering::Relaxed) - base;
+    let grown = PeakHeap::peak() - base;
     let delivered = r.flows.ints("bytes_delivered").unwrap()[0];
     assert!(
         delivered > 100_000,
@@ -120,10 +81,9 @@ fn a_long_tcp_forward_payload_transfer_forgets_and_stays_exact() {
             "long.toml",
         )
         .unwrap();
-        let base = LIVE.load(Ordering::Relaxed);
-        PEAK.store(base, Ordering::Relaxed);
+        let base = PeakHeap::reset_peak();
         let r = simulate(&sc, 3, 0).unwrap_or_else(|e| panic!("{e}"));
-        let grown = PEAK.load(Ordering::Relaxed) - base;
+        let grown = PeakHeap::peak() - base;
         assert!(r.flows.bools("completed").unwrap()[0], "{bytes}");
         grown
     };

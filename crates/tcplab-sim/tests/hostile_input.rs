@@ -1,4 +1,4 @@
-//! Inputs a careless or hostile user tried (issue 10): each one a clear error naming the
+//! Inputs a careless or hostile user tried: each one a clear error naming the
 //! file, key and value, never a run with a silently different meaning.
 
 use tcplab_sim::{parse_scenario_file, parse_scenario_str, simulate};
@@ -162,7 +162,7 @@ fn parse_in_dir(tag: &str, body: &str, fifo: &[&str]) -> Result<tcplab_sim::Scen
 
 #[test]
 fn a_fifo_is_refused_not_opened() {
-    // Issue 31 item 6: a trace path naming a FIFO made check and run hang in open().
+    // A trace path naming a FIFO made check and run hang in open().
     let e = parse_in_dir(
         "fifo",
         &format!("[link]\ntrace = \"t.mahi\"\n{FLOW}"),
@@ -202,7 +202,7 @@ fn a_fifo_is_refused_not_opened() {
 
 #[test]
 fn a_queue_string_needs_a_unit_and_must_hold_a_packet() {
-    // Issue 31 item 7: `queue = "100"` meant 100 bytes (a queue that holds no packet: a
+    // `queue = "100"` meant 100 bytes (a queue that holds no packet: a
     // 500 kB transfer took 63.5 s with 6 RTOs) while `queue = 100` means 100 packets.
     assert_err(
         &format!("[link]\nrate = \"10Mbps\"\nqueue = \"100\"\n{FLOW}"),
@@ -250,7 +250,7 @@ fn a_queue_string_needs_a_unit_and_must_hold_a_packet() {
 
 #[test]
 fn fractions_and_overflowing_values_are_refused() {
-    // Issue 31 item 10: 2^64 bytes saturated, "1.5B" and 1.5 became 2, "0.5bps" 1 bit/s.
+    // 2^64 bytes saturated, "1.5B" and 1.5 became 2, "0.5bps" 1 bit/s.
     assert_err(
         &format!("{LINK}[[flow]]\nbytes = \"18446744073709551616B\"\n"),
         &["flow[0].bytes", "too large"],
@@ -283,7 +283,7 @@ fn fractions_and_overflowing_values_are_refused() {
 
 #[test]
 fn a_syntax_error_on_a_long_line_quotes_a_short_excerpt() {
-    // Issue 31 item 16: a 5,000-deep inline array echoed its 10 kB line in the error.
+    // A 5,000-deep inline array echoed its 10 kB line in the error.
     let deep = format!("x = {}1{}\n", "[".repeat(5000), "]".repeat(5000));
     let e = err(&format!("{deep}{LINK}{FLOW}"));
     assert!(e.len() < 400, "{} chars: {e}", e.len());

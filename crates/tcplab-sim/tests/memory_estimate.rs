@@ -1,4 +1,4 @@
-//! The memory estimate that guards runs (defect 2) is an upper bound of the heap a run
+//! The memory estimate that guards runs is an upper bound of the heap a run
 //! really uses, and not a wildly loose one; runs over `memory_limit` are refused up front.
 
 use std::alloc::{GlobalAlloc, Layout, System};

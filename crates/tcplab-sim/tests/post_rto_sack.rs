@@ -1,4 +1,4 @@
-//! Issue 9's post-RTO SACK stall, as a whole simulation: BBR over the seed-001 channel at
+//! The post-RTO SACK stall, as a whole simulation: BBR over the seed-001 channel at
 //! 10 ms (100 Mbit/s, 100-packet drop-tail queue, 0.5 % loss on data only), SACK recovery
 //! with RFC 6675 loss detection, MSS 1448, 10 MiB, seeds 1-5.
 //!
@@ -10,7 +10,7 @@
 //! seeds 2-4, BtlBw 97 -> 2.4-5.7 Mbit/s, goodput 8.9-46 Mbit/s, mean 20.2).
 
 //!
-//! The receive window is 64 MiB (the default before issue 9): with the 6 MiB default a
+//! The receive window is 64 MiB (the default before the 6 MiB one): with the 6 MiB default a
 //! retransmission lost again waits for the backed-off RTO with the window full, which is
 //! what a real stack with that buffer and RFC 6675 loss detection does too; the bug
 //! pinned here is the accounting, not the buffer.

@@ -24,7 +24,7 @@ fn codel_example(discipline: &str) -> Results {
     simulate(&sc, 1, 0).unwrap()
 }
 
-/// Issue 32's validation: on a 10 Mbit/s bottleneck with a 1,000-packet buffer and 4
+/// The AQM validation: on a 10 Mbit/s bottleneck with a 1,000-packet buffer and 4
 /// Cubic flows, CoDel holds the median sojourn near its 5 ms target (at most 10 ms),
 /// where the same drop-tail queue stands at hundreds of milliseconds.
 #[test]

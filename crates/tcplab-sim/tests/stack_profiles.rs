@@ -93,7 +93,7 @@ fn unknown_profile_is_a_clear_error() {
     }
 }
 
-/// Issue 9's `newreno-lossy` with a 4 MiB receive buffer under the Linux profile (SACK,
+/// `newreno-lossy` with a 4 MiB receive buffer under the Linux profile (SACK,
 /// RACK-TLP, PRR, no cwnd inflation): the slow-start overshoot of seed 1 (over 100
 /// segments lost in one window) is repaired without a timeout, as on Linux, and no seed
 /// needs one. (RFC 6582 NewReno on the same runs: see docs/validation.md.)
@@ -235,7 +235,7 @@ fn profiles_set_window_growth_and_hystart() {
     outcome("stack = \"ns3\"\ncc = \"bbr\"");
 }
 
-/// `ns3` runs Vegas and Westwood+ as ns-3 does (issue 30): the profile run equals the run
+/// `ns3` runs Vegas and Westwood+ as ns-3 does: the profile run equals the run
 /// with ns-3's parameters written out, and differs from the tcplab defaults they replace.
 #[test]
 fn ns3_profile_sets_ns3_vegas_and_westwood_plus() {

@@ -12,7 +12,7 @@ fn run(toml: &str, seed: u64) -> tcplab_sim::Results {
 /// one-way) with a 100-packet drop-tail queue, and the same with a 5 ms delay under SACK
 /// recovery. (Longer paths make NewReno's slow-start overshoot cost a 1 s RTO, which a
 /// 10 MiB transfer cannot amortise; see docs/validation.md.) The receive window is the
-/// 64 MiB of before issue 9: with the 6 MiB default, RFC 6582's cwnd inflation during the
+/// 64 MiB of before the 6 MiB default: with the 6 MiB default, RFC 6582's cwnd inflation during the
 /// overshoot's one-hole-per-RTT repair fills the window and the rest waits for the RTO.
 #[test]
 fn newreno_fills_a_lossless_link() {

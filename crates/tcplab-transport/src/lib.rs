@@ -20,6 +20,7 @@ mod packet;
 mod ranges;
 mod rate;
 mod records;
+mod retransmissions;
 mod rtt;
 pub mod tack;
 pub mod tcp;
@@ -33,11 +34,12 @@ pub use packet::{Opaque, Packet};
 pub use ranges::Ranges;
 pub use rate::{RateSample, RateSampler};
 pub use records::{FarTable, Records, SendTimes, SentRecord};
+pub use retransmissions::Retransmissions;
 pub use rtt::{RtoRule, RttEstimator};
 pub use tcp::{
     AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
     RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot,
-    SenderStats, SsthreshBasis, TcpSpec, Timestamps, ACK_HEADER_BYTES, DATA_HEADER_BYTES,
-    DEFAULT_RCV_BUF, DEFAULT_SND_BUF, MAX_SACK_BLOCKS, TS_OPTION_BYTES,
+    SenderStats, SsthreshBasis, TcpSpec, TcpSummary, Timestamps, ACK_HEADER_BYTES,
+    DATA_HEADER_BYTES, DEFAULT_RCV_BUF, DEFAULT_SND_BUF, MAX_SACK_BLOCKS, TS_OPTION_BYTES,
 };
 pub use transport::{AnyEndpoint, FlowContext, FlowEndpoints, TransportSpec};

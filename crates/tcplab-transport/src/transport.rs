@@ -89,6 +89,48 @@ fn lookup(name: &str) -> Result<Factory, String> {
         })
 }
 
+/// Why a registered transport was not built, by the flow key to blame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UserBuildError {
+    /// No transport is registered under the name (`transport`).
+    UnknownName(String),
+    /// Its factory refused the parameters, or left some unused (`params`).
+    Params(String),
+}
+
+impl std::fmt::Display for UserBuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UserBuildError::UnknownName(why) | UserBuildError::Params(why) => f.write_str(why),
+        }
+    }
+}
+
+impl From<UserBuildError> for String {
+    fn from(e: UserBuildError) -> String {
+        e.to_string()
+    }
+}
+
+/// Builds the endpoints of registered transport `name` with `params`.
+pub fn build_user(
+    name: &str,
+    params: &CcParams,
+    ctx: FlowContext,
+) -> Result<FlowEndpoints, UserBuildError> {
+    let factory = lookup(name).map_err(UserBuildError::UnknownName)?;
+    let mut p = params.clone();
+    let u = factory(&mut p, ctx).map_err(UserBuildError::Params)?;
+    p.finish(&format!("transport '{name}'"))
+        .map_err(UserBuildError::Params)?;
+    Ok(FlowEndpoints {
+        source: AnyEndpoint::User(u.source),
+        sink: AnyEndpoint::User(u.sink),
+        reliable: u.reliable,
+        payload: PayloadPorts::default(),
+    })
+}
+
 /// A flow's transport and its settings.
 #[derive(Clone, Debug)]
 pub enum TransportSpec {
@@ -205,18 +247,7 @@ impl TransportSpec {
                     payload: PayloadPorts::default(),
                 }
             }
-            TransportSpec::User { name, params } => {
-                let factory = lookup(name)?;
-                let mut p = params.clone();
-                let u = factory(&mut p, ctx)?;
-                p.finish(&format!("transport '{name}'"))?;
-                FlowEndpoints {
-                    source: AnyEndpoint::User(u.source),
-                    sink: AnyEndpoint::User(u.sink),
-                    reliable: u.reliable,
-                    payload: PayloadPorts::default(),
-                }
-            }
+            TransportSpec::User { name, params } => build_user(name, params, ctx)?,
         })
     }
 }

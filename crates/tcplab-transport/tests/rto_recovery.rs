@@ -1,5 +1,5 @@
-//! Recovery after a retransmission timeout with SACK information (issue 9's post-RTO
-//! stall). After a timeout every segment the receiver has not SACKed is presumed lost
+//! Recovery after a retransmission timeout with SACK information (the post-RTO
+//! SACK stall once seen on the seed-001 channel). After a timeout every segment the receiver has not SACKed is presumed lost
 //! (RFC 5681 section 3.1 restarts from the loss window; RFC 6675 section 5.1 ends SACK
 //! recovery but keeps the scoreboard): what is in flight is only what was sent since and
 //! is neither acknowledged nor SACKed. Go-back-N skips SACKed segments, so they must not

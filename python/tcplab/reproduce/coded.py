@@ -26,7 +26,7 @@ import pandas as pd
 
 from tcplab.plot import _new_figure, note_no_paper, plot_summary, save
 from tcplab.reproduce.common import (
-    PRE_ISSUE_9,
+    NO_HANDSHAKE_64MIB_WINDOW,
     Claim,
     claim_table,
     n_seeds,
@@ -118,7 +118,7 @@ def scenario(label: str, p: float, window: int | None = None, cpu: float = 1.0,
     q = per_link(p)
     flow = {"from": "sender", "to": "receiver", "bytes": BYTES, **TRANSPORTS[label]}
     if "transport" not in flow:
-        flow.update(PRE_ISSUE_9)
+        flow.update(NO_HANDSHAKE_64MIB_WINDOW)
     kind = flow.get("transport")
     coding: dict = {}
     if kind == "tcp-nc":

@@ -22,7 +22,7 @@ import pandas as pd
 
 from tcplab.plot import draw_paper, save
 from tcplab.reproduce.common import (
-    PRE_ISSUE_9,
+    NO_HANDSHAKE_64MIB_WINDOW,
     SAME,
     Claim,
     claim_table,
@@ -90,7 +90,7 @@ def scenario(cc: str, direction: str, ht: float, timer: str = "impatient",
             ],
         },
         "flow": [{"cc": cc, "bytes": "unlimited", "partial_ack_timer": timer,
-                  **PRE_ISSUE_9}],
+                  **NO_HANDSHAKE_64MIB_WINDOW}],
     }
     return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
 

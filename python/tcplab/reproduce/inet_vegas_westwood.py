@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from tcplab.reproduce.common import (
-    PRE_ISSUE_9,
+    NO_HANDSHAKE_64MIB_WINDOW,
     Claim,
     claim_table,
     n_seeds,
@@ -58,7 +58,7 @@ BASE = {
     "name": NAME,
     "sample": "off",
     "link": {"rate": "100Mbps", "delay": "1ms", "queue": "100pkt", "loss": "0.5%"},
-    "flow": [{"cc": "reno", "bytes": "10MiB", "mss": 1460, **PRE_ISSUE_9}],
+    "flow": [{"cc": "reno", "bytes": "10MiB", "mss": 1460, **NO_HANDSHAKE_64MIB_WINDOW}],
 }
 
 

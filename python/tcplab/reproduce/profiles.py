@@ -1,4 +1,4 @@
-"""``tcplab reproduce profiles``: the seed-001 channel under each stack profile (issue 9).
+"""``tcplab reproduce profiles``: the seed-001 channel under each stack profile.
 
 One flow, 100 Mbit/s, 100-packet drop-tail queue, 0.5 % PER on data only, 10 MiB, SACK
 recovery, MSS 1448, initial window 10, delayed ACK every 2 segments; four cells (one-way
@@ -29,7 +29,7 @@ from tcplab.scenario import Scenario
 from tcplab.sweeps import sweep
 
 NAME = "profiles"
-DESCRIPTION = ("Issue 9: the seed-001 channel (4 delay/min-RTO cells x 5 controllers) "
+DESCRIPTION = ("The seed-001 channel (4 delay/min-RTO cells x 5 controllers) "
                "under stack = linux, ns3, rfc and tcplab's defaults")
 
 CONTROLLERS = ["newreno", "vegas", "westwoodplus", "cubic", "bbr"]

@@ -31,7 +31,7 @@ import pandas as pd  # noqa: E402
 
 from tcplab.plot import draw_paper, plot_summary, save  # noqa: E402
 from tcplab.reproduce.common import (  # noqa: E402
-    PRE_ISSUE_9,
+    NO_HANDSHAKE_64MIB_WINDOW,
     Claim,
     claim_table,
     n_seeds,
@@ -53,9 +53,9 @@ RTTS_MS = [10, 80, 200]
 #: Series of Figures 8 and 9: label -> flow keys.
 TRANSPORTS = {
     # TCP as TACK runs it: no SYN exchange and the same 64 MiB receive buffer
-    # (`PRE_ISSUE_9`), so the comparison is of the ACK schemes alone.
+    # (`NO_HANDSHAKE_64MIB_WINDOW`), so the comparison is of the ACK schemes alone.
     "TCP BBR (L=2)": {"cc": "bbr", "recovery": "sack", "loss_detection": "rack",
-                      **PRE_ISSUE_9},
+                      **NO_HANDSHAKE_64MIB_WINDOW},
     "TCP-TACK": {"transport": "tack", "cc": "bbr"},
 }
 #: ACK thinning baselines (802.11ac, RTT_min 10 ms only).
@@ -80,7 +80,8 @@ ACK_LOSSES = [0.002, 0.01, 0.05, 0.10]
 F5_SERIES = {
     "TACK-rich": {"transport": "tack", "cc": "bbr", "feedback": "rich"},
     "TACK-poor": {"transport": "tack", "cc": "bbr", "feedback": "poor"},
-    "TCP BBR": {"cc": "bbr", "recovery": "sack", "loss_detection": "rack", **PRE_ISSUE_9},
+    "TCP BBR": {"cc": "bbr", "recovery": "sack", "loss_detection": "rack",
+                **NO_HANDSHAKE_64MIB_WINDOW},
 }
 PAPER_F5 = {"TACK-rich": [92.7, 91.8, 91.6, 90.8], "TACK-poor": [78.3, 75.9, 63.4, 60.6],
             "TCP BBR": [91.7, 91.6, 80.2, 65.3]}

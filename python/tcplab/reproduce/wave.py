@@ -19,7 +19,7 @@ import pandas as pd
 
 from tcplab.plot import _new_figure, draw_paper, note_no_paper, save
 from tcplab.reproduce.common import (
-    PRE_ISSUE_9,
+    NO_HANDSHAKE_64MIB_WINDOW,
     SAME,
     Claim,
     claim_table,
@@ -86,7 +86,7 @@ def path(rate: str, flows: list[dict], duration: str, sample: str = "ack") -> Sc
         "topology": {"kind": "dumbbell"},
         "bottleneck": {"rate": rate, "delay": ONE_WAY, "queue": BUFFER},
         "access": {"rate": "1Gbps", "delay": "1ms", "queue": "1000pkt"},
-        "flow": [{**f, **PRE_ISSUE_9} for f in flows],
+        "flow": [{**f, **NO_HANDSHAKE_64MIB_WINDOW} for f in flows],
     }
     return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
 

@@ -5,11 +5,11 @@ use crate::error::NetError;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
-use tcplab_sim::capture::pcapng::PcapngWriter;
+use tcplab_core::pcapng::PcapngWriter;
 
 /// Bytes kept of each packet by default: IP and TCP headers with options (the
 /// simulator's capture keeps the same).
-pub const SNAPLEN: u32 = tcplab_sim::capture::DEFAULT_SNAPLEN;
+pub const SNAPLEN: u32 = tcplab_core::pcapng::DEFAULT_SNAPLEN;
 
 pub struct Capture {
     w: PcapngWriter<BufWriter<File>>,

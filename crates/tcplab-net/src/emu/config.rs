@@ -1,8 +1,8 @@
 //! What an emulation runs: a scenario's point-to-point link, a seed and driver options.
 
 use crate::error::NetError;
-use tcplab_sim::{parse_scenario_table, ConfigError, Sampling, Scenario};
-use toml::{Table, Value};
+use tcplab_scenario::{parse_network_table, parse_toml, ConfigError, Sampling, Scenario};
+use toml::Table;
 
 /// Emulator settings.
 #[derive(Clone, Debug)]
@@ -68,19 +68,9 @@ impl EmuConfig {
 }
 
 /// Parses a scenario table for emulation. The command under emulation is the traffic, so
-/// `[[flow]]` tables are optional here (the simulator requires one; when the file has
-/// none a placeholder is added for the parser and never run).
+/// `[[flow]]` tables are optional here (the simulator requires one).
 pub fn emulation_scenario(table: &Table, source: &str) -> Result<Scenario, ConfigError> {
-    if table.contains_key("flow") {
-        return parse_scenario_table(table, source);
-    }
-    let mut t = table.clone();
-    let mut flow = Table::new();
-    flow.insert("bytes".into(), Value::String("1MiB".into()));
-    t.insert("flow".into(), Value::Array(vec![Value::Table(flow)]));
-    let mut sc = parse_scenario_table(&t, source)?;
-    sc.flows.clear();
-    Ok(sc)
+    parse_network_table(table, source)
 }
 
 /// Reads and parses a scenario file for emulation.
@@ -91,13 +81,7 @@ pub fn emulation_scenario_file(path: &str) -> Result<Scenario, ConfigError> {
         value: String::new(),
         why: format!("cannot read the file: {e}"),
     })?;
-    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError {
-        file: path.into(),
-        key: String::new(),
-        value: String::new(),
-        why: format!("TOML syntax error: {}", e.to_string().trim()),
-    })?;
-    emulation_scenario(&table, path)
+    emulation_scenario(&parse_toml(&text, path)?, path)
 }
 
 #[cfg(test)]
@@ -109,6 +93,7 @@ mod tests {
         let table: Table = toml::from_str("[link]\nrate = \"10Mbps\"\ndiscipline = \"codel\"\n")
             .expect("valid TOML");
         let sc = emulation_scenario(&table, "emu.toml").expect("parses");
+        assert!(sc.flows.is_empty(), "no placeholder flow");
         let cfg = EmuConfig::new(sc, 1).expect("a discipline runs in the emulator");
         assert_eq!(cfg.scenario.links[0].fwd.discipline.name(), "codel");
     }

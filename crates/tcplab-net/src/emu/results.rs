@@ -3,7 +3,7 @@
 use super::log::{LatenessHistogram, PacketLog};
 use tcplab_core::Metrics;
 use tcplab_link::Link;
-use tcplab_sim::{Results, RunInfo, Table};
+use tcplab_scenario::{Results, RunInfo, Table};
 
 use super::buffer::Buf;
 

@@ -31,7 +31,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use tcplab_core::{Rng, Time};
 use tcplab_link::{Admit, Link};
-use tcplab_sim::Sampling;
+use tcplab_scenario::Sampling;
 
 const TUN_TOKENS: [Token; 2] = [Token(0), Token(1)];
 const TIMER: Token = Token(2);
@@ -41,7 +41,7 @@ const READ_BUDGET: usize = 128;
 
 /// The master seed of replication 0 of `seed`, as the simulator derives it, so a link
 /// draws the same losses and jitter in emulation as in simulation with the same seed.
-/// (A copy of `tcplab_sim`'s private `master_seed`.)
+/// (A copy of `tcplab_scenario`'s private `master_seed`.)
 fn master_seed(seed: u64) -> u64 {
     Rng::named(seed, "replication").next_u64() ^ seed
 }
@@ -196,7 +196,7 @@ struct Loop {
     /// Per direction, the drops the log accounts for (see `collect_drops`).
     accounted: [tcplab_link::LinkCounters; 2],
     late: LatenessHistogram,
-    series: tcplab_sim::Table,
+    series: tcplab_scenario::Table,
     info: EmuInfo,
 }
 
@@ -264,7 +264,7 @@ impl Loop {
             capture_error: None,
             accounted: Default::default(),
             late: LatenessHistogram::default(),
-            series: tcplab_sim::Table::default(),
+            series: tcplab_scenario::Table::default(),
             info,
         })
     }

@@ -5,7 +5,7 @@ use super::info::{set_congestion, NsCounters, TcpInfo};
 use super::{RecvStatus, MAGIC, PREAMBLE, REPLY, UNTIL_CLOSED, VERSION};
 use crate::error::NetError;
 use crate::payload;
-use crate::rows::{FlowRow, FlowSample};
+use crate::rows::FlowSample;
 use crate::sys::clock::Clock;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -13,8 +13,9 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tcplab_core::Dur;
-use tcplab_sim::Table;
+use tcplab_core::{Dur, Metrics};
+use tcplab_scenario::{goodput_bps, FlowOutcome, Table};
+use tcplab_transport::{Retransmissions, TcpSummary};
 
 /// Linux's "no slow-start threshold yet".
 const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -217,23 +218,31 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
     };
     let mut flows = Table::default();
     let srtts: Vec<f64> = samples.iter().filter_map(|s| s.srtt_s).collect();
-    FlowRow {
+    let cc = format!("linux-{}", cfg.cc);
+    let mut row = flows.row();
+    FlowOutcome {
         flow: 0,
-        name: cfg.name.clone(),
-        cc: format!("linux-{}", cfg.cc),
-        recovery: "kernel".into(),
+        name: &cfg.name,
+        transport: "tcp",
+        cc: Some(&cc),
+        stack: None,
         bytes_target: cfg.bytes,
+        bytes_written: written,
         bytes_delivered: got,
         start_s: 0.0,
         completion_s: (!interrupted).then_some(done_s),
         completed: !interrupted,
-        goodput_bps: if done_s > 0.0 {
-            got as f64 * 8.0 / done_s
-        } else {
-            0.0
+        // The receiver's reply follows the last byte, so the source is done by then.
+        finished_s: (!interrupted).then_some(done_s),
+        goodput_bps: goodput_bps(got, done_s),
+    }
+    .publish(&mut row);
+    TcpSummary {
+        recovery: "kernel",
+        segments: Retransmissions {
+            segments_sent: last.data_segs_out as u64,
+            retransmitted_segments: last.total_retrans as u64,
         },
-        segments_sent: last.data_segs_out as u64,
-        retransmitted_segments: last.total_retrans as u64,
         rtos: if cfg.ns_exclusive {
             ns.timeouts
         } else {
@@ -241,14 +250,17 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
         },
         fast_retransmits: if cfg.ns_exclusive { ns.fast_retrans } else { 0 },
         tlp_probes: 0,
+        syn_retransmits: None,
+        established_s: None,
         rack_lost: 0,
         undos: 0,
         rtt_min_s: (last.min_rtt > 0).then(|| last.min_rtt as f64 / 1e6),
         rtt_mean_s: (!srtts.is_empty()).then(|| srtts.iter().sum::<f64>() / srtts.len() as f64),
         rtt_max_s: srtts.iter().copied().reduce(f64::max),
-        acks_sent: acks as u64,
     }
-    .push_to(&mut flows);
+    .publish(&mut row);
+    row.put("acks_sent", u64::from(acks).into());
+    drop(row);
     let mut series = Table::default();
     for s in &samples {
         s.push_to(&mut series);

@@ -4,7 +4,7 @@
 
 use crate::wire::{MessageType, TransportCode};
 use tcplab_core::Rng;
-use tcplab_sim::FlowSpec;
+use tcplab_scenario::FlowSpec;
 use tcplab_transport::coded::{Code, PayloadPorts};
 use tcplab_transport::{FlowContext, FlowEndpoints, TransportSpec};
 

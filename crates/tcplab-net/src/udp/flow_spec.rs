@@ -1,4 +1,4 @@
-//! A scenario's `[[flow]]` as the UDP driver runs it: parsed with the simulator's keys,
+//! A scenario's `[[flow]]` as the UDP driver runs it: parsed with a scenario's keys,
 //! defaults and errors, its payload per packet reduced by the driver's extra header
 //! bytes so data packets keep their simulated length on the wire.
 
@@ -6,7 +6,7 @@ use crate::wire::{
     COMMON_HEADER, DATAGRAM_FIXED, DATA_HEADER_WITH_TS, OPTION_HEADER, SYMBOL_FIXED,
     TACK_DATA_FIXED, TAG_LEN, TCP_TIMESTAMP_LEN,
 };
-use tcplab_sim::{parse_scenario_table, ConfigError, FlowSpec};
+use tcplab_scenario::{parse_flow_table, ConfigError, FlowSpec};
 use tcplab_transport::coded::{
     FORWARD_HEADER_BYTES, FORWARD_IP_UDP_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
 };
@@ -25,18 +25,7 @@ const TCP_TS_OPTION: u32 = (OPTION_HEADER + TCP_TIMESTAMP_LEN) as u32;
 /// (`UDP_OVERHEAD` − 40), so each data segment is as long on the wire as the simulated
 /// TCP segment with the same settings.
 pub fn flow_spec(flow: &toml::Table, source: &str) -> Result<FlowSpec, ConfigError> {
-    let mut t = toml::Table::new();
-    let mut link = toml::Table::new();
-    link.insert("rate".into(), toml::Value::String("1Gbps".into()));
-    t.insert("link".into(), toml::Value::Table(link));
-    t.insert("duration".into(), toml::Value::String("1s".into()));
-    t.insert(
-        "flow".into(),
-        toml::Value::Array(vec![toml::Value::Table(flow.clone())]),
-    );
-    let sc = parse_scenario_table(&t, source)?;
-    let f = sc.flows.into_iter().next().expect("one flow parsed");
-    for_udp(f, source)
+    for_udp(parse_flow_table(flow, source)?, source)
 }
 
 /// A simulator flow adapted to the UDP driver: the payload per packet shrinks by the

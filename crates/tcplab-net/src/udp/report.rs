@@ -16,7 +16,9 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use tcplab_core::{Dur, Metrics, Time, Value};
-use tcplab_sim::{ConfigError, FlowSpec, Results, RunInfo, Table, Trace};
+use tcplab_scenario::{
+    goodput_bps, ConfigError, FlowOutcome, FlowSpec, Results, RunInfo, Table, Trace,
+};
 use tcplab_transport::{AnyEndpoint, Endpoint, ReceiverConfig, ReceiverStats, TransportSpec};
 
 /// The receive socket buffer a receiver asks for (bytes).
@@ -282,7 +284,7 @@ fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
 
 /// A series row plus the trace its controller writes to.
 struct Sample<'a> {
-    row: tcplab_sim::Row<'a>,
+    row: tcplab_scenario::Row<'a>,
     trace: &'a mut Trace,
     t_s: f64,
 }
@@ -317,25 +319,17 @@ fn row(
     let secs = until.saturating_since(start).as_secs_f64();
     let since = |t: Time| t.saturating_since(start).as_secs_f64();
     let mut r = flows.row();
-    r.put("flow", 0u64.into());
-    r.put("name", f.name.as_str().into());
-    r.put("transport", f.transport.name().into());
-    if let Some(cc) = f.transport.cc() {
-        r.put("cc", cc.into());
+    FlowOutcome {
+        bytes_written: progress.app_bytes,
+        bytes_delivered: peer.delivered,
+        start_s: 0.0,
+        completion_s: done.map(since),
+        completed,
+        finished_s: progress.finished_at.map(since),
+        goodput_bps: goodput_bps(peer.delivered, secs),
+        ..FlowOutcome::new(0, f)
     }
-    r.put("bytes_target", f.bytes.into());
-    r.put("bytes_written", progress.app_bytes.into());
-    r.put("bytes_delivered", peer.delivered.into());
-    r.put("start_s", 0.0.into());
-    r.put("completion_s", done.map(since).into());
-    r.put("completed", completed.into());
-    r.put("finished_s", progress.finished_at.map(since).into());
-    let goodput = if secs > 0.0 {
-        peer.delivered as f64 * 8.0 / secs
-    } else {
-        0.0
-    };
-    r.put("goodput_bps", goodput.into());
+    .publish(&mut r);
     snd.summary(&mut r);
     r.put("acks_sent", peer.acks_sent.into());
 }

@@ -10,7 +10,7 @@ pub mod addresses;
 mod checksum;
 pub mod headers;
 mod pcap_capture;
-pub mod pcapng;
+pub use tcplab_core::pcapng;
 
 pub use pcap_capture::{
     check_target, CaptureError, Directions, PcapCapture, PcapStats, DEFAULT_SNAPLEN,

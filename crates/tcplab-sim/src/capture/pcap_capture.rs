@@ -5,13 +5,11 @@ use super::addresses::{flow_ports, node_ip, Endpoints};
 use super::headers::{encode, WINDOW_SHIFT};
 use super::pcapng::PcapngWriter;
 use super::{Carried, Tap};
-use crate::scenario::{Duplex, Scenario};
 use std::fmt::{self, Write as _};
 use std::io::{self, Write};
+use tcplab_scenario::{Duplex, Scenario};
 
-/// Bytes kept of each packet unless told otherwise: every header tcplab writes (IPv4,
-/// TCP with four SACK blocks: 76 bytes) fits.
-pub const DEFAULT_SNAPLEN: u32 = 80;
+pub use tcplab_core::pcapng::DEFAULT_SNAPLEN;
 /// Largest snapshot length (Wireshark's limit).
 pub const MAX_SNAPLEN: u32 = 262_144;
 /// Longest section comment written (a pcapng option holds at most 64 KiB).

@@ -8,6 +8,7 @@ use crate::cc::{self, CongestionControl};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
+use crate::retransmissions::Retransmissions;
 use tcplab_core::{Dur, Metrics, Time, Value};
 
 impl TackSpec {
@@ -83,14 +84,11 @@ impl Endpoint for TackSender {
     }
     fn summary(&self, out: &mut dyn Metrics) {
         let s = self.stats();
-        out.put("segments_sent", s.packets_sent.into());
-        out.put("retransmitted_segments", s.retransmissions.into());
-        let ratio = if s.packets_sent > 0 {
-            s.retransmissions as f64 / s.packets_sent as f64
-        } else {
-            0.0
-        };
-        out.put("retransmission_ratio", ratio.into());
+        Retransmissions {
+            segments_sent: s.packets_sent,
+            retransmitted_segments: s.retransmissions,
+        }
+        .publish(out);
         out.put("rtos", s.rtos.into());
         out.put("loss_events", s.loss_events.into());
         out.put("tacks_received", s.tacks_received.into());

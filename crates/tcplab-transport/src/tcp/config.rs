@@ -115,7 +115,7 @@ impl SsthreshBasis {
 /// 4 MiB; `ns3` ns-3's 128 KiB).
 pub const DEFAULT_SND_BUF: u64 = u64::MAX;
 /// Default receive buffer: Linux's `tcp_rmem` maximum (6 MiB), what its autotuning grows
-/// a bulk receiver's buffer to (it was 64 MiB before issue 9).
+/// a bulk receiver's buffer to (it was 64 MiB before the Linux-like 6 MiB default).
 pub const DEFAULT_RCV_BUF: u64 = 6 * 1024 * 1024;
 
 /// Sender settings.

@@ -5,7 +5,8 @@ use crate::cc::{self, CcParams, CongestionControl};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
-use crate::tcp::{Receiver, Sender};
+use crate::retransmissions::Retransmissions;
+use crate::tcp::{Receiver, Sender, TcpSummary};
 use tcplab_core::{Dur, Metrics, Time, Value};
 
 /// A TCP flow's settings: the controller and both endpoints' configurations.
@@ -110,28 +111,24 @@ impl Endpoint for Sender {
     fn summary(&self, out: &mut dyn Metrics) {
         let s = self.stats();
         let (segments_sent, _) = self.sent();
-        out.put("recovery", self.config().recovery.name().into());
-        out.put("segments_sent", segments_sent.into());
-        out.put("retransmitted_segments", s.retransmitted_segments.into());
-        let ratio = if segments_sent > 0 {
-            s.retransmitted_segments as f64 / segments_sent as f64
-        } else {
-            0.0
-        };
-        out.put("retransmission_ratio", ratio.into());
-        out.put("rtos", s.rtos.into());
-        out.put("fast_retransmits", s.fast_retransmits.into());
-        out.put("tlp_probes", s.tlp_probes.into());
-        out.put("syn_retransmits", s.syn_retransmits.into());
-        out.put(
-            "established_s",
-            s.established_at.map(Time::as_secs_f64).into(),
-        );
-        out.put("rack_lost", s.rack_lost.into());
-        out.put("undos", s.undos.into());
-        out.put("rtt_min_s", secs(self.rtt().min_rtt()));
-        out.put("rtt_mean_s", secs(s.rtt_mean()));
-        out.put("rtt_max_s", secs(s.rtt_max));
+        TcpSummary {
+            recovery: self.config().recovery.name(),
+            segments: Retransmissions {
+                segments_sent,
+                retransmitted_segments: s.retransmitted_segments,
+            },
+            rtos: s.rtos,
+            fast_retransmits: s.fast_retransmits,
+            tlp_probes: s.tlp_probes,
+            syn_retransmits: Some(s.syn_retransmits),
+            established_s: s.established_at.map(Time::as_secs_f64),
+            rack_lost: s.rack_lost,
+            undos: s.undos,
+            rtt_min_s: self.rtt().min_rtt().map(Dur::as_secs_f64),
+            rtt_mean_s: s.rtt_mean().map(Dur::as_secs_f64),
+            rtt_max_s: s.rtt_max.map(Dur::as_secs_f64),
+        }
+        .publish(out);
     }
 }
 

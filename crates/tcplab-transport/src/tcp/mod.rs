@@ -23,6 +23,7 @@ mod segment;
 mod send_state;
 mod sender;
 mod stats;
+mod summary;
 mod timestamps;
 mod transmit;
 mod undo;
@@ -48,3 +49,4 @@ pub use segment::{
 };
 pub use sender::{Sender, SenderSnapshot};
 pub use stats::{ReceiverStats, SenderStats};
+pub use summary::TcpSummary;

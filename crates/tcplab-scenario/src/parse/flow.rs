@@ -7,7 +7,7 @@ use super::{Section, R};
 use crate::scenario::FlowSpec;
 use tcplab_core::{Dur, Rng};
 use tcplab_transport::coded::PayloadPorts;
-use tcplab_transport::transport;
+use tcplab_transport::transport::{self, UserBuildError};
 use tcplab_transport::{FlowContext, TransportSpec};
 use toml::Value;
 
@@ -43,10 +43,6 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
         "tcp-forward" => TransportSpec::Forward(Box::new(coded::forward_spec(f, bytes)?)),
         name => {
             let params = params::number_params(f, "params")?;
-            let spec = TransportSpec::User {
-                name: name.to_string(),
-                params,
-            };
             // Build once now so an unknown name or parameter is reported against this file.
             let ctx = FlowContext {
                 flow: first as u32,
@@ -55,15 +51,19 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
                 sink_rng: Rng::from_seed(0),
                 payload: PayloadPorts::default(),
             };
-            if let Err(why) = spec.build(ctx) {
-                let key = if transport::names().iter().any(|n| n == name) {
-                    "params"
-                } else {
-                    "transport"
-                };
-                return Err(f.err(key, f.table.get(key), why));
+            match transport::build_user(name, &params, ctx) {
+                Ok(_) => {}
+                Err(UserBuildError::UnknownName(why)) => {
+                    return Err(f.err("transport", f.table.get("transport"), why))
+                }
+                Err(UserBuildError::Params(why)) => {
+                    return Err(f.err("params", f.table.get("params"), why))
+                }
             }
-            spec
+            TransportSpec::User {
+                name: name.to_string(),
+                params,
+            }
         }
     };
     let start = f.duration("start")?.unwrap_or(Dur::ZERO);

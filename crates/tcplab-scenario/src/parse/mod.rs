@@ -1,7 +1,7 @@
 //! Strict TOML scenario parsing: units, ranges, unknown keys, all with clear errors.
 
 use crate::error::ConfigError;
-use crate::scenario::{Sampling, Scenario};
+use crate::scenario::{FlowSpec, Sampling, Scenario};
 use tcplab_core::units;
 use tcplab_core::Dur;
 use toml::{Table, Value};
@@ -97,8 +97,29 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> String {
     )
 }
 
+/// Parses one `[[flow]]` table on its own, as a driver that runs a single flow reads it
+/// (the UDP driver's `send` and `recv`): the keys, defaults and errors of a scenario's
+/// flow (`source` names it, keys are reported as `flow.<key>`), without a topology, so
+/// `from`, `to` and `path` are unknown keys here. A `count` above 1 gives the first flow.
+pub fn parse_flow_table(t: &Table, source: &str) -> R<FlowSpec> {
+    let f = Section::new(source, "flow".into(), t);
+    let flows = flow::parse_flow(&f, 0, &[])?;
+    f.finish()?;
+    Ok(flows.into_iter().next().expect("count is at least 1"))
+}
+
 /// Parses an already-decoded TOML table (e.g. built from a Python dict).
 pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
+    parse_table(t, source, true)
+}
+
+/// Parses a scenario table whose `[[flow]]` tables are optional: the network of a
+/// driver whose traffic comes from elsewhere (the link emulator runs real programs).
+pub fn parse_network_table(t: &Table, source: &str) -> R<Scenario> {
+    parse_table(t, source, false)
+}
+
+fn parse_table(t: &Table, source: &str, flows_required: bool) -> R<Scenario> {
     let spread = stack::spread_global(t);
     let table = spread.as_ref().unwrap_or(t);
     let root = Section {
@@ -157,7 +178,7 @@ pub fn parse_scenario_table(t: &Table, source: &str) -> R<Scenario> {
         return Err(root.err("memory_limit", root.get("memory_limit"), "must be > 0"));
     }
     let flow_secs = root.tables("flow")?;
-    if flow_secs.is_empty() {
+    if flow_secs.is_empty() && flows_required {
         return Err(root.err("flow", None, "at least one [[flow]] is required"));
     }
     let topo = topology::parse(&root, &flow_secs)?;

@@ -27,7 +27,7 @@ pub struct RunInfo {
     /// Packets delivered across one link direction (a packet crossing 3 links counts 3).
     pub packet_hops: u64,
     /// 1 when every sample was kept; n when the series budget (`series_rows`) thinned
-    /// the series to every n-th sample (see [`crate::budget`]).
+    /// the series to every n-th sample (the simulator's `budget.rs`).
     pub series_stride: u64,
 }
 
@@ -351,12 +351,12 @@ impl Table {
     /// the value, in order of first appearance, as a real row would) but store no value
     /// and count no row: how a table with no samples gets its schema without paying for
     /// rows it would drop (1000 flows: 4,002 link rows and 1,000 flow rows per run).
-    pub(crate) fn declaring(&mut self, on: bool) {
+    pub fn declaring(&mut self, on: bool) {
         self.declaring = on;
     }
 
-    /// Keeps the rows whose `keep` entry is true, in order (see [`crate::budget`]).
-    pub(crate) fn retain_rows(&mut self, keep: &[bool]) {
+    /// Keeps the rows whose `keep` entry is true, in order (how a series is thinned).
+    pub fn retain_rows(&mut self, keep: &[bool]) {
         for c in &mut self.columns {
             c.data.retain(keep);
             sieve(&mut c.nulls, keep);
@@ -499,7 +499,7 @@ pub struct Trace {
 
 impl Trace {
     /// Keeps the records whose `keep` entry is true, in order.
-    pub(crate) fn retain(&mut self, keep: &[bool]) {
+    pub fn retain(&mut self, keep: &[bool]) {
         sieve(&mut self.t_s, keep);
         sieve(&mut self.flow, keep);
         sieve(&mut self.key, keep);

@@ -7,6 +7,10 @@
 
 use std::io::{self, Write};
 
+/// Bytes kept of each packet unless told otherwise: every header tcplab writes (IPv4,
+/// TCP with four SACK blocks: 76 bytes) fits.
+pub const DEFAULT_SNAPLEN: u32 = 80;
+
 /// LINKTYPE_RAW: each packet begins with its IPv4 (or IPv6) header.
 pub const LINKTYPE_RAW: u16 = 101;
 

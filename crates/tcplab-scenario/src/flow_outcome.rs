@@ -1,0 +1,125 @@
+//! The columns of the flows table that every flow has, whichever driver ran it (the
+//! simulator, the UDP driver, the kernel tool): written here once, so the tables of a
+//! simulated and a real run line up column for column. A transport's own columns follow
+//! them in the row (its endpoints' `summary`).
+
+use crate::scenario::FlowSpec;
+use tcplab_core::Metrics;
+
+/// One flow's outcome, as its row of the flows table begins.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowOutcome<'a> {
+    /// The flow's index in the run.
+    pub flow: u32,
+    pub name: &'a str,
+    pub transport: &'a str,
+    /// The congestion controller, for transports that have one.
+    pub cc: Option<&'a str>,
+    /// The stack profile a TCP flow named (`stack = "linux"`).
+    pub stack: Option<&'a str>,
+    /// Bytes the application was to write (`None`: unlimited).
+    pub bytes_target: Option<u64>,
+    pub bytes_written: u64,
+    pub bytes_delivered: u64,
+    pub start_s: f64,
+    /// When the last byte was delivered; `None` when the flow did not complete.
+    pub completion_s: Option<f64>,
+    pub completed: bool,
+    /// When the source finished (all its data acknowledged).
+    pub finished_s: Option<f64>,
+    pub goodput_bps: f64,
+}
+
+impl<'a> FlowOutcome<'a> {
+    /// The labels of flow `flow` from its spec; the measured fields start at zero.
+    pub fn new(flow: u32, spec: &'a FlowSpec) -> FlowOutcome<'a> {
+        FlowOutcome {
+            flow,
+            name: &spec.name,
+            transport: spec.transport.name(),
+            cc: spec.transport.cc(),
+            stack: spec.transport.stack(),
+            bytes_target: spec.bytes,
+            ..FlowOutcome::default()
+        }
+    }
+
+    /// Publishes the columns, in the table's order.
+    pub fn publish(&self, row: &mut dyn Metrics) {
+        row.put("flow", self.flow.into());
+        row.put("name", self.name.into());
+        row.put("transport", self.transport.into());
+        if let Some(cc) = self.cc {
+            row.put("cc", cc.into());
+        }
+        if let Some(stack) = self.stack {
+            row.put("stack", stack.into());
+        }
+        row.put("bytes_target", self.bytes_target.into());
+        row.put("bytes_written", self.bytes_written.into());
+        row.put("bytes_delivered", self.bytes_delivered.into());
+        row.put("start_s", self.start_s.into());
+        row.put("completion_s", self.completion_s.into());
+        row.put("completed", self.completed.into());
+        row.put("finished_s", self.finished_s.into());
+        row.put("goodput_bps", self.goodput_bps.into());
+    }
+}
+
+/// Goodput in bit/s: `bytes` delivered over `secs` seconds (0 over no time).
+pub fn goodput_bps(bytes: u64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        bytes as f64 * 8.0 / secs
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{parse_flow_table, Table};
+
+    #[test]
+    fn a_row_begins_with_the_flow_columns_in_order() {
+        let spec = parse_flow_table(
+            &"cc = \"cubic\"\nbytes = \"1MB\"\nname = \"a\""
+                .parse()
+                .unwrap(),
+            "x",
+        )
+        .unwrap();
+        let mut t = Table::default();
+        FlowOutcome {
+            bytes_delivered: 500_000,
+            goodput_bps: goodput_bps(500_000, 2.0),
+            ..FlowOutcome::new(3, &spec)
+        }
+        .publish(&mut t.row());
+        let names: Vec<&str> = t.columns().iter().map(|c| &*c.name).collect();
+        assert_eq!(
+            names,
+            [
+                "flow",
+                "name",
+                "transport",
+                "cc",
+                "stack",
+                "bytes_target",
+                "bytes_written",
+                "bytes_delivered",
+                "start_s",
+                "completion_s",
+                "completed",
+                "finished_s",
+                "goodput_bps"
+            ]
+        );
+        assert_eq!(t.ints("flow").unwrap(), [3]);
+        assert_eq!(t.texts("cc").unwrap(), ["cubic"]);
+        assert_eq!(t.opt_ints("bytes_target").unwrap(), [Some(1_000_000)]);
+        assert_eq!(t.opt_floats("completion_s").unwrap(), [None]);
+        assert_eq!(t.floats("goodput_bps").unwrap(), [2_000_000.0]);
+        assert_eq!(goodput_bps(1, 0.0), 0.0);
+    }
+}

@@ -1,0 +1,30 @@
+//! The retransmission columns of a flows-table row, shared by every transport that sends
+//! segments again (TCP, TACK) and by the kernel tool's rows: defined once, so the ratio
+//! means the same in each.
+
+use tcplab_core::Metrics;
+
+/// Segments a source sent, retransmissions included, and how many of them were resent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Retransmissions {
+    pub segments_sent: u64,
+    pub retransmitted_segments: u64,
+}
+
+impl Retransmissions {
+    /// Retransmitted over sent segments (0 when none was sent).
+    pub fn ratio(&self) -> f64 {
+        if self.segments_sent > 0 {
+            self.retransmitted_segments as f64 / self.segments_sent as f64
+        } else {
+            0.0
+        }
+    }
+
+    /// `segments_sent`, `retransmitted_segments` and `retransmission_ratio`.
+    pub fn publish(&self, out: &mut dyn Metrics) {
+        out.put("segments_sent", self.segments_sent.into());
+        out.put("retransmitted_segments", self.retransmitted_segments.into());
+        out.put("retransmission_ratio", self.ratio().into());
+    }
+}
