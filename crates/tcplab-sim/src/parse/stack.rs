@@ -56,6 +56,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("quick_ack", "0"),
             ("partial_ack_timer", "\"impatient\""),
             ("ssthresh_basis", "\"in-flight\""),
+            ("window_basis", "\"in-flight\""), // AvailableWindow: cwnd - BytesInFlight()
             ("handshake", "true"),
             ("rcv_buf", "\"128KiB\""),
             ("snd_buf", "\"128KiB\""),
