@@ -256,11 +256,18 @@ class OutageErrorModel : public ErrorModel
   public:
     bool down = false;
     Ptr<ErrorModel> inner;
+    uint64_t lost = 0; // by `inner`
 
   private:
     bool DoCorrupt(Ptr<Packet> p) override
     {
-        return down || (inner && inner->IsCorrupt(p));
+        if (down)
+        {
+            return true;
+        }
+        bool drop = inner && inner->IsCorrupt(p);
+        lost += drop;
+        return drop;
     }
 
     void DoReset() override
@@ -519,6 +526,7 @@ main(int argc, char* argv[])
     Simulator::Stop(Seconds(duration > 0 ? duration : 3600));
     Simulator::Run();
     std::cout << std::setprecision(12);
+    std::cout << "random losses " << fwd->lost << "\n";
     for (uint32_t i = 0; i < src.size(); i++)
     {
         std::cout << "flow " << i << " bytes " << g_rx[i] << " done_s " << g_done[i]

@@ -134,8 +134,9 @@ const CC_PARAMS: &[CcRow] = &[
         ],
     ),
     // ns-3's TcpWestwoodPlus: what TcpSocketBase hands PktsAcked (m_srtt as the RTT,
-    // one segment per duplicate ACK besides the cumulative count), and a filter that
-    // starts at zero (m_lastBW = m_lastSampleBW = 0).
+    // one segment per duplicate ACK besides the cumulative count), a filter that
+    // starts at zero (m_lastBW = m_lastSampleBW = 0), and its sampling interval (the
+    // opening ACK counted, EstimateBW a timer of one RTT dividing by that RTT).
     (
         "ns3",
         &["westwoodplus", "westwood_plus", "westwood+"],
@@ -143,6 +144,7 @@ const CC_PARAMS: &[CcRow] = &[
             ("rtt_sample", ParamText::Name("smoothed")),
             ("ack_counting", ParamText::Name("ns3")),
             ("seed_first", ParamText::Number(0.0)),
+            ("interval", ParamText::Name("timer")),
         ],
     ),
     // ns-3's TcpVegas (tcp-vegas.cc): its own rules (smoothed RTT, loss cuts one
