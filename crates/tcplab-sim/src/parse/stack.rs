@@ -116,7 +116,8 @@ const CC_PARAMS: &[CcRow] = &[
         ],
     ),
     // ns-3: TcpNewReno grows MSS*MSS/cwnd per ACK and adds one segment per ACK in slow
-    // start; TcpCubic has its HyStart on and adds every segment ACKed in slow start.
+    // start; TcpCubic has its HyStart on, adds every segment ACKed in slow start and
+    // cuts from cwnd (GetSsThresh ignores bytesInFlight).
     (
         "ns3",
         RENO_FAMILY,
@@ -131,6 +132,7 @@ const CC_PARAMS: &[CcRow] = &[
         &[
             ("hystart", ParamText::Name("classic-ns3")),
             ("abc_limit", ParamText::Number(1e6)),
+            ("ssthresh_from", ParamText::Name("cwnd")),
         ],
     ),
     // ns-3's TcpWestwoodPlus: what TcpSocketBase hands PktsAcked (m_srtt as the RTT,
