@@ -1,5 +1,6 @@
-"""ns-3 beside tcplab's `stack = "ns3"` profile: goodput (mean and spread over seeds) and
-wall time of both, cell by cell. Prints a Markdown table (the one in docs/validation.md).
+"""ns-3 beside tcplab's `stack = "ns3"` profile: goodput (mean and spread over seeds),
+retransmission timeouts per run and wall time of both, cell by cell. Prints a Markdown
+table (the one in docs/validation.md).
 
     python scripts/ns3_side_by_side.py [NS3_DIR] [--cells PATTERNS] [--quick] [--seeds N]
                                        [--csv FILE] [--set KEY=VALUE] [--ns3-arg ARG]
@@ -15,7 +16,10 @@ NS3_DIR (or the NS3_DIR environment variable) is an ns-3 source tree, built. To 
 
 The script writes one ns-3 program, scratch/tcplab_side_by_side.cc, into that tree (it is
 generated here, never part of this repository), builds it with `./ns3 build`, and runs
-its binary once per cell and seed (`--RngRun=1..5`). The program's TcpSocket,
+its binary once per cell and seed (`--RngRun=1..5`). The program counts ns-3's
+timeouts (the sender's entries into CA_LOSS, from its CongState trace) and the random
+losses; run by hand with `--trace=1` it also prints flow 0's cwnd, ssthresh and RTT as
+they change. The program's TcpSocket,
 TcpSocketBase, TcpL4Protocol and RttEstimator attributes come from the `ns3` profile
 (the table in docs/scenarios.md, PROFILE below) with the cell's own keys written over it,
 exactly as tcplab merges the profile under a flow's keys; tcplab runs the same cell with
