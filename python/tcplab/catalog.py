@@ -218,6 +218,9 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "ssthresh_basis", "flight-size", "\"flight-size\" | \"in-flight\"",
         "what a loss halves: RFC 5681 FlightSize, or FlightSize less data the receiver "
         "holds (ns-3)", "flight-size"),
+    Key(_TCP, "window_basis", "flight-size", "\"flight-size\" | \"in-flight\"",
+        "what cwnd bounds outside SACK recovery: RFC 5681 FlightSize, or FlightSize less "
+        "SACKed data (ns-3's BytesInFlight)", "flight-size"),
     Key(_TCP, "handshake", "true", "bool", "SYN / SYN-ACK before data (RFC 6298 1 s SYN "
         "timer, backoff)", True),
     Key(_TCP, "syn_rto", "initial_rto", "duration (> 0)", "first SYN timeout (ns-3's "

@@ -265,8 +265,29 @@ fn ns3_profile_sets_ns3_vegas_and_westwood_plus() {
         ww,
         lossy(
             "stack = \"ns3\"\ncc = \"westwoodplus\"\ncc_params = { rtt_sample = \"smoothed\", \
-             ack_counting = \"ns3\", seed_first = 0 }"
+             ack_counting = \"ns3\", seed_first = 0, interval = \"timer\" }"
         )
+    );
+    assert_ne!(
+        ww,
+        lossy("stack = \"ns3\"\ncc = \"westwoodplus\"\ncc_params = { interval = \"ack\" }")
+    );
+    // ns-3's TcpCubic cuts from cwnd.
+    let cubic = lossy("stack = \"ns3\"\ncc = \"cubic\"");
+    assert_eq!(
+        cubic,
+        lossy("stack = \"ns3\"\ncc = \"cubic\"\ncc_params = { ssthresh_from = \"cwnd\" }")
+    );
+    assert_ne!(
+        cubic,
+        lossy("stack = \"ns3\"\ncc = \"cubic\"\ncc_params = { ssthresh_from = \"flight\" }")
+    );
+    // ns-3's window: cwnd against FlightSize less SACKed data in every state.
+    let reno = lossy("stack = \"ns3\"");
+    assert_eq!(reno, lossy("stack = \"ns3\"\nwindow_basis = \"in-flight\""));
+    assert_ne!(
+        reno,
+        lossy("stack = \"ns3\"\nwindow_basis = \"flight-size\"")
     );
     assert_ne!(
         ww,

@@ -56,6 +56,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("quick_ack", "0"),
             ("partial_ack_timer", "\"impatient\""),
             ("ssthresh_basis", "\"in-flight\""),
+            ("window_basis", "\"in-flight\""), // AvailableWindow: cwnd - BytesInFlight()
             ("handshake", "true"),
             ("rcv_buf", "\"128KiB\""),
             ("snd_buf", "\"128KiB\""),
@@ -115,7 +116,8 @@ const CC_PARAMS: &[CcRow] = &[
         ],
     ),
     // ns-3: TcpNewReno grows MSS*MSS/cwnd per ACK and adds one segment per ACK in slow
-    // start; TcpCubic has its HyStart on and adds every segment ACKed in slow start.
+    // start; TcpCubic has its HyStart on, adds every segment ACKed in slow start and
+    // cuts from cwnd (GetSsThresh ignores bytesInFlight).
     (
         "ns3",
         RENO_FAMILY,
@@ -130,11 +132,13 @@ const CC_PARAMS: &[CcRow] = &[
         &[
             ("hystart", ParamText::Name("classic-ns3")),
             ("abc_limit", ParamText::Number(1e6)),
+            ("ssthresh_from", ParamText::Name("cwnd")),
         ],
     ),
     // ns-3's TcpWestwoodPlus: what TcpSocketBase hands PktsAcked (m_srtt as the RTT,
-    // one segment per duplicate ACK besides the cumulative count), and a filter that
-    // starts at zero (m_lastBW = m_lastSampleBW = 0).
+    // one segment per duplicate ACK besides the cumulative count), a filter that
+    // starts at zero (m_lastBW = m_lastSampleBW = 0), and its sampling interval (the
+    // opening ACK counted, EstimateBW a timer of one RTT dividing by that RTT).
     (
         "ns3",
         &["westwoodplus", "westwood_plus", "westwood+"],
@@ -142,6 +146,7 @@ const CC_PARAMS: &[CcRow] = &[
             ("rtt_sample", ParamText::Name("smoothed")),
             ("ack_counting", ParamText::Name("ns3")),
             ("seed_first", ParamText::Number(0.0)),
+            ("interval", ParamText::Name("timer")),
         ],
     ),
     // ns-3's TcpVegas (tcp-vegas.cc): its own rules (smoothed RTT, loss cuts one

@@ -7,7 +7,7 @@ use tcplab_core::Dur;
 use tcplab_transport::cc;
 use tcplab_transport::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode, RtoRule,
-    SenderConfig, SsthreshBasis, TcpSpec, DATA_HEADER_BYTES, TS_OPTION_BYTES,
+    SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES, TS_OPTION_BYTES,
 };
 use toml::Value;
 
@@ -237,6 +237,15 @@ fn tcp_keys(f: &Section<'_>, own: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec
                 "ssthresh_basis",
                 f.table.get("ssthresh_basis"),
                 "use \"in-flight\" (FlightSize less data the receiver holds) or \"flight-size\" (RFC 5681)",
+            )
+        })?;
+    }
+    if let Some(b) = f.string("window_basis")? {
+        s.window_basis = WindowBasis::parse(b).ok_or_else(|| {
+            f.err(
+                "window_basis",
+                f.table.get("window_basis"),
+                "use \"in-flight\" (FlightSize less SACKed data, as ns-3) or \"flight-size\" (RFC 5681)",
             )
         })?;
     }

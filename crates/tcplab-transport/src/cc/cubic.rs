@@ -56,6 +56,9 @@ pub struct Cubic {
     /// Fractional bytes of growth not yet added to cwnd.
     frac: f64,
     region: Region,
+    /// ssthresh = β·cwnd in whole segments, ignoring what the sender reports in flight
+    /// (`ssthresh_from = "cwnd"`: ns-3's `TcpCubic::GetSsThresh`).
+    from_cwnd: bool,
 }
 
 impl Cubic {
@@ -63,7 +66,9 @@ impl Cubic {
     /// `beta` 0.7, `fast_convergence` 1, `reno_friendly` 1, `abc_limit` 2 (RFC 3465),
     /// `hystart` `"off"` (default; 0), `"hystartpp"` (1: HyStart++, RFC 9406, with the
     /// parameters in `hystart.rs`), `"classic"` (Linux's HyStart, `hystart_classic.rs`) or
-    /// `"classic-ns3"` (ns-3's variant of it).
+    /// `"classic-ns3"` (ns-3's variant of it); `ssthresh_from` `"flight"` (default: β times
+    /// what the sender reports in flight, its `ssthresh_basis`) or `"cwnd"` (ns-3's
+    /// `TcpCubic::GetSsThresh`: max(⌊⌊cwnd / MSS⌋·β⌋, 2) segments, whatever is in flight).
     pub fn from_params(p: &mut CcParams) -> Result<Cubic, String> {
         let c = p.take("c", 0.4, |v| v > 0.0, "> 0")?;
         let beta = p.take("beta", 0.7, |v| v > 0.0 && v < 1.0, "in (0, 1)")?;
@@ -82,6 +87,8 @@ impl Cubic {
             &["off", "hystartpp", "classic", "classic-ns3"],
             &["off", "hystartpp"],
         )?;
+        let from_cwnd =
+            p.take_choice("ssthresh_from", "flight", &["flight", "cwnd"], &[])? == "cwnd";
         let plus_plus = HyStart::from_params(p)?;
         let classic = ClassicHyStart::from_params(p, hs == "classic-ns3")?;
         let hystart = match hs {
@@ -103,6 +110,7 @@ impl Cubic {
             w_est: 0.0,
             frac: 0.0,
             region: Region::SlowStart,
+            from_cwnd,
         })
     }
 
@@ -248,7 +256,11 @@ impl CongestionControl for Cubic {
         };
         self.cwnd_prior = cwnd;
         // Section 4.6: ssthresh = flight_size·β_cubic, at least 2 segments.
-        let ssthresh = ((in_flight as f64 * self.beta) as u64).max(2 * w.mss as u64);
+        let ssthresh = if self.from_cwnd {
+            ((cwnd.floor() * self.beta) as u64).max(2) * w.mss as u64
+        } else {
+            ((in_flight as f64 * self.beta) as u64).max(2 * w.mss as u64)
+        };
         w.ssthresh = ssthresh;
         match ev {
             CongestionEvent::FastRetransmit => w.cwnd = ssthresh,
@@ -312,6 +324,20 @@ mod tests {
         cc.on_ack(&mut w, &ack(0, MSS as u64, 100));
         // K = cbrt(W_max(1 − β)/C) = cbrt(100·0.3/0.4) = cbrt(75).
         assert!((cc.k - 75f64.cbrt()).abs() < 1e-9, "K = {}", cc.k);
+    }
+
+    /// A loss with 100 segments of window but 40 in flight: by default ssthresh is β
+    /// times what is in flight (28 segments); `ssthresh_from = "cwnd"` (ns-3) β·cwnd (70).
+    #[test]
+    fn ssthresh_from_cwnd_ignores_what_is_in_flight() {
+        for (from, segs) in [("flight", 28), ("cwnd", 70)] {
+            let mut p = CcParams::new().with_name("ssthresh_from", from);
+            let mut cc = Cubic::from_params(&mut p).unwrap();
+            let mut w = window(100);
+            let flight = 40 * MSS as u64;
+            cc.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, Time::ZERO, flight);
+            assert_eq!(w.ssthresh, segs * MSS as u64, "{from}");
+        }
     }
 
     #[test]

@@ -22,6 +22,15 @@
 //! ACK that ends the recovery (ns-3 counts a partial ACK as one segment; tcplab counts
 //! what it acknowledges). The default `"credit"` counts each segment once, as Linux's
 //! `westwood_acked_count`.
+//!
+//! How an interval is closed: by default (`interval = "ack"`) the first ACK one RTT after
+//! it opened closes it, and the sample is the bytes acknowledged after the opening ACK
+//! over the time measured between the two. ns-3 (`interval = "timer"`) counts the bytes
+//! of the ACK that opens the interval too, closes it by a timer one RTT later and divides
+//! by that RTT (`TcpWestwoodPlus::PktsAcked` adds `packetsAcked` before it schedules
+//! `EstimateBW` after `rtt`, which divides by `rtt`): one ACK more per interval than was
+//! delivered in it, so the estimate runs above the rate by one ACK per RTT, and a loss
+//! sets ssthresh at or above the window it ends.
 
 use super::westwood::{bandwidth_window, trace_bandwidth, AckCounter};
 use super::{AckInfo, Capabilities, CcParams, CongestionControl, CongestionEvent, NewReno, Window};
@@ -36,6 +45,8 @@ pub struct WestwoodPlus {
     seed_first: bool,
     smoothed: bool,
     double_count: bool,
+    /// ns-3's interval (module docs).
+    timer: bool,
     counter: AckCounter,
     /// Start and length of the sampling interval under way.
     epoch: Option<(Time, Dur)>,
@@ -56,6 +67,8 @@ impl WestwoodPlus {
     /// - `rtt_sample` = `"latest"`: the RTT that sets the interval and RTTmin; `"smoothed"`:
     ///   the smoothed RTT, as ns-3 (module docs);
     /// - `ack_counting` = `"credit"`: each segment once; `"ns3"`: as ns-3 (module docs);
+    /// - `interval` = `"ack"`: closed by an ACK, over the measured time; `"timer"`: as
+    ///   ns-3 (module docs);
     /// - `abc_limit`: as for [`NewReno`].
     pub fn from_params(p: &mut CcParams) -> Result<WestwoodPlus, String> {
         let gain = p.take("gain", 0.9, |v| (0.0..1.0).contains(&v), "in [0, 1)")?;
@@ -65,6 +78,7 @@ impl WestwoodPlus {
             p.take_choice("rtt_sample", "latest", &["latest", "smoothed"], &[])? == "smoothed";
         let double_count =
             p.take_choice("ack_counting", "credit", &["credit", "ns3"], &[])? == "ns3";
+        let timer = p.take_choice("interval", "ack", &["ack", "timer"], &[])? == "timer";
         Ok(WestwoodPlus {
             growth: NewReno::from_params(p)?,
             gain,
@@ -72,6 +86,7 @@ impl WestwoodPlus {
             seed_first: seed == 1.0,
             smoothed,
             double_count,
+            timer,
             counter: AckCounter::default(),
             epoch: None,
             acked: 0,
@@ -90,20 +105,33 @@ impl WestwoodPlus {
     /// Counts `bytes` into the interval; closes it once it has lasted its length, and
     /// opens the next one with the latest RTT (`rtt`) as its length.
     fn account(&mut self, now: Time, bytes: u64, rtt: Option<Dur>) {
-        self.acked += bytes;
+        if !self.timer {
+            self.acked += bytes;
+        }
         match self.epoch {
             Some((start, len)) if now >= start + len => {
-                let dt = now.saturating_since(start).as_secs_f64();
-                if dt > 0.0 {
-                    self.filter(self.acked as f64 / dt);
+                // ns-3's timer expired before this ACK: the interval is exactly `len`.
+                let dt = if self.timer {
+                    len
+                } else {
+                    now.saturating_since(start)
+                };
+                if dt > Dur::ZERO {
+                    self.filter(self.acked as f64 / dt.as_secs_f64());
                 }
                 self.epoch = None;
             }
-            Some(_) => return,
+            Some(_) => {
+                if self.timer {
+                    self.acked += bytes;
+                }
+                return;
+            }
             None => {}
         }
-        // Bytes of the ACK that opens an interval were delivered before it started.
-        self.acked = 0;
+        // Bytes of the ACK that opens an interval were delivered before it started; ns-3
+        // counts them in it.
+        self.acked = if self.timer { bytes } else { 0 };
         if let Some(r) = rtt {
             self.epoch = Some((now, r.max(self.min_interval)));
         }
@@ -225,6 +253,30 @@ mod tests {
     fn ns3_counting_counts_sacked_segments_twice() {
         assert_eq!(one_recovery("credit"), 11.0);
         assert_eq!(one_recovery("ns3"), 20.0);
+    }
+
+    /// ACKs of 2 segments at 0, 5 and 15 ms, RTT 10 ms: by ACK, the interval opened at 0
+    /// is closed at 15 ms and holds the second and third ACKs' 4 segments over 15 ms; by
+    /// ns-3's timer it ended at 10 ms and holds the first two ACKs' 4 segments over 10 ms.
+    #[test]
+    fn ns3_timer_interval_counts_the_opening_ack() {
+        for (interval, segments) in [("ack", 4.0 * 10.0 / 15.0), ("timer", 4.0)] {
+            let mut p = CcParams::new()
+                .with_name("interval", interval)
+                .with("gain", 0.0)
+                .with("seed_first", 1.0);
+            let mut cc = WestwoodPlus::from_params(&mut p).unwrap();
+            let mut w = Window {
+                cwnd: 20 * MSS,
+                ssthresh: u64::MAX,
+                mss: MSS as u32,
+            };
+            for t in [0, 5, 15] {
+                cc.on_ack(&mut w, &ack(t, 2 * MSS, 10, 10));
+            }
+            let got = cc.bandwidth() * 0.010 / MSS as f64;
+            assert!((got - segments).abs() < 1e-9, "{interval}: {got}");
+        }
     }
 
     /// `rtt_sample = "smoothed"` takes RTTmin from the smoothed RTT (ns-3's `m_minRtt`),

@@ -111,6 +111,30 @@ impl SsthreshBasis {
     }
 }
 
+/// What the congestion window is compared against outside SACK recovery (in recovery it
+/// is always RFC 6675's pipe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowBasis {
+    /// RFC 5681 / RFC 6675: FlightSize (all data sent and not cumulatively acknowledged);
+    /// SACKed data leaves the count only in recovery.
+    FlightSize,
+    /// FlightSize less SACKed bytes in every state, as ns-3's
+    /// `TcpSocketBase::AvailableWindow` (cwnd − `BytesInFlight()`): a duplicate ACK whose
+    /// SACK block covers a new segment lets a new segment out before recovery, as limited
+    /// transmit (RFC 3042) does for the first two.
+    InFlight,
+}
+
+impl WindowBasis {
+    pub fn parse(s: &str) -> Option<WindowBasis> {
+        match s {
+            "flight-size" => Some(WindowBasis::FlightSize),
+            "in-flight" => Some(WindowBasis::InFlight),
+            _ => None,
+        }
+    }
+}
+
 /// Default send buffer: no limit (the `linux` profile sets Linux's `tcp_wmem` maximum,
 /// 4 MiB; `ns3` ns-3's 128 KiB).
 pub const DEFAULT_SND_BUF: u64 = u64::MAX;
@@ -156,6 +180,8 @@ pub struct SenderConfig {
     pub snd_buf: u64,
     /// What ssthresh is computed from on a loss.
     pub ssthresh_basis: SsthreshBasis,
+    /// What cwnd bounds outside SACK recovery.
+    pub window_basis: WindowBasis,
     /// Open the connection with a SYN / SYN-ACK exchange first (`handshake.rs`).
     pub handshake: bool,
     /// First SYN timeout when it differs from `initial_rto` (ns-3's ConnTimeout).
@@ -182,6 +208,7 @@ impl Default for SenderConfig {
             undo: false,
             snd_buf: DEFAULT_SND_BUF,
             ssthresh_basis: SsthreshBasis::FlightSize,
+            window_basis: WindowBasis::FlightSize,
             handshake: false,
             syn_rto: None,
         }

@@ -39,7 +39,7 @@ fn cache_line(off: usize, size: usize) -> usize {
 
 pub use config::{
     AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
-    SenderConfig, SsthreshBasis, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,
+    SenderConfig, SsthreshBasis, WindowBasis, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,
 };
 pub use endpoint::TcpSpec;
 pub use receiver::Receiver;

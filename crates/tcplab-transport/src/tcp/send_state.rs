@@ -7,7 +7,7 @@ use crate::cc::{AckInfo, Capabilities, CongestionControl, Controller, HeadSegmen
 use crate::rate::{RateSample, RateSampler};
 use crate::records::{FarTable, Records};
 use crate::rtt::RttEstimator;
-use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis};
+use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis, WindowBasis};
 use crate::tcp::prr::Prr;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
@@ -205,10 +205,13 @@ impl SendState {
 
     /// In flight outside SACK recovery: in go-back-N after a timeout, what was sent since
     /// and is not SACKed (the rest is presumed lost, SACKed segments are skipped: RFC 6675
-    /// section 5.1); else FlightSize up to snd_nxt.
+    /// section 5.1); else FlightSize up to snd_nxt, less the SACKed bytes under
+    /// `window_basis = "in-flight"` (ns-3's `BytesInFlight()`).
     pub fn in_flight(&self) -> u64 {
         if self.go_back_n {
             self.presumed_in_flight()
+        } else if self.cfg.window_basis == WindowBasis::InFlight {
+            (self.snd_nxt - self.snd_una).saturating_sub(self.sb.sacked_bytes)
         } else {
             self.snd_nxt - self.snd_una
         }
@@ -374,5 +377,35 @@ mod tests {
         assert_eq!((s.seg_len(0), s.seg_len(2), s.seg_len(3)), (1000, 500, 0));
         assert_eq!(s.seg_end(2), 2500);
         assert_eq!(s.flight_size(), 10_000);
+    }
+
+    /// Outside recovery cwnd bounds FlightSize (RFC 5681), or under `window_basis =
+    /// "in-flight"` FlightSize less the SACKed bytes (ns-3's BytesInFlight): with segment
+    /// 0 lost and 1..=2 SACKed, ten segments outstanding and cwnd 11 segments, only the
+    /// latter lets two more segments out before the third duplicate ACK.
+    #[test]
+    fn window_basis_in_flight_counts_sacked_data_out() {
+        for (basis, sent) in [(WindowBasis::FlightSize, 1), (WindowBasis::InFlight, 3)] {
+            let mut s = state(Controller::NewReno(NewReno::default()));
+            s.cfg.window_basis = basis;
+            s.cfg.recovery = crate::tcp::config::RecoveryMode::Sack;
+            s.app_end = 100_000;
+            s.rwnd = 1 << 20;
+            s.snd_buf = 1 << 20;
+            s.w.cwnd = 11_000;
+            for i in 1..=2 {
+                let r = s.recs.get_mut(i).unwrap();
+                s.sb.sacked_bytes += r.len as u64;
+                r.set_sacked(true);
+            }
+            let mut n = 0;
+            while let Some(idx) = s.next_in_order(false) {
+                s.recs.push(idx, SentRecord::new(1000, Time::ZERO));
+                s.snd_nxt += 1000;
+                s.snd_max = s.snd_nxt;
+                n += 1;
+            }
+            assert_eq!(n, sent, "{basis:?}");
+        }
     }
 }
