@@ -129,6 +129,7 @@ impl Endpoint for Sender {
         );
         out.put("rack_lost", s.rack_lost.into());
         out.put("undos", s.undos.into());
+        out.put("ecn_cuts", s.ecn_cuts.into());
         out.put("rtt_min_s", secs(self.rtt().min_rtt()));
         out.put("rtt_mean_s", secs(s.rtt_mean()));
         out.put("rtt_max_s", secs(s.rtt_max));
@@ -165,6 +166,7 @@ impl Endpoint for Receiver {
     }
     fn summary(&self, out: &mut dyn Metrics) {
         out.put("acks_sent", self.stats().acks_sent.into());
+        out.put("ce_received", self.ce_received().into());
     }
 }
 
