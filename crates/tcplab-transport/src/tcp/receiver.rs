@@ -416,11 +416,9 @@ impl Receiver {
     /// the whole segment.
     #[inline(always)]
     fn poll_wrapped<T>(&mut self, now: Time, wrap: impl FnOnce(Segment) -> T) -> Option<T> {
-        if self.ecn == EcnEcho::Dctcp {
-            if self.prior_ack != NO_PRIOR_ACK {
-                let a = std::mem::replace(&mut self.prior_ack, NO_PRIOR_ACK);
-                return Some(wrap(self.prior_dctcp_ack(now, a)));
-            }
+        if self.ecn == EcnEcho::Dctcp && self.prior_ack != NO_PRIOR_ACK {
+            let a = std::mem::replace(&mut self.prior_ack, NO_PRIOR_ACK);
+            return Some(wrap(self.prior_dctcp_ack(now, a)));
         }
         self.ack_now = false;
         self.ack_at = None;
