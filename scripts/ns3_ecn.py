@@ -152,7 +152,8 @@ main(int argc, char* argv[])
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         auto app = bulk.Install(s.Get(i));
         app.Start(Seconds(i));
-        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
         auto sapp = sink.Install(r.Get(i));
         sapp.Start(Seconds(0));
         sapp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&Rx, i));
