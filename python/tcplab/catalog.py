@@ -24,6 +24,7 @@ CONTROLLERS = {
     "westwood+": "alias of westwoodplus",
     "cubic": "RFC 9438, optional HyStart++ (RFC 9406) or classic HyStart (Linux, ns-3)",
     "bbr": "BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00)",
+    "dctcp": "DCTCP (RFC 8257): cuts cwnd by alpha/2 per window, alpha the marked fraction",
     "wave": "TCP Wave: burst transmission paced by a timer",
     "fixed_burst": "test controller: a fixed burst per timer tick",
 }
@@ -106,7 +107,8 @@ KEYS: tuple[Key, ...] = (
     Key(_LINK, "reorder", "false", "bool", "true: jittered packets may overtake each other",
         False),
     Key(_LINK, "discipline", "drop-tail", "name | table", "queue discipline of both "
-        "directions: drop-tail, fifo, codel, fq_codel, pie, red, or a table (below); `queue` "
+        "directions: drop-tail, fifo, codel, fq_codel, pie, red, step, or a table (below); "
+        "`queue` "
         "is its limit", "drop-tail"),
     Key(_LINK, "duplex", "full", "\"full\" | \"half\"", "half: one transmitter shared by "
         "both directions", "full"),
@@ -130,7 +132,7 @@ KEYS: tuple[Key, ...] = (
     Key("link.jitter (table)", "sd", "required (normal)", "duration", "normal standard "
         "deviation"),
     Key("link.discipline (table)", "kind", "required", "\"codel\" | \"fq_codel\" | "
-        "\"pie\" | \"red\" | \"fifo\" | \"drop-tail\"", "which discipline"),
+        "\"pie\" | \"red\" | \"step\" | \"fifo\" | \"drop-tail\"", "which discipline"),
     Key("link.discipline (table)", "target", "5ms (PIE: 15ms)", "duration",
         "CoDel/FQ-CoDel: acceptable standing delay (RFC 8289); PIE: QDELAY_REF (RFC 8033)"),
     Key("link.discipline (table)", "interval", "100ms", "duration",
@@ -157,6 +159,8 @@ KEYS: tuple[Key, ...] = (
         "w_q"),
     Key("link.discipline (table)", "gentle", "true", "bool", "RED: rise from max_p to 1 "
         "between max_th and 2 max_th"),
+    Key("link.discipline (table)", "k", "required (step)", "packets | size", "step: mark "
+        "(or drop, without ECN) what arrives to more than K waiting (DCTCP's queue)"),
     Key("link.loss (table)", "model", "bernoulli", "\"none\" | \"bernoulli\" | "
         "\"gilbert-elliott\" | \"list\"", "loss model"),
     Key("link.loss (table)", "rate", "required (bernoulli)", "probability",
@@ -235,6 +239,8 @@ KEYS: tuple[Key, ...] = (
         "block (RFC 2883)", False),
     Key(_TCP, "undo", "false", "bool", "undo spurious window cuts: Eifel (RFC 3522/4015) "
         "with timestamps, else D-SACK (RFC 3708)", False),
+    Key(_TCP, "ecn", "false (dctcp: true)", "bool", "ECN (RFC 3168): ECT data, CE echoed, "
+        "one window cut per round trip", False),
     Key(_DGRAM, "rate", "required", "rate (bit/s)", "sending rate (IP packet bytes)"),
     Key(_DGRAM, "pattern", "cbr", "\"cbr\" | \"onoff\" | \"trace\"", "sending pattern"),
     Key(_DGRAM, "packet_size", "1472", "bytes", "UDP payload (1500-byte IP packets)", 1472),

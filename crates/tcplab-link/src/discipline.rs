@@ -5,6 +5,7 @@ use crate::codel::CoDelParams;
 use crate::fq_codel::FqCoDelParams;
 use crate::pie::PieParams;
 use crate::red::RedParams;
+use crate::step::StepParams;
 
 /// The queue discipline of a link direction. Its limit is the link's `queue`
 /// ([`QueueLimit`], packets or bytes waiting, the one in service excluded).
@@ -20,6 +21,8 @@ pub enum Discipline {
     FqCoDel(FqCoDelParams),
     Pie(PieParams),
     Red(RedParams),
+    /// Step marking at a threshold K (DCTCP's queue).
+    Step(StepParams),
 }
 
 impl Discipline {
@@ -32,6 +35,7 @@ impl Discipline {
             Discipline::FqCoDel(_) => "fq_codel",
             Discipline::Pie(_) => "pie",
             Discipline::Red(_) => "red",
+            Discipline::Step(_) => "step",
         }
     }
 }

@@ -29,6 +29,7 @@ mod red;
 mod ring;
 mod shared;
 mod sojourn;
+mod step;
 mod trace;
 pub mod wlan;
 
@@ -49,6 +50,7 @@ pub use queued::QdiscCounters;
 pub use red::RedParams;
 pub use shared::SharedLink;
 pub use sojourn::SojournHistogram;
+pub use step::{StepParams, StepThreshold};
 pub use trace::{example_traces, DeliveryTrace, OPPORTUNITY_BYTES};
 pub use wlan::{Wlan, WlanParams};
 

@@ -17,6 +17,7 @@ use crate::pie::{Pie, PieParams};
 use crate::queued::{Out, QdiscCounters, Queued, Verdict};
 use crate::red::{Red, RedParams};
 use crate::sojourn::SojournHistogram;
+use crate::step::{self, StepParams};
 use crate::Packet;
 use std::collections::VecDeque;
 use tcplab_core::{Metrics, Rng, Time};
@@ -64,6 +65,7 @@ enum Algo {
     CoDel(CoDelParams, CoDel),
     Pie(PieParams, Pie),
     Red(RedParams, Red),
+    Step(StepParams),
 }
 
 /// A link direction's discipline and its waiting packets.
@@ -103,6 +105,7 @@ impl<P: Packet> Qdisc<P> {
             Discipline::CoDel(p) => Algo::CoDel(*p, CoDel::default()),
             Discipline::Pie(p) => Algo::Pie(*p, Pie::new(p, now)),
             Discipline::Red(p) => Algo::Red(*p, Red::new(p, rate_bps)),
+            Discipline::Step(p) => Algo::Step(*p),
             Discipline::FqCoDel(p) => {
                 fq = Some(FqCoDel::new(*p, rng.next_u64()));
                 Algo::Fifo
@@ -162,6 +165,7 @@ impl<P: Packet> Qdisc<P> {
         }
         let verdict = match &mut self.algo {
             Algo::Fifo | Algo::CoDel(..) => Verdict::Enqueue,
+            Algo::Step(p) => step::enqueue(p, pkts, bytes, &pkt),
             Algo::Pie(p, s) => s.enqueue(p, now, bytes, &pkt, &mut self.rng),
             Algo::Red(p, s) => s.enqueue(p, now, pkts, &pkt, &mut self.rng),
         };
@@ -189,7 +193,7 @@ impl<P: Packet> Qdisc<P> {
         };
         let got = match (&mut self.fq, &mut self.algo) {
             (Some(fq), _) => fq.dequeue(now, &mut out),
-            (None, Algo::Fifo) => self.fifo.pop(),
+            (None, Algo::Fifo | Algo::Step(_)) => self.fifo.pop(),
             (None, Algo::CoDel(p, s)) => s.dequeue(p, now, &mut self.fifo, &mut out),
             (None, Algo::Pie(p, s)) => {
                 let x = self.fifo.pop();
@@ -237,7 +241,7 @@ impl<P: Packet> Qdisc<P> {
             }
             (None, Algo::Pie(_, s)) => out.put("pie_drop_prob", s.drop_prob().into()),
             (None, Algo::Red(_, s)) => out.put("red_avg_pkts", s.avg().into()),
-            (None, Algo::Fifo) => {}
+            (None, Algo::Fifo | Algo::Step(_)) => {}
         }
     }
 

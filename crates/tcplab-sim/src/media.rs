@@ -27,18 +27,24 @@ pub(crate) struct Pkt {
     /// that keeps a link's FIFO entry, which holds an `Option<Pkt>`, at 32 bytes).
     pub step: NonZeroU32,
     pub wire_len: u32,
-    /// The flow in the low 30 bits, then [`Pkt::TO_SOURCE`] and [`Pkt::PAYLOAD`].
+    /// The flow in the low 28 bits, then [`Pkt::ECT`], [`Pkt::CE`], [`Pkt::TO_SOURCE`]
+    /// and [`Pkt::PAYLOAD`].
     tag: u32,
 }
 
 impl Pkt {
+    /// Set for ECN-capable packets (ECT(0), ECT(1) or CE in their IP header).
+    const ECT: u32 = 1 << 28;
+    /// Set when a queue discipline marked it Congestion Experienced on the way: the
+    /// stored header gets CE when it reaches its endpoint ([`Pkt::ce`]).
+    const CE: u32 = 1 << 29;
     /// Set for packets of the sink (towards the source).
     const TO_SOURCE: u32 = 1 << 30;
     /// Set for packets that carry transport payload (clear: a pure acknowledgement).
     const PAYLOAD: u32 = 1 << 31;
     /// Flows a run may have: their indices fit below the flags. The simulator refuses
     /// more (a run that large would need terabytes).
-    pub const MAX_FLOWS: usize = 1 << 30;
+    pub const MAX_FLOWS: usize = 1 << 28;
 
     /// A packet of `flow` (below [`Pkt::MAX_FLOWS`]) in its store slot `slot`, on step `step`.
     #[inline(always)]
@@ -49,11 +55,13 @@ impl Pkt {
         flow: u32,
         to_source: bool,
         payload: bool,
+        ect: bool,
     ) -> Pkt {
         debug_assert!((flow as usize) < Pkt::MAX_FLOWS);
         let tag = flow
             | if to_source { Pkt::TO_SOURCE } else { 0 }
-            | if payload { Pkt::PAYLOAD } else { 0 };
+            | if payload { Pkt::PAYLOAD } else { 0 }
+            | if ect { Pkt::ECT } else { 0 };
         Pkt {
             slot,
             step,
@@ -65,7 +73,13 @@ impl Pkt {
     /// Index of its flow.
     #[inline(always)]
     pub fn flow(self) -> usize {
-        (self.tag & (Pkt::TO_SOURCE - 1)) as usize
+        (self.tag & (Pkt::MAX_FLOWS as u32 - 1)) as usize
+    }
+
+    /// A queue discipline marked it Congestion Experienced.
+    #[inline(always)]
+    pub fn ce(self) -> bool {
+        self.tag & Pkt::CE != 0
     }
 
     /// True for packets of the sink (towards the source).
@@ -87,7 +101,15 @@ impl tcplab_link::Packet for Pkt {
     /// The flow and its direction (FQ-CoDel's hash key).
     #[inline]
     fn flow_key(&self) -> u64 {
-        (self.tag & !Pkt::PAYLOAD) as u64
+        (self.tag & (Pkt::TO_SOURCE | (Pkt::MAX_FLOWS as u32 - 1))) as u64
+    }
+    #[inline]
+    fn ecn_capable(&self) -> bool {
+        self.tag & Pkt::ECT != 0
+    }
+    #[inline]
+    fn set_ce(&mut self) {
+        self.tag |= Pkt::CE;
     }
 }
 
@@ -403,18 +425,22 @@ mod tests {
         assert_eq!(std::mem::size_of::<Pkt>(), 16);
         assert_eq!(std::mem::size_of::<Option<Pkt>>(), 16);
         let last = (Pkt::MAX_FLOWS - 1) as u32;
-        for (flow, to_source, payload) in [
-            (0, false, false),
-            (7, true, false),
-            (last, true, true),
-            (last, false, true),
+        for (flow, to_source, payload, ect) in [
+            (0, false, false, false),
+            (7, true, false, true),
+            (last, true, true, false),
+            (last, false, true, true),
         ] {
             let step = NonZeroU32::new(4).unwrap();
-            let p = Pkt::new(3, step, 1500, flow, to_source, payload);
+            let mut p = Pkt::new(3, step, 1500, flow, to_source, payload, ect);
             assert_eq!((p.slot, p.step.get(), p.wire_len()), (3, 4, 1500));
             assert_eq!(p.flow(), flow as usize);
             assert_eq!(p.to_source(), to_source);
             assert_eq!(p.carries_payload(), payload);
+            assert_eq!((p.ecn_capable(), p.ce()), (ect, false));
+            let key = p.flow_key();
+            p.set_ce();
+            assert_eq!((p.flow(), p.ce(), p.flow_key()), (flow as usize, true, key));
         }
     }
 

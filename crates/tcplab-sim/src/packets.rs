@@ -53,6 +53,15 @@ impl PacketStore {
             .expect("a slot handed out holds its packet until freed")
     }
 
+    /// Sets the Congestion Experienced codepoint in the header stored in `slot` (a queue
+    /// discipline marked the packet on its way).
+    #[cold]
+    pub fn mark_ce(&mut self, slot: u32) {
+        if let Some(p) = self.slots[slot as usize].as_mut() {
+            p.set_ce();
+        }
+    }
+
     /// Frees `slot` (its packet was delivered or lost).
     #[inline]
     pub fn free(&mut self, slot: u32) {

@@ -369,6 +369,9 @@ impl World<'_, '_> {
         let now = self.net.now;
         let fl = &mut self.flows[f];
         fl.count[p.to_source() as usize].delivered += 1;
+        if p.ce() {
+            self.net.packets.mark_ce(p.slot);
+        }
         let r = fl.ends[side].handle_packet(now, self.net.packets.get(p.slot));
         r.map_err(|v| self.violation(v))?;
         if side == SOURCE && matches!(self.sc.sampling, Sampling::PerAck) {
@@ -408,13 +411,13 @@ impl World<'_, '_> {
             m => m as u32,
         } as usize;
         let (end, count) = (&mut fl.ends[side], &mut fl.count[side]);
-        while let Some((slot, (wire_len, payload))) = net.packets.put_next(
+        while let Some((slot, (wire_len, payload, ect))) = net.packets.put_next(
             &mut spare,
             || end.poll_transmit(now),
-            |body| (body.wire_len(), body.payload_len() != 0),
+            |body| (body.wire_len(), body.payload_len() != 0, body.ecn_capable()),
         ) {
             count.sent += 1;
-            let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload);
+            let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload, ect);
             if !net.admit(medium, pkt) {
                 count.dropped += 1;
             }

@@ -240,3 +240,44 @@ impl std::io::Write for Limited {
         Ok(())
     }
 }
+
+/// With ECN on through a marking CoDel: the SYN asks for ECN (SYN|ECE|CWR), the SYN-ACK
+/// agrees (SYN|ACK|ECE), data leaves ECT(0) and some arrives CE (marked on this link:
+/// the capture is taken as it leaves it), ACKs echo ECE and some data carries CWR. The
+/// number of CE packets is the link's `marked_ce`.
+#[test]
+fn the_ecn_bits_are_in_the_file() {
+    let sc = scenario(
+        "duration = \"10s\"\n[link]\nrate = \"10Mbps\"\ndelay = \"10ms\"\nqueue = \"1000pkt\"\n\
+         discipline = { kind = \"codel\", ecn = true }\n\
+         [[flow]]\ncc = \"cubic\"\necn = true\nbytes = \"unlimited\"\n\
+         [[flow]]\ncc = \"cubic\"\necn = true\nbytes = \"unlimited\"\nstart = \"1s\"\n",
+    );
+    let (res, _, file) = capture(&sc, "link", Directions::Both);
+    let pk = packets(&file);
+    let (mut ect, mut ce, mut ece, mut cwr, mut syn) = (0u64, 0u64, 0, 0, vec![]);
+    for (iface, _, bytes, _) in &pk {
+        let (tos, flags) = (bytes[1], bytes[20 + 13]);
+        if flags & 0x02 != 0 {
+            syn.push((*iface, flags));
+            continue;
+        }
+        match (iface, tos & 3) {
+            (0, 0b10) => ect += 1,
+            (0, 0b11) => ce += 1,
+            (0, x) => panic!("data with ECN field {x:#b}"),
+            _ => assert_eq!(tos & 3, 0, "ACKs are Not-ECT"),
+        }
+        ece += u64::from(flags & 0x40 != 0);
+        cwr += u64::from(flags & 0x80 != 0);
+    }
+    let t = &res.links;
+    let i = (0..t.rows())
+        .find(|&i| t.texts("direction").unwrap()[i] == "fwd")
+        .unwrap();
+    let marked = t.opt_ints("marked_ce").unwrap()[i].unwrap();
+    eprintln!("ECT {ect}, CE {ce} (marked {marked}), ECE {ece}, CWR {cwr}, SYNs {syn:?}");
+    assert_eq!(syn, [(0, 0xc2), (1, 0x52), (0, 0xc2), (1, 0x52)]);
+    assert!(ect > 1000 && ce > 0 && ece > 0 && cwr > 0);
+    assert_eq!(ce, marked);
+}

@@ -37,9 +37,10 @@ pub use records::{FarTable, Records, SendTimes, SentRecord};
 pub use retransmissions::Retransmissions;
 pub use rtt::{RtoRule, RttEstimator};
 pub use tcp::{
-    AckPolicy, LossDetection, PartialAckTimer, Receiver, ReceiverConfig, ReceiverStats,
-    RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig, SenderSnapshot,
-    SenderStats, SsthreshBasis, TcpSpec, TcpSummary, Timestamps, WindowBasis, ACK_HEADER_BYTES,
-    DATA_HEADER_BYTES, DEFAULT_RCV_BUF, DEFAULT_SND_BUF, MAX_SACK_BLOCKS, TS_OPTION_BYTES,
+    AckPolicy, EcnEcho, IpEcn, LossDetection, PartialAckTimer, Receiver, ReceiverConfig,
+    ReceiverStats, RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig,
+    SenderSnapshot, SenderStats, SsthreshBasis, TcpSpec, TcpSummary, Timestamps, WindowBasis,
+    ACK_HEADER_BYTES, DATA_HEADER_BYTES, DEFAULT_RCV_BUF, DEFAULT_SND_BUF, MAX_SACK_BLOCKS,
+    TS_OPTION_BYTES,
 };
 pub use transport::{AnyEndpoint, FlowContext, FlowEndpoints, TransportSpec};

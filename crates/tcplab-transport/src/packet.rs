@@ -65,6 +65,27 @@ impl Packet {
     }
 }
 
+impl Packet {
+    /// ECN-capable (RFC 3168): a queue discipline may mark it instead of dropping it.
+    /// Only TCP segments carry the IP ECN field here.
+    #[inline]
+    pub fn ecn_capable(&self) -> bool {
+        match self {
+            Packet::Tcp(s) => s.ip_ecn.is_capable(),
+            _ => false,
+        }
+    }
+
+    /// Sets Congestion Experienced (on an ECN-capable packet; others are left alone).
+    pub fn set_ce(&mut self) {
+        if let Packet::Tcp(s) = self {
+            if s.ip_ecn.is_capable() {
+                s.ip_ecn = crate::tcp::IpEcn::Ce;
+            }
+        }
+    }
+}
+
 impl From<Segment> for Packet {
     fn from(s: Segment) -> Self {
         Packet::Tcp(s)

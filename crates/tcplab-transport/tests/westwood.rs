@@ -17,6 +17,7 @@ fn ack(t_ms: u64, bytes: u64) -> AckInfo {
         in_recovery: false,
         rate: None,
         delivered: 0,
+        ece: false,
     }
 }
 

@@ -254,6 +254,7 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
         established_s: None,
         rack_lost: 0,
         undos: 0,
+        ecn_cuts: None,
         rtt_min_s: (last.min_rtt > 0).then(|| last.min_rtt as f64 / 1e6),
         rtt_mean_s: (!srtts.is_empty()).then(|| srtts.iter().sum::<f64>() / srtts.len() as f64),
         rtt_max_s: srtts.iter().copied().reduce(f64::max),

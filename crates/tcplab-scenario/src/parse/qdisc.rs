@@ -5,10 +5,13 @@
 use super::{Section, R};
 use crate::scenario::LinkChange;
 use tcplab_core::Dur;
-use tcplab_link::{CoDelParams, Discipline, FqCoDelParams, LinkParams, PieParams, RedParams};
+use tcplab_link::{
+    CoDelParams, Discipline, FqCoDelParams, LinkParams, PieParams, RedParams, StepParams,
+    StepThreshold,
+};
 use toml::Value;
 
-const KINDS: &str = "drop-tail, fifo, codel, fq_codel, pie, red";
+const KINDS: &str = "drop-tail, fifo, codel, fq_codel, pie, red, step";
 
 fn defaults(kind: &str) -> Option<Discipline> {
     Some(match kind {
@@ -18,6 +21,10 @@ fn defaults(kind: &str) -> Option<Discipline> {
         "fq_codel" | "fq-codel" => Discipline::FqCoDel(FqCoDelParams::default()),
         "pie" => Discipline::Pie(PieParams::default()),
         "red" => Discipline::Red(RedParams::default()),
+        // K has no default: read from the table (`step_keys`).
+        "step" => Discipline::Step(StepParams {
+            k: StepThreshold::Packets(0),
+        }),
         _ => return None,
     })
 }
@@ -66,6 +73,14 @@ fn codel_keys(t: &Section<'_>, p: &mut CoDelParams) -> R<()> {
 pub(super) fn discipline(s: &Section<'_>, k: &str) -> R<Option<Discipline>> {
     let Some(v) = s.get(k) else { return Ok(None) };
     let t = match v {
+        Value::String(name) if name == "step" => {
+            return Err(s.err(
+                k,
+                Some(v),
+                "step marking needs its threshold: discipline = { kind = \"step\", k = 20 } \
+                 (packets) or k = \"30KB\" (bytes)",
+            ));
+        }
         Value::String(name) => {
             return defaults(name)
                 .map(Some)
@@ -125,6 +140,7 @@ pub(super) fn discipline(s: &Section<'_>, k: &str) -> R<Option<Discipline>> {
                 p.ecn = e;
             }
         }
+        Discipline::Step(p) => p.k = step_threshold(&t)?,
         Discipline::Red(p) => {
             let pkts = "a queue length in packets, >= 0";
             if let Some(x) = number(&t, "min_th", 0.0, 1e9, pkts)? {
@@ -168,6 +184,23 @@ pub(super) fn discipline(s: &Section<'_>, k: &str) -> R<Option<Discipline>> {
     }
     t.finish()?;
     Ok(Some(d))
+}
+
+/// Step marking's `k`: a whole number of packets, or bytes with a unit ("30KB").
+fn step_threshold(t: &Section<'_>) -> R<StepThreshold> {
+    let why = "the marking threshold K: a number of packets >= 1 (k = 20) or bytes with a \
+               unit (k = \"30KB\")";
+    match t.get("k") {
+        None => Err(t.err("k", None, format!("required: {why}"))),
+        Some(Value::Integer(_)) => Ok(StepThreshold::Packets(
+            t.uint("k", 1, 1 << 32)?.expect("present"),
+        )),
+        Some(Value::String(_)) => match t.bytes("k")? {
+            Some(b) if b > 0 => Ok(StepThreshold::Bytes(b)),
+            _ => Err(t.err("k", t.table.get("k"), format!("must be {why}"))),
+        },
+        Some(v) => Err(t.err("k", Some(v), format!("expected {why}"))),
+    }
 }
 
 /// Refuses a discipline on a half-duplex link (its shared transmitter has no seam yet).

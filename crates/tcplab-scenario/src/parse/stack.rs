@@ -34,6 +34,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("timestamps", "true"), // net.ipv4.tcp_timestamps = 1
             ("dsack", "true"),      // net.ipv4.tcp_dsack = 1
             ("undo", "true"),       // tcp_try_undo_* (Eifel with timestamps, D-SACK)
+            ("ecn", "false"),       // net.ipv4.tcp_ecn = 2: ECN only when the peer asks for it
         ],
     ),
     (
@@ -63,6 +64,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("timestamps", "true"), // TcpSocketBase::Timestamp
             ("dsack", "false"),     // ns-3 sends no D-SACK
             ("undo", "false"),      // nor undoes a reduction
+            ("ecn", "false"),       // TcpSocketBase::UseEcn = Off
         ],
     ),
     (
@@ -88,6 +90,7 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("timestamps", "false"), // RFC 7323 is optional
             ("dsack", "false"),
             ("undo", "false"),
+            ("ecn", "false"), // RFC 3168 is optional
         ],
     ),
 ];
@@ -183,6 +186,7 @@ const CC_PARAMS: &[CcRow] = &[
 
 /// Window controllers with NewReno-style slow start (Vegas takes `abc_limit` alone).
 const RENO_FAMILY: &[&str] = &[
+    "dctcp",
     "newreno",
     "reno",
     "tahoe",

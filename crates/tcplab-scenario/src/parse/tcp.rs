@@ -6,8 +6,8 @@ use super::{stack, Section, R};
 use tcplab_core::Dur;
 use tcplab_transport::cc;
 use tcplab_transport::{
-    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode, RtoRule,
-    SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES, TS_OPTION_BYTES,
+    AckPolicy, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
+    RtoRule, SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES, TS_OPTION_BYTES,
 };
 use toml::Value;
 
@@ -259,6 +259,7 @@ fn tcp_keys(f: &Section<'_>, own: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec
     if let Some(n) = f.uint("quick_ack", 0, 1 << 16)? {
         r.quick_ack = n as u32;
     }
+    ecn_keys(f, own, &cc_name, &mut s, &mut r)?;
     Ok(TcpSpec {
         cc: cc_name,
         cc_params,
@@ -266,4 +267,48 @@ fn tcp_keys(f: &Section<'_>, own: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec
         receiver: r,
         stack: None,
     })
+}
+
+/// `ecn = true | false` (or `"on"` / `"off"`): RFC 3168 ECN for the flow, both ends.
+/// Off by default (Linux's `net.ipv4.tcp_ecn = 2` asks for it on no connection it opens;
+/// ns-3's `TcpSocketBase::UseEcn` is `Off`); on for `cc = "dctcp"`, which needs it
+/// (RFC 8257; Linux's DCTCP asks for ECN whatever `tcp_ecn` says), whose receiver then
+/// echoes marks the DCTCP way.
+fn ecn_keys(
+    f: &Section<'_>,
+    own: &Section<'_>,
+    cc_name: &str,
+    s: &mut SenderConfig,
+    r: &mut ReceiverConfig,
+) -> R<()> {
+    let dctcp = cc_name == "dctcp";
+    let written = match f.get("ecn") {
+        None => None,
+        Some(Value::Boolean(b)) => Some(*b),
+        Some(Value::String(v)) if v == "on" => Some(true),
+        Some(Value::String(v)) if v == "off" => Some(false),
+        Some(v) => {
+            return Err(f.err(
+                "ecn",
+                Some(v),
+                "use true or false (\"on\" or \"off\"): RFC 3168 ECN for this flow",
+            ))
+        }
+    };
+    // A profile's `ecn = false` gives way to DCTCP; the flow's own does not.
+    if dctcp && written == Some(false) && own.table.contains_key("ecn") {
+        return Err(f.err(
+            "ecn",
+            f.table.get("ecn"),
+            "cc = \"dctcp\" needs ECN (RFC 8257): leave ecn out or set it true",
+        ));
+    }
+    let on = dctcp || written.unwrap_or(false);
+    s.ecn = on;
+    r.ecn = match (on, dctcp) {
+        (false, _) => EcnEcho::Off,
+        (true, false) => EcnEcho::Rfc3168,
+        (true, true) => EcnEcho::Dctcp,
+    };
+    Ok(())
 }

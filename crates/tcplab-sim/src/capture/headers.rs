@@ -21,7 +21,7 @@ use super::addresses::Endpoints;
 use super::checksum::Checksum;
 use tcplab_transport::coded::{Code, CodedPacket};
 use tcplab_transport::datagram::Datagram;
-use tcplab_transport::tcp::Segment;
+use tcplab_transport::tcp::{IpEcn, Segment};
 use tcplab_transport::{Opaque, Packet};
 
 /// Window scale assumed for the sink's window field (RFC 7323 shift count). No SYN is
@@ -120,10 +120,17 @@ fn coded(c: &CodedPacket) -> Opaque {
 
 /// Writes the IPv4 header for a `payload`-byte (transport header included) packet.
 fn ipv4(w: &mut Wire, proto: u8, payload: u32, ends: Endpoints) {
+    ipv4_ecn(w, proto, payload, ends, IpEcn::NotEct);
+}
+
+/// [`ipv4`] with the ECN field `ecn` (the low two bits of the former TOS byte, RFC 3168
+/// section 5).
+fn ipv4_ecn(w: &mut Wire, proto: u8, payload: u32, ends: Endpoints, ecn: IpEcn) {
     let total = (IP_HEADER as u32 + payload).min(u16::MAX as u32);
     w.len = total;
     let h = &mut w.bytes[..IP_HEADER];
     h[0] = 0x45; // version 4, 5 words
+    h[1] = ecn as u8; // DSCP 0
     h[2..4].copy_from_slice(&(total as u16).to_be_bytes());
     h[6] = 0x40; // don't fragment; identification 0 (RFC 6864)
     h[8] = 64; // TTL
@@ -163,7 +170,7 @@ fn tcp(w: &mut Wire, s: &Segment, ends: Endpoints, from_sink: bool) {
     };
     let hlen = 20 + ts + sack;
     let seg_len = hlen as u32 + s.len;
-    ipv4(w, TCP, seg_len, ends);
+    ipv4_ecn(w, TCP, seg_len, ends, s.ip_ecn);
     let h = &mut w.bytes[IP_HEADER..IP_HEADER + hlen];
     h[0..2].copy_from_slice(&ends.src_port.to_be_bytes());
     h[2..4].copy_from_slice(&ends.dst_port.to_be_bytes());
@@ -177,7 +184,8 @@ fn tcp(w: &mut Wire, s: &Segment, ends: Endpoints, from_sink: bool) {
         (true, false) => 0x02,       // SYN
         (true, true) => 0x12,        // SYN, ACK
         _ => 0x10 | u8::from(s.fin), // ACK, FIN
-    };
+    } | if s.ece { 0x40 } else { 0 } // ECE (RFC 3168 section 6.1)
+        | if s.cwr { 0x80 } else { 0 }; // CWR
     let window = if from_sink {
         window_field(s.wnd)
     } else {
@@ -312,6 +320,45 @@ mod tests {
         assert_eq!(u16::from_be_bytes([b[34], b[35]]), 0xffff);
         assert!(verifies(&b[..20]), "IPv4 header checksum");
         assert!(transport_verifies(&w, TCP), "TCP checksum");
+    }
+
+    /// The IP header's ECN field (RFC 3168 section 5: the TOS byte's low two bits) and
+    /// TCP's ECE (0x40) and CWR (0x80) flags, checksums still valid.
+    #[test]
+    fn ecn_field_and_flags() {
+        let data = Segment {
+            seq: 1000,
+            len: 1460,
+            ip_ecn: IpEcn::Ect0,
+            cwr: true,
+            ..Segment::default()
+        };
+        let w = encode(&Packet::Tcp(data), ends(), false);
+        let b = w.prefix();
+        assert_eq!((b[1], b[33]), (0b10, 0x90), "ECT(0); ACK|CWR");
+        assert!(verifies(&b[..20]) && transport_verifies(&w, TCP));
+        let mut marked = Packet::Tcp(data);
+        marked.set_ce();
+        assert_eq!(encode(&marked, ends(), false).prefix()[1], 0b11, "CE");
+        let ack = Segment {
+            ack: 5000,
+            ece: true,
+            ..Segment::default()
+        };
+        let w = encode(&Packet::Tcp(ack), ends().reversed(), true);
+        assert_eq!(
+            (w.prefix()[1], w.prefix()[33]),
+            (0, 0x50),
+            "Not-ECT; ACK|ECE"
+        );
+        let syn = Segment {
+            syn: true,
+            ece: true,
+            cwr: true,
+            ..Segment::default()
+        };
+        let w = encode(&Packet::Tcp(syn), ends(), false);
+        assert_eq!(w.prefix()[33], 0xc2, "an ECN-setup SYN: SYN|ECE|CWR");
     }
 
     #[test]

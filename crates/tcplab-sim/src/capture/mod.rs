@@ -63,6 +63,18 @@ pub(crate) fn offer(
         // A shared (half-duplex) link: port 0 is its `a` end, port 1 its `b` end.
         _ => d.to == 1,
     };
+    // A discipline's CE mark travels in the handle until the endpoint's header gets it.
+    let marked;
+    let packet = if d.pkt.ce() {
+        marked = {
+            let mut p = *packet;
+            p.set_ce();
+            p
+        };
+        &marked
+    } else {
+        packet
+    };
     tap.carried(&Carried {
         at,
         link,

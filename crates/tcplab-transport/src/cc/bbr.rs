@@ -506,6 +506,11 @@ impl CongestionControl for Bbr {
     }
 
     /// Section 4.2.3.4: leaving recovery restores the window saved on entry.
+    /// Linux BBR v1 does not answer ECN: `tcp_bbr.c` sets cwnd and pacing in
+    /// `bbr_main` (its `cong_control`, so the CWR state's `tcp_cwnd_reduction` never
+    /// runs) and its `bbr_ssthresh` leaves ssthresh unchanged.
+    fn on_ecn_echo(&mut self, _w: &mut Window, _now: Time, _in_flight: u64) {}
+
     fn on_recovery_exit(&mut self, w: &mut Window, _now: Time) {
         self.in_recovery = false;
         self.packet_conservation = false;

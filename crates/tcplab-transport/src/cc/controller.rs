@@ -74,6 +74,7 @@ builtins! {
     Wave(super::Wave) in Box = ["wave"];
     Cubic(super::Cubic) in Box = ["cubic"];
     Bbr(super::Bbr) in Box = ["bbr"];
+    Dctcp(super::Dctcp) in Box = ["dctcp"];
 }
 
 /// A built-in's whole state (tests compare controllers by it).
@@ -90,6 +91,7 @@ impl Controller {
             Controller::Wave(c) => format!("{c:?}"),
             Controller::Cubic(c) => format!("{c:?}"),
             Controller::Bbr(c) => format!("{c:?}"),
+            Controller::Dctcp(c) => format!("{c:?}"),
             Controller::Custom(c) => c.name().to_string(),
         }
     }
@@ -174,6 +176,9 @@ impl CongestionControl for Controller {
         in_flight: u64,
     ) {
         dispatch!(self, c => c.on_congestion_event(w, ev, now, in_flight))
+    }
+    fn on_ecn_echo(&mut self, w: &mut Window, now: Time, in_flight: u64) {
+        dispatch!(self, c => c.on_ecn_echo(w, now, in_flight))
     }
     fn on_recovery_exit(&mut self, w: &mut Window, now: Time) {
         dispatch!(self, c => c.on_recovery_exit(w, now))
@@ -377,7 +382,8 @@ mod tests {
                 "westwood",
                 "westwoodplus",
                 "westwood_plus",
-                "westwood+"
+                "westwood+",
+                "dctcp"
             ]
         );
     }

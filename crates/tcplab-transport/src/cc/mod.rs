@@ -17,6 +17,7 @@ mod bbr;
 mod capabilities;
 mod controller;
 mod cubic;
+mod dctcp;
 mod delivery_round;
 mod fixed_burst;
 mod hystart;
@@ -35,6 +36,7 @@ pub use bbr::Bbr;
 pub use capabilities::Capabilities;
 pub use controller::{build, register, BuildError, Controller, Factory, BUILTIN};
 pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use fixed_burst::FixedBurst;
 pub use newreno::{CaGrowth, NewReno};
 pub use params::{CcParams, ParamValue};
@@ -78,6 +80,10 @@ pub struct AckInfo {
     pub rate: Option<RateSample>,
     /// Total bytes delivered so far.
     pub delivered: u64,
+    /// The ACK carried ECN-Echo (RFC 3168; with DCTCP, RFC 8257 section 3.2: the bytes
+    /// it acknowledges were marked CE). The sender answers the mark itself, through
+    /// [`CongestionControl::on_ecn_echo`]; DCTCP counts marked bytes from this.
+    pub ece: bool,
 }
 
 /// An ACK of `bytes_acked` at `now` with nothing else to report: the base the
@@ -95,6 +101,7 @@ impl AckInfo {
             in_recovery: false,
             rate: None,
             delivered: 0,
+            ece: false,
         }
     }
 }
@@ -177,6 +184,16 @@ pub trait CongestionControl {
 
     /// Fast recovery ended (all data outstanding at the loss was acknowledged).
     fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
+
+    /// An ACK echoed a congestion mark (ECN-Echo, RFC 3168 section 6.1.2), at most once
+    /// per round trip (the sender's CWR state, `window_cut.rs`): set ssthresh and cwnd.
+    /// The default answers as to a loss found by ACKs: Linux's `tcp_enter_cwr` asks the
+    /// controller's `ssthresh` hook as fast recovery does (`tcp_init_cwnd_reduction`).
+    /// With PRR configured the sender then lowers cwnd to ssthresh in proportion to
+    /// what is delivered, as Linux's CWR state does (`tcp_cwnd_reduction`).
+    fn on_ecn_echo(&mut self, w: &mut Window, now: Time, in_flight: u64) {
+        self.on_congestion_event(w, CongestionEvent::FastRetransmit, now, in_flight);
+    }
 
     /// False for Tahoe: no fast recovery, cwnd restarts from one segment.
     fn fast_recovery(&self) -> bool {

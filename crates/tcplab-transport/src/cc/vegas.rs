@@ -608,6 +608,7 @@ mod tests {
                 in_recovery: false,
                 rate: None,
                 delivered: acked * MSS,
+                ece: false,
             };
             cc.on_ack(&mut w, &info);
             if cc.dist.armed {
@@ -682,6 +683,7 @@ mod tests {
                     in_recovery: false,
                     rate: None,
                     delivered: acked,
+                    ece: false,
                 };
                 cc.on_ack(&mut w, &info);
             }

@@ -395,6 +395,7 @@ impl ForwardSource {
             in_recovery: false,
             rate: None,
             delivered: u64::from(self.tcp_una) * mss,
+            ece: false,
         };
         self.cc.on_ack(&mut self.w, &info);
     }

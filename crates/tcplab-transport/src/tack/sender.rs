@@ -306,6 +306,7 @@ impl TackSender {
                 in_recovery: self.recovery.is_some(),
                 rate: Some(rate),
                 delivered: self.delivered,
+                ece: false,
             };
             self.cc.on_ack(&mut self.w, &info);
         }

@@ -135,6 +135,20 @@ impl WindowBasis {
     }
 }
 
+/// How a receiver echoes Congestion Experienced marks (`ReceiverConfig::ecn`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcnEcho {
+    /// No ECN: a SYN asking for it is answered without (RFC 3168 section 6.1.1).
+    #[default]
+    Off,
+    /// RFC 3168 section 6.1.3: after a CE mark, ECE on every ACK until a segment with
+    /// CWR arrives.
+    Rfc3168,
+    /// RFC 8257 section 3.2: ECE on an ACK exactly when the segments it acknowledges
+    /// were marked, an immediate ACK when the marking changes.
+    Dctcp,
+}
+
 /// Default send buffer: no limit (the `linux` profile sets Linux's `tcp_wmem` maximum,
 /// 4 MiB; `ns3` ns-3's 128 KiB).
 pub const DEFAULT_SND_BUF: u64 = u64::MAX;
@@ -186,6 +200,11 @@ pub struct SenderConfig {
     pub handshake: bool,
     /// First SYN timeout when it differs from `initial_rto` (ns-3's ConnTimeout).
     pub syn_rto: Option<Dur>,
+    /// Ask for ECN (RFC 3168): the SYN carries ECE and CWR; once the peer agrees (or
+    /// at once without a handshake) new data is sent ECT(0) and an ECN-Echo answered
+    /// by one window reduction per round trip (`window_cut.rs`). Off by default, as
+    /// Linux's `net.ipv4.tcp_ecn = 2` for connections it opens.
+    pub ecn: bool,
 }
 
 impl Default for SenderConfig {
@@ -211,6 +230,7 @@ impl Default for SenderConfig {
             window_basis: WindowBasis::FlightSize,
             handshake: false,
             syn_rto: None,
+            ecn: false,
         }
     }
 }
@@ -255,6 +275,8 @@ pub struct ReceiverConfig {
     /// Linux's quick-ACK mode: ACK each of the first `quick_ack` segments at once, and
     /// again after out-of-order data (0: off).
     pub quick_ack: u32,
+    /// Whether and how CE marks are echoed to the sender.
+    pub ecn: EcnEcho,
 }
 
 impl Default for ReceiverConfig {
@@ -268,6 +290,7 @@ impl Default for ReceiverConfig {
             timestamps: false,
             dsack: false,
             quick_ack: 0,
+            ecn: EcnEcho::Off,
         }
     }
 }

@@ -124,6 +124,7 @@ impl Endpoint for Sender {
             established_s: s.established_at.map(Time::as_secs_f64),
             rack_lost: s.rack_lost,
             undos: s.undos,
+            ecn_cuts: Some(s.ecn_cuts),
             rtt_min_s: self.rtt().min_rtt().map(Dur::as_secs_f64),
             rtt_mean_s: s.rtt_mean().map(Dur::as_secs_f64),
             rtt_max_s: s.rtt_max.map(Dur::as_secs_f64),
@@ -162,6 +163,7 @@ impl Endpoint for Receiver {
     }
     fn summary(&self, out: &mut dyn Metrics) {
         out.put("acks_sent", self.stats().acks_sent.into());
+        out.put("ce_received", self.ce_received().into());
     }
 }
 

@@ -78,6 +78,9 @@ impl Handshake {
             flow: s.flow,
             syn: true,
             retransmission: syns > 0,
+            // RFC 3168 section 6.1.1: an ECN-setup SYN has ECE and CWR set.
+            ece: s.cfg.ecn,
+            cwr: s.cfg.ecn,
             ..Segment::default()
         })
     }
@@ -125,6 +128,8 @@ impl Handshake {
         }
         *self = Handshake::Done;
         s.rwnd = seg.wnd;
+        // ECN is used if the SYN-ACK agrees (ECE set).
+        s.set_ecn(s.cfg.ecn && seg.ece);
         s.stats.established_at = Some(now);
         if syns == 1 {
             let r = now - sent;

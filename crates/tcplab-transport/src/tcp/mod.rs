@@ -7,6 +7,7 @@
 
 mod ack_intake;
 mod config;
+mod ecn;
 mod endpoint;
 mod handshake;
 mod loss_recovery;
@@ -38,13 +39,13 @@ fn cache_line(off: usize, size: usize) -> usize {
 }
 
 pub use config::{
-    AckPolicy, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
+    AckPolicy, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
     SenderConfig, SsthreshBasis, WindowBasis, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,
 };
 pub use endpoint::TcpSpec;
 pub use receiver::Receiver;
 pub use segment::{
-    SackBlock, Segment, Timestamps, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
+    IpEcn, SackBlock, Segment, Timestamps, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
     TS_OPTION_BYTES,
 };
 pub use sender::{Sender, SenderSnapshot};

@@ -1,12 +1,23 @@
-//! The receiving endpoint: reassembly, delayed ACKs, SACK and D-SACK blocks, and the
-//! timestamp echo.
+//! The receiving endpoint: reassembly, delayed ACKs, SACK and D-SACK blocks, the
+//! timestamp echo and the echo of ECN marks.
+//!
+//! ECN (with `ReceiverConfig::ecn` on, agreed in the handshake when there is one): RFC
+//! 3168 section 6.1.3 sets ECE on every ACK from the first segment marked CE until a
+//! segment with CWR arrives (a CE mark on that same segment starts it again), and, as
+//! Linux's `tcp_ecn_check_ce`, ACKs the two segments after a first mark at once
+//! (quick-ACK mode) so that a sender with a small window hears of it soon. DCTCP's
+//! receiver (RFC 8257 section 3.2) instead sets ECE exactly when the segments an ACK
+//! covers were marked: it keeps the last segment's mark (DCTCP.CE) and, when a segment's
+//! mark differs while a delayed ACK is pending, first sends an ACK for the segments
+//! before it with the old state (Linux `dctcp_ece_ack_update`: `__tcp_send_ack(sk,
+//! prior_rcv_nxt)`), then starts a new delayed-ACK cycle with the new one.
 
 use crate::error::Violation;
 use crate::packet::Packet;
 use crate::ranges::Ranges;
-use crate::tcp::config::{AckPolicy, ReceiverConfig};
+use crate::tcp::config::{AckPolicy, EcnEcho, ReceiverConfig};
 use crate::tcp::sack_recency::SackRecency;
-use crate::tcp::segment::{SackBlock, Segment, Timestamps, MAX_SACK_BLOCKS};
+use crate::tcp::segment::{IpEcn, SackBlock, Segment, Timestamps, MAX_SACK_BLOCKS};
 use crate::tcp::stats::ReceiverStats;
 use crate::tcp::timestamps::{tsval, TsRecent};
 use tcplab_core::Time;
@@ -52,6 +63,12 @@ pub struct Receiver {
     ack_at: Option<Time>,
     /// `ReceiverConfig::dsack && ReceiverConfig::sack`: duplicates are reported.
     dsack_on: bool,
+    /// How CE marks are echoed (`ReceiverConfig::ecn`, `Off` if the SYN did not ask).
+    ecn: EcnEcho,
+    /// ECE for the next ACK: RFC 3168's echo until CWR, or DCTCP.CE.
+    ece: bool,
+    /// `ReceiverConfig::ecn`, what a SYN asking for ECN is agreed with.
+    ecn_cfg: EcnEcho,
     /// `ReceiverConfig::quick_ack`, read on every out-of-order segment.
     quick_ack: u32,
     /// Counters: the per-segment ones (segments, ACKs, delivered) end line 1.
@@ -67,7 +84,15 @@ pub struct Receiver {
     dsack: Option<SackBlock>,
     /// RFC 7323 TS.Recent and Last.ACK.sent (with `timestamps`).
     ts: TsRecent,
+    /// DCTCP: an ACK of the segments before a change of mark, due before the next ACK
+    /// (its ECE is the old state, `!ece`); [`NO_PRIOR_ACK`] if none.
+    prior_ack: u64,
+    /// Data segments that arrived marked CE (with ECN on).
+    ce_received: u64,
 }
+
+/// [`Receiver::prior_ack`]: no ACK due.
+const NO_PRIOR_ACK: u64 = u64::MAX;
 
 impl Receiver {
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
@@ -89,6 +114,11 @@ impl Receiver {
             ack_policy: cfg.ack_policy,
             ack_at: None,
             dsack_on: cfg.dsack && cfg.sack,
+            ecn: cfg.ecn,
+            ece: false,
+            ecn_cfg: cfg.ecn,
+            prior_ack: NO_PRIOR_ACK,
+            ce_received: 0,
             stats: ReceiverStats::default(),
             recent: SackRecency::new(),
             dsack: None,
@@ -110,6 +140,10 @@ impl Receiver {
     pub fn out_of_order_bytes(&self) -> u64 {
         self.ooo_bytes
     }
+    /// Data segments that arrived marked Congestion Experienced (counted with ECN on).
+    pub fn ce_received(&self) -> u64 {
+        self.ce_received
+    }
 
     /// Echoes timestamps from now on (a peer that sends them; RFC 7323 negotiates this in
     /// the handshake, which drivers without one do on the first stamped segment).
@@ -120,13 +154,16 @@ impl Receiver {
     /// Processes a data segment.
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Result<(), Violation> {
         if seg.syn {
-            self.on_syn();
+            self.on_syn(seg);
             return Ok(());
         }
         if seg.len == 0 {
             return Ok(());
         }
         self.stats.segments_received += 1;
+        if self.ecn != EcnEcho::Off {
+            self.on_ecn_field(seg);
+        }
         let (start, end) = (seg.seq, seg.seq + seg.len as u64);
         if let (true, Some(t)) = (self.timestamps, seg.ts) {
             self.ts.on_segment(start, t.val);
@@ -254,12 +291,18 @@ impl Receiver {
     }
 
     /// A (possibly retransmitted) SYN: answer each with a SYN-ACK; the sender's SYN timer
-    /// covers a lost SYN-ACK.
+    /// covers a lost SYN-ACK. ECN is used if the SYN asks for it with ECE and CWR and
+    /// the receiver is configured for it (RFC 3168 section 6.1.1).
     #[cold]
     #[inline(never)]
-    fn on_syn(&mut self) {
+    fn on_syn(&mut self, seg: &Segment) {
         self.syn_ack_due = true;
         self.ack_now = true;
+        self.ecn = if seg.ece && seg.cwr {
+            self.ecn_cfg
+        } else {
+            EcnEcho::Off
+        };
     }
 
     #[cold]
@@ -270,6 +313,64 @@ impl Receiver {
             flow: self.flow,
             syn: true,
             wnd,
+            // RFC 3168 section 6.1.1: an ECN-setup SYN-ACK has ECE set and CWR clear.
+            ece: self.ecn != EcnEcho::Off,
+            ..Segment::default()
+        }
+    }
+
+    /// A data segment's ECN field and CWR flag (see the module docs).
+    #[inline(never)]
+    fn on_ecn_field(&mut self, seg: &Segment) {
+        let ce = seg.ip_ecn == IpEcn::Ce;
+        self.ce_received += u64::from(ce);
+        match self.ecn {
+            EcnEcho::Off => {}
+            EcnEcho::Rfc3168 => {
+                if seg.cwr {
+                    self.ece = false;
+                }
+                if ce && !self.ece {
+                    // tcp_ecn_check_ce: "Better not delay acks, sender can have a very
+                    // low cwnd" (tcp_enter_quickack_mode(sk, 2)).
+                    self.quick = self.quick.max(2);
+                    self.ece = true;
+                }
+            }
+            EcnEcho::Dctcp => {
+                if ce != self.ece {
+                    if self.unacked_segments > 0 || self.ack_at.is_some() {
+                        // The segments before this one are ACKed now with the old
+                        // state; this one starts a new delayed-ACK cycle.
+                        self.prior_ack = self.rcv_nxt;
+                        self.unacked_segments = 0;
+                        self.ack_at = None;
+                        self.ack_now = true;
+                    }
+                    self.ece = ce;
+                }
+            }
+        }
+    }
+
+    /// DCTCP's ACK of the segments before a change of mark, with the old state; the
+    /// ACK the latest segment asked for stays due (at once if it set no timer).
+    #[cold]
+    #[inline(never)]
+    fn prior_dctcp_ack(&mut self, now: Time, ack: u64) -> Segment {
+        self.ack_now = self.ack_at.is_none();
+        self.stats.acks_sent += 1;
+        let wnd = self.window();
+        let ts = self.timestamps.then(|| Timestamps {
+            val: tsval(now),
+            ecr: self.ts.on_ack_sent(ack),
+        });
+        Segment {
+            flow: self.flow,
+            ack,
+            wnd,
+            ts,
+            ece: !self.ece,
             ..Segment::default()
         }
     }
@@ -315,6 +416,10 @@ impl Receiver {
     /// the whole segment.
     #[inline(always)]
     fn poll_wrapped<T>(&mut self, now: Time, wrap: impl FnOnce(Segment) -> T) -> Option<T> {
+        if self.ecn == EcnEcho::Dctcp && self.prior_ack != NO_PRIOR_ACK {
+            let a = std::mem::replace(&mut self.prior_ack, NO_PRIOR_ACK);
+            return Some(wrap(self.prior_dctcp_ack(now, a)));
+        }
         self.ack_now = false;
         self.ack_at = None;
         self.unacked_segments = 0;
@@ -364,6 +469,7 @@ impl Receiver {
             ts,
             n_sack: n as u8,
             sack,
+            ece: self.ece,
             ..Segment::default()
         }))
     }

@@ -29,12 +29,35 @@ pub struct SackBlock {
     pub end: u64,
 }
 
+/// The ECN field of the IP header (RFC 3168 section 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum IpEcn {
+    /// Not-ECT (00): the sender does not speak ECN, a router drops instead of marking.
+    #[default]
+    NotEct = 0b00,
+    /// ECT(1) (01).
+    Ect1 = 0b01,
+    /// ECT(0) (10): what an RFC 3168 sender sets on its data.
+    Ect0 = 0b10,
+    /// CE (11): Congestion Experienced, set by a router on an ECT packet.
+    Ce = 0b11,
+}
+
+impl IpEcn {
+    /// ECT(0), ECT(1) or CE: a router may mark it instead of dropping it.
+    #[inline]
+    pub fn is_capable(self) -> bool {
+        self != IpEcn::NotEct
+    }
+}
+
 /// A data segment (sender → receiver) or an acknowledgement (receiver → sender).
 ///
 /// `repr(C)`, the fields every segment's receiver reads first and the SACK blocks (read
 /// only when `n_sack > 0`) last: a stored packet is read once, after it crossed the
 /// network and left the cache, so the header fields share as few lines as they can
-/// (48 bytes, not spread over the 96).
+/// (56 bytes, not spread over the 104).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct Segment {
@@ -58,6 +81,14 @@ pub struct Segment {
     pub syn: bool,
     /// True for data segments that are retransmissions (for traces only; receivers ignore it).
     pub retransmission: bool,
+    /// The IP header's ECN field (RFC 3168 section 5).
+    pub ip_ecn: IpEcn,
+    /// TCP's ECN-Echo flag (RFC 3168 section 6.1): on a SYN with `cwr`, the sender asks
+    /// for ECN; on a SYN-ACK, the receiver agrees; on an ACK, the receiver saw CE.
+    pub ece: bool,
+    /// TCP's Congestion Window Reduced flag (RFC 3168 section 6.1.2): the sender has
+    /// answered an ECN-Echo (the receiver stops echoing).
+    pub cwr: bool,
     /// Valid SACK blocks: `sack[..n_sack]`.
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
 }
@@ -94,13 +125,13 @@ impl Segment {
 mod tests {
     use super::*;
 
-    /// Every field but the SACK blocks lies in the first 48 bytes (see [`Segment`]).
+    /// Every field but the SACK blocks lies in the first 56 bytes (see [`Segment`]).
     #[test]
     fn the_header_fields_come_before_the_sack_blocks() {
         use std::mem::{offset_of, size_of};
-        assert_eq!(offset_of!(Segment, sack), 48);
-        assert_eq!(size_of::<Segment>(), 96);
-        assert!(offset_of!(Segment, retransmission) < 48);
+        assert_eq!(offset_of!(Segment, sack), 56);
+        assert_eq!(size_of::<Segment>(), 104);
+        assert!(offset_of!(Segment, cwr) < 56);
     }
 
     /// Every header part counted once: data and ACKs, with and without timestamps and

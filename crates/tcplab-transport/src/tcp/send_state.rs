@@ -8,6 +8,7 @@ use crate::rate::{RateSample, RateSampler};
 use crate::records::{FarTable, Records};
 use crate::rtt::RttEstimator;
 use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis, WindowBasis};
+use crate::tcp::ecn::EcnState;
 use crate::tcp::prr::Prr;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
@@ -55,8 +56,10 @@ pub(super) struct SendState {
     /// Settings fixed at construction, as bits: [`INFLATES`] (the controller always
     /// inflates in recovery, without `Capabilities::SETS_RECOVERY_WINDOW`: the per-duplicate-ACK
     /// question needs no dispatch, see [`Self::recovery_inflation`]) and [`USES_PRR`]
-    /// (`cfg.recovery_cwnd == Prr`: PRR's state is kept and read only then).
-    fixed: u8,
+    /// (`cfg.recovery_cwnd == Prr`: PRR's state is kept and read only then); and ECN's
+    /// two flags ([`ECN_ON`]: negotiated; [`IN_CWR`]: a reduction answering ECN-Echo
+    /// is under way), so that a flow without ECN reads no ECN state (`ecn.rs`).
+    pub(super) fixed: u8,
     /// The controller reads delivery-rate samples (`Capabilities::READS_DELIVERY`): the
     /// rate sampler, in a line no plain ACK otherwise touches, is asked only then.
     pub rate_on: bool,
@@ -87,12 +90,18 @@ pub(super) struct SendState {
     pub prr: Prr,
     /// Exact values of the send records that do not fit their 32-byte form (rarely used).
     pub far: FarTable,
+    /// ECN's CWR state (read only with [`ECN_ON`]).
+    pub ecn: EcnState,
 }
 
 /// [`SendState::fixed`]: the controller always inflates in recovery.
 const INFLATES: u8 = 1;
 /// [`SendState::fixed`]: PRR is configured.
 const USES_PRR: u8 = 2;
+/// [`SendState::fixed`]: ECN was negotiated (`ecn.rs`).
+pub(super) const ECN_ON: u8 = 4;
+/// [`SendState::fixed`]: in CWR, the window reduction answering an ECN-Echo (`ecn.rs`).
+pub(super) const IN_CWR: u8 = 8;
 
 /// A zero-sized field that starts the next field on a cache line.
 #[derive(Debug)]
@@ -136,6 +145,11 @@ impl SendState {
                 USES_PRR
             } else {
                 0
+            } | if cfg.ecn && !cfg.handshake {
+                // Without a handshake both ends take ECN from the configuration.
+                ECN_ON
+            } else {
+                0
             },
             rate_on,
             w: Window {
@@ -157,6 +171,7 @@ impl SendState {
             cfg,
             prr: Prr::default(),
             far: FarTable::default(),
+            ecn: EcnState::default(),
         }
     }
 
@@ -309,6 +324,7 @@ impl SendState {
             rate,
             // (Zero when the sampler is off: no need to read its line.)
             delivered: if self.rate_on { self.rate.delivered } else { 0 },
+            ece: false,
         }
     }
 }

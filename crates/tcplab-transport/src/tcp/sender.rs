@@ -232,7 +232,7 @@ impl Sender {
         });
         let mut early = false;
         if seg.ack > self.s.snd_una {
-            self.on_new_ack(now, seg.ack, seg.ts.map(|t| t.ecr));
+            self.on_new_ack(now, seg, prior_sacked);
         } else if self.s.is_dup_ack(seg) && (newly_sacked > 0 || dsack_block(seg).is_none()) {
             // An ACK whose only SACK news is a D-SACK reports a duplicate, not a segment
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
@@ -282,8 +282,10 @@ impl Sender {
 
     /// An ACK of new data: release what it covers, let recovery act on it, run the
     /// timer, then tell the controller.
-    fn on_new_ack(&mut self, now: Time, ack: u64, ts_ecr: Option<u32>) {
-        let acked = ack - self.s.snd_una;
+    fn on_new_ack(&mut self, now: Time, seg: &Segment, prior_sacked: u64) {
+        let (ack, ts_ecr) = (seg.ack, seg.ts.map(|t| t.ecr));
+        let prior_una = self.s.snd_una;
+        let acked = ack - prior_una;
         let min_rtt = self.s.rtt.min_rtt();
         let recovery = &mut self.recovery;
         let rtt_sample = self.s.take_cumulative_ack(now, ack, ts_ecr, |idx, rec| {
@@ -292,9 +294,12 @@ impl Sender {
         let was_in_recovery = self.s.in_recovery;
         let hold_rto = self.recovery.on_ack(&mut self.s, now, ack, acked);
         self.s.rto_on_ack(now, hold_rto);
+        // ECN (`ecn.rs`): the CWR state holds the window as recovery does.
+        let cwr = self.s.ecn_on() && self.s.ecn_on_ack(now, seg.ece, prior_una, prior_sacked);
         let rs = self.take_sample();
         let info = AckInfo {
-            in_recovery: was_in_recovery,
+            in_recovery: was_in_recovery || cwr,
+            ece: seg.ece,
             ..self.ack_info(now, acked, rtt_sample, rs)
         };
         let s = &mut self.s;

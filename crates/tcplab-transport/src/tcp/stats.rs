@@ -32,6 +32,8 @@ pub struct SenderStats {
     pub syn_retransmits: u64,
     /// When the SYN-ACK arrived (with a handshake).
     pub established_at: Option<Time>,
+    /// Window reductions answering an ECN-Echo (RFC 3168 section 6.1.2).
+    pub ecn_cuts: u64,
 }
 
 impl SenderStats {

@@ -20,6 +20,8 @@ pub struct TcpSummary<'a> {
     pub established_s: Option<f64>,
     pub rack_lost: u64,
     pub undos: u64,
+    /// Window cuts answering ECN-Echo; `None` where the driver cannot see them (the kernel).
+    pub ecn_cuts: Option<u64>,
     pub rtt_min_s: Option<f64>,
     pub rtt_mean_s: Option<f64>,
     pub rtt_max_s: Option<f64>,
@@ -37,6 +39,7 @@ impl TcpSummary<'_> {
         out.put("established_s", self.established_s.into());
         out.put("rack_lost", self.rack_lost.into());
         out.put("undos", self.undos.into());
+        out.put("ecn_cuts", self.ecn_cuts.into());
         out.put("rtt_min_s", self.rtt_min_s.into());
         out.put("rtt_mean_s", self.rtt_mean_s.into());
         out.put("rtt_max_s", self.rtt_max_s.into());

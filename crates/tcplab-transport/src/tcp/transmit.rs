@@ -5,7 +5,7 @@
 use crate::cc::{Capabilities, CongestionControl};
 use crate::records::{FarTable, SendTimes, SentRecord};
 use crate::tcp::loss_recovery::LossRecovery;
-use crate::tcp::segment::{Segment, Timestamps};
+use crate::tcp::segment::{IpEcn, Segment, Timestamps};
 use crate::tcp::send_state::SendState;
 use crate::tcp::sender::Sender;
 use crate::tcp::timestamps::tsval;
@@ -130,10 +130,13 @@ impl SendState {
             self.undo.on_retransmit(now);
         }
         self.arm_rto(now);
+        let (ip_ecn, cwr) = self.ecn_marks(retransmission);
         Sent {
             seq,
             len,
             retransmission,
+            ip_ecn,
+            cwr,
         }
     }
 
@@ -144,6 +147,8 @@ impl SendState {
             seq,
             len,
             retransmission,
+            ip_ecn,
+            cwr,
         } = sent;
         Segment {
             flow: self.flow,
@@ -155,6 +160,8 @@ impl SendState {
                 val: tsval(now),
                 ecr: self.peer_ts,
             }),
+            ip_ecn,
+            cwr,
             ..Segment::default()
         }
     }
@@ -166,6 +173,9 @@ pub struct Sent {
     pub seq: u64,
     pub len: u32,
     pub retransmission: bool,
+    /// ECT(0) on new data with ECN on (`ecn.rs`).
+    pub ip_ecn: IpEcn,
+    pub cwr: bool,
 }
 
 impl Sender {
@@ -177,7 +187,7 @@ impl Sender {
         let s = &mut self.s;
         let sent = s.record_sent(now, idx, idle);
         // PRR's count is read only with PRR configured (`prr_active`).
-        if s.in_recovery && s.uses_prr() {
+        if (s.in_recovery || s.in_cwr()) && s.uses_prr() {
             s.prr.on_sent(sent.len as u64);
         }
         // The wire length only matters to a paced sender.

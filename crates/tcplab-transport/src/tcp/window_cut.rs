@@ -54,12 +54,23 @@ pub(super) enum Cut {
     /// the network when the timer strikes during fast recovery, else
     /// [`SendState::loss_flight`].
     Rto { flight: u64 },
+    /// An ACK echoed a CE mark outside loss recovery and CWR (RFC 3168 section 6.1.2):
+    /// the controller's reduction, no retransmission, the CWR state (`ecn.rs`).
+    Ecn,
 }
 
 impl SendState {
     /// Cuts the window for `cut`: the one entry of every loss response (see the module
     /// docs).
     pub fn cut_window(&mut self, now: Time, cut: Cut) {
+        if cut == Cut::Ecn {
+            return self.enter_cwr(now);
+        }
+        if self.cwr_covers(cut) {
+            // Linux's tcp_enter_recovery: already reducing for ECN, no second cut.
+            self.stats.fast_retransmits += 1;
+            return self.enter_fast_retransmit();
+        }
         let (event, basis, kind) = match cut {
             Cut::FastRetransmit | Cut::TlpRepair => (
                 CongestionEvent::FastRetransmit,
@@ -81,6 +92,7 @@ impl SendState {
                 flight,
                 Reduction::Rto,
             ),
+            Cut::Ecn => unreachable!("answered above"),
         };
         match cut {
             Cut::Rto { .. } => self.stats.rtos += 1,
@@ -95,6 +107,7 @@ impl SendState {
             // Recovery ends at once: the controller hears so.
             Cut::TlpRepair => self.cc.on_recovery_exit(&mut self.w, now),
             Cut::Rto { .. } => self.enter_rto_recovery(),
+            Cut::Ecn => {}
         }
     }
 

@@ -58,6 +58,7 @@ impl Rig {
                 in_recovery: false,
                 rate: None,
                 delivered: self.delivered,
+                ece: false,
             };
             self.wave.on_ack(&mut self.w, &info);
         }
@@ -224,6 +225,7 @@ fn window_emulation_and_app_limited() {
         in_recovery: false,
         rate: None,
         delivered: r.delivered,
+        ece: false,
     };
     r.wave.on_ack(&mut r.w, &info);
     assert_eq!(r.w.cwnd, 2 * MSS);
