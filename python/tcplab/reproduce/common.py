@@ -21,9 +21,10 @@ from tcplab.sweeps import SweepResult, sweep
 
 #: TCP settings of before issue 9, merged into the studies' TCP flows so that their
 #: documented numbers (docs/reproductions) stay what was checked against each source:
-#: no SYN exchange (data from t = 0) and a 64 MiB receive window. The studies have not
-#: been re-run with the handshake and the 6 MiB default yet.
-PRE_ISSUE_9 = {"handshake": False, "rcv_buf": "64MiB"}
+#: tcplab's own defaults (`stack = "tcplab"`, not the `linux` profile TCP flows default
+#: to since issue 30), no SYN exchange (data from t = 0) and a 64 MiB receive window.
+#: The studies have not been re-run with the handshake and the 6 MiB default yet.
+PRE_ISSUE_9 = {"stack": "tcplab", "handshake": False, "rcv_buf": "64MiB"}
 
 #: The verdicts of a claim table (see :class:`Claim`).
 HOLDS, SHAPE, DIFFERS, NOT_RUN = "holds", "shape only", "differs", "not measured"
