@@ -5,8 +5,9 @@ and figures of every point.
 
     python scripts/compare_grid.py [--out results/compare-grid] [--seed 1] [--stack linux]
 
---stack names a stack profile for tcplab's flow (the sim and udp columns), e.g. "linux"
-to compare the kernel with tcplab set up as Linux is.
+--stack names a stack profile for tcplab's flow (the sim and udp columns); without it
+the flow runs under the default, "linux"; "tcplab" gives tcplab's own defaults (the
+second table of docs/validation.md). scripts/kernel_grid.py runs the wider grid.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def main() -> None:
     ap.add_argument("--out")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", help="comma-separated ccs (default cubic,bbr)")
-    ap.add_argument("--stack", help="stack profile of tcplab's flow (linux, ns3, rfc)")
+    ap.add_argument("--stack", help="stack profile of tcplab's flow (linux, ns3, rfc, tcplab)")
     a = ap.parse_args()
     ccs = a.only.split(",") if a.only else ["cubic", "bbr"]
     rows = []

@@ -9,7 +9,8 @@ import tcplab
 BASE = {
     "sample": "off",
     "link": {"rate": "100Mbps", "delay": "1ms", "queue": "100pkt"},
-    "flow": [{"bytes": "10MiB", "recovery": "newreno"}],
+    # tcplab's own defaults (MSS 1460, 1 s minimum RTO), as docs/validation.md quotes it.
+    "flow": [{"bytes": "10MiB", "recovery": "newreno", "stack": "tcplab"}],
 }
 
 

@@ -47,7 +47,7 @@ def b2_as_graph(flows: int = 100) -> str:
                    + link.format(d="1ms"))
     for i in range(flows):
         out.append(f'[[flow]]\nname = "flow{i}"\nfrom = "src{i}"\nto = "dst{i}"\n'
-                   'cc = "newreno"\nbytes = "unlimited"\nhandshake = false\n'
+                   'stack = "tcplab"\ncc = "newreno"\nbytes = "unlimited"\nhandshake = false\n'
                    'rcv_buf = "64MiB"')
     return "\n".join(out) + "\n"
 

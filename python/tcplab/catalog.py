@@ -65,8 +65,8 @@ KEYS: tuple[Key, ...] = (
         "output file", None),
     Key("scenario", "duration", "none", "duration", "stop the run at this simulated time "
         "(required when a flow never ends)"),
-    Key("scenario", "stack", "none", "\"linux\" | \"ns3\" | \"rfc\"", "stack profile "
-        "of every TCP flow that names none (docs/scenarios.md)"),
+    Key("scenario", "stack", "linux", "\"linux\" | \"ns3\" | \"rfc\" | \"tcplab\"",
+        "stack profile of every TCP flow that names none (docs/scenarios.md)"),
     Key("scenario", "max_time", "3600s", "duration", "safety cap when no duration is given",
         "3600s"),
     Key("scenario", "sample", "10ms", "duration | \"ack\" | \"off\"", "time-series sampling",
@@ -192,33 +192,35 @@ KEYS: tuple[Key, ...] = (
         "controllers)", "newreno"),
     Key(_TCP, "cc_params", "{}", "table of numbers and names", "controller parameters "
         "(docs/scenarios.md)", {}),
-    Key(_TCP, "recovery", "by cc", "\"reno\" | \"newreno\" | \"sack\"", "loss recovery "
-        "(RFC 5681, 6582, 6675)"),
+    Key(_TCP, "recovery", "sack", "\"reno\" | \"newreno\" | \"sack\"", "loss recovery "
+        "(RFC 5681, 6582, 6675); under stack = \"tcplab\" by cc", "sack"),
     Key(_TCP, "mtu", "1500", "bytes", "IP packet size", 1500),
-    Key(_TCP, "mss", "mtu - 40 (- 12 with timestamps)", "bytes", "payload per segment",
-        1460),
+    Key(_TCP, "mss", "mtu - 52 (- 40 without timestamps)", "bytes", "payload per segment",
+        1448),
     Key(_TCP, "initial_cwnd", "10", "segments", "initial window (RFC 6928)", 10),
     Key(_TCP, "dupthresh", "3", "count", "duplicate ACKs for a fast retransmit", 3),
-    Key(_TCP, "loss_detection", "dupack", "\"dupack\" | \"rack\"", "SACK loss detection: "
-        "RFC 6675 IsLost or RFC 8985 RACK-TLP", "dupack"),
-    Key(_TCP, "recovery_cwnd", "ssthresh", "\"ssthresh\" | \"prr\"", "cwnd in SACK "
-        "recovery: RFC 6675 cwnd = ssthresh or RFC 6937 PRR", "ssthresh"),
+    Key(_TCP, "loss_detection", "rack", "\"dupack\" | \"rack\"", "SACK loss detection: "
+        "RFC 6675 IsLost or RFC 8985 RACK-TLP", "rack"),
+    Key(_TCP, "recovery_cwnd", "prr", "\"ssthresh\" | \"prr\"", "cwnd in SACK "
+        "recovery: RFC 6675 cwnd = ssthresh or RFC 6937 PRR", "prr"),
     Key(_TCP, "partial_ack_timer", "impatient", "\"impatient\" | \"slow-but-steady\"",
         "RFC 6582 section 4 timer variant", "impatient"),
-    Key(_TCP, "min_rto", "1s", "duration", "RTO floor (RFC 6298)", "1s"),
+    Key(_TCP, "min_rto", "200ms", "duration", "RTO floor (Linux TCP_RTO_MIN; RFC 6298: 1 s)",
+        "200ms"),
     Key(_TCP, "initial_rto", "1s", "duration (> 0)", "RTO before an RTT sample", "1s"),
-    Key(_TCP, "max_rto", "60s", "duration (> 0)", "RTO ceiling", "60s"),
-    Key(_TCP, "rto_rule", "rfc6298", "\"rfc6298\" | \"linux\"", "RTO from the samples: "
+    Key(_TCP, "max_rto", "120s", "duration (> 0)", "RTO ceiling", "120s"),
+    Key(_TCP, "rto_rule", "linux", "\"rfc6298\" | \"linux\"", "RTO from the samples: "
         "RFC 6298 max(SRTT + 4 RTTVAR, min_rto), or Linux's SRTT + max(mdev, min_rto)",
-        "rfc6298"),
+        "linux"),
     Key(_TCP, "ack", "delayed", "\"delayed\" | \"per-packet\"", "receiver ACK policy",
         "delayed"),
     Key(_TCP, "ack_every", "2", "segments", "delayed ACK: ACK every N full segments", 2),
-    Key(_TCP, "ack_delay", "200ms", "duration", "delayed ACK: longest wait", "200ms"),
+    Key(_TCP, "ack_delay", "40ms", "duration", "delayed ACK: longest wait", "40ms"),
     Key(_TCP, "sack", "true", "bool", "receiver sends SACK blocks (RFC 2018)", True),
     Key(_TCP, "rcv_buf", "6MiB", "size", "receive buffer: the window advertised is what "
         "out-of-order data leave free (Linux tcp_rmem max)", "6MiB"),
-    Key(_TCP, "snd_buf", "unlimited", "size", "send buffer: most bytes outstanding"),
+    Key(_TCP, "snd_buf", "4MiB", "size", "send buffer: most bytes outstanding (Linux "
+        "tcp_wmem max)", "4MiB"),
     Key(_TCP, "ssthresh_basis", "flight-size", "\"flight-size\" | \"in-flight\"",
         "what a loss halves: RFC 5681 FlightSize, or FlightSize less data the receiver "
         "holds (ns-3)", "flight-size"),
@@ -229,16 +231,17 @@ KEYS: tuple[Key, ...] = (
         "timer, backoff)", True),
     Key(_TCP, "syn_rto", "initial_rto", "duration (> 0)", "first SYN timeout (ns-3's "
         "ConnTimeout)"),
-    Key(_TCP, "quick_ack", "0", "segments", "Linux quick-ACK: ACK this many segments at "
-        "once at the start and after out-of-order data", 0),
-    Key(_TCP, "stack", "none", "\"linux\" | \"ns3\" | \"rfc\"", "stack profile: that "
-        "stack's defaults (docs/scenarios.md); also a top-level key for every TCP flow"),
-    Key(_TCP, "timestamps", "false", "bool", "RFC 7323 timestamp option on every segment: "
-        "RTT from every ACK, retransmissions included", False),
-    Key(_TCP, "dsack", "false", "bool", "receiver reports duplicates in the first SACK "
-        "block (RFC 2883)", False),
-    Key(_TCP, "undo", "false", "bool", "undo spurious window cuts: Eifel (RFC 3522/4015) "
-        "with timestamps, else D-SACK (RFC 3708)", False),
+    Key(_TCP, "quick_ack", "16", "segments", "Linux quick-ACK: ACK this many segments at "
+        "once at the start and after out-of-order data", 16),
+    Key(_TCP, "stack", "linux", "\"linux\" | \"ns3\" | \"rfc\" | \"tcplab\"", "stack profile: "
+        "that stack's defaults (docs/scenarios.md; the other defaults listed here are "
+        "linux's, \"tcplab\" keeps tcplab's own); also a top-level key", "linux"),
+    Key(_TCP, "timestamps", "true", "bool", "RFC 7323 timestamp option on every segment: "
+        "RTT from every ACK, retransmissions included", True),
+    Key(_TCP, "dsack", "true", "bool", "receiver reports duplicates in the first SACK "
+        "block (RFC 2883)", True),
+    Key(_TCP, "undo", "true", "bool", "undo spurious window cuts: Eifel (RFC 3522/4015) "
+        "with timestamps, else D-SACK (RFC 3708)", True),
     Key(_TCP, "ecn", "false (dctcp: true)", "bool", "ECN (RFC 3168): ECT data, CE echoed, "
         "one window cut per round trip", False),
     Key(_DGRAM, "rate", "required", "rate (bit/s)", "sending rate (IP packet bytes)"),

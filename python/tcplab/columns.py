@@ -38,8 +38,8 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "transport": Column("", "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a "
                             "registered transport"),
         "cc": Column("", "congestion controller (TCP flows)"),
-        "stack": Column("", "TCP flows: the `stack` profile (`linux`, `ns3`, `rfc`), or "
-                        "`tcplab` for tcplab's own defaults"),
+        "stack": Column("", "TCP flows: the `stack` profile (`linux`, the default; `ns3`, "
+                        "`rfc`; `tcplab` for tcplab's own defaults)"),
         "recovery": Column("", "loss recovery: `reno`, `newreno` or `sack` (TCP flows)"),
         "bytes_target": Column("B", "bytes the application was to write (null: unlimited)", 0),
         "bytes_written": Column("B", "bytes the application wrote", 0),

@@ -110,5 +110,7 @@ def test_rack_counters_reach_the_flows_table():
     f = tcplab.simulate(sc, seed=2).flows
     assert {"tlp_probes", "rack_lost"} <= set(f.columns)
     assert f.loc[0, "rack_lost"] > 0, "3 % loss: RACK marks segments lost"
-    plain = tcplab.simulate(small(**{"link.loss": "3%"}), seed=2).flows
+    # RFC 6675 detection (tcplab's own defaults; the default linux profile has RACK).
+    plain = tcplab.simulate(small(**{"link.loss": "3%", "flow.0.stack": "tcplab"}),
+                            seed=2).flows
     assert plain.loc[0, "rack_lost"] == 0 and plain.loc[0, "tlp_probes"] == 0

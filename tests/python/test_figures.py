@@ -33,7 +33,11 @@ def test_importing_plot_keeps_the_backend(monkeypatch):
 
 @pytest.fixture(scope="module")
 def lossy():
-    res = run("newreno-lossy")
+    # The example as it was before issue 30 (tcplab's defaults, NewReno recovery, a
+    # 64 MiB window): a long recovery episode and a busy link, which these checks read.
+    sc = tcplab.Scenario.from_toml(ROOT / "examples" / "newreno-lossy.toml").with_values(
+        **{"flow.0.stack": "tcplab", "flow.0.rcv_buf": "64MiB"})
+    res = tcplab.simulate(sc, seed=1)
     fig = plot_run(res)
     yield res, fig
     matplotlib.pyplot.close(fig)

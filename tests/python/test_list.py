@@ -120,11 +120,11 @@ def test_python_and_cli_listings(capsys):
     assert set(tcplab.congestion_controls()) == set(CONTROLLERS)
     assert set(tcplab.transports()) == set(TRANSPORTS)
     assert "wave" in tcplab.studies()
-    assert any(k.key == "min_rto" and k.default == "1s" for k in tcplab.scenario_keys())
+    assert any(k.key == "min_rto" and k.default == "200ms" for k in tcplab.scenario_keys())
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for needle in ["# congestion controllers", "cubic", "# transports", "datagram",
-                   "# studies", "handover", "# scenario keys", "min_rto", "1s ; duration"]:
+                   "# studies", "handover", "# scenario keys", "min_rto", "200ms ; duration"]:
         assert needle in out
     assert main(["list", "controllers"]) == 0
     assert "# transports" not in capsys.readouterr().out

@@ -18,6 +18,21 @@ def test_profile_is_in_every_row_and_explicit_keys_win():
     assert (f["syn_retransmits"] == 0).all() and f["established_s"].notna().all()
 
 
+def test_linux_is_the_default_and_tcplab_keeps_the_old_defaults():
+    """Issue 30: a TCP flow without `stack` runs as `stack = "linux"` (same run digest),
+    `stack = "tcplab"` reaches tcplab's own defaults, and rows name what ran."""
+    def run(**flow):
+        sc = tcplab.Scenario({"sample": "off",
+                              "link": {"rate": "20Mbps", "delay": "10ms", "loss": "1%"},
+                              "flow": [{"bytes": "500KB", **flow}]})
+        return tcplab.simulate(sc, seed=2)
+
+    plain, linux, own = run(), run(stack="linux"), run(stack="tcplab")
+    assert plain.info["digest"] == linux.info["digest"]
+    assert plain.info["digest"] != own.info["digest"]
+    assert list(plain.flows["stack"]) == ["linux"] and list(own.flows["stack"]) == ["tcplab"]
+
+
 def test_study_writes_the_table_for_every_profile(tmp_path):
     paths = profiles.run(tmp_path, seeds=1, workers=1)
     summary = pd.read_csv(tmp_path / "summary.csv")

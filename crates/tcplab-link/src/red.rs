@@ -130,6 +130,13 @@ impl Red {
         if p.ecn && pkt.ecn_capable() {
             Verdict::Mark
         } else {
+            // A drop at an empty queue leaves it idle: Linux's qdisc run after the
+            // enqueue finds nothing to dequeue and restarts the idle period
+            // (sch_red.c: red_start_of_idle_period), so the next arrival decays the
+            // average over the whole gap, not by one sample.
+            if q == 0 {
+                self.idle_since = Some(now);
+            }
             Verdict::Drop
         }
     }
@@ -165,6 +172,25 @@ mod tests {
         r.went_idle(Time::ZERO);
         r.average(&p, Time(40_000_000), 0);
         assert!((r.avg - before * (1.0f64 - 0.002).powi(100)).abs() < 1e-9);
+    }
+
+    /// An early drop at an empty queue keeps the idle period running: after 10 s of
+    /// silence the average is back near zero and a packet is let through, where counting
+    /// the gap as one sample kept the average above max_th and dropped every
+    /// retransmission of a stalled TCP flow for good.
+    #[test]
+    fn a_drop_at_an_empty_queue_keeps_the_queue_idle() {
+        let p = RedParams::default();
+        let mut r = Red::new(&p, 100_000_000);
+        let mut rng = Rng::from_seed(1);
+        r.avg = 40.0;
+        r.idle_since = None;
+        r.went_idle(Time::ZERO);
+        let v = r.enqueue(&p, Time(1_000), 0, &Pkt, &mut rng);
+        assert!(matches!(v, Verdict::Drop), "the average is above 2 max_th");
+        let v = r.enqueue(&p, Time(10_000_000_000), 0, &Pkt, &mut rng);
+        assert!(matches!(v, Verdict::Enqueue), "avg {}", r.avg);
+        assert!(r.avg < 1e-3, "{}", r.avg);
     }
 
     /// Linear from 0 at min_th to max_p at max_th; gentle: on to 1 at 2 max_th; not

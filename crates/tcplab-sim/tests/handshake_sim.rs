@@ -2,14 +2,20 @@
 //! from one segment) exactly as on a real stack, goodput counts from the first SYN, and
 //! `handshake = false` starts data at once.
 
-use tcplab_sim::{parse_scenario_str, simulate, Results};
+use tcplab_sim::{simulate, Results};
+
+/// Parses with tcplab's own defaults pinned (`stack = "tcplab"`), which these checks were
+/// written for (TCP flows default to the `linux` profile).
+fn parse_pinned(text: &str, source: &str) -> Result<tcplab_sim::Scenario, tcplab_sim::ConfigError> {
+    tcplab_sim::parse_scenario_str(&format!("stack = \"tcplab\"\n{text}"), source)
+}
 
 fn run(extra_flow: &str, loss: &str) -> Results {
     let text = format!(
         "sample = \"off\"\n[link]\nrate = \"10Mbps\"\ndelay = \"10ms\"\nqueue = \"100pkt\"\n\
          loss = {loss}\n[[flow]]\ncc = \"newreno\"\nbytes = \"100KB\"\n{extra_flow}\n"
     );
-    let sc = parse_scenario_str(&text, "handshake_sim.rs").unwrap();
+    let sc = parse_pinned(&text, "handshake_sim.rs").unwrap();
     simulate(&sc, 1, 0).unwrap()
 }
 

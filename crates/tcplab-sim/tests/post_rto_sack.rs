@@ -15,13 +15,19 @@
 //! what a real stack with that buffer and RFC 6675 loss detection does too; the bug
 //! pinned here is the accounting, not the buffer.
 
-use tcplab_sim::{parse_scenario_str, simulate, Results};
+use tcplab_sim::{simulate, Results};
+
+/// Parses with tcplab's own defaults pinned (`stack = "tcplab"`), which these checks were
+/// written for (TCP flows default to the `linux` profile).
+fn parse_pinned(text: &str, source: &str) -> Result<tcplab_sim::Scenario, tcplab_sim::ConfigError> {
+    tcplab_sim::parse_scenario_str(&format!("stack = \"tcplab\"\n{text}"), source)
+}
 
 /// The longest round trip of the path: 20 ms of propagation, 12 ms of a full queue.
 const ONE_RTT: f64 = 0.035;
 
 fn run(seed: u64) -> Results {
-    let sc = parse_scenario_str(
+    let sc = parse_pinned(
         "sample = \"1ms\"\n[link]\nrate = \"100Mbps\"\ndelay = \"10ms\"\nqueue = \"100pkt\"\n\
          loss = \"0.5%\"\n[[flow]]\ncc = \"bbr\"\nrecovery = \"sack\"\nmss = 1448\n\
          bytes = \"10MiB\"\nrcv_buf = \"64MiB\"\n",

@@ -4,9 +4,17 @@
 
 use tcplab_sim::{parse_scenario_str, simulate};
 
+/// Pins tcplab's own defaults (`stack = "tcplab"`), which these checks were written for
+/// (TCP flows default to the `linux` profile).
+fn pinned(toml: &str) -> String {
+    format!("stack = \"tcplab\"\n{toml}")
+}
+
 fn parse(flow: &str) -> Result<tcplab_sim::Scenario, tcplab_sim::ConfigError> {
     parse_scenario_str(
-        &format!("[link]\nrate = \"1Mbps\"\n[[flow]]\nbytes = \"1MB\"\n{flow}"),
+        &pinned(&format!(
+            "[link]\nrate = \"1Mbps\"\n[[flow]]\nbytes = \"1MB\"\n{flow}"
+        )),
         "t.toml",
     )
 }
@@ -14,11 +22,11 @@ fn parse(flow: &str) -> Result<tcplab_sim::Scenario, tcplab_sim::ConfigError> {
 /// (goodput bit/s, RTOs, retransmitted segments, queue drops) of one run.
 fn run(cc: &str, delay: &str, recovery_cwnd: &str, seed: u64) -> (f64, u64, u64, u64) {
     let sc = parse_scenario_str(
-        &format!(
+        &pinned(&format!(
             "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"{delay}\"\nqueue = \"100pkt\"\n\
              loss = \"0.5%\"\n[[flow]]\ncc = \"{cc}\"\nrecovery = \"sack\"\nbytes = \"10MiB\"\n\
              mss = 1448\nrecovery_cwnd = \"{recovery_cwnd}\"\n"
-        ),
+        )),
         "prr_sim.rs",
     )
     .unwrap();

@@ -4,11 +4,17 @@
 //! Under RFC 6675 a lost retransmission is only found by the RTO; RACK finds it about one
 //! RTT after it was sent.
 
-use tcplab_sim::{parse_scenario_str, simulate};
+use tcplab_sim::simulate;
+
+/// Parses with tcplab's own defaults pinned (`stack = "tcplab"`), which these checks were
+/// written for (TCP flows default to the `linux` profile).
+fn parse_pinned(text: &str, source: &str) -> Result<tcplab_sim::Scenario, tcplab_sim::ConfigError> {
+    tcplab_sim::parse_scenario_str(&format!("stack = \"tcplab\"\n{text}"), source)
+}
 
 /// (RTOs, retransmitted segments, goodput bit/s) summed / averaged over `seeds` runs.
 fn run(cc: &str, delay: &str, loss: &str, detection: &str, seeds: u64) -> (u64, u64, f64) {
-    let sc = parse_scenario_str(
+    let sc = parse_pinned(
         &format!(
             "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"{delay}\"\nqueue = \"100pkt\"\n\
              loss = \"{loss}\"\n[[flow]]\ncc = \"{cc}\"\nrecovery = \"sack\"\nbytes = \"10MiB\"\n\
@@ -54,7 +60,7 @@ fn rack_reduces_rtos_on_a_shallow_buffer() {
 #[test]
 fn rack_needs_sack_recovery() {
     let parse = |flow: &str| {
-        parse_scenario_str(
+        parse_pinned(
             &format!("[link]\nrate = \"1Mbps\"\n[[flow]]\nbytes = \"1MB\"\n{flow}"),
             "t.toml",
         )
@@ -83,7 +89,7 @@ fn rack_needs_sack_recovery() {
 /// recoveries' own): one run's
 /// (goodput bit/s, window cuts, RTOs, retransmitted segments, link drops, random drops).
 fn run_5ms(cc: &str, detection: &str, seed: u64) -> (f64, u64, u64, u64, u64, u64) {
-    let sc = parse_scenario_str(
+    let sc = parse_pinned(
         &format!(
             "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"5ms\"\nqueue = \"100pkt\"\n\
              loss = \"0.5%\"\n[[flow]]\ncc = \"{cc}\"\nrecovery = \"sack\"\nbytes = \"10MiB\"\n\

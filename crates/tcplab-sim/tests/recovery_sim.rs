@@ -7,7 +7,13 @@
 //! comparisons of Tahoe, Reno and SACK TCP", 1996: Reno with three drops in a window
 //! generally needs a retransmit timeout). RFC 6675 SACK also needs no timeout.
 
-use tcplab_sim::{parse_scenario_str, simulate, Results};
+use tcplab_sim::{simulate, Results};
+
+/// Parses with tcplab's own defaults pinned (`stack = "tcplab"`), which these checks were
+/// written for (TCP flows default to the `linux` profile).
+fn parse_pinned(text: &str, source: &str) -> Result<tcplab_sim::Scenario, tcplab_sim::ConfigError> {
+    tcplab_sim::parse_scenario_str(&format!("stack = \"tcplab\"\n{text}"), source)
+}
 
 fn run(recovery: &str) -> Results {
     let text = format!(
@@ -27,7 +33,7 @@ recovery = "{recovery}"
 bytes = "100KB"
 "#
     );
-    let sc = parse_scenario_str(&text, "recovery_sim.rs").unwrap();
+    let sc = parse_pinned(&text, "recovery_sim.rs").unwrap();
     let r = simulate(&sc, 1, 0).unwrap();
     assert!(
         r.flows.bools("completed").unwrap()[0],
@@ -79,7 +85,7 @@ fn newreno_recovers_three_losses_without_rto_reno_does_not() {
 fn partial_ack_timer_variants() {
     let run = |timer: &str| {
         let drops: Vec<String> = (20..80).step_by(2).map(|n| n.to_string()).collect();
-        let sc = tcplab_sim::parse_scenario_str(
+        let sc = parse_pinned(
             &format!(
                 "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"20ms\"\nqueue = \"1000pkt\"\n\
                  loss = {{ model = \"list\", drop = [{}] }}\n[[flow]]\nbytes = \"2MB\"\n\
@@ -107,7 +113,7 @@ fn partial_ack_timer_variants() {
         steady.flows.bools("completed").unwrap()[0]
             && impatient.flows.bools("completed").unwrap()[0]
     );
-    let e = tcplab_sim::parse_scenario_str(
+    let e = parse_pinned(
         "[link]\nrate = \"1Mbps\"\n[[flow]]\nbytes = \"1MB\"\npartial_ack_timer = \"eager\"\n",
         "t.toml",
     )

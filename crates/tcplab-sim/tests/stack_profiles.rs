@@ -1,6 +1,7 @@
-//! Stack profiles: `stack = "linux" | "ns3" | "rfc"` sets a stack's defaults through the
-//! normal parse path; explicit keys override; a top-level `stack` reaches every TCP flow;
-//! results rows say which profile produced them.
+//! Stack profiles: `stack = "linux" | "ns3" | "rfc" | "tcplab"` sets a stack's defaults
+//! through the normal parse path; explicit keys override; a top-level `stack` reaches every
+//! TCP flow; a TCP flow that names none runs under `linux`; results rows say which profile
+//! produced them.
 
 use tcplab_sim::{parse_scenario_str, simulate, Scenario};
 use tcplab_transport::{
@@ -76,7 +77,65 @@ fn global_stack_reaches_tcp_flows_and_rows_name_it() {
         "sample = \"off\"\n{LINK}[[flow]]\nbytes = \"1MB\"\n"
     ));
     let r = simulate(&plain, 1, 0).unwrap();
+    assert_eq!(r.flows.texts("stack").unwrap(), vec!["linux"]);
+    let own = parse(&format!(
+        "sample = \"off\"\n{LINK}[[flow]]\nbytes = \"1MB\"\nstack = \"tcplab\"\n"
+    ));
+    let r = simulate(&own, 1, 0).unwrap();
     assert_eq!(r.flows.texts("stack").unwrap(), vec!["tcplab"]);
+}
+
+/// Issue 30: a TCP flow without `stack` is a `stack = "linux"` flow, key for key and in
+/// its results; `stack = "tcplab"` (also at the top level) gives tcplab's own defaults,
+/// the defaults before the change; the coded transports keep tcplab's defaults.
+#[test]
+fn linux_is_the_default_and_tcplab_names_the_old_defaults() {
+    let flow = |extra: &str| {
+        parse(&format!(
+            "sample = \"off\"\n{extra}{LINK}loss = \"1%\"\n[[flow]]\ncc = \"cubic\"\n\
+             bytes = \"2MB\"\n"
+        ))
+    };
+    let with = |stack: &str| {
+        parse(&format!(
+            "sample = \"off\"\n{LINK}loss = \"1%\"\n[[flow]]\ncc = \"cubic\"\n\
+             bytes = \"2MB\"\nstack = \"{stack}\"\n"
+        ))
+    };
+    let (plain, linux, own) = (flow(""), with("linux"), with("tcplab"));
+    let key = |sc: &Scenario| {
+        let t = tcp(sc, 0);
+        format!("{:?} {:?} {:?}", t.sender, t.receiver, t.cc_params)
+    };
+    assert_eq!(key(&plain), key(&linux));
+    assert_eq!(tcp(&plain, 0).stack.as_deref(), Some("linux"));
+    let digest = |sc: &Scenario| simulate(sc, 1, 0).unwrap().digest();
+    assert_eq!(digest(&plain), digest(&linux));
+    assert_ne!(digest(&plain), digest(&own));
+    assert_eq!(key(&own), key(&flow("stack = \"tcplab\"\n")));
+    let s = &tcp(&own, 0).sender;
+    assert_eq!(s.min_rto, tcplab_core::Dur::from_secs(1));
+    assert_eq!(s.rto_rule, RtoRule::Rfc6298);
+    assert_eq!(s.loss_detection, LossDetection::DupAck);
+    assert_eq!(s.recovery_cwnd, RecoveryCwnd::Ssthresh);
+    assert_eq!((s.mss, s.timestamps, s.snd_buf), (1460, false, u64::MAX));
+    let r = &tcp(&own, 0).receiver;
+    assert_eq!(r.quick_ack, 0);
+    assert_eq!(
+        r.ack_policy,
+        tcplab_transport::AckPolicy::Delayed {
+            every: 2,
+            max_delay: tcplab_core::Dur::from_millis(200)
+        }
+    );
+    let nc = parse(&format!(
+        "{LINK}[[flow]]\ntransport = \"tcp-nc\"\ncc = \"vegas\"\nbytes = \"1MB\"\n"
+    ));
+    let TransportSpec::TcpNc(nc) = &nc.flows[0].transport else {
+        panic!("tcp-nc")
+    };
+    assert_eq!(nc.tcp.sender.min_rto, tcplab_core::Dur::from_secs(1));
+    assert!(!nc.tcp.sender.timestamps);
 }
 
 #[test]
@@ -93,20 +152,21 @@ fn unknown_profile_is_a_clear_error() {
     }
 }
 
-/// `newreno-lossy` with a 4 MiB receive buffer under the Linux profile (SACK,
-/// RACK-TLP, PRR, no cwnd inflation): the slow-start overshoot of seed 1 (over 100
-/// segments lost in one window) is repaired without a timeout, as on Linux, and no seed
-/// needs one. (RFC 6582 NewReno on the same runs: see docs/validation.md.)
+/// The first example, `newreno-lossy`, as shipped (no buffer override) runs under the
+/// default `linux` profile: SACK, RACK-TLP and PRR repair slow start's overshoot of seed
+/// 1 (over 100 segments lost in one window) without a timeout, and no seed needs one.
+/// Under `stack = "tcplab"` (RFC 6675 detection, 1 s minimum RTO) the same file stalls:
+/// a lost retransmission waits for the RTO. (RFC 6582 NewReno: docs/scenarios.md,
+/// "Buffers".)
 #[test]
-fn newreno_lossy_4mib_under_linux_needs_no_timeout() {
+fn newreno_lossy_example_needs_no_timeout_under_the_default() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/newreno-lossy.toml"
     ))
     .unwrap()
-    .replace("recovery = \"newreno\"", "stack = \"linux\"")
-    .replace("rcv_buf = \"64MiB\"", "rcv_buf = \"4MiB\"")
     .replace("sample = \"10ms\"", "sample = \"off\"");
+    assert!(!text.contains("rcv_buf") && !text.contains("\nstack"));
     let sc = parse(&text);
     for seed in 1..=5 {
         let r = simulate(&sc, seed, 0).unwrap();
@@ -115,6 +175,10 @@ fn newreno_lossy_4mib_under_linux_needs_no_timeout() {
         let g = r.flows.floats("goodput_bps").unwrap()[0];
         assert!(g > 60e6, "seed {seed}: {g}");
     }
+    let own = parse(&text.replace("bytes = ", "stack = \"tcplab\"\nbytes = "));
+    let r = simulate(&own, 1, 0).unwrap();
+    assert!(r.flows.ints("rtos").unwrap()[0] >= 1);
+    assert!(r.flows.floats("goodput_bps").unwrap()[0] < 40e6);
 }
 
 /// The TACK paper's Figure 5b path (20 Mbit/s, 200 ms RTT, 2000-packet queue, 1 % data

@@ -3,7 +3,13 @@
 //! the RTO. With `undo = true` (D-SACK-based without timestamps, Eifel with) fewer window
 //! reductions stand and goodput rises; every run still delivers exactly the bytes sent.
 
-use tcplab_sim::{parse_scenario_str, simulate, Results};
+use tcplab_sim::{simulate, Results};
+
+/// Parses with tcplab's own defaults pinned (`stack = "tcplab"`), which these checks were
+/// written for (TCP flows default to the `linux` profile).
+fn parse_pinned(text: &str, source: &str) -> Result<tcplab_sim::Scenario, tcplab_sim::ConfigError> {
+    tcplab_sim::parse_scenario_str(&format!("stack = \"tcplab\"\n{text}"), source)
+}
 
 const REORDER: &str =
     "jitter = { dist = \"normal\", mean = \"5ms\", sd = \"3ms\" }\nreorder = true\n";
@@ -29,7 +35,7 @@ fn run(path: &str, flow_keys: &str, seed: u64) -> Results {
          {link_extra}{schedule}\n[[flow]]\ncc = \"newreno\"\nrecovery = \"sack\"\nmin_rto = \"200ms\"\n\
          bytes = \"5MB\"\nrcv_buf = \"60KB\"\n{flow_keys}\n"
     );
-    let sc = parse_scenario_str(&text, "undo.toml").unwrap_or_else(|e| panic!("{e}"));
+    let sc = parse_pinned(&text, "undo.toml").unwrap_or_else(|e| panic!("{e}"));
     simulate(&sc, seed, 0).unwrap()
 }
 
@@ -107,7 +113,7 @@ fn parse(flow_keys: &str) -> Result<tcplab_sim::Scenario, String> {
     let text = format!(
         "[link]\nrate = \"10Mbps\"\ndelay = \"5ms\"\n[[flow]]\nbytes = \"1MB\"\n{flow_keys}\n"
     );
-    parse_scenario_str(&text, "keys.toml").map_err(|e| e.to_string())
+    parse_pinned(&text, "keys.toml").map_err(|e| e.to_string())
 }
 
 /// Each key names itself and why when it cannot work; timestamps take 12 bytes of MSS.

@@ -5,8 +5,14 @@ use tcplab_sim::{parse_scenario_str, simulate, Results};
 
 const MSS: f64 = 1460.0;
 
+/// Pins tcplab's own defaults (`stack = "tcplab"`), which these checks were written for
+/// (TCP flows default to the `linux` profile).
+fn pinned(toml: &str) -> String {
+    format!("stack = \"tcplab\"\n{toml}")
+}
+
 fn run(toml: &str) -> Results {
-    let sc = parse_scenario_str(toml, "variants_cubic_bbr.toml").expect("valid scenario");
+    let sc = parse_scenario_str(&pinned(toml), "variants_cubic_bbr.toml").expect("valid scenario");
     simulate(&sc, 1, 0).expect("run succeeds")
 }
 

@@ -3,8 +3,14 @@
 
 use tcplab_sim::{parse_scenario_str, simulate, Results};
 
+/// Pins tcplab's own defaults (`stack = "tcplab"`), which these checks were written for
+/// (TCP flows default to the `linux` profile).
+fn pinned(toml: &str) -> String {
+    format!("stack = \"tcplab\"\n{toml}")
+}
+
 fn run(toml: &str) -> Results {
-    let sc = parse_scenario_str(toml, "variants_reno_family.rs").expect("valid scenario");
+    let sc = parse_scenario_str(&pinned(toml), "variants_reno_family.rs").expect("valid scenario");
     simulate(&sc, 1, 0).expect("run succeeds")
 }
 

@@ -3,8 +3,14 @@
 
 use tcplab_sim::{parse_scenario_str, simulate, Results};
 
+/// Pins tcplab's own defaults (`stack = "tcplab"`), which these checks were written for
+/// (TCP flows default to the `linux` profile).
+fn pinned(toml: &str) -> String {
+    format!("stack = \"tcplab\"\n{toml}")
+}
+
 fn run(toml: &str) -> Results {
-    let sc = parse_scenario_str(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
+    let sc = parse_scenario_str(&pinned(toml), "test.toml").unwrap_or_else(|e| panic!("{e}"));
     simulate(&sc, 1, 0).unwrap_or_else(|e| panic!("{e}"))
 }
 

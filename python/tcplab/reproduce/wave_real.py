@@ -33,6 +33,9 @@ SHARE_S, SHARE_START, SHARE_STOP = 60, 25, 50
 #: --quick: a third of those timings (the code paths in about 2 minutes of real time; not
 #: the study's numbers).
 QUICK_TIMES = (10, 24, 8, 16)
+#: tcplab's flows keep tcplab's own defaults, as in the simulated study (wave.py); the
+#: kernel's runs ignore the key.
+TCPLAB = {"stack": "tcplab"}
 #: (label, how it runs, controller)
 RUNS = [("wave (udp)", "udp", "wave"), ("cubic (linux)", "kernel", "cubic"),
         ("bbr (linux)", "kernel", "bbr"), ("wave (sim)", "sim", "wave")]
@@ -98,7 +101,7 @@ def run(out: Path, seeds: int = 1, workers: int | None = None,
     # 1. One flow over 6 Mbit/s.
     single = {}
     for label, mode, cc in RUNS:
-        sc = path("6Mbps", [{"cc": cc, "bytes": "unlimited"}], single_s, "2ms")
+        sc = path("6Mbps", [{"cc": cc, "bytes": "unlimited", **TCPLAB}], single_s, "2ms")
         res = run_one(sc, mode)
         res.to_parquet(out, prefix=f"single-{mode}-{cc}-")
         single[label] = res
@@ -147,8 +150,8 @@ def run(out: Path, seeds: int = 1, workers: int | None = None,
     fig, ax = plt.subplots(len(RUNS), 1, figsize=(8, 2.6 * len(RUNS)), sharex=True)
     rtt_alone = {}
     for i, (label, mode, cc) in enumerate(RUNS):
-        flows = [{"cc": cc, "bytes": "unlimited"},
-                 {"cc": cc, "bytes": "unlimited", "start": f"{start}s",
+        flows = [{"cc": cc, "bytes": "unlimited", **TCPLAB},
+                 {"cc": cc, "bytes": "unlimited", "start": f"{start}s", **TCPLAB,
                   "stop": f"{stop}s"}]
         res = run_one(path("10Mbps", flows, share_s, "10ms"), mode)
         res.to_parquet(out, prefix=f"share-{mode}-{cc}-")

@@ -64,7 +64,7 @@ pub(super) fn nc_spec(f: &Section<'_>, bytes: Option<u64>) -> R<NcSpec> {
             "tcp-nc has no handshake: its coding layer answers no SYN",
         ));
     }
-    let mut spec = tcp::tcp_spec(f, bytes)?;
+    let mut spec = tcp::tcp_spec(f, bytes, None)?;
     spec.sender.handshake = false;
     spec.sender.mss = mss(f, NC_IP_TCP_BYTES + NC_HEADER_BYTES + NC_FRAMING_BYTES)?;
     spec.receiver.mss = spec.sender.mss;

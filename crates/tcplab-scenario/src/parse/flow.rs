@@ -2,7 +2,7 @@
 //! then the transport's own keys (`tcp.rs`, `datagram.rs`, or a registered transport's
 //! `params` table).
 
-use super::{coded, datagram, params, tack, tcp};
+use super::{coded, datagram, params, stack, tack, tcp};
 use super::{Section, R};
 use crate::scenario::FlowSpec;
 use tcplab_core::{Dur, Rng};
@@ -36,7 +36,7 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
         }
     };
     let transport = match f.string("transport")?.unwrap_or("tcp") {
-        "tcp" => TransportSpec::Tcp(tcp::tcp_spec(f, bytes)?),
+        "tcp" => TransportSpec::Tcp(tcp::tcp_spec(f, bytes, Some(stack::DEFAULT))?),
         "datagram" => TransportSpec::Datagram(datagram::datagram_spec(f)?),
         "tack" => TransportSpec::Tack(tack::tack_spec(f, bytes)?),
         "tcp-nc" => TransportSpec::TcpNc(Box::new(coded::nc_spec(f, bytes)?)),

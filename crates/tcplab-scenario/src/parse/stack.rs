@@ -1,5 +1,7 @@
-//! Stack profiles: `stack = "linux" | "ns3" | "rfc"` (per flow, or at the top level for
-//! every TCP flow) sets the defaults of one real stack in one word. A profile is a table
+//! Stack profiles: `stack = "linux" | "ns3" | "rfc" | "tcplab"` (per flow, or at the top
+//! level for every TCP flow) sets the defaults of one real stack in one word. A TCP flow
+//! that names none runs under [`DEFAULT`]; `"tcplab"` names no values at all, so it
+//! keeps tcplab's own defaults (those of `SenderConfig`/`ReceiverConfig`). A profile is a table
 //! of key → value merged under the flow's own keys before the flow is parsed, so it goes
 //! through exactly the parse path (and checks) a hand-written key does, and any key
 //! written in the flow overrides it. docs/scenarios.md ("Stack profiles") cites where
@@ -8,6 +10,10 @@
 use super::{Section, R};
 use tcplab_transport::cc::{CcParams, ParamValue};
 use toml::{Table, Value};
+
+/// The profile of a `transport = "tcp"` flow that names none (the kernel side by side in
+/// docs/validation.md validates it).
+pub(super) const DEFAULT: &str = "linux";
 
 /// The profiles: (name, [(key, value as TOML)]).
 pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
@@ -93,6 +99,8 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("ecn", "false"), // RFC 3168 is optional
         ],
     ),
+    // tcplab's own defaults, the default profile before Linux's: nothing merged.
+    ("tcplab", &[]),
 ];
 
 /// Controller parameters of each profile, by controller family: (profile, controllers,

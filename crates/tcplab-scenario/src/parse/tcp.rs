@@ -14,26 +14,34 @@ use toml::Value;
 /// Keys of a flow with `transport = "tcp"` (the default); `bytes` comes from the caller.
 /// A `stack` profile's keys are merged under the flow's own (`stack.rs`) and read through
 /// the same path; checks that depend on what the user wrote look at the flow's own table.
-pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
-    let Some(name) = f.string("stack")? else {
-        return tcp_keys(f, f, bytes);
+/// `default` is the profile of a flow that names none (`stack::DEFAULT` for TCP flows;
+/// `None` for the coded transports, which keep tcplab's defaults).
+pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>, default: Option<&str>) -> R<TcpSpec> {
+    let Some(name) = f.string("stack")?.or(default) else {
+        return tcp_keys(f, f, bytes, None);
     };
     let merged = stack::apply(f, name)?;
     let g = Section {
         packet: f.packet,
         ..Section::new(f.file, f.path.clone(), &merged)
     };
-    let mut spec = tcp_keys(&g, f, bytes)?;
+    let mut spec = tcp_keys(&g, f, bytes, Some(name))?;
     f.used.borrow_mut().extend(g.used.take());
     spec.stack = Some(name.to_string());
     Ok(spec)
 }
 
-/// Reads the keys from `f`; `own` is the flow as written (for what the user chose).
-fn tcp_keys(f: &Section<'_>, own: &Section<'_>, bytes: Option<u64>) -> R<TcpSpec> {
+/// Reads the keys from `f`; `own` is the flow as written (for what the user chose);
+/// `profile` the stack profile merged into `f`.
+fn tcp_keys(
+    f: &Section<'_>,
+    own: &Section<'_>,
+    bytes: Option<u64>,
+    profile: Option<&str>,
+) -> R<TcpSpec> {
     let cc_name = f.string("cc")?.unwrap_or("newreno").to_string();
     let mut cc_params = number_params(f, "cc_params")?;
-    if let Some(profile) = f.string("stack")? {
+    if let Some(profile) = profile {
         stack::cc_params(profile, &cc_name, &mut cc_params);
     }
     // Validate the controller and its parameters now, so the error names this file.
