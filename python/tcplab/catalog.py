@@ -275,6 +275,9 @@ KEYS: tuple[Key, ...] = (
     Key(_TACK, "iack_delay_div", "4", "integer >= 0", "a gap is reported as lost after "
         "RTT_min / this (reordering allowance); 0: at once"),
     Key(_TACK, "iack_delay_initial", "5ms", "duration", "that allowance before RTT_min is known"),
+    Key(_TACK, "loss_response", "rate", "\"rate\" | \"conservation\"",
+        "a reported loss is only retransmitted (the paper's co-designed BBR), or enters "
+        "the controller's recovery as TCP's does"),
     Key(_TACK, "initial_cwnd", "10", "packets", "initial window"),
     Key(_TACK, "min_rto", "200ms", "duration", "lower bound of the retransmission timeout"),
     Key(_TACK, "initial_rto", "1s", "duration", "retransmission timeout before an RTT sample"),

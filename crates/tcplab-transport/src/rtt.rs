@@ -120,6 +120,14 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// Linux's `tcp_ack_update_rtt`: the estimator takes `seq_rtt` (the oldest segment the
+    /// ACK newly delivered), the minimum `ca_rtt` (the newest: `tcp_update_rtt_min`).
+    pub fn on_linux_sample(&mut self, seq_rtt: Dur, ca_rtt: Dur, snd_una: u64, snd_nxt: u64) {
+        self.on_sample(seq_rtt, snd_una, snd_nxt);
+        self.latest = ca_rtt;
+        self.min_rtt = self.min_rtt.min(ca_rtt);
+    }
+
     fn rfc6298_update(&mut self, r: Dur) {
         if !self.sampled {
             // (2.2) SRTT <- R, RTTVAR <- R/2

@@ -5,7 +5,7 @@ use super::params::{check_controller, number_params};
 use super::section::MAX_MTU;
 use super::{Section, R};
 use tcplab_core::Dur;
-use tcplab_transport::tack::{TackConfig, TackSpec, TACK_DATA_HEADER_BYTES};
+use tcplab_transport::tack::{LossResponse, TackConfig, TackSpec, TACK_DATA_HEADER_BYTES};
 use toml::Value;
 
 fn positive(f: &Section<'_>, k: &str) -> R<Option<Dur>> {
@@ -97,6 +97,19 @@ pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
     }
     if let Some(d) = f.duration("iack_delay_initial")? {
         c.iack_delay_initial = d;
+    }
+    match f.string("loss_response")? {
+        None => {}
+        Some("rate") => c.loss_response = LossResponse::Rate,
+        Some("conservation") => c.loss_response = LossResponse::Conservation,
+        Some(other) => {
+            return Err(f.err(
+                "loss_response",
+                Some(&Value::String(other.into())),
+                "use \"rate\" (the paper's co-designed BBR: a reported loss is only \
+                 retransmitted) or \"conservation\" (the controller's recovery, as TCP's)",
+            ))
+        }
     }
     if let Some(v) = f.uint("initial_cwnd", 1, 1 << 20)? {
         c.initial_cwnd = v as u32;

@@ -3,6 +3,19 @@
 use crate::cc::CcParams;
 use tcplab_core::Dur;
 
+/// How the TACK sender's controller hears of a loss the receiver reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossResponse {
+    /// The paper's co-designed, receiver-based BBR (§5.4, §7 "Congestion controller"):
+    /// rate and RTT come from the receiver, and a reported loss is only retransmitted;
+    /// the controller's recovery (BBR v1's packet conservation, which meters cwnd by the
+    /// ACKs that arrive) is not entered. A timeout still is one.
+    Rate,
+    /// As a TCP sender: each loss event enters the controller's recovery (BBR v1: packet
+    /// conservation for a round, at TACK's 4-5 ACKs per RTT).
+    Conservation,
+}
+
 /// Both ends' settings (each reads what concerns it).
 #[derive(Clone, Debug)]
 pub struct TackConfig {
@@ -39,6 +52,8 @@ pub struct TackConfig {
     /// The IACK delay before the receiver knows RTT_min.
     pub iack_delay_initial: Dur,
     pub initial_cwnd: u32,
+    /// What a reported loss does to the controller (see [`LossResponse`]).
+    pub loss_response: LossResponse,
     /// Retransmission timeout bounds (the timeout is the last resort: TACKs repeat losses).
     pub min_rto: Dur,
     pub initial_rto: Dur,
@@ -61,6 +76,7 @@ impl Default for TackConfig {
             iack_delay_div: 4,
             iack_delay_initial: Dur::from_millis(5),
             initial_cwnd: 10,
+            loss_response: LossResponse::Rate,
             min_rto: Dur::from_millis(200),
             initial_rto: Dur::from_secs(1),
         }

@@ -19,7 +19,7 @@ mod packet;
 mod receiver;
 mod sender;
 
-pub use config::{TackConfig, TackSpec};
+pub use config::{LossResponse, TackConfig, TackSpec};
 pub use frequency::TackClock;
 pub use owd::{MinFilter, OwdTracker};
 pub use packet::{

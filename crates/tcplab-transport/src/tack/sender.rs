@@ -16,7 +16,7 @@
 //!   receiver's delivery-rate estimate as its rate sample and the OWD minimum as RTT
 //!   (TCP-TACK's receiver-side bandwidth estimation, §5.3).
 
-use super::config::TackConfig;
+use super::config::{LossResponse, TackConfig};
 use super::ledger::Ledger;
 use super::owd::MinFilter;
 use super::packet::{AckKind, TackAck, TackData, TACK_DATA_HEADER_BYTES};
@@ -67,6 +67,9 @@ pub struct TackSender {
     rto_at: Option<Time>,
     /// The highest PN sent when the current loss event began.
     recovery: Option<u64>,
+    /// The controller is in its recovery for the current loss event (only with
+    /// [`LossResponse::Conservation`]).
+    in_cc_recovery: bool,
     /// Nonzero while app-limited: the delivered count at which that ends.
     app_limited_until: u64,
     stats: TackSenderStats,
@@ -104,6 +107,7 @@ impl TackSender {
             retx_wait: None,
             rto_at: None,
             recovery: None,
+            in_cc_recovery: false,
             app_limited_until: 0,
             stats: TackSenderStats::default(),
             cfg,
@@ -112,6 +116,11 @@ impl TackSender {
 
     pub fn flow(&self) -> u32 {
         self.flow
+    }
+    /// A reported loss enters the controller's recovery (not the paper's co-designed
+    /// BBR, see [`LossResponse`]).
+    fn conserves(&self) -> bool {
+        self.cfg.loss_response == LossResponse::Conservation
     }
     pub fn stats(&self) -> &TackSenderStats {
         &self.stats
@@ -279,6 +288,9 @@ impl TackSender {
             if self.recovery.is_none() {
                 self.stats.loss_events += 1;
                 self.recovery = Some(self.next_pn.saturating_sub(1));
+            }
+            if self.recovery.is_some() && !self.in_cc_recovery && self.conserves() {
+                self.in_cc_recovery = true;
                 self.cc.on_congestion_event(
                     &mut self.w,
                     CongestionEvent::FastRetransmit,
@@ -303,7 +315,7 @@ impl TackSender {
                 srtt: self.rtt.srtt(),
                 min_rtt: self.rtt_min.get(),
                 in_flight,
-                in_recovery: self.recovery.is_some(),
+                in_recovery: self.in_cc_recovery,
                 rate: Some(rate),
                 delivered: self.delivered,
                 ece: false,
@@ -312,7 +324,9 @@ impl TackSender {
         }
         if self.recovery.is_some_and(|r| a.largest >= r) && lost == 0 {
             self.recovery = None;
-            self.cc.on_recovery_exit(&mut self.w, now);
+            if std::mem::take(&mut self.in_cc_recovery) {
+                self.cc.on_recovery_exit(&mut self.w, now);
+            }
         }
         self.led.trim();
         self.check_done(now);
@@ -338,6 +352,7 @@ impl TackSender {
                 in_flight,
             );
             self.recovery = None;
+            self.in_cc_recovery = false;
             self.rtt.back_off();
             // Resend even what was sent less than an RTT ago at the previous timeout.
             self.retx_wait = None;

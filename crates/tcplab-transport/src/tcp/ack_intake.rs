@@ -7,6 +7,7 @@
 
 use crate::error::Violation;
 use crate::records::SentRecord;
+use crate::rtt::RtoRule;
 use crate::tcp::segment::Segment;
 use crate::tcp::send_state::SendState;
 use crate::tcp::timestamps::elapsed_since;
@@ -58,16 +59,23 @@ impl SendState {
     /// Releases the segments below `ack` (new data acknowledged): each counts as
     /// delivered for rate sampling unless a SACK already did, and `on_delivered` sees those
     /// not SACKed before. Advances snd_una and takes the RTT sample: from `ts_ecr`, the
-    /// ACK's TSecr, when timestamps are on, else if Karn allows one.
+    /// ACK's TSecr, when timestamps are on, else if Karn allows one. Under
+    /// [`RtoRule::Linux`] as Linux's `tcp_clean_rtx_queue` and `tcp_ack_update_rtt` take
+    /// it instead: from the oldest segment newly acknowledged (Karn: none if the ACK
+    /// covers a retransmission), else from the oldest newly SACKed (`sack_rtt`, the
+    /// SACK's (oldest, newest) RTTs), else from the TSecr. Returns the sample the
+    /// controller hears (Linux: the newest segment's, `ca_rtt_us`).
     pub fn take_cumulative_ack(
         &mut self,
         now: Time,
         ack: u64,
         ts_ecr: Option<u32>,
+        sack_rtt: Option<(Dur, Dur)>,
         mut on_delivered: impl FnMut(u64, &SentRecord),
     ) -> Option<Dur> {
         let mss = self.mss as u64;
         let mut rtt_sample = None;
+        let mut first_acked: Option<Time> = None;
         let mut covers_retransmission = false;
         let (rate, sb, rate_on) = (&mut self.rate, &mut self.sb, self.rate_on);
         self.recs
@@ -82,7 +90,9 @@ impl SendState {
                 if rec.tx_count > 1 {
                     covers_retransmission = true;
                 } else if !rec.sacked() {
-                    // Karn: only segments sent once give samples; the newest wins.
+                    // Karn: only segments sent once give samples; the newest wins (the
+                    // oldest is kept for Linux's rule).
+                    first_acked.get_or_insert(rec.sent_time());
                     rtt_sample = Some(now - rec.sent_time());
                 }
             });
@@ -91,22 +101,57 @@ impl SendState {
         if covers_retransmission {
             rtt_sample = None;
         }
-        // RFC 7323 section 4.1: with timestamps the echoed TSval dates the transmission
-        // the ACK answers, whichever it was; no Karn ambiguity.
-        if let (true, Some(ecr)) = (self.timestamps, ts_ecr) {
-            rtt_sample = Some(elapsed_since(now, ecr));
-        }
+        let ts_rtt = ts_ecr
+            .filter(|_| self.timestamps)
+            .map(|ecr| elapsed_since(now, ecr));
+        // (oldest, newest) RTT: the estimator's sample and the minimum's.
+        let sample = if self.rtt.rule() == RtoRule::Linux {
+            // tcp_ack_update_rtt: the ACK's own timing first, then the SACK's, then TSecr.
+            match (rtt_sample, first_acked) {
+                (Some(newest), Some(first)) => Some((now - first, newest)),
+                _ => sack_rtt.or(ts_rtt.map(|r| (r, r))),
+            }
+        } else {
+            // RFC 7323 section 4.1: with timestamps the echoed TSval dates the
+            // transmission the ACK answers, whichever it was; no Karn ambiguity.
+            ts_rtt.or(rtt_sample).map(|r| (r, r))
+        };
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
         if self.go_back_n && self.recover.is_none_or(|r| ack >= r) && self.snd_nxt >= self.snd_max {
             self.go_back_n = false;
         }
-        if let Some(r) = rtt_sample {
-            self.rtt.on_sample(r, self.snd_una, self.snd_max);
-            self.stats.note_rtt(r);
+        let (seq_rtt, ca_rtt) = sample?;
+        self.feed_rtt(seq_rtt, ca_rtt);
+        Some(ca_rtt)
+    }
+
+    /// An ACK that moved nothing cumulatively but SACKed segments sent once: Linux takes
+    /// their RTT (`sack_rtt_us`, `tcp_ack_update_rtt`) and, when the oldest of them was
+    /// sent before the head's last (re)transmission, restarts the retransmission timer
+    /// (`tcp_clean_rtx_queue`: FLAG_SET_XMIT_TIMER "if the sack RTT is measured from
+    /// data sent" before "the head was last (re)transmitted"), so a retransmitted head
+    /// keeps its RTO while older data is still being SACKed. RFC 6298 senders do neither.
+    pub fn take_sack_rtt(&mut self, now: Time, sack_rtt: Option<(Dur, Dur)>) {
+        let (RtoRule::Linux, Some((seq_rtt, ca_rtt))) = (self.rtt.rule(), sack_rtt) else {
+            return;
+        };
+        self.feed_rtt(seq_rtt, ca_rtt);
+        let head = self.recs.get(self.snd_una / self.mss as u64);
+        if head.is_some_and(|h| now - h.sent_time() < seq_rtt) {
+            self.restart_rto(now);
         }
-        rtt_sample
+    }
+
+    fn feed_rtt(&mut self, seq_rtt: Dur, ca_rtt: Dur) {
+        if self.rtt.rule() == RtoRule::Linux {
+            self.rtt
+                .on_linux_sample(seq_rtt, ca_rtt, self.snd_una, self.snd_max);
+        } else {
+            self.rtt.on_sample(seq_rtt, self.snd_una, self.snd_max);
+        }
+        self.stats.note_rtt(seq_rtt);
     }
 
     /// The duplicate-ACK test of RFC 5681 (no new data acknowledged, data outstanding,
@@ -151,10 +196,10 @@ mod tests {
     fn karn_rule_and_release() {
         let mut s = state();
         let mut seen = vec![];
-        let r = s.take_cumulative_ack(Time(100_000_000), 1000, None, |i, _| seen.push(i));
+        let r = s.take_cumulative_ack(Time(100_000_000), 1000, None, None, |i, _| seen.push(i));
         assert_eq!(r, Some(Dur::from_millis(100)));
         assert_eq!((s.snd_una, s.stats.rtt_samples), (1000, 1));
-        let r = s.take_cumulative_ack(Time(120_000_000), 3000, None, |i, _| seen.push(i));
+        let r = s.take_cumulative_ack(Time(120_000_000), 3000, None, None, |i, _| seen.push(i));
         assert_eq!(r, None, "covers the retransmitted segment 1");
         assert_eq!(seen, vec![0, 1, 2]);
         assert_eq!(s.recs.base(), 3);
@@ -193,7 +238,7 @@ mod tests {
             };
             ack.n_sack = 1;
             s.take_sack(Time(10), &ack, |_, _| {});
-            s.take_cumulative_ack(Time(20), 4000, None, |_, _| {});
+            s.take_cumulative_ack(Time(20), 4000, None, None, |_, _| {});
             let untouched = format!("{:?}", s.rate) == format!("{:?}", RateSampler::default());
             assert_eq!(untouched, !rate_on, "rate_on {rate_on}");
             assert_eq!(s.rate.delivered, if rate_on { 4000 } else { 0 });
@@ -217,7 +262,7 @@ mod tests {
         let mut seen = vec![];
         assert_eq!(s.take_sack(Time(1), &ack, |i, _| seen.push(i)), 2000);
         assert_eq!(s.sb.sacked_bytes, 2000);
-        s.take_cumulative_ack(Time(2), 4000, None, |i, _| seen.push(i));
+        s.take_cumulative_ack(Time(2), 4000, None, None, |i, _| seen.push(i));
         assert_eq!(seen, vec![2, 3, 0, 1]);
         assert_eq!(s.rate.delivered, 4000);
         assert_eq!(s.sb.sacked_bytes, 0);

@@ -17,6 +17,7 @@
 
 use crate::cc::CongestionControl;
 use crate::records::{Records, SentRecord};
+use crate::rtt::RtoRule;
 use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
 use crate::tcp::sack::{exit_at_recovery_point, room};
 use crate::tcp::send_state::SendState;
@@ -433,6 +434,20 @@ impl LossRecovery for RackRecovery {
 
     fn on_sent(&mut self, s: &mut SendState, now: Time, idx: u64, retransmission: bool) {
         self.rack.on_sent(idx, now);
+        // Linux's tcp_xmit_retransmit_queue restarts the retransmission timer when it
+        // resends the head (`skb == rtx_head`), so a head retransmission RACK found lost
+        // again gets a whole RTO to be ACKed. (While Linux's reordering timer holds the
+        // one timer slot it skips this, but tcp_rack_reo_timeout then re-arms the RTO
+        // from the head's transmission time, tcp_rearm_rto/tcp_rto_delta_us: the same
+        // deadline; tcplab keeps the two timers apart.) Part of Linux's timer rules
+        // (`rto_rule = "linux"`); RFC 6298 restarts the timer only on ACKs.
+        if retransmission
+            && !self.probing
+            && s.rtt.rule() == RtoRule::Linux
+            && idx == s.snd_una / s.mss as u64
+        {
+            s.restart_rto(now);
+        }
         // RFC 8985 section 7.2: (re)arm the PTO after sending new data.
         if !retransmission && self.tlp_may_arm(s) {
             self.arm_pto(s, now);

@@ -218,6 +218,15 @@ impl SendState {
         self.sb.unsacked_unlost(self.flight_size())
     }
 
+    /// A retransmission is still in the network: a segment sent more than once that is
+    /// neither SACKed nor marked lost again (Linux's `retrans_out > 0`). Walks the
+    /// outstanding records; asked only when a timestamp says an undo may be due.
+    pub fn retransmission_in_flight(&self) -> bool {
+        self.recs
+            .iter_from(self.recs.base())
+            .any(|(_, r)| r.tx_count > 1 && !r.sacked() && !r.lost())
+    }
+
     /// In flight outside SACK recovery: in go-back-N after a timeout, what was sent since
     /// and is not SACKed (the rest is presumed lost, SACKed segments are skipped: RFC 6675
     /// section 5.1); else FlightSize up to snd_nxt, less the SACKed bytes under

@@ -227,13 +227,22 @@ impl Sender {
         let prior_sacked = self.s.sb.sacked_bytes;
         let min_rtt = self.s.rtt.min_rtt();
         let recovery = &mut self.recovery;
+        // Send times of the oldest and newest segment sent once that this ACK newly
+        // SACKs (Linux's first_sackt and last_sackt, read under `rto_rule = "linux"`).
+        let mut sacked_sent: Option<(Time, Time)> = None;
         let newly_sacked = self.s.take_sack(now, seg, |idx, rec| {
+            if rec.tx_count == 1 {
+                let t = rec.sent_time();
+                sacked_sent = Some(sacked_sent.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+            }
             recovery.on_delivered(now, idx, rec, min_rtt)
         });
+        let sack_rtt = sacked_sent.map(|(first, last)| (now - first, now - last));
         let mut early = false;
         if seg.ack > self.s.snd_una {
-            self.on_new_ack(now, seg, prior_sacked);
+            self.on_new_ack(now, seg, prior_sacked, sack_rtt);
         } else if self.s.is_dup_ack(seg) && (newly_sacked > 0 || dsack_block(seg).is_none()) {
+            self.s.take_sack_rtt(now, sack_rtt);
             // An ACK whose only SACK news is a D-SACK reports a duplicate, not a segment
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
@@ -271,6 +280,10 @@ impl Sender {
             };
             self.recovery.after_ack(&mut self.s, now, &summary);
         }
+        // Linux's tcp_try_undo_partial: a partial ACK in fast recovery undoes only once no
+        // retransmission is left in the network.
+        let eifel_spurious =
+            eifel_spurious && !(self.s.in_recovery && self.s.retransmission_in_flight());
         if eifel_spurious || dsack_spurious {
             self.s
                 .undo_reduction(now, eifel_spurious, seg.ack.saturating_sub(prior_una));
@@ -282,15 +295,23 @@ impl Sender {
 
     /// An ACK of new data: release what it covers, let recovery act on it, run the
     /// timer, then tell the controller.
-    fn on_new_ack(&mut self, now: Time, seg: &Segment, prior_sacked: u64) {
+    fn on_new_ack(
+        &mut self,
+        now: Time,
+        seg: &Segment,
+        prior_sacked: u64,
+        sack_rtt: Option<(Dur, Dur)>,
+    ) {
         let (ack, ts_ecr) = (seg.ack, seg.ts.map(|t| t.ecr));
         let prior_una = self.s.snd_una;
         let acked = ack - prior_una;
         let min_rtt = self.s.rtt.min_rtt();
         let recovery = &mut self.recovery;
-        let rtt_sample = self.s.take_cumulative_ack(now, ack, ts_ecr, |idx, rec| {
-            recovery.on_delivered(now, idx, rec, min_rtt)
-        });
+        let rtt_sample = self
+            .s
+            .take_cumulative_ack(now, ack, ts_ecr, sack_rtt, |idx, rec| {
+                recovery.on_delivered(now, idx, rec, min_rtt)
+            });
         let was_in_recovery = self.s.in_recovery;
         let hold_rto = self.recovery.on_ack(&mut self.s, now, ack, acked);
         self.s.rto_on_ack(now, hold_rto);

@@ -3,9 +3,14 @@
 //! A reduction (fast retransmit or timeout) opens an episode that remembers the window
 //! before it (`window_cut.rs` opens it and restores the window). The episode is found
 //! spurious by
-//! - **Eifel detection** (RFC 3522), with timestamps: the first ACK that acknowledges the
-//!   first retransmission echoes a TSval older than that retransmission's, so the
-//!   original transmission was delivered;
+//! - **Eifel detection** (RFC 3522), with timestamps: an ACK of new data echoes a TSval
+//!   older than the episode's first retransmission, so an original transmission filled
+//!   the hole. Judged on every such ACK, as Linux's `tcp_packet_delayed` is (by
+//!   `tcp_try_undo_partial`, `tcp_try_undo_recovery` and `tcp_try_undo_loss`); on a
+//!   partial ACK in fast recovery the sender undoes only when no retransmission is left
+//!   in the network (`tcp_try_undo_partial`: `if (tp->retrans_out) return true;`), since
+//!   with RACK the first retransmission need not be of the head, and the head's original
+//!   arriving says nothing of the segment that was resent;
 //! - **DSACK detection** (RFC 3708, as Linux counts `undo_retrans`): every retransmission
 //!   of the episode is reported as a duplicate by a D-SACK block (RFC 2883).
 
@@ -36,8 +41,6 @@ pub(super) struct Episode {
     retransmit_ts: Option<u32>,
     /// Retransmissions of the episode not (yet) reported by D-SACK.
     undo_retrans: u32,
-    /// Eifel has judged the episode (on the first ACK of the first retransmission).
-    eifel_judged: bool,
 }
 
 impl Episode {
@@ -52,7 +55,6 @@ impl Episode {
             pipe_prev: flight.max(prior.ssthresh),
             retransmit_ts: None,
             undo_retrans: 0,
-            eifel_judged: false,
         }
     }
 }
@@ -105,22 +107,19 @@ impl Undo {
         dup > 0 && e.undo_retrans == 0
     }
 
-    /// RFC 3522 on an ACK of new data (`timestamps`: the flow uses them): judged once, on
-    /// the first ACK that acknowledges the first retransmitted segment. Returns true if
-    /// the ACK echoes a TSval older than that retransmission (the original was
-    /// delivered).
-    pub fn eifel(&mut self, seg: &Segment, timestamps: bool) -> bool {
-        let (Some(e), Some(ts)) = (self.episode.as_mut(), seg.ts) else {
+    /// RFC 3522 on an ACK of new data (`timestamps`: the flow uses them), Linux's
+    /// `tcp_packet_delayed`: true if the ACK acknowledges data above the episode's start
+    /// and echoes a TSval older than its first retransmission (an original was
+    /// delivered). Whether that undoes the reduction is the caller's (see the module
+    /// docs).
+    pub fn eifel(&self, seg: &Segment, timestamps: bool) -> bool {
+        let (Some(e), Some(ts)) = (self.episode.as_ref(), seg.ts) else {
             return false;
         };
         let Some(rts) = e.retransmit_ts else {
             return false;
         };
-        if e.eifel_judged || seg.ack <= e.marker || !timestamps {
-            return false;
-        }
-        e.eifel_judged = true;
-        before(ts.ecr, rts)
+        timestamps && seg.ack > e.marker && before(ts.ecr, rts)
     }
 }
 

@@ -189,6 +189,11 @@ impl SendState {
         // Nothing was lost: no pending retransmission of the head (NewReno's partial ACK
         // may just have asked for one).
         self.retx_head = false;
+        // The sender is open again (Linux's undo paths end in TCP_CA_Open through
+        // tcp_try_keep_open or tcp_set_ca_state): the next loss starts a new recovery.
+        // A recovery point left behind would keep RACK's losses from starting one, and
+        // only the RTO would repair them.
+        self.recover = None;
         if self.go_back_n {
             // The presumed losses were not: stop resending what the receiver holds.
             self.go_back_n = false;
