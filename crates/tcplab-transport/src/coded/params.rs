@@ -101,11 +101,8 @@ impl NcParams {
 
     /// The first packet of the generation of packet `i` (`i` without generations).
     pub fn generation_start(&self, i: u32) -> u32 {
-        if self.generation == 0 {
-            i
-        } else {
-            i / self.generation * self.generation
-        }
+        i.checked_div(self.generation)
+            .map_or(i, |g| g * self.generation)
     }
 }
 
