@@ -303,6 +303,12 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
         print(f"tcplab reproduce: {a.study}: {o.skipped}", file=sys.stderr)
         return 1
     tables = out / "tables.md"
+    if a.docs and tables.exists():
+        from tcplab.reproduce.docs_claims import update
+
+        note = f"n = {o.seeds} seed(s) per point" + (", --quick" if a.quick else "")
+        for p in update(Path(a.docs), a.study, tables, note):
+            _note(a, f"claim table written into {p}")
     text = "\n".join([f"{a.study}: done in {o.seconds:.1f} s; wrote:",
                       *(f"  {p}" for p in o.paths),
                       tables.read_text() if tables.exists() else ""])
@@ -432,6 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--workers", type=_whole(1), help="parallel runs (default: CPU count)")
     rp.add_argument("--quick", action="store_true",
                     help="short runs to check the study works (not its numbers)")
+    rp.add_argument("--docs", metavar="DIR",
+                    help="also write the run's claim table into the '<!-- claims: STUDY "
+                    "-->' blocks of the Markdown files under DIR (e.g. docs)")
     rp.set_defaults(fn=_cmd_reproduce)
 
     ls = sub.add_parser("list", help="controllers, transports, studies and scenario keys")

@@ -235,3 +235,116 @@ fn end_to_end_latency_covers_encoding_transfer_and_decoding() {
         assert!(ratio > 1000.0, "{coding}: decoding CPU time ratio {ratio}");
     }
 }
+
+/// The `delivered` samples of flow 0 (bytes delivered in order to the application).
+fn delivered_samples(r: &Results) -> Vec<u64> {
+    let s = &r.flow_series;
+    let (f, d) = (s.ints("flow").unwrap(), s.ints("delivered").unwrap());
+    (0..d.len()).filter(|&i| f[i] == 0).map(|i| d[i]).collect()
+}
+
+#[test]
+fn nc_generations_deliver_only_whole_generations() {
+    // Generations of 8 packets of 1438 bytes (MTU 1500 less TCP/NC's 62 header bytes):
+    // 300 KB is 26 whole generations and a last one of 5 packets.
+    let unit = 8 * 1438;
+    let with = format!("{NC}\ncoding = {{ redundancy = 1.5, generation = 8 }}");
+    let without = format!("{NC}\ncoding = {{ redundancy = 1.5 }}");
+    let sampled =
+        |flow: &str| tandem(flow, 0.05, "300KB").replace("sample = \"off\"", "sample = \"1ms\"");
+    for seed in 1..=3 {
+        let r = run(&sampled(&with), seed);
+        assert!(completed(&r), "seed {seed}");
+        let d = delivered_samples(&r);
+        assert!(d.len() > 100, "seed {seed}: {} samples", d.len());
+        let partial: Vec<u64> = d
+            .iter()
+            .copied()
+            .filter(|&b| b != 300_000 && b % unit != 0)
+            .collect();
+        assert!(
+            partial.is_empty(),
+            "seed {seed}: part of a generation delivered: {partial:?}"
+        );
+        assert!(
+            d.iter().any(|&b| b > 0 && b < 300_000),
+            "seed {seed}: no progress sampled"
+        );
+        // Without generations the same flow delivers packet by packet.
+        let r0 = run(&sampled(&without), seed);
+        assert!(
+            delivered_samples(&r0)
+                .iter()
+                .any(|&b| b != 300_000 && b % unit != 0),
+            "seed {seed}: the check would not see partial generations"
+        );
+    }
+}
+
+#[test]
+fn nc_generation_and_window_are_one_or_the_other() {
+    let toml = tandem(
+        &format!("{NC}\ncoding = {{ generation = 8, window = 8 }}"),
+        0.0,
+        "10KB",
+    );
+    let e = parse_scenario_str(&toml, "coded.rs")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("generation") && e.contains("window"), "{e}");
+}
+
+#[test]
+fn forward_without_overlap_codes_each_segment_once() {
+    // At no loss the seed's half-overlapping windows send each segment in two windows'
+    // N·R symbols; without the overlap each segment is paid for once. (Repair symbols
+    // after Diff_p timeouts come on top: without the overlap there are more of them.)
+    let paid = |coding: &str| {
+        let r = run(&tandem(&format!("{FORWARD}\n{coding}"), 0.0, "1MB"), 1);
+        assert!(completed(&r), "{coding}");
+        let f = &r.flows;
+        let (sent, repair) = (
+            f.ints("symbols_sent").unwrap()[0],
+            f.ints("repair_symbols").unwrap()[0],
+        );
+        (sent - repair) as f64 / f.ints("coded_segments").unwrap()[0] as f64
+    };
+    let (with, without) = (paid(""), paid("coding = { overlap = false }"));
+    assert!(
+        (1.9..2.1).contains(&with),
+        "overlapping windows: {with} paid symbols per segment"
+    );
+    // R (the credit per segment) adapts upwards after timeouts: 1.21 here.
+    assert!(
+        (0.95..1.4).contains(&without),
+        "no overlap: {without} paid symbols per segment"
+    );
+    assert!(with > 1.4 * without, "{with} against {without}");
+}
+
+#[test]
+fn nc_sender_honours_the_rto_keys() {
+    // R = 1.05 against 19 % loss: TCP sees the residual losses and times out, so the
+    // RTO's floor and rule show in the completion time (as for a TCP flow).
+    let time = |keys: &str| {
+        let flow = format!("{NC}\ncc = \"reno\"\n{keys}\ncoding = {{ redundancy = 1.05 }}");
+        let toml = tandem(&flow, 0.1, "1MB").replace("cc = \"vegas\"\n", "");
+        let r = run(&toml, 1);
+        assert!(r.flows.ints("rtos").unwrap()[0] > 0, "{keys}: no RTO");
+        finished(&r)
+    };
+    let base = time("");
+    let short = time("min_rto = \"200ms\"");
+    let long = time("min_rto = \"3s\"");
+    let linux = time("rto_rule = \"linux\"");
+    assert!(short < base && base < long, "{short} {base} {long}");
+    assert_ne!(linux, base, "rto_rule changed nothing");
+    // TCP-Forward has no TCP retransmission timer: the keys are refused by name.
+    let e = parse_scenario_str(
+        &tandem(&format!("{FORWARD}\nmin_rto = \"200ms\""), 0.0, "10KB"),
+        "coded.rs",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("min_rto") && e.contains("unknown key"), "{e}");
+}

@@ -47,14 +47,31 @@ LOSSES = [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9]
 #: Series of Figure 7: label -> flow keys (TCP/NC's redundancy is filled in per loss).
 TRANSPORTS = {
     "TCP-Forward": {"transport": "tcp-forward", "cc": "vegas"},
+    "TCP-Forward, no overlap": {"transport": "tcp-forward", "cc": "vegas"},
     "TCP/NC (Vegas)": {"transport": "tcp-nc", "cc": "vegas"},
+    "TCP/NC (Vegas), generations": {"transport": "tcp-nc", "cc": "vegas"},
     "TCP/NC (Reno)": {"transport": "tcp-nc", "cc": "reno"},
     "TCP Reno": {"cc": "reno"},
     "TCP Vegas": {"cc": "vegas", "recovery": "newreno"},
     "TCP Cubic + SACK": {"cc": "cubic", "recovery": "sack"},
 }
-#: Figure 9: coding-window sizes (segments) at a fixed loss.
-WINDOWS = [4, 8, 16, 32, 64, 128]
+#: Coding keys of the variants: TCP-Forward without the seed's half-overlapping windows
+#: (Fig. 5: "The sliding windows are overlapped to further provide reliability"; Sec. VI
+#: calls the overlap "far from perfect"), and the seed's preliminary TCP/NC, which
+#: decodes and delivers whole generations ("decoding operations is only possible after
+#: node B receives 4 linear combinations", Sec. III) of GENERATION packets at a fixed R.
+#: GENERATION is TCP-Forward's window N here, so both code over 16 segments.
+GENERATION = 16
+#: The generations baseline's R in Figure 7: tcplab's default TCP/NC `redundancy`; Figure
+#: 7d sweeps it (FIXED_R).
+GENERATION_R = 1.25
+CODING = {
+    "TCP-Forward, no overlap": {"overlap": False},
+    "TCP/NC (Vegas), generations": {"generation": GENERATION},
+}
+#: Figure 9: coding-window sizes (segments) at a fixed loss: from one segment (the seed's
+#: windows of 4500 bytes and less are 1-3 segments of 1438-1456 bytes) to 128.
+WINDOWS = [1, 2, 3, 4, 8, 16, 32, 64, 128]
 WINDOW_LOSS = 0.2
 #: The Raspberry Pi (model 1, 700 MHz ARM11) as a multiple of the reference machine's
 #: coding cost. Hernández Marcano et al. (Electronics 5(4):66, 2016) measured RLNC coding
@@ -93,6 +110,8 @@ NC_MARGIN = 1.1
 #: is the probe that found TCP/NC collapsing past its redundancy (issue 29).
 FIXED_R = [1.25, 1.5, 2.0]
 BYTES = "2MB"
+NC, NC_GEN, NO_OVERLAP = ("TCP/NC (Vegas)", "TCP/NC (Vegas), generations",
+                          "TCP-Forward, no overlap")
 DURATION_S = 120.0
 
 
@@ -120,12 +139,16 @@ def scenario(label: str, p: float, window: int | None = None, cpu: float = 1.0,
     if "transport" not in flow:
         flow.update(NO_HANDSHAKE_64MIB_WINDOW)
     kind = flow.get("transport")
-    coding: dict = {}
+    coding: dict = dict(CODING.get(label, {}))
     if kind == "tcp-nc":
-        coding["redundancy"] = redundancy or round(NC_MARGIN / (1.0 - p), 4)
+        # Generations at GENERATION_R in Figure 7; in the window figures every TCP/NC
+        # gets R = 1.1/(1 − p), so that generations are all that differs.
+        gen_fixed = "generation" in coding and window is None
+        tuned = GENERATION_R if gen_fixed else round(NC_MARGIN / (1.0 - p), 4)
+        coding["redundancy"] = redundancy or tuned
     if kind in MSS:
         if window is not None:
-            coding["window"] = window
+            coding["generation" if "generation" in coding else "window"] = window
         if cpu != 1.0:
             coding["cpu_scale"] = cpu
         if generation:
@@ -226,11 +249,13 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
             for s in seed_list]
     jobs += [("fig9", t, WINDOW_LOSS, w, cpu, s) for cpu in CPUS.values() for t in coded
              for w in windows for s in seed_list]
+    jobs += [("fig9", NC_GEN, WINDOW_LOSS, w, 1.0, s) for w in windows for s in seed_list]
     jobs += [("gen", t, GEN_LOSS, w, cpu, s) for cpu in CPUS.values() for t in coded
              for w in windows for s in seed_list]
+    jobs += [("gen", NC_GEN, GEN_LOSS, w, 1.0, s) for w in windows for s in seed_list]
     jobs += [("cpu", t, WINDOW_LOSS, SCALE_WINDOW, c, s) for t in coded for c in scales
              for s in seed_list]
-    jobs += [("fig7r", "TCP/NC (Vegas)", p, None, 1.0, s, r) for r in fixed_r
+    jobs += [("fig7r", t, p, None, 1.0, s, r) for t in (NC, NC_GEN) for r in fixed_r
              for p in losses for s in seed_list]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         runs = pd.DataFrame(list(pool.map(one, jobs, chunksize=4)))
@@ -240,10 +265,14 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
     rc = runs[runs.figure == "cpu"]
     pos = (0.0, math.inf)
     g7 = summarise(r7, "loss", "goodput_bps", pos).assign(figure="fig7")
-    tuned = {coded[0]: coded[0], coded[1]: f"{coded[1]}, R = {NC_MARGIN}/(1 − p)"}
-    r7r = pd.concat([r7[r7.transport.isin(coded)].assign(series=lambda d: d.transport.map(
-        tuned)), runs[runs.figure == "fig7r"]])
+    tuned = {coded[0]: coded[0], NO_OVERLAP: NO_OVERLAP,
+             coded[1]: f"{coded[1]}, R = {NC_MARGIN}/(1 − p)"}
+    ref = r7[r7.transport.isin(tuned)].assign(series=lambda d: d.transport.map(tuned))
+    fixed = runs[runs.figure == "fig7r"]
+    r7r = pd.concat([ref, fixed[fixed.transport == NC]])
+    r7g = pd.concat([ref, fixed[fixed.transport == NC_GEN]])
     g7r = summarise(r7r, "loss", "goodput_bps", pos, by="series").assign(figure="fig7c")
+    g7g = summarise(r7g, "loss", "goodput_bps", pos, by="series").assign(figure="fig7d")
     s7 = summarise(r7.dropna(subset=["symbols_per_segment"]), "loss", "symbols_per_segment",
                    pos).assign(figure="fig7-redundancy")
     l8 = summarise(r9, "window", "latency_mean_s", pos, by="series").assign(figure="fig8")
@@ -267,6 +296,9 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
         (g7r, "loss", "fig7c_goodput_fixed_r", "goodput [Mbit/s]", 1e-6,
          "end-to-end packet loss rate",
          "Fig. 7 against TCP/NC (Vegas) at a fixed R, as the paper's"),
+        (g7g, "loss", "fig7d_goodput_generations", "goodput [Mbit/s]", 1e-6,
+         "end-to-end packet loss rate",
+         f"Fig. 7 against the paper's TCP/NC: generations of {GENERATION}, fixed R"),
         (s7, "loss", "fig7b_symbols_per_segment", "coded packets sent per segment", 1.0,
          "end-to-end packet loss rate", "Redundancy the coded transports used"),
         (l8, "window", "fig8_latency_vs_window", "mean end-to-end latency [ms]", 1e3,
@@ -299,14 +331,14 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
             fig.axes[0].set_xscale("log", base=2)
         if name.startswith("fig9_"):
             ax = fig.axes[0]
-            at = PAPER_UNBEARABLE_BYTES / MSS["tcp-nc"]
-            ax.axvline(at, color="k", ls=":", lw=1,
+            edge = PAPER_UNBEARABLE_BYTES / MSS["tcp-nc"]
+            ax.axvline(edge, color="k", ls=":", lw=1,
                        label="paper (Fig. 9 text): NC 'unbearable' on the Pi past 4500 B")
-            ax.set_xlim(left=min(ax.get_xlim()[0], at * 0.85))
+            ax.set_xlim(left=min(ax.get_xlim()[0], edge * 0.85))
             ax.legend(fontsize=7)
         save(fig, png, dpi=120)
         pngs.append(png)
-    summary = pd.concat([g7, g7r, s7, l8, d9, c9, b9, dc, lc, gc, f10, f11],
+    summary = pd.concat([g7, g7r, g7g, s7, l8, d9, c9, b9, dc, lc, gc, f10, f11],
                         ignore_index=True)
     first_median = (rg.groupby(["series", "window"])["first_decode_s"].median() * 1e3
                     ).unstack(0).round(1)
@@ -319,6 +351,9 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
         to_markdown(pivot_means(g7, "loss", "transport", 1e-6)),
         f"Goodput [Mbit/s] of TCP-Forward and of TCP/NC (Vegas) at a fixed R ({n}: means)",
         to_markdown(pivot_means(g7r, "loss", "transport", 1e-6)),
+        f"Goodput [Mbit/s] of TCP-Forward and of TCP/NC (Vegas) decoding whole generations "
+        f"of {GENERATION} packets at a fixed R ({n}: means)",
+        to_markdown(pivot_means(g7g, "loss", "transport", 1e-6)),
         f"Transfers of {BYTES} completed within {DURATION_S:.0f} s (fraction of the "
         f"{seeds} seeds)",
         to_markdown(done.reindex(columns=list(TRANSPORTS))),
@@ -354,7 +389,7 @@ def run(out: Path, seeds: int = SEEDS, workers: int | None = None,
     head = n_seeds(seeds) + (
         " Quick mode: three loss rates, two windows, two CPU speeds (not the study's "
         "numbers)." if quick else "")
-    text = claim_table(claims(r7, r9, rg, r7r), head) + text
+    text = claim_table(claims(r7, r9, rg, r7r, r7g), head) + text
     return write_outputs(out, runs, summary, text, pngs)
 
 
@@ -380,7 +415,10 @@ def _fig_first_whole(rg: pd.DataFrame, pi: bool, png: Path, title: str, seeds: i
             ok = g[~wait].groupby("window")[col]
             med = ok.median() * 1e3
             lo, hi = ok.min() * 1e3, ok.max() * 1e3
-            ax.errorbar(med.index * shift, med.values, yerr=[med - lo, hi - med],
+            # The whole window a little further right: where it is the first segment
+            # too (a generation decodes at once), both stay visible.
+            x = med.index * shift * (1.03 if what == "whole window" else 1.0)
+            ax.errorbar(x, med.values, yerr=[med - lo, hi - med],
                         color=color, ls=ls, marker="s" if pi_series else "o",
                         mfc="white" if pi_series else color, ms=3.5, capsize=2, lw=1,
                         label=f"{series}: {what}, median (n={int((~wait).sum())} runs)")
@@ -402,9 +440,10 @@ def _fig_first_whole(rg: pd.DataFrame, pi: bool, png: Path, title: str, seeds: i
 
 
 def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame,
-           r7r: pd.DataFrame | None = None) -> list[Claim]:
+           r7r: pd.DataFrame | None = None, r7g: pd.DataFrame | None = None) -> list[Claim]:
     """The seed's claims (it gives no numbers, only orderings) against this run; `r7r`:
-    Figure 7's coded runs with TCP/NC at fixed redundancies too."""
+    Figure 7's coded runs with TCP/NC at fixed redundancies too; `r7g`: the same with the
+    seed's preliminary TCP/NC (whole generations, fixed R)."""
     g = r7.groupby(["transport", "loss"])["goodput_bps"].mean() / 1e6
     losses = sorted(r7.loss.unique())
     out = []
@@ -441,6 +480,22 @@ def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame,
             "holds: at every loss rate; shape only: at most. The paper's TCP/NC had no "
             "adaptive R; with R below 1/(1 − p) TCP sees the residual losses (coded.md, "
             "'Why TCP-Forward is slower than in the seed')"))
+    fg = (r7g.groupby(["series", "loss"])["goodput_bps"].mean() / 1e6
+          if r7g is not None else None)
+    for r in sorted(r7g["fixed_redundancy"].dropna().unique()) if r7g is not None else []:
+        name = f"{NC_GEN}, R = {r:g}"
+        ahead = [p for p in losses if fg[fw, p] > fg[name, p]]
+        out.append(Claim(
+            f"TCP-Forward ahead of TCP/NC at every loss rate (Fig. 7), against the seed's "
+            f"preliminary TCP/NC: whole generations of {GENERATION}, fixed R = {r:g}",
+            "no number",
+            f"ahead at {len(ahead)} of {len(losses)} loss rates"
+            + (f" ({', '.join(f'{p:.0%}' for p in ahead)})" if ahead else ""),
+            verdict(len(ahead) == len(losses), len(ahead) > len(losses) / 2),
+            "holds: at every loss rate; shape only: at most. Past 1 − 1/R a generation "
+            "often ends short of rank and waits for TCP's retransmissions; below it the "
+            "generations cost TCP/NC little and Forward's half-used path loses (coded.md, "
+            "'Against the paper's own TCP/NC')"))
     high = [p for p in losses if p >= 0.1]
     plain = ("TCP Reno", "TCP Vegas", "TCP Cubic + SACK")
     strong = [all(g[c, p] >= 4 * g[t, p] for c in (fw, nc) for t in plain) for p in high]
@@ -475,6 +530,22 @@ def claims(r7: pd.DataFrame, r9: pd.DataFrame, rg: pd.DataFrame,
             "window waits "
             "for N·R symbols; NC's effective window is its unseen packets in flight "
             "(coded.md, Figure 8)"))
+    if ws and NC_GEN in set(r9.transport):
+        better = [w for w in ws if lat[fw, w] < lat[NC_GEN, w]]
+        grow = {t: dec[t, ws[-1]] - dec[t, ws[0]] for t in (fw, NC_GEN)}
+        out.append(Claim(
+            "Forward's end-to-end latency below NC's (Fig. 8) and NC's decoding delay "
+            "growing faster (Fig. 9), against the seed's preliminary TCP/NC (whole "
+            "generations of the window's size)", "no number",
+            "latency below at windows " + (", ".join(map(str, better)) or "none")
+            + f" of {', '.join(map(str, ws))}; decoding delay from {ws[0]} to {ws[-1]} "
+            f"segments: NC {grow[NC_GEN]:+.1f} ms, Forward {grow[fw]:+.1f} ms",
+            verdict(len(better) == len(ws) and grow[NC_GEN] > 2 * grow[fw],
+                    len(better) > len(ws) / 2),
+            "holds: below at every window and NC's growth > 2× Forward's; shape only: "
+            "below at most windows. A generation is delivered only once whole, so its "
+            "packets wait for its last one and for the losses in it to be repaired "
+            "(coded.md, 'Against the paper's own TCP/NC')"))
     if len(ws) > 1:
         grow = {t: dec[t, ws[-1]] - dec[t, ws[0]] for t in (fw, nc)}
         small = max(w for w in ws if w <= 16) if any(w <= 16 for w in ws) else ws[0]

@@ -33,9 +33,12 @@ SHARE_S, SHARE_START, SHARE_STOP = 60, 25, 50
 #: --quick: a third of those timings (the code paths in about 2 minutes of real time; not
 #: the study's numbers).
 QUICK_TIMES = (10, 24, 8, 16)
-#: tcplab's flows keep tcplab's own defaults, as in the simulated study (wave.py); the
-#: kernel's runs ignore the key.
-TCPLAB = {"stack": "tcplab"}
+#: The testbed's setting: Linux hosts, so tcplab's own flows (Wave over UDP and
+#: in the simulator) run under `stack = "linux"` (MSS 1448 with timestamps, delayed ACKs
+#: as Linux, its RTO rule; the kernel runs are Linux itself).
+STACK = {"stack": "linux"}
+#: The single flow's 6 Mbit/s as goodput (MSS 1448 over the 1500-byte packet).
+CAPACITY_BPS = 6e6 * 1448 / 1500
 #: (label, how it runs, controller)
 RUNS = [("wave (udp)", "udp", "wave"), ("cubic (linux)", "kernel", "cubic"),
         ("bbr (linux)", "kernel", "bbr"), ("wave (sim)", "sim", "wave")]
@@ -96,12 +99,12 @@ def run(out: Path, seeds: int = 1, workers: int | None = None,
         raise RuntimeError(f"wave-real needs the emulator: {why}")
     out.mkdir(parents=True, exist_ok=True)
     rows, paths = [], []
-    cap = 6e6 * 1460 / 1500
+    cap = CAPACITY_BPS
 
     # 1. One flow over 6 Mbit/s.
     single = {}
     for label, mode, cc in RUNS:
-        sc = path("6Mbps", [{"cc": cc, "bytes": "unlimited", **TCPLAB}], single_s, "2ms")
+        sc = path("6Mbps", [{"cc": cc, "bytes": "unlimited", **STACK}], single_s, "2ms")
         res = run_one(sc, mode)
         res.to_parquet(out, prefix=f"single-{mode}-{cc}-")
         single[label] = res
@@ -150,9 +153,9 @@ def run(out: Path, seeds: int = 1, workers: int | None = None,
     fig, ax = plt.subplots(len(RUNS), 1, figsize=(8, 2.6 * len(RUNS)), sharex=True)
     rtt_alone = {}
     for i, (label, mode, cc) in enumerate(RUNS):
-        flows = [{"cc": cc, "bytes": "unlimited", **TCPLAB},
-                 {"cc": cc, "bytes": "unlimited", "start": f"{start}s", **TCPLAB,
-                  "stop": f"{stop}s"}]
+        flows = [{"cc": cc, "bytes": "unlimited", **STACK},
+                 {"cc": cc, "bytes": "unlimited", "start": f"{start}s",
+                  "stop": f"{stop}s", **STACK}]
         res = run_one(path("10Mbps", flows, share_s, "10ms"), mode)
         res.to_parquet(out, prefix=f"share-{mode}-{cc}-")
         shares = {}
@@ -239,6 +242,7 @@ def as_wave_rows(table: pd.DataFrame, single_udp: Result,
         if exp.startswith("single") and cc == "wave":
             rows.append({"experiment": "single 6 Mbit/s", "cc": cc,
                          "goodput_Mbps": r["goodput_Mbps"],
+                         "capacity_Mbps": CAPACITY_BPS / 1e6,
                          "txtime_first_update_s": float(first.iloc[0]) if len(first)
                          else float("nan"),
                          "txtime_first_applied_s": first_applied(tr),

@@ -7,7 +7,9 @@
 //!   not pushed N: the seed's "various length window", Fig. 4). Each symbol is an LT
 //!   symbol over the window with Robust Soliton degrees. After N·R symbols the window
 //!   slides ⌊N/2⌋ segments (Fig. 5); it also slides as soon as the ACKs show its first
-//!   half decoded ("this acknowledgement is only used to move the coding window").
+//!   half decoded ("this acknowledgement is only used to move the coding window"). With
+//!   `overlap = false` it slides N segments (after N·R symbols, or once all N are decoded):
+//!   windows no longer overlap and each segment is coded in one window.
 //! - **Credit.** "Every time a segment is pushed from TCP congestion window to the coding
 //!   buffer, R credits are earned. Sending buffer only pushes data to IP layer when the
 //!   credit is positive. Every time an encoded symbol is pushed ... 1 credit is cost."
@@ -254,7 +256,7 @@ impl ForwardSource {
     /// Slides the coding window as the seed's rules allow; returns its size.
     fn settle_window(&mut self) -> u32 {
         let n = self.p.window;
-        let stride = (n / 2).max(1);
+        let stride = if self.p.overlap { (n / 2).max(1) } else { n };
         let quota = super::cost::ceil(f64::from(n) * self.red.r()) as u32;
         loop {
             let can_slide = self.w_lo + stride < self.pushed;

@@ -6,7 +6,9 @@
 //! whose number is the oldest *unseen* packet. So every innovative arrival acknowledges one
 //! more degree of freedom and TCP's ACK clock keeps running through random losses.
 //! Non-innovative combinations are not acknowledged unless `ack_redundant` (then they
-//! produce a duplicate ACK). Decoding costs CPU time (`cost.rs`): ACKs and deliveries of a
+//! produce a duplicate ACK). With generations (`generation` = G, seed 004's preliminary
+//! TCP/NC) the ACKs stay seen ACKs, but a generation's packets are delivered (and count as
+//! decoded in the statistics) only once the whole generation is decoded. Decoding costs CPU time (`cost.rs`): ACKs and deliveries of a
 //! symbol happen when the receiver's CPU has finished it.
 
 use super::app_bytes::segment_bytes;
@@ -65,6 +67,9 @@ pub struct NcSink {
     pending: ReadyQueue<Done>,
     acks: VecDeque<u64>,
     delivered: u32,
+    /// Generations: every packet below is decoded and released to delivery (a whole
+    /// number of generations, or the whole transfer).
+    released: u32,
     completed_at: Option<Time>,
     arrivals: Arrivals,
     decode: DecodeStats,
@@ -86,7 +91,11 @@ impl NcSink {
         let payload = match port {
             Some(port) => {
                 // Held packets span at most the advertised window plus one coding window.
-                let w = if p.window == 0 { p.buffer } else { p.window };
+                let w = match (p.window, p.generation) {
+                    (0, 0) => p.buffer,
+                    (0, g) => g,
+                    (w, _) => w,
+                };
                 let cap = (2 * p.buffer + w + 64).min(65_535) as usize;
                 Some(PayloadRx {
                     port,
@@ -111,6 +120,7 @@ impl NcSink {
             pending: ReadyQueue::default(),
             acks: VecDeque::new(),
             delivered: 0,
+            released: 0,
             completed_at: None,
             arrivals: Arrivals::default(),
             decode: DecodeStats::default(),
@@ -130,6 +140,17 @@ impl NcSink {
     fn bytes_of(&self, packets: u32) -> u64 {
         let b = u64::from(packets) * u64::from(self.mss);
         self.total.map_or(b, |t| b.min(t))
+    }
+
+    /// What may be delivered when every packet below `decoded` is decoded: all of it, or
+    /// with generations only the whole generations (and the transfer's last, short one).
+    fn gate(&self, decoded: u32) -> u32 {
+        let g = self.p.generation;
+        if g == 0 || self.total.is_some_and(|t| self.bytes_of(decoded) >= t) {
+            decoded
+        } else {
+            decoded / g * g
+        }
     }
 
     fn on_symbol(&mut self, now: Time, sym: &Symbol) -> Result<(), Violation> {
@@ -153,16 +174,30 @@ impl NcSink {
         }
         let work = self.p.cost.rlnc(r.ops, self.mss + NC_FRAMING_BYTES);
         let done = self.cpu.run(now, work);
-        if !self.tracker.newly_decoded().is_empty() {
-            self.decode.events += 1;
-            for &i in self.tracker.newly_decoded() {
-                let entered = self.entries.of(i);
-                self.decode.decoded(done, self.arrivals.of(i), entered);
+        let cum = if self.p.generation == 0 {
+            if !self.tracker.newly_decoded().is_empty() {
+                self.decode.events += 1;
+                for &i in self.tracker.newly_decoded() {
+                    let entered = self.entries.of(i);
+                    self.decode.decoded(done, self.arrivals.of(i), entered);
+                }
             }
-        }
-        let cum = before.max(self.tracker.first_undecoded());
+            before.max(self.tracker.first_undecoded())
+        } else {
+            // A generation's packets count as decoded when the generation is whole.
+            let rel = self.gate(self.tracker.first_undecoded());
+            if rel > self.released {
+                self.decode.events += 1;
+                for i in self.released..rel {
+                    let entered = self.entries.of(i);
+                    self.decode.decoded(done, self.arrivals.of(i), entered);
+                }
+                self.released = rel;
+            }
+            self.released
+        };
         self.arrivals.drop_below(cum);
-        if cum > before {
+        if cum > before || self.p.generation > 0 {
             self.entries.forget_below(cum);
         }
         if r.innovative {
@@ -174,7 +209,7 @@ impl NcSink {
             done,
             Done {
                 ack,
-                delivered: self.tracker.first_undecoded(),
+                delivered: self.gate(self.tracker.first_undecoded()),
             },
         );
         self.release(now);
@@ -325,10 +360,15 @@ impl Endpoint for NcSink {
     fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
         let ack = self.acks.pop_front()?;
         self.acks_sent += 1;
+        // The decoding buffer holds every packet from the oldest undelivered one: the
+        // window's right edge is `buffer` packets past it, so packets seen but not yet
+        // decoded close the window instead of growing the decoder without bound.
+        let edge = u64::from(self.delivered) + u64::from(self.p.buffer);
+        let wnd = edge.saturating_sub(ack.div_ceil(u64::from(self.mss))) * u64::from(self.mss);
         Some(Packet::Tcp(Segment {
             flow: self.flow,
             ack,
-            wnd: u64::from(self.p.buffer) * u64::from(self.mss),
+            wnd,
             ..Segment::default()
         }))
     }

@@ -12,6 +12,10 @@
 //! limited window unseen comes back when TCP retransmits it: its combinations then cover
 //! `window` packets from it onwards (the paper's "if the packet is not already in the
 //! coding window, add it").
+//!
+//! With generations (`generation` = G > 0, seed 004's preliminary TCP/NC) a packet's
+//! combinations mix every packet of its generation handed down so far, seen or not, and
+//! never a packet of another generation.
 
 use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
@@ -76,7 +80,7 @@ impl NcSource {
         let payload = match port {
             Some(port) => Some(PayloadTx {
                 port,
-                enc: RlncEncoder::new(mss as usize, p.buffer as usize + 1)
+                enc: RlncEncoder::new(mss as usize, (p.buffer + p.generation) as usize + 1)
                     .map_err(|e| e.to_string())?,
                 coeffs: Vec::new(),
                 data: vec![0; mss as usize],
@@ -112,6 +116,11 @@ impl NcSource {
 
     /// Packets `lo..hi` of the coding window for packet `idx` just handed down.
     pub fn window_for(&self, idx: u32) -> (u32, u32) {
+        if self.p.generation > 0 {
+            // The whole generation of `idx` handed down so far, seen or not.
+            let lo = self.p.generation_start(idx);
+            return (lo, self.hi.min(lo.saturating_add(self.p.generation)));
+        }
         let w = if self.p.window == 0 {
             u32::MAX
         } else {
@@ -160,7 +169,7 @@ impl NcSource {
                 start: lo,
                 span: hi - lo,
                 seed: self.next_seed,
-                base: self.acked,
+                base: self.p.generation_start(self.acked),
                 payload: unit,
                 repair: false,
                 newest: self.hi - 1,
@@ -219,10 +228,12 @@ impl Endpoint for NcSource {
             if seen > self.acked {
                 self.acked = seen;
                 if let Some(tx) = self.payload.as_mut() {
-                    tx.enc.slide_to(seen).map_err(|e| Violation::Coding {
-                        flow: self.flow,
-                        why: format!("payload encoder: {e}"),
-                    })?;
+                    tx.enc
+                        .slide_to(self.p.generation_start(seen))
+                        .map_err(|e| Violation::Coding {
+                            flow: self.flow,
+                            why: format!("payload encoder: {e}"),
+                        })?;
                 }
             }
         }

@@ -52,6 +52,13 @@ pub struct NcParams {
     pub window: u32,
     /// The receiver's decoding buffer in packets, advertised as TCP's receive window.
     pub buffer: u32,
+    /// Generations of this many packets (0: none, the paper's sliding coding window).
+    /// With G > 0 a combination mixes only the packets of one generation (packets
+    /// `g·G .. g·G + G` handed down so far) and the receiver delivers a generation only
+    /// once all of it is decoded: the "preliminary TCP/NC" seed 004 compares against
+    /// ("decoding operations is only possible after node B receives 4 linear
+    /// combinations", Sec. III). Excludes `window`.
+    pub generation: u32,
     /// ACK non-innovative combinations too (a duplicate ACK) instead of only innovative ones.
     pub ack_redundant: bool,
     /// Carry real bytes through `tcplab-coding` and check every delivered byte.
@@ -61,7 +68,7 @@ pub struct NcParams {
 
 impl NcParams {
     pub fn from_params(p: &mut CcParams) -> Result<NcParams, String> {
-        Ok(NcParams {
+        let nc = NcParams {
             redundancy: p.take(
                 "redundancy",
                 1.25,
@@ -70,10 +77,32 @@ impl NcParams {
             )?,
             window: whole(p, "window", 0, 0, 65_535)?,
             buffer: whole(p, "buffer", 256, 2, 32_768)?,
+            generation: whole(p, "generation", 0, 0, 65_535)?,
             ack_redundant: flag(p, "ack_redundant", false)?,
             payload: flag(p, "payload", false)?,
             cost: cpu(p)?,
-        })
+        };
+        if nc.generation > 0 && nc.window > 0 {
+            return Err(format!(
+                "parameters 'generation' = {} and 'window' = {}: a generation is the coding \
+                 window, set one of them",
+                nc.generation, nc.window
+            ));
+        }
+        if nc.generation > nc.buffer {
+            return Err(format!(
+                "parameter 'generation' = {}: must be <= buffer ({}), or no generation fits \
+                 the receiver's window",
+                nc.generation, nc.buffer
+            ));
+        }
+        Ok(nc)
+    }
+
+    /// The first packet of the generation of packet `i` (`i` without generations).
+    pub fn generation_start(&self, i: u32) -> u32 {
+        i.checked_div(self.generation)
+            .map_or(i, |g| g * self.generation)
     }
 }
 
@@ -109,6 +138,10 @@ pub struct ForwardParams {
     /// Earn R credits per segment entering a coding window position (each segment enters
     /// two: N·R symbols per window) instead of per segment pushed into the coding buffer.
     pub window_credit: bool,
+    /// Slide the coding window ⌊N/2⌋ after N·R symbols, so consecutive windows overlap
+    /// by half and each segment is coded in two (the seed's Fig. 5: "The sliding windows
+    /// are overlapped to further provide reliability"); false: slide N, no overlap.
+    pub overlap: bool,
     pub payload: bool,
     pub cost: CostModel,
 }
@@ -134,6 +167,7 @@ impl ForwardParams {
             initial_timeout_ms: p.take("initial_timeout_ms", 1000.0, |v| v > 0.0, "> 0")?,
             buffer: whole(p, "buffer", 256, 2, 32_768)?,
             window_credit: flag(p, "window_credit", true)?,
+            overlap: flag(p, "overlap", true)?,
             payload: flag(p, "payload", false)?,
             cost: cpu(p)?,
         })
