@@ -62,8 +62,8 @@ INET_VEGAS = ("vegas-inet", {"fine_rto_from": 1})
 #: before the stack profiles (tcplab's defaults without the handshake and a 64 MiB
 #: window), the numbers inet-vegas-westwood.md compares with.
 SETTINGS = {
-    "inet": {"stack": "tcplab", "mss": 1460, "rcv_buf": 14 * 1460, "ack": "per-packet", "sack": False,
-             "timestamps": False, "initial_cwnd": 1, "initial_rto": "3s",
+    "inet": {"stack": "tcplab", "mss": 1460, "rcv_buf": 14 * 1460, "ack": "per-packet",
+             "sack": False, "timestamps": False, "initial_cwnd": 1, "initial_rto": "3s",
              "min_rto": "1s", "max_rto": "240s", "rto_rule": "rfc6298",
              "handshake": True},
     "pinned": {"mss": 1460, **NO_HANDSHAKE_64MIB_WINDOW},
