@@ -27,15 +27,6 @@ use crate::tcp::send_state::{SendState, ECN_ON, IN_CWR};
 use crate::tcp::window_cut::Cut;
 use tcplab_core::Time;
 
-/// The CWR state (read only once ECN is on).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct EcnState {
-    /// snd_nxt when the reduction began (Linux's `high_seq`).
-    pub cwr_end: u64,
-    /// The next new data segment carries CWR.
-    pub cwr_due: bool,
-}
-
 impl SendState {
     /// ECN was agreed: data leaves ECT(0), ECN-Echo is answered.
     #[inline]

@@ -8,6 +8,7 @@
 mod ack_intake;
 mod config;
 mod ecn;
+mod ecn_state;
 mod endpoint;
 mod handshake;
 mod loss_recovery;

@@ -8,7 +8,7 @@ use crate::rate::{RateSample, RateSampler};
 use crate::records::{FarTable, Records};
 use crate::rtt::RttEstimator;
 use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis, WindowBasis};
-use crate::tcp::ecn::EcnState;
+use crate::tcp::ecn_state::EcnState;
 use crate::tcp::prr::Prr;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
