@@ -10,8 +10,8 @@
 //!
 //! (Bianchi's eq. 7 when R → ∞), and p = 1 − (1 − τ)^(n−1). The fixed point gives p; the
 //! saturation throughput follows from the slot-length average (Bianchi's eq. 13).
-//! The medium model's collision rate is tested against this; docs/wlan.md uses the n = 1
-//! case to calibrate the presets.
+//! The medium model's collision rate is tested against this; docs/wlan.md ("UDP ceilings
+//! of the presets") derives the presets' UDP ceilings from the n = 1 case.
 
 use tcplab_core::Dur;
 

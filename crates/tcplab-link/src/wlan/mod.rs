@@ -7,7 +7,8 @@
 //! ([`Phy`]) gives. Nodes whose counters expire in the same slot collide. Timing is
 //! decided at `handle_timeout` (contention), not at admission, so the medium costs the
 //! driver two wake-ups per channel access (start of transmission, delivery), however many
-//! MPDUs the access carries. See docs/wlan.md for the model and its calibration.
+//! MPDUs the access carries. docs/wlan.md describes the model ("Channel access" onwards)
+//! and its calibration ("Calibration: the 550 µs A-MPDU cap").
 
 pub mod bianchi;
 pub mod mcs;

@@ -4,7 +4,8 @@
 //! TACK paper's Figure 7 (PHY rate 11 / 54 / 300 / 866.7 Mbit/s) with the standard's
 //! timing (IEEE 802.11-2020 Tables 16-4 and 17-21 via ns-3's `wifi-constants`), and are
 //! calibrated so that one saturating UDP flow reaches the paper's UDP baselines
-//! (7 / 26 / 210 / 590 Mbit/s); docs/wlan.md derives each number.
+//! (7 / 26 / 210 / 590 Mbit/s); docs/wlan.md ("UDP ceilings of the presets") derives each
+//! number, and its "Calibration" section says which constant is fitted and why.
 
 use super::mcs::{self, McsConfig, McsTable};
 use super::nist::Modulation;
@@ -81,7 +82,9 @@ pub const PPDU_MAX_TIME: Dur = Dur(5_484_000);
 /// Linux mac80211's receive reorder timeout, `HT_RX_REORDER_BUF_TIMEOUT` = HZ/10
 /// (net/mac80211/rx.c): 100 ms.
 pub const REORDER_TIMEOUT: Dur = Dur(100_000_000);
-/// The calibrated A-MPDU airtime cap of the n and ac presets (see docs/wlan.md).
+/// The calibrated A-MPDU airtime cap of the n and ac presets: chosen so that their UDP
+/// ceilings match the TACK paper's UDP baselines, not a limit of the standard or ns-3
+/// (docs/wlan.md, "Calibration: the 550 µs A-MPDU cap").
 pub const CALIBRATED_AMPDU_TIME: Dur = Dur(550_000);
 
 impl WlanParams {

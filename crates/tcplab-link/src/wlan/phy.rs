@@ -9,7 +9,8 @@
 //!   in 2.4 GHz adds a 6 µs signal extension.
 //!
 //! These are the duration rules of ns-3's `DsssPhy`, `OfdmPhy`, `HtPhy` and `VhtPhy`
-//! (`GetPayloadDuration`, `GetPreambleDuration`); see docs/wlan.md for the sources.
+//! (`GetPayloadDuration`, `GetPreambleDuration`); docs/wlan.md ("PHY timing", "The presets
+//! and their sources") gives the clauses and each preset's values.
 
 use tcplab_core::Dur;
 
