@@ -34,8 +34,9 @@ PROBES = {
         {"link": {**L, "jitter": {"dist": "uniform", "max": "1ms", "zz": 1}}, "flow": [F]},
         {"link": {**L, "jitter": {"dist": "normal", "sd": "1ms", "zz": 1}}, "flow": [F]}],
     "link.discipline (table)": [
-        {"link": {**L, "discipline": {"kind": k, "zz": 1}}, "flow": [F]}
-        for k in ["codel", "fq_codel", "pie", "red"]],
+        {"link": {**L, "discipline": {"kind": k, "zz": 1, **extra}}, "flow": [F]}
+        for k, extra in [("codel", {}), ("fq_codel", {}), ("pie", {}), ("red", {}),
+                         ("step", {"k": 40})]],
     "link.loss (table)": [
         {"link": {**L, "loss": {"model": m, "zz": 1, **extra}}, "flow": [F]}
         for m, extra in [("bernoulli", {"rate": 0.1}), ("list", {"drop": [1]}),
