@@ -214,6 +214,25 @@ fn a_registered_flow_or_one_without_its_table_is_refused() {
     assert!(e.to_string().contains("from_table"), "{e}");
 }
 
+/// ECN is refused by the UDP driver, which has no IP ECN field to carry ECT and CE,
+/// rather than run without it; the key is named (`cc` for DCTCP, which turns ECN on).
+#[test]
+fn ecn_flows_are_refused_over_udp() {
+    for (text, key) in [
+        ("bytes = \"1MB\"\necn = true", "flow.ecn"),
+        ("bytes = \"1MB\"\ncc = \"dctcp\"", "flow.cc"),
+        (
+            "transport = \"tcp-nc\"\nbytes = \"1MB\"\necn = true",
+            "flow.ecn",
+        ),
+    ] {
+        let e = udp::flow_spec(&text.parse().unwrap(), "f.toml").unwrap_err();
+        assert_eq!(e.key, key, "{text}: {e}");
+        assert!(e.to_string().contains("simulator only"), "{e}");
+    }
+    flow("bytes = \"1MB\"\necn = false");
+}
+
 /// RFC 7323 timestamps over the UDP driver: the endpoint's option (kind 3) travels in
 /// both directions, so the sender takes an RTT sample from every ACK of new data.
 #[test]

@@ -39,6 +39,26 @@ pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
         why,
     };
     let name = f.transport.name().to_string();
+    // The datagrams have no IP ECN field of the simulated segment's to carry ECT and CE.
+    let tcp = match &f.transport {
+        TransportSpec::Tcp(t) => Some(t),
+        TransportSpec::TcpNc(t) => Some(&t.tcp),
+        _ => None,
+    };
+    if let Some(t) = tcp.filter(|t| t.sender.ecn) {
+        let (key, value) = if t.cc == "dctcp" {
+            ("flow.cc", "\"dctcp\"".to_string())
+        } else {
+            ("flow.ecn", "true".to_string())
+        };
+        return Err(err(
+            key,
+            value,
+            "ECN runs in the simulator only: the UDP driver does not carry the IP ECN \
+             field (use `tcplab emulate` for ECN on real packets)"
+                .into(),
+        ));
+    }
     // (the payload field to shrink, its key, the driver's extra bytes per packet)
     let (mss, key, extra): (&mut u32, &str, u32) = match &mut f.transport {
         // With RFC 7323 timestamps the simulated segment carries 12 option bytes and the
