@@ -2,6 +2,7 @@
 even short runs show (TACK sends far fewer ACKs than TCP on 802.11ac)."""
 
 import pandas as pd
+import pytest
 from tcplab.cli import main
 
 
@@ -19,6 +20,28 @@ def test_quick_study_writes_every_figure_and_table(tmp_path):
     runs = pd.read_parquet(out / "runs.parquet")
     assert (runs.bytes_delivered > 0).all()
     assert "quick mode" in (out / "tables.md").read_text()
+
+
+def test_quick_study_draws_the_ack_frequency_reduction_with_its_claim(tmp_path):
+    """Fig. 8a: Δf = TCP's ACK rate less TACK's, from each seed's pair of runs; it grows
+    with the PHY (802.11b byte-counts, so TACK saves next to nothing there) and the claim
+    table has its row."""
+    assert main(["reproduce", "tack", "--quick", "--seeds", "2", "--workers", "1",
+                 "--out", str(tmp_path), "--quiet"]) == 0
+    out = tmp_path / "tack"
+    assert (out / "fig8a_ack_reduction.png").stat().st_size > 0
+    s = pd.read_csv(out / "summary.csv")
+    d = s[s.figure == "fig8a"].set_index("phy")["mean"]
+    assert set(d.index) == {"802.11b", "802.11g", "802.11n", "802.11ac"}
+    runs = pd.read_parquet(out / "runs.parquet")
+    f = runs[(runs.figure == "fig8") & (runs.phy == "802.11ac")] \
+        .pivot_table(index="seed", columns="transport", values="ack_hz")
+    assert d["802.11ac"] == pytest.approx((f["TCP BBR (L=2)"] - f["TCP-TACK"]).mean())
+    assert abs(d["802.11b"]) < d["802.11g"] < d["802.11n"] < d["802.11ac"]
+    rows = [r for r in (out / "tables.md").read_text().splitlines()
+            if "(Fig. 8a)" in r and r.startswith("| ")]
+    assert len(rows) == 1
+    assert rows[0].split(" | ")[3] in {"holds", "shape only"}
 
 
 def test_quick_is_refused_by_a_study_without_it(tmp_path, capsys, monkeypatch):

@@ -1,4 +1,5 @@
-"""Seed 003, TACK (Li et al., SIGCOMM 2020): ACK frequency (Figure 8), goodput of TCP-TACK
+"""Seed 003, TACK (Li et al., SIGCOMM 2020): ACK frequency and its reduction (Figure 8b
+and 8a), goodput of TCP-TACK
 vs TCP BBR per PHY and its gain vs RTT (Figures 9 and 1), bandwidth utilisation vs
 ACK-path loss (Figure 5b) and the RTT_min estimate (Figure 6a).
 
@@ -8,7 +9,8 @@ why):
   station, one BBR flow downstream, d = RTT_min / 2 for RTT_min 10/80/200 ms; TCP BBR is
   tcplab's TCP with BBR, SACK + RACK and delayed ACKs (L = 2); TCP-TACK is
   ``transport = "tack"`` with β = 4, L = 2; ACK frequency = ACKs the receiver sent / run
-  time, goodput = bytes delivered / run time;
+  time, goodput = bytes delivered / run time; Figure 8a's reduction Δf = TCP's ACK
+  frequency less TACK's, from each seed's pair of runs (same PHY, RTT_min and seed);
 - Figure 5: a 20 Mbit/s wired path with 200 ms RTT, 1 % loss on the data path and
   0.2/1/5/10 % on the ACK path, utilisation = goodput / 20 Mbit/s;
 - Figure 6(a): the WLAN case on 802.11n with 100 ms of fixed latency (50 ms each way).
@@ -69,6 +71,12 @@ PAPER_ACK_HZ_AC = (24777, 294)
 PAPER_F8 = [("TCP BBR (L=2)", "802.11ac", r, PAPER_ACK_HZ_AC[0]) for r in RTTS_MS] + [
     ("TCP-TACK", "802.11ac", r, PAPER_ACK_HZ_AC[1]) for r in RTTS_MS] + [
     ("TCP-TACK", "802.11b", 80, 50), ("TCP-TACK", "802.11b", 200, 20)]
+#: Figure 8a: Δf = f_TCP − f_TACK. Its bars are not in the text; on 802.11ac they are
+#: Fig. 8b's table (24777 − 294 Hz at every RTT_min), and §6.2 says TACK "has the same
+#: frequency as TCP's delayed ACK over 802.11b wireless links with a small RTT_min (10
+#: ms)", i.e. Δf = 0 there. (phy, RTT_min, Δf in Hz, where it comes from.)
+PAPER_F8A = [("802.11ac", r, PAPER_ACK_HZ_AC[0] - PAPER_ACK_HZ_AC[1]) for r in RTTS_MS] + [
+    ("802.11b", 10, 0)]
 #: Figure 1: goodput improvement of TCP-TACK over TCP BBR per PHY (one value each; the
 #: paper does not say at which RTT_min, §6.3 finds it "insensitive to the latency").
 PAPER_F1_GAIN = {"802.11b": 0.200, "802.11g": 0.263, "802.11n": 0.281, "802.11ac": 0.277}
@@ -192,6 +200,16 @@ def summarise(runs: pd.DataFrame, by: list[str], metric: str,
     return pd.DataFrame(rows)
 
 
+def ack_reduction(runs: pd.DataFrame) -> pd.DataFrame:
+    """Figure 8a: Δf = TCP's ACK frequency less TACK's per PHY and RTT_min, mean and 95 %
+    interval over the seeds' pairs of runs (same PHY, RTT_min and seed)."""
+    f = runs[runs.figure == "fig8"].pivot_table(index=["phy", "x", "seed"],
+                                                columns="transport", values="ack_hz")
+    d = (f["TCP BBR (L=2)"] - f["TCP-TACK"]).rename("ack_hz_reduction").reset_index()
+    return summarise(d, ["phy", "x"], "ack_hz_reduction", (-math.inf, math.inf)) \
+        .assign(figure="fig8a", transport="TCP (L=2) - TACK")
+
+
 def plan(seeds: int, quick: bool) -> list[tuple]:
     """Every simulation job: (figure, series, phy, x, seed, duration)."""
     wlan_s, f5_s = (1.0, 3.0) if quick else (10.0, 30.0)
@@ -262,6 +280,50 @@ def _fig8(s8: pd.DataFrame, out: Path) -> Path:
     return png
 
 
+#: Figure 8a's panels: 802.11b and g on an axis of their own, so that they are readable.
+F8A_PANELS = [PHYS[:2], PHYS[2:]]
+
+
+def _fig8a(s8a: pd.DataFrame, out: Path) -> Path:
+    """ACK-frequency reduction per PHY, one bar per RTT_min with its 95 % interval."""
+    png = out / "fig8a_ack_reduction.png"
+    fig, axes = plt.subplots(1, len(F8A_PANELS), figsize=(8.4, 4.2))
+    rtts = sorted(set(s8a.x))
+    width = 0.8 / len(rtts)
+    for ax, phys in zip(axes, F8A_PANELS):
+        px, py = [], []
+        for k, r in enumerate(rtts):
+            g = s8a[s8a.x == r].set_index("phy").reindex(phys)
+            xs = [i + (k - (len(rtts) - 1) / 2) * width for i in range(len(phys))]
+            err = [(g["mean"] - g["ci_low"]).fillna(0).clip(lower=0),
+                   (g["ci_high"] - g["mean"]).fillna(0).clip(lower=0)]
+            n = int(g["n"].max()) if g["n"].notna().any() else 0
+            ax.bar(xs, g["mean"], width, yerr=err, capsize=2, color=f"C{k}",
+                   label=f"RTT_min {r:g} ms (n={n})")
+            for phy, pr, hz in PAPER_F8A:
+                if pr == r and phy in phys:
+                    px.append(xs[phys.index(phy)])
+                    py.append(hz)
+        if px:
+            draw_paper(ax, px, py, "Fig. 8a",
+                       label="paper (Fig. 8a: 802.11ac = Fig. 8b's 24777 - 294 Hz; "
+                       "802.11b at 10 ms: same rate, §6.2)")
+        ax.axhline(0, color="0.4", lw=0.6)
+        ax.set_xticks(range(len(phys)), phys)
+        ax.grid(axis="y", alpha=0.3)
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi * 1.08)  # room for the paper's markers above the bars
+    axes[0].set_ylabel("ACKs per second saved, TCP (L=2) - TACK")
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, ncol=2, loc="lower center")
+    fig.suptitle("Fig. 8a: ACK frequency reduction, f_TCP - f_TACK (b and g on their own "
+                 "axis)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
+
+
 def run(out: Path, seeds: int = 5, workers: int | None = None,
         quick: bool = False) -> list[Path]:
     """Figures 8, 9/1, 5b and 6a with seeds 1..`seeds` (see the module docs); returns the
@@ -275,6 +337,7 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
     wl = runs[runs.figure.isin(["fig8", "thin"])]
     s8 = summarise(runs[runs.figure == "fig8"], ["transport", "phy", "x"], "ack_hz") \
         .assign(figure="fig8")
+    s8a = ack_reduction(runs)
     s9 = summarise(runs[runs.figure == "fig8"], ["transport", "phy", "x"], "goodput_bps") \
         .assign(figure="fig9")
     s9l = summarise(runs[runs.figure == "fig8"], ["transport", "phy", "x"],
@@ -303,7 +366,7 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
     gain_ci = summarise(paired, ["phy", "x"], "gain", (-1.0, math.inf)) \
         .rename(columns={"phy": "series"})
     gain = gain.merge(gain_ci[["series", "x", "ci_low", "ci_high"]], on=["series", "x"])
-    pngs = [_fig8(s8, out)]
+    pngs = [_fig8(s8, out), _fig8a(s8a, out)]
     rtt0 = min(runs[runs.figure == "fig8"].x)
     p9 = pd.DataFrame([{"phy": p, "transport": t, "value": PAPER_GOODPUT[p][i],
                         "source": "Fig. 9a"} for p in PHYS
@@ -348,12 +411,12 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
         save(fig, png, dpi=120)
         pngs.append(png)
     pngs.append(_fig6(trace, out))
-    summary = pd.concat([s8, s9, s9l, st, sa, s5, gain.drop(columns=["gain"]),
+    summary = pd.concat([s8, s8a, s9, s9l, st, sa, s5, gain.drop(columns=["gain"]),
                          gain_all.drop(columns=["gain"])], ignore_index=True)
-    tables = _tables(s8, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick)
+    tables = _tables(s8, s8a, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick)
     head = n_seeds(seeds) + (
         " Quick mode: 1-5 s runs, one RTT_min (not the study's numbers)." if quick else "")
-    tables = claim_table(claims(s8, s9, gain, s5, trace), head) + tables
+    tables = claim_table(claims(s8, s8a, s9, gain, s5, trace), head) + tables
     if summary["identical"].fillna(False).any():
         tables += f"\n\n{same_note(seeds)}"
     trace_path = out / "fig6a_trace.csv"
@@ -361,8 +424,8 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
     return [*write_outputs(out, runs, summary, tables, pngs), trace_path]
 
 
-def claims(s8, s9, gain, s5, trace) -> list[Claim]:
-    """The paper's claims (Figures 1, 5b, 6a, 8, 9) against this run's means."""
+def claims(s8, s8a, s9, gain, s5, trace) -> list[Claim]:
+    """The paper's claims (Figures 1, 5b, 6a, 8a, 8b, 9) against this run's means."""
     out = []
     rtt0 = min(s9.x)
     g9 = s9[s9.x == rtt0].pivot_table(index="phy", columns="transport", values="mean")
@@ -416,6 +479,7 @@ def claims(s8, s9, gain, s5, trace) -> list[Claim]:
             "holds: within ±10 % at every RTT_min; shape only: TACK ≥ 10× below TCP. TCP: "
             "one ACK per 2 segments of a lower goodput; TACK: β/RTT_min (400/50/20 Hz), "
             "which 294 Hz is at no RTT_min (tack.md, 'Figure 8')"))
+    out.append(_claim_f8a(s8a))
     f5 = s5.pivot_table(index="x", columns="transport", values="mean") * 100
     lo, hi = min(f5.index), max(f5.index)
     for t, claim, shape_of in [
@@ -457,6 +521,26 @@ def claims(s8, s9, gain, s5, trace) -> list[Claim]:
     return out
 
 
+def _claim_f8a(s8a) -> Claim:
+    """Fig. 8a: "more number of ACKs are reduced in the case of a faster PHY capacity"
+    (§6.2), 24483 Hz on 802.11ac."""
+    d = s8a.pivot_table(index="x", columns="phy", values="mean").reindex(columns=PHYS)
+    paper_ac = PAPER_ACK_HZ_AC[0] - PAPER_ACK_HZ_AC[1]
+    rising = bool(d.notna().all().all()) and all(
+        list(row) == sorted(row) for _, row in d.iterrows())
+    ok = rising and all(within(v, paper_ac, TOL) for v in d["802.11ac"])
+    return Claim(
+        "TACK's ACK-frequency reduction f_TCP - f_TACK grows with the PHY (Fig. 8a)",
+        f"rising b → ac; 802.11ac {paper_ac:,} Hz at every RTT_min (Fig. 8b's "
+        f"{PAPER_ACK_HZ_AC[0]} - {PAPER_ACK_HZ_AC[1]}); ≈ 0 on 802.11b at 10 ms (§6.2)",
+        "; ".join(" / ".join(f"{v:,.0f}" for v in row) + f" Hz @ {r:g} ms"
+                  for r, row in d.iterrows()) + " (b / g / n / ac)",
+        verdict(ok, rising),
+        "holds: rising with the PHY at every RTT_min and 802.11ac within ±10 %; shape only: "
+        "rising. Δf is TCP's rate less β/RTT_min: one TCP ACK per 2 segments of a goodput "
+        "below the PHY rate the paper's numeral analysis assumes (tack.md, 'Figure 8')")
+
+
 def f6_numbers(trace: pd.DataFrame, path: str, from_s: float = 2.0) -> dict:
     """Median RTT_min estimates after `from_s` (ms) and the legacy overestimate."""
     t = trace[(trace.t_s >= from_s) & (trace.path == path)]
@@ -466,7 +550,7 @@ def f6_numbers(trace: pd.DataFrame, path: str, from_s: float = 2.0) -> dict:
             "legacy_max_over_owd": (t.rtt_min_legacy_s / t.rtt_min_s).max() - 1.0}
 
 
-def _tables(s8, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick) -> str:
+def _tables(s8, s8a, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick) -> str:
     note = " (quick mode: short runs, not the study's numbers)" if quick else ""
     paper9 = pd.DataFrame(
         {"paper TCP BBR": [PAPER_GOODPUT[p][0] for p in PHYS],
@@ -484,6 +568,10 @@ def _tables(s8, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick) -> str
         to_markdown(pivot_means(s8.assign(col=s8.transport + " @ " + s8.x.map("{:g} ms".format)),
                                 "phy", "col", 1.0, 0)),
         f"Paper (802.11ac): TCP (L=2) {PAPER_ACK_HZ_AC[0]} Hz, TACK {PAPER_ACK_HZ_AC[1]} Hz",
+        "ACK frequency reduction f_TCP - f_TACK [Hz] (Figure 8a), mean over the seeds' "
+        "pairs of runs, per PHY; columns RTT_min",
+        to_markdown(pivot_means(s8a.assign(col=s8a.x.map("{:g} ms".format)), "phy", "col",
+                                1.0, 0).reindex(PHYS)),
         f"Goodput [Mbit/s] at RTT_min {rtt0:g} ms (Figure 9), with the paper's",
         to_markdown(g),
         "Goodput gain of TCP-TACK over TCP BBR [%] per PHY and RTT_min (Figure 1), "
