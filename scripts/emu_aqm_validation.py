@@ -11,7 +11,7 @@ discipline runs:
   2), so the discipline marks CE instead of dropping;
 - the same with `tcp_ecn = 0` (drops);
 - tcplab's simulator on the same scenario (`stack = "linux"`, the profile validated
-  against the kernel). Its TCP sends no ECT yet, so its discipline drops.
+  against the kernel), with `ecn = true` (marks) and `ecn = false` (drops).
 
 Prints one markdown table (the forward direction's link counters, the flows' goodput and
 Jain index). Needs root and /dev/net/tun for the emulated rows. Regenerate the table in
@@ -36,7 +36,7 @@ DISCIPLINES = {
 }
 
 
-def scenario(discipline, duration: str) -> dict:
+def scenario(discipline, duration: str, ecn: bool = False) -> dict:
     return {
         "name": "emu-aqm",
         "duration": duration,
@@ -44,7 +44,7 @@ def scenario(discipline, duration: str) -> dict:
         "link": {"rate": "10Mbps", "delay": "20ms", "queue": "1000pkt",
                  "discipline": discipline},
         "flow": [{"name": f"cubic-{i + 1}", "cc": "cubic", "stack": "linux",
-                  "bytes": "unlimited", "start": f"{i}s"} for i in range(4)],
+                  "bytes": "unlimited", "start": f"{i}s", "ecn": ecn} for i in range(4)],
     }
 
 
@@ -115,9 +115,12 @@ def main() -> int:
             rows.append(row(name, f"Linux cubic, tcp_ecn={ecn} (emulated)",
                             Result(info, tables), duration_s))
             print(rows[-1], file=sys.stderr, flush=True)
-        rows.append(row(name, "tcplab cubic, linux profile, no ECN (simulated)",
-                        tcplab.simulate(sc, seed=a.seed), duration_s))
-        print(rows[-1], file=sys.stderr, flush=True)
+        for ecn in (True, False):
+            sim = tcplab.Scenario(scenario(DISCIPLINES[name], a.duration, ecn),
+                                  source=f"emu-aqm-{name}")
+            rows.append(row(name, f"tcplab cubic, ecn={str(ecn).lower()} (simulated)",
+                            tcplab.simulate(sim, seed=a.seed), duration_s))
+            print(rows[-1], file=sys.stderr, flush=True)
     cols = list(rows[0])
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))

@@ -39,10 +39,11 @@ def test_udp_pair_on_loopback_matches_simulator_tables():
     sim = tcplab.simulate(tcplab.Scenario({"link": {"rate": "1Gbps"},
                                            "flow": [{"cc": "bbr", "bytes": "1MB"}]}))
     udp, simulated = res.tables["flows"].schema.names, sim.tables["flows"].schema.names
-    # The simulator's columns, but for the packet counts only its links can see (the
-    # UDP driver runs the simulated endpoints, so its row names their stack profile too).
+    # The simulator's columns, but for the packet counts only its links can see and the
+    # CE marks its receivers count (the UDP driver carries no ECN and refuses ECN flows).
+    # The UDP driver runs the simulated endpoints, so its row names their stack too.
     assert set(simulated) - set(udp) == {"packets_sent", "packets_delivered", "packets_lost",
-                                         "packets_in_flight"}
+                                         "packets_in_flight", "ce_received"}
     assert set(udp) <= set(simulated)
     # Every column documented (tcplab/columns.py), emulator packet log included.
     from tcplab import columns
