@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import tcplab
+from ns3_build import WIRED_MODULES, compile_against, parse_value
 
 #: The `ns3` stack profile's keys that ns-3 has an attribute for, with the profile's value
 #: (crates/tcplab-sim/src/parse/stack.rs, docs/scenarios.md "Stack profiles"). Each is
@@ -563,26 +564,9 @@ def build_program(ns3: Path) -> Path:
 
 
 def build_against_prefix(prefix: Path, out: Path) -> Path:
-    """Compiles the program against an installed ns-3 (`prefix`/include/ns3 and
-    `prefix`/lib or lib64 with libns3.X-*.so, as `./ns3 install` or the `ns3` Python wheel
-    leave it) into `out`; returns the binary."""
-    libs = sorted(prefix.glob("lib*/libns3*-core*.so"))
-    if not libs:
-        raise SystemExit(f"ns3_side_by_side: no libns3*-core*.so under {prefix}/lib*")
-    libdir = libs[0].parent
-    tag = re.match(r"libns3(\.[\d.]+)?-core(.*)\.so", libs[0].name)
-    ver, suffix = tag.group(1) or "", tag.group(2)
-    mods = ["applications", "internet", "point-to-point", "traffic-control", "network",
-            "bridge", "stats", "core"]
-    out.mkdir(parents=True, exist_ok=True)
-    src, binary = out / f"{PROGRAM_NAME}.cc", out / PROGRAM_NAME
-    src.write_text(PROGRAM)
-    cmd = ["g++", "-std=c++20", "-O2", f"-I{prefix / 'include'}", str(src), f"-L{libdir}",
-           *[f"-lns3{ver}-{m}{suffix}" for m in mods], f"-Wl,-rpath,{libdir}", "-o", str(binary)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"ns3_side_by_side: {' '.join(cmd)} failed:\n{r.stderr[-3000:]}")
-    return binary
+    """Compiles the program against an installed ns-3 under `prefix`; returns the binary."""
+    return compile_against(prefix, out, PROGRAM_NAME, PROGRAM, WIRED_MODULES,
+                           "ns3_side_by_side")
 
 
 def ns3_goodput(binary: Path, ns3: Path, cell: Cell, args: list[str],
@@ -605,13 +589,6 @@ def ns3_goodput(binary: Path, ns3: Path, cell: Cell, args: list[str],
     return int(got) * 8 / cell.net["duration"], rtos
 
 
-def parse_value(text: str):
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text, text)
 
 
 def main() -> None:

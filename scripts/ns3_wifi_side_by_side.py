@@ -81,6 +81,7 @@ from pathlib import Path
 import tcplab
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ns3_build import compile_against, parse_value  # noqa: E402
 from ns3_side_by_side import NS3_ATTR, PROFILE, ns3_value  # noqa: E402
 
 DEFAULT_PREFIX = "/work/ns3pip/lib/python3.11/site-packages/ns3"
@@ -467,25 +468,8 @@ MODULES = ["wifi", "mobility", "propagation", "spectrum", "antenna", "energy", "
 def build(prefix: Path, out: Path) -> Path:
     """Compiles PROGRAM against the installed ns-3 under `prefix` into `out` (only when the
     program changed); returns the binary."""
-    libs = sorted(prefix.glob("lib*/libns3*-core*.so"))
-    if not libs:
-        raise SystemExit(f"ns3_wifi_side_by_side: no libns3*-core*.so under {prefix}/lib* "
-                         "(pip install ns3==3.44, then --ns3-prefix .../site-packages/ns3)")
-    libdir = libs[0].parent
-    tag = re.match(r"libns3(\.[\d.]+)?-core(.*)\.so", libs[0].name)
-    ver, suffix = tag.group(1) or "", tag.group(2)
-    out.mkdir(parents=True, exist_ok=True)
-    src, binary = out / f"{PROGRAM_NAME}.cc", out / PROGRAM_NAME
-    if binary.exists() and src.exists() and src.read_text() == PROGRAM:
-        return binary
-    src.write_text(PROGRAM)
-    cmd = ["g++", "-std=c++20", "-O2", f"-I{prefix / 'include'}", str(src), f"-L{libdir}",
-           *[f"-lns3{ver}-{m}{suffix}" for m in MODULES], f"-Wl,-rpath,{libdir}",
-           "-o", str(binary)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"ns3_wifi_side_by_side: {' '.join(cmd)} failed:\n{r.stderr[-3000:]}")
-    return binary
+    return compile_against(prefix, out, PROGRAM_NAME, PROGRAM, MODULES,
+                           "ns3_wifi_side_by_side")
 
 
 def cells() -> list[dict]:
@@ -606,13 +590,6 @@ def run_ns3(binary: Path, cell: dict, args: list[str], seed: int, reuse: bool) -
             "detail": " ".join(stdout.split())}
 
 
-def parse_value(text: str):
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text, text)
 
 
 def main() -> None:
