@@ -26,6 +26,14 @@ from tcplab.sweeps import SweepResult, sweep
 #: The studies have not been re-run with the handshake and the 6 MiB default yet.
 NO_HANDSHAKE_64MIB_WINDOW = {"stack": "tcplab", "handshake": False, "rcv_buf": "64MiB"}
 
+#: The two settings of the studies of ns-3 papers (wave, handover): "ns3", ns-3's TCP
+#: (`stack = "ns3"`) keeping the studies' MSS of 1448 and 64 MiB buffers; "pinned", the
+#: settings of before the stack profiles, the numbers their docs compare with.
+NS3_STUDY_SETTINGS = {
+    "ns3": {"stack": "ns3", "mss": 1448, "rcv_buf": "64MiB", "snd_buf": "64MiB"},
+    "pinned": {"mss": 1460, **NO_HANDSHAKE_64MIB_WINDOW},
+}
+
 #: The verdicts of a claim table (see :class:`Claim`).
 HOLDS, SHAPE, DIFFERS, NOT_RUN = "holds", "shape only", "differs", "not measured"
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from tcplab.plot import draw_paper, save
 from tcplab.reproduce.common import (
-    NO_HANDSHAKE_64MIB_WINDOW,
+    NS3_STUDY_SETTINGS,
     SAME,
     Claim,
     claim_table,
@@ -55,10 +55,7 @@ AFTER = 500.0  # simulated seconds after reconnection
 #: and 64 MiB buffers (ns-3's 128 KiB would hold the flow to 1.7 Mbit/s on L2's 750 kB
 #: BDP). "pinned": the settings of before the stack profiles (tcplab's defaults without the
 #: handshake), the numbers handover.md compares with.
-SETTINGS = {
-    "ns3": {"stack": "ns3", "mss": 1448, "rcv_buf": "64MiB", "snd_buf": "64MiB"},
-    "pinned": {"mss": 1460, **NO_HANDSHAKE_64MIB_WINDOW},
-}
+SETTINGS = NS3_STUDY_SETTINGS
 SETTING = "ns3"
 
 

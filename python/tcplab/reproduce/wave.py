@@ -19,7 +19,7 @@ import pandas as pd
 
 from tcplab.plot import _new_figure, draw_paper, note_no_paper, save
 from tcplab.reproduce.common import (
-    NO_HANDSHAKE_64MIB_WINDOW,
+    NS3_STUDY_SETTINGS,
     SAME,
     Claim,
     claim_table,
@@ -84,10 +84,7 @@ RATE_TOL = 0.10
 #: header bytes with timestamps; 536 is ns-3's SegmentSize default) and 64 MiB buffers
 #: (ns-3's 128 KiB would cap Cubic's window below the 100-packet queue it fills).
 #: "pinned": the settings of before the stack profiles, the numbers wave.md compares with.
-SETTINGS = {
-    "ns3": {"stack": "ns3", "mss": 1448, "rcv_buf": "64MiB", "snd_buf": "64MiB"},
-    "pinned": {"mss": 1460, **NO_HANDSHAKE_64MIB_WINDOW},
-}
+SETTINGS = NS3_STUDY_SETTINGS
 SETTING = "ns3"
 
 
