@@ -273,6 +273,10 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
         _emit(a, {"studies": studies},
               "\n".join(f"{n:24} {d}" for n, d in studies.items()))
         return 0
+    if a.docs and a.study == "all":
+        print("tcplab reproduce: --docs takes one study's claim table at a time",
+              file=sys.stderr)
+        return 2
     if a.study == "all":
         out = _out_dir(a)
         outcomes, report = run_all(out, seeds=a.seeds, workers=a.workers, quick=a.quick,
@@ -295,6 +299,13 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     if a.quick and not has_quick(study):
         print(f"tcplab reproduce: study '{a.study}' has no --quick mode", file=sys.stderr)
         return 2
+    if a.docs:
+        from tcplab.reproduce.docs_claims import check_target
+
+        why = check_target(Path(a.docs), a.study)
+        if why:
+            print(f"tcplab reproduce: {why}", file=sys.stderr)
+            return 2
     a.out = str(Path(a.out) / a.study)
     out = _out_dir(a)
     o = run_study(a.study, out, seeds=a.seeds, workers=a.workers, quick=a.quick,

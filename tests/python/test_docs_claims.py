@@ -59,3 +59,19 @@ def test_update_rewrites_only_its_studys_block(tmp_path):
     assert n == 1 and "x\n<!-- /claims -->" in again
     assert loose_tables(new) == []
     assert loose_tables(f"{HEADER}\n") == [1]
+
+
+
+def test_a_docs_folder_without_the_studys_block_is_refused_before_the_run(tmp_path, capsys):
+    from tcplab.cli import main
+
+    (tmp_path / "x.md").write_text("<!-- claims: wave -->\n<!-- /claims -->\n")
+    out = tmp_path / "out"
+    cases = [(tmp_path / "missing", "not a folder"), (tmp_path, "no '<!-- claims: tack -->'")]
+    for docs, why in cases:
+        assert main(["reproduce", "tack", "--quick", "--docs", str(docs), "--out",
+                     str(out)]) == 2
+        assert why in capsys.readouterr().err
+        assert not out.exists(), "refused before anything was written"
+    assert main(["reproduce", "all", "--docs", str(tmp_path), "--out", str(out)]) == 2
+    assert "one study" in capsys.readouterr().err

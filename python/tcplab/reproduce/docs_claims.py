@@ -75,6 +75,16 @@ def loose_tables(doc: str) -> list[int]:
     return out
 
 
+def check_target(docs: Path, study: str) -> str | None:
+    """Why `--docs DOCS` cannot take `study`'s claim table, or None: DOCS must be a folder
+    with at least one `<!-- claims: STUDY -->` block."""
+    if not docs.is_dir():
+        return f"--docs {docs}: not a folder"
+    if not any(b[0] == study for p in docs.rglob("*.md") for b in blocks(p.read_text())):
+        return f"--docs {docs}: no '<!-- claims: {study} -->' block in its Markdown files"
+    return None
+
+
 def update(docs: Path, study: str, tables_md: Path, note: str) -> list[Path]:
     """Writes the claim table of `tables_md` into every block of `study` in the Markdown
     files under `docs`; returns the files changed."""
