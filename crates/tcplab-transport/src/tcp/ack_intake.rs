@@ -34,7 +34,9 @@ impl SendState {
     }
 
     /// Takes the ACK's SACK blocks into the scoreboard; `on_delivered` sees each newly
-    /// SACKed segment. Returns the bytes newly SACKed.
+    /// SACKed segment. Returns the bytes newly SACKed. (Inlined into its one caller,
+    /// `Sender::handle_segment`, as [`Self::take_cumulative_ack`] is.)
+    #[inline]
     pub fn take_sack(
         &mut self,
         now: Time,
@@ -65,6 +67,7 @@ impl SendState {
     /// covers a retransmission), else from the oldest newly SACKed (`sack_rtt`, the
     /// SACK's (oldest, newest) RTTs), else from the TSecr. Returns the sample the
     /// controller hears (Linux: the newest segment's, `ca_rtt_us`).
+    #[inline]
     pub fn take_cumulative_ack(
         &mut self,
         now: Time,
@@ -132,11 +135,12 @@ impl SendState {
     /// sent before the head's last (re)transmission, restarts the retransmission timer
     /// (`tcp_clean_rtx_queue`: FLAG_SET_XMIT_TIMER "if the sack RTT is measured from
     /// data sent" before "the head was last (re)transmitted"), so a retransmitted head
-    /// keeps its RTO while older data is still being SACKed. RFC 6298 senders do neither.
-    pub fn take_sack_rtt(&mut self, now: Time, sack_rtt: Option<(Dur, Dur)>) {
-        let (RtoRule::Linux, Some((seq_rtt, ca_rtt))) = (self.rtt.rule(), sack_rtt) else {
+    /// keeps its RTO while older data is still being SACKed. RFC 6298 senders do neither
+    /// (their caller has no SACK RTT to give).
+    pub fn take_sack_rtt(&mut self, now: Time, (seq_rtt, ca_rtt): (Dur, Dur)) {
+        if self.rtt.rule() != RtoRule::Linux {
             return;
-        };
+        }
         self.feed_rtt(seq_rtt, ca_rtt);
         let head = self.recs.get(self.snd_una / self.mss as u64);
         if head.is_some_and(|h| now - h.sent_time() < seq_rtt) {

@@ -15,7 +15,7 @@ use crate::cc::{AckInfo, Capabilities, CongestionControl, Controller, Window};
 use crate::error::Violation;
 use crate::pacing::Pacer;
 use crate::packet::Packet;
-use crate::rtt::RttEstimator;
+use crate::rtt::{RtoRule, RttEstimator};
 use crate::tcp::config::SenderConfig;
 use crate::tcp::handshake::Handshake;
 use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
@@ -228,10 +228,12 @@ impl Sender {
         let min_rtt = self.s.rtt.min_rtt();
         let recovery = &mut self.recovery;
         // Send times of the oldest and newest segment sent once that this ACK newly
-        // SACKs (Linux's first_sackt and last_sackt, read under `rto_rule = "linux"`).
+        // SACKs (Linux's first_sackt and last_sackt), kept under `rto_rule = "linux"`
+        // only: no other rule reads them.
+        let linux_rtt = self.s.rtt.rule() == RtoRule::Linux;
         let mut sacked_sent: Option<(Time, Time)> = None;
         let newly_sacked = self.s.take_sack(now, seg, |idx, rec| {
-            if rec.tx_count == 1 {
+            if linux_rtt && rec.tx_count == 1 {
                 let t = rec.sent_time();
                 sacked_sent = Some(sacked_sent.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
             }
@@ -242,7 +244,9 @@ impl Sender {
         if seg.ack > self.s.snd_una {
             self.on_new_ack(now, seg, prior_sacked, sack_rtt);
         } else if self.s.is_dup_ack(seg) && (newly_sacked > 0 || dsack_block(seg).is_none()) {
-            self.s.take_sack_rtt(now, sack_rtt);
+            if let Some(sack_rtt) = sack_rtt {
+                self.s.take_sack_rtt(now, sack_rtt);
+            }
             // An ACK whose only SACK news is a D-SACK reports a duplicate, not a segment
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
             let s = &mut self.s;
