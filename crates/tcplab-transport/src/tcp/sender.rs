@@ -364,6 +364,7 @@ impl Sender {
     }
 
     /// [`ack_info`](Self::ack_info) when the caller has asked the recovery for its pipe.
+    #[inline]
     fn ack_info_given(
         &mut self,
         sack_pipe: bool,
