@@ -14,6 +14,11 @@ kernel also varies from run to run). Needs root. Prints the Markdown tables that
 docs/validation.md shows:
 
     python scripts/kernel_grid.py [--seeds 3] [--kernel-csv FILE] [--out DIR]
+                                  [--only reno,cubic] [--cells "5ms 1%,2s outage"]
+                                  [--set KEY=VALUE ...]
+
+--set overrides a flow key of tcplab's side (a TOML value: `--set timer_hz=0`,
+`--set 'ack_delay="200ms"'`), for experiments that switch one mechanism.
 
 --kernel-csv keeps the kernel's rows in FILE and, when FILE exists, reads them from it
 instead of running the kernel again (to re-run only the simulated column after a
@@ -25,12 +30,18 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from pathlib import Path
 
 import pandas as pd
 import tcplab
 from tcplab.compare import compare
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 RATE_MBPS = 20
@@ -63,7 +74,7 @@ def transfer_bytes(cc: str, c: dict) -> int:
     return int(min(10e6, max(0.5e6, rate * 6 / 8)))
 
 
-def scenario(cc: str, c: dict, stack: str) -> tcplab.Scenario:
+def scenario(cc: str, c: dict, stack: str, extra: dict | None = None) -> tcplab.Scenario:
     rtt = 2 * c["delay_ms"] * 1e-3
     queue = max(30, round(RATE_MBPS * 1e6 * rtt / 8 / 1500))
     link: dict = {"delay": f"{c['delay_ms']}ms", "queue": f"{queue}pkt", "loss": c["loss"]}
@@ -78,7 +89,7 @@ def scenario(cc: str, c: dict, stack: str) -> tcplab.Scenario:
         "name": name,
         "sample": "10ms",
         "link": link,
-        "flow": [{"cc": cc, "bytes": transfer_bytes(cc, c), "stack": stack}],
+        "flow": [{"cc": cc, "bytes": transfer_bytes(cc, c), "stack": stack, **(extra or {})}],
     })
 
 
@@ -86,7 +97,8 @@ COLS = ["goodput_Mbps", "retx_segments", "rtos", "srtt_p50_ms"]
 
 
 def run(seeds: list[int], stack: str, kernel_csv: Path | None, out: Path | None,
-        ccs: list[str]) -> pd.DataFrame:
+        ccs: list[str], only_cells: list[str] | None = None,
+        extra: dict | None = None) -> pd.DataFrame:
     cached = None
     if kernel_csv and kernel_csv.exists():
         cached = pd.read_csv(kernel_csv)
@@ -95,10 +107,13 @@ def run(seeds: list[int], stack: str, kernel_csv: Path | None, out: Path | None,
     t0 = time.time()
     for cc in ccs:
         for c in cells():
-            sc = scenario(cc, c, stack)
+            if only_cells and c["cell"] not in only_cells:
+                continue
+            sc = scenario(cc, c, stack, extra)
             for seed in seeds:
+                load = os.getloadavg()[0]
                 res = compare(sc, seed=seed, modes=modes)
-                t = res.table.assign(cc=cc, cell=c["cell"], seed=seed)
+                t = res.table.assign(cc=cc, cell=c["cell"], seed=seed, load=load)
                 rows.append(t)
                 if out:
                     out.mkdir(parents=True, exist_ok=True)
@@ -106,7 +121,10 @@ def run(seeds: list[int], stack: str, kernel_csv: Path | None, out: Path | None,
                 print(f"# {sc.name} seed {seed} done at {time.time() - t0:.0f} s", flush=True)
     df = pd.concat(rows, ignore_index=True)
     if cached is not None:
-        df = pd.concat([df, cached[cached["cc"].isin(ccs)]], ignore_index=True)
+        keep = cached["cc"].isin(ccs)
+        if only_cells:
+            keep &= cached["cell"].isin(only_cells)
+        df = pd.concat([df, cached[keep]], ignore_index=True)
     elif kernel_csv:
         df[df["mode"] == "kernel"].to_csv(kernel_csv, index=False)
     if out:
@@ -121,16 +139,34 @@ def fmt_spread(s: pd.Series, digits: int) -> str:
     return f"{m:.{digits}f} ({s.min():.{digits}f}–{s.max():.{digits}f})"
 
 
+def lag(k: pd.DataFrame) -> str:
+    """The emulator's fidelity in the kernel's runs: how far behind the link model's
+    schedule its departures were, mean and 99th percentile (averaged over the seeds) and
+    the worst (a kernel CSV written before the mean and p99 were kept shows "–")."""
+    def col(name: str, agg: str) -> str:
+        if name not in k or k[name].isna().all():
+            return "–"
+        return f"{getattr(k[name], agg)():.2f}"
+    return (f"{col('emu_late_mean_ms', 'mean')} / {col('emu_late_p99_ms', 'mean')} / "
+            f"{col('emu_late_max_ms', 'max')}")
+
+
 def tables(df: pd.DataFrame) -> str:
     """One Markdown table per controller: kernel and sim means (min–max over seeds)."""
     order = [c["cell"] for c in cells()]
     lines = []
     for cc, g in df.groupby("cc", sort=False):
+        k = g[g["mode"] == "kernel"]
+        load = ""
+        if "load" in k and k["load"].notna().any():
+            load = (f"; load average at the kernel's runs {k['load'].min():.0f}–"
+                    f"{k['load'].max():.0f}")
         lines.append(f"**{cc}** (kernel `{cc}`; tcplab `stack = \"linux\"`), "
-                     f"{g['seed'].nunique()} seeds, mean (min–max)\n")
+                     f"{g['seed'].nunique()} seeds, mean (min–max){load}\n")
         lines.append("| cell | goodput Mbit/s kernel | goodput Mbit/s tcplab | tcplab / kernel "
-                     "| retransmitted kernel | retransmitted tcplab | RTOs kernel / tcplab |")
-        lines.append("|---|---|---|---|---|---|---|")
+                     "| retransmitted kernel | retransmitted tcplab | RTOs kernel / tcplab "
+                     "| emulator late ms, mean / p99 / max |")
+        lines.append("|---|---|---|---|---|---|---|---|")
         for cell in order:
             k = g[(g["cell"] == cell) & (g["mode"] == "kernel")]
             s = g[(g["cell"] == cell) & (g["mode"] == "sim")]
@@ -142,7 +178,7 @@ def tables(df: pd.DataFrame) -> str:
                 f"| {cell} | {fmt_spread(k['goodput_Mbps'], 2)} | "
                 f"{fmt_spread(s['goodput_Mbps'], 2)} | {ratio:.2f}{mark} | "
                 f"{fmt_spread(k['retx_segments'], 0)} | {fmt_spread(s['retx_segments'], 0)} | "
-                f"{k['rtos'].mean():.1f} / {s['rtos'].mean():.1f} |")
+                f"{k['rtos'].mean():.1f} / {s['rtos'].mean():.1f} | {lag(k)} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -154,10 +190,29 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated controllers (default reno,cubic,bbr)")
     ap.add_argument("--kernel-csv", type=Path,
                     help="keep the kernel rows here; reuse them when the file exists")
+    ap.add_argument("--cells", help="comma-separated cells, as labelled (default all)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a flow key for tcplab's side, VALUE in TOML (repeatable)")
     ap.add_argument("--out", type=Path, help="directory for the figures and the full CSV")
     a = ap.parse_args()
     ccs = a.only.split(",") if a.only else CCS
-    df = run(list(range(1, a.seeds + 1)), a.stack, a.kernel_csv, a.out, ccs)
+    only_cells = a.cells.split(",") if a.cells else None
+    if only_cells:
+        known = {c["cell"] for c in cells()}
+        bad = [c for c in only_cells if c not in known]
+        if bad:
+            ap.error(f"--cells: unknown cell {bad[0]!r}; the cells are {sorted(known)}")
+    extra = {}
+    for kv in a.set:
+        key, sep, value = kv.partition("=")
+        if not sep or not key:
+            ap.error(f"--set {kv!r}: expected KEY=VALUE")
+        try:
+            extra[key] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError as e:
+            ap.error(f"--set {kv!r}: {value!r} is not a TOML value ({e})")
+    df = run(list(range(1, a.seeds + 1)), a.stack, a.kernel_csv, a.out, ccs, only_cells,
+             extra)
     print(tables(df))
 
 

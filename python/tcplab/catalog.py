@@ -212,6 +212,8 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "rto_rule", "linux", "\"rfc6298\" | \"linux\"", "RTO from the samples: "
         "RFC 6298 max(SRTT + 4 RTTVAR, min_rto), or Linux's SRTT + max(mdev, min_rto)",
         "linux"),
+    Key(_TCP, "timer_hz", "250", "count (0: exact)", "ticks per second of the "
+        "retransmission timer (Linux's jiffies at CONFIG_HZ, fired on its timer wheel)", 250),
     Key(_TCP, "ack", "delayed", "\"delayed\" | \"per-packet\"", "receiver ACK policy",
         "delayed"),
     Key(_TCP, "ack_every", "2", "segments", "delayed ACK: ACK every N full segments", 2),

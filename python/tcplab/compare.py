@@ -52,7 +52,9 @@ def summary_table(results: dict[str, Result], labels: dict[str, str]):
 
     RTT percentiles are of the smoothed RTT sampled every interval (the kernel exposes
     only its smoothed RTT, so all three use that). ``emu_late_max_ms`` is how far behind
-    the link model's schedule the emulator's worst departure was (NaN when simulated)."""
+    the link model's schedule the emulator's worst departure was, ``emu_late_mean_ms``
+    and ``emu_late_p99_ms`` the mean and 99th percentile over all departures (NaN when
+    simulated)."""
     import pandas as pd
 
     rows = []
@@ -61,11 +63,14 @@ def summary_table(results: dict[str, Result], labels: dict[str, str]):
             continue
         f = res.flows.iloc[0]
         fs = res.series("srtt")
-        late = float("nan")
+        late = late_mean = late_p99 = float("nan")
         if "packets" in res.tables:
             p = res.tables["packets"].to_pandas()
             dep = p[p["event"] == "depart"]["late_ns"]
-            late = float(dep.max()) / 1e6 if len(dep) else float("nan")
+            if len(dep):
+                late = float(dep.max()) / 1e6
+                late_mean = float(dep.mean()) / 1e6
+                late_p99 = float(dep.quantile(0.99)) / 1e6
         rows.append({
             "mode": mode,
             "implementation": labels[mode],
@@ -81,6 +86,8 @@ def summary_table(results: dict[str, Result], labels: dict[str, str]):
             # The emulator's worst departure against its schedule: a run on a stalled
             # machine shows here (tens of ms and more), not only in odd results.
             "emu_late_max_ms": late,
+            "emu_late_mean_ms": late_mean,
+            "emu_late_p99_ms": late_p99,
         })
     return pd.DataFrame(rows)
 

@@ -29,6 +29,9 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("initial_rto", "\"1s\""),
             ("max_rto", "\"120s\""),
             ("rto_rule", "\"linux\""), // tcp_rtt_estimator: min_rto bounds the variance term
+            // CONFIG_HZ: the kernel's default (kernel/Kconfig.hz, HZ_250) and that of the
+            // 6.18 kernel the side by side in docs/validation.md ran against.
+            ("timer_hz", "250"),
             ("ack", "\"delayed\""),
             ("ack_every", "2"),
             ("ack_delay", "\"40ms\""),
@@ -124,6 +127,8 @@ const CC_PARAMS: &[CcRow] = &[
         &[
             ("hystart", ParamText::Name("classic")),
             ("abc_limit", ParamText::Number(1e6)),
+            // bictcp_update's tcp_friendliness: a constant beta_scale, no α = 1 switch.
+            ("alpha_switch", ParamText::Number(0.0)),
         ],
     ),
     // ns-3: TcpNewReno grows MSS*MSS/cwnd per ACK and adds one segment per ACK in slow

@@ -122,6 +122,9 @@ fn tcp_keys(
             )
         })?;
     }
+    if let Some(hz) = f.uint("timer_hz", 0, 100_000)? {
+        s.timer_hz = hz as u32;
+    }
     if s.max_rto < s.min_rto {
         return Err(f.err("max_rto", f.table.get("max_rto"), "must be >= min_rto"));
     }

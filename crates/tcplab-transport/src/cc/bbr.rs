@@ -64,6 +64,8 @@ pub struct Bbr {
     /// Pace this fraction below gain·BtlBw (Linux tcp_bbr.c `bbr_pacing_margin_percent`,
     /// 1 %), so the bottleneck queue drains at pacing gain 1.
     pacing_margin: f64,
+    /// Deduct the losses an ACK reports from cwnd (`on_lost`).
+    loss_deduction: bool,
     // ---- model ----
     btl_bw: WindowedMax,
     rtprop: Option<Dur>,
@@ -111,7 +113,8 @@ impl Bbr {
     /// Parameters (defaults from the draft sections above): `high_gain` 2/ln 2,
     /// `cwnd_gain` 2, `probe_bw_up_gain` 1.25, `probe_bw_down_gain` 0.75,
     /// `bw_window_rounds` 10, `rtprop_window_s` 10, `probe_rtt_ms` 200,
-    /// `min_pipe_cwnd` 4, `full_bw_growth` 1.25, `full_bw_rounds` 3, `pacing_margin` 0.01.
+    /// `min_pipe_cwnd` 4, `full_bw_growth` 1.25, `full_bw_rounds` 3, `pacing_margin` 0.01,
+    /// `loss_deduction` 1 (0: cwnd is not cut by the losses an ACK reports, `on_lost`).
     pub fn from_params(p: &mut CcParams) -> Result<Bbr, String> {
         let high_gain = p.take(
             "high_gain",
@@ -140,6 +143,7 @@ impl Bbr {
             |v| (0.0..0.5).contains(&v),
             "in [0, 0.5)",
         )?;
+        let deduct = p.take("loss_deduction", 1.0, |v| v == 0.0 || v == 1.0, "0 or 1")?;
         let mut cycle = [1.0; CYCLE_LEN];
         cycle[0] = up;
         cycle[1] = down;
@@ -154,6 +158,7 @@ impl Bbr {
             full_bw_growth: growth,
             full_bw_rounds: rounds as u32,
             pacing_margin: margin,
+            loss_deduction: deduct == 1.0,
             btl_bw: WindowedMax::default(),
             rtprop: None,
             rtprop_stamp: Time::ZERO,
@@ -511,6 +516,24 @@ impl CongestionControl for Bbr {
     /// runs) and its `bbr_ssthresh` leaves ssthresh unchanged.
     fn on_ecn_echo(&mut self, _w: &mut Window, _now: Time, _in_flight: u64) {}
 
+    /// Section 4.2.3.4 (BBRModulateCwndForRecovery) and Linux's
+    /// `bbr_set_cwnd_to_recover_or_restore` (net/ipv4/tcp_bbr.c): on every ACK that
+    /// reports losses, "an ACK for P pkts should release at most 2*P packets. ... First,
+    /// here we deduct the number of lost packets": cwnd = max(cwnd − lost, 1), in any
+    /// state, then no less than what is in flight in the round of packet conservation,
+    /// and `bbr_set_cwnd`'s floor of `bbr_cwnd_min_target` (4 packets). (Linux deducts
+    /// before the ACK's growth toward the target, tcplab after it.)
+    fn on_lost(&mut self, w: &mut Window, bytes: u64, in_flight: u64) {
+        if !self.loss_deduction {
+            return;
+        }
+        let mut cwnd = w.cwnd.saturating_sub(bytes);
+        if self.packet_conservation {
+            cwnd = cwnd.max(in_flight);
+        }
+        w.cwnd = cwnd.max(self.min_pipe_cwnd * w.mss as u64);
+    }
+
     fn on_recovery_exit(&mut self, w: &mut Window, _now: Time) {
         self.in_recovery = false;
         self.packet_conservation = false;
@@ -587,6 +610,36 @@ mod tests {
             0,
         );
         assert_eq!(w.cwnd, 1_000);
+    }
+
+    /// Losses an ACK reports come off cwnd (BBRModulateCwndForRecovery,
+    /// `bbr_set_cwnd_to_recover_or_restore`), down to 4 packets; in the round of packet
+    /// conservation not below what is in flight; `loss_deduction = 0` leaves cwnd.
+    #[test]
+    fn reported_losses_come_off_cwnd() {
+        let mut b = Bbr::default();
+        let mut w = Window {
+            cwnd: 100_000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+        };
+        b.init(&mut w, Time::ZERO);
+        w.cwnd = 100_000;
+        b.on_lost(&mut w, 7_000, 50_000);
+        assert_eq!(w.cwnd, 93_000);
+        b.on_lost(&mut w, 200_000, 0);
+        assert_eq!(w.cwnd, 4_000, "bbr_cwnd_min_target");
+        w.cwnd = 100_000;
+        b.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, Time::ZERO, 90_000);
+        w.cwnd = 60_000;
+        b.on_lost(&mut w, 20_000, 55_000);
+        assert_eq!(w.cwnd, 55_000, "conservation: what is in flight");
+        let mut off = Bbr::from_params(&mut CcParams::new().with("loss_deduction", 0.0)).unwrap();
+        off.init(&mut w, Time::ZERO);
+        w.cwnd = 100_000;
+        off.on_lost(&mut w, 7_000, 50_000);
+        assert_eq!(w.cwnd, 100_000);
+        assert!(Bbr::from_params(&mut CcParams::new().with("loss_deduction", 0.5)).is_err());
     }
 
     #[test]

@@ -168,6 +168,9 @@ impl CongestionControl for Controller {
     fn on_dup_ack(&mut self, w: &mut Window, now: Time, in_flight: u64) {
         dispatch!(self, c => c.on_dup_ack(w, now, in_flight))
     }
+    fn on_lost(&mut self, w: &mut Window, bytes: u64, in_flight: u64) {
+        dispatch!(self, c => c.on_lost(w, bytes, in_flight))
+    }
     fn on_congestion_event(
         &mut self,
         w: &mut Window,

@@ -39,6 +39,8 @@ pub struct Cubic {
     fast_convergence: bool,
     /// Section 4.3: follow W_est when Reno would be faster (default on).
     reno_friendly: bool,
+    /// α_cubic becomes 1 at cwnd_prior (RFC 9438), or stays (Linux).
+    alpha_switch: bool,
     /// RFC 3465 slow-start limit L in segments (as NewReno).
     abc_limit: u64,
     /// HyStart++ (RFC 9406) or classic HyStart, when enabled.
@@ -68,13 +70,17 @@ impl Cubic {
     /// parameters in `hystart.rs`), `"classic"` (Linux's HyStart, `hystart_classic.rs`) or
     /// `"classic-ns3"` (ns-3's variant of it); `ssthresh_from` `"flight"` (default: β times
     /// what the sender reports in flight, its `ssthresh_basis`) or `"cwnd"` (ns-3's
-    /// `TcpCubic::GetSsThresh`: max(⌊⌊cwnd / MSS⌋·β⌋, 2) segments, whatever is in flight).
+    /// `TcpCubic::GetSsThresh`: max(⌊⌊cwnd / MSS⌋·β⌋, 2) segments, whatever is in flight);
+    /// `alpha_switch` 1 (RFC 9438 section 4.3: α_cubic becomes 1 once W_est reaches
+    /// cwnd_prior) or 0 (Linux's `bictcp_update`: its Reno estimate `tcp_cwnd` grows by
+    /// one segment per `beta_scale`/8 windows ACKed, α = 3(1 − β)/(1 + β) throughout).
     pub fn from_params(p: &mut CcParams) -> Result<Cubic, String> {
         let c = p.take("c", 0.4, |v| v > 0.0, "> 0")?;
         let beta = p.take("beta", 0.7, |v| v > 0.0 && v < 1.0, "in (0, 1)")?;
         let flag = |v: f64| v == 0.0 || v == 1.0;
         let fc = p.take("fast_convergence", 1.0, flag, "0 or 1")?;
         let rf = p.take("reno_friendly", 1.0, flag, "0 or 1")?;
+        let alpha_switch = p.take("alpha_switch", 1.0, flag, "0 or 1")?;
         let abc = p.take(
             "abc_limit",
             2.0,
@@ -101,6 +107,7 @@ impl Cubic {
             beta,
             fast_convergence: fc == 1.0,
             reno_friendly: rf == 1.0,
+            alpha_switch: alpha_switch == 1.0,
             abc_limit: abc as u64,
             hystart,
             w_max: 0.0,
@@ -122,7 +129,7 @@ impl Cubic {
     /// α_cubic (section 4.3): 3(1 − β)/(1 + β) until W_est reaches cwnd_prior, then 1
     /// (Reno's rate once the window lost at the last reduction is regained).
     fn alpha(&self) -> f64 {
-        if self.w_est >= self.cwnd_prior {
+        if self.alpha_switch && self.w_est >= self.cwnd_prior {
             1.0
         } else {
             3.0 * (1.0 - self.beta) / (1.0 + self.beta)
@@ -417,6 +424,16 @@ mod tests {
         loss(&mut cc, &mut w2);
         one_ms_rtts(&mut cc, &mut w2, 10);
         assert!(w2.cwnd < w.cwnd, "without the Reno floor growth is slower");
+    }
+
+    /// Linux's `bictcp_update` keeps the Reno estimate's rate past cwnd_prior.
+    #[test]
+    fn alpha_stays_without_the_switch() {
+        let mut cc = Cubic::from_params(&mut CcParams::new().with("alpha_switch", 0.0)).unwrap();
+        cc.cwnd_prior = 10.0;
+        cc.w_est = 12.0;
+        assert!((cc.alpha() - 0.9 / 1.7).abs() < 1e-12);
+        assert!(Cubic::from_params(&mut CcParams::new().with("alpha_switch", 2.0)).is_err());
     }
 
     #[test]

@@ -228,6 +228,12 @@ pub trait CongestionControl {
     /// [`Capabilities::HEARS_DUP_ACKS`].
     fn on_dup_ack(&mut self, _w: &mut Window, _now: Time, _in_flight: u64) {}
 
+    /// Processing an ACK marked `bytes` newly lost (RACK-TLP loss detection; Linux's
+    /// `rs->losses`, what `tcp_ack` counts between its loss marking and
+    /// `cong_control`); `in_flight` is what is left in the network after the marking.
+    /// Called after [`on_ack`](Self::on_ack) for the same ACK.
+    fn on_lost(&mut self, _w: &mut Window, _bytes: u64, _in_flight: u64) {}
+
     /// Early loss detection (Vegas' fine-grained timeout, Brakmo & Peterson 1995), asked on
     /// every duplicate ACK and every ACK of new data while data is outstanding. `true`
     /// makes the sender retransmit `head` now. On a duplicate ACK outside recovery this is

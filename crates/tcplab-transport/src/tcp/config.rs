@@ -181,6 +181,10 @@ pub struct SenderConfig {
     pub clock_granularity: Dur,
     /// How the RTO follows the samples: RFC 6298 or Linux's rule (`rtt.rs`).
     pub rto_rule: RtoRule,
+    /// Ticks per second of the clock the retransmission timer (RTO, loss probe,
+    /// reordering timeout) is armed on, as Linux's jiffies at `CONFIG_HZ` on its timer
+    /// wheel (`timer_wheel.rs`); 0: exact timers.
+    pub timer_hz: u32,
     /// RFC 7323 timestamps on every segment: RTT samples from TSecr on every ACK of new
     /// data, retransmissions included (no Karn ambiguity), which also clear the RTO
     /// backoff. The receiver must use them too ([`ReceiverConfig::timestamps`]).
@@ -223,6 +227,7 @@ impl Default for SenderConfig {
             max_rto: Dur::from_secs(60),
             clock_granularity: Dur::from_millis(1),
             rto_rule: RtoRule::Rfc6298,
+            timer_hz: 0,
             timestamps: false,
             undo: false,
             snd_buf: DEFAULT_SND_BUF,

@@ -26,6 +26,7 @@ mod send_state;
 mod sender;
 mod stats;
 mod summary;
+mod timer_wheel;
 mod timestamps;
 mod transmit;
 mod undo;

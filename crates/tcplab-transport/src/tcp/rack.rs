@@ -249,6 +249,9 @@ impl RackRecovery {
         let lowest = self
             .rack
             .detect_loss(now, &mut s.recs, s.mss, reo_wnd, &mut s.sb.lost_bytes);
+        if let Some(t) = self.rack.reo_timer {
+            self.rack.reo_timer = Some(s.timer_expiry(now, t - now + s.timer_slack()));
+        }
         if lowest.is_some() {
             let mss = s.mss as u64;
             s.stats.rack_lost += (s.sb.lost_bytes - before).div_ceil(mss);
@@ -317,15 +320,16 @@ impl RackRecovery {
             && !s.is_complete()
     }
 
-    /// PTO = 2·SRTT (+ WCDelAckT with one segment in flight; 1 s before any sample), not
-    /// beyond the RTO expiry (the probe then takes the RTO's place).
+    /// PTO = 2·SRTT (+ WCDelAckT with one segment in flight, else Linux's 2 ms slack
+    /// under `timer_hz`; 1 s before any sample), not beyond the RTO expiry (the probe
+    /// then takes the RTO's place).
     fn arm_pto(&mut self, s: &SendState, now: Time) {
         let pto = match s.rtt.srtt() {
             Some(srtt) if s.flight_size() <= s.mss as u64 => srtt * 2 + WC_DEL_ACK,
-            Some(srtt) => srtt * 2,
+            Some(srtt) => srtt * 2 + s.timer_slack(),
             None => Dur::from_secs(1),
         };
-        let at = now + pto;
+        let at = s.timer_expiry(now, pto);
         self.rack.pto_at = Some(s.rto_at.map_or(at, |r| r.min(at)));
     }
 

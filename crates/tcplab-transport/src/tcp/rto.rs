@@ -5,20 +5,57 @@
 use crate::tcp::loss_recovery::LossRecovery;
 use crate::tcp::send_state::SendState;
 use crate::tcp::sender::Sender;
+use crate::tcp::timer_wheel;
 use crate::tcp::window_cut::Cut;
-use tcplab_core::Time;
+use tcplab_core::{Dur, Time};
+
+/// `TCP_TIMEOUT_MIN_US` (include/net/tcp.h): 2 ms.
+const TCP_TIMEOUT_MIN: Dur = Dur::from_millis(2);
 
 impl SendState {
     /// RFC 6298 (5.1): a segment was sent; start the timer unless it is running.
     pub fn arm_rto(&mut self, now: Time) {
         if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
+            self.rto_at = Some(self.rto_expiry(now));
         }
     }
 
     /// (Re)starts the timer at now + RTO.
     pub fn restart_rto(&mut self, now: Time) {
-        self.rto_at = Some(now + self.rtt.rto());
+        self.rto_at = Some(self.rto_expiry(now));
+    }
+
+    /// When the retransmission timer armed at `now` fires: now + RTO, or with
+    /// `timer_hz` as Linux's does, the RTO kept in whole jiffies (`__tcp_set_rto`
+    /// rounds SRTT + rttvar up, `inet_csk_rto_backoff` doubles the jiffies, capped at
+    /// the maximum) and fired on the timer wheel (`timer_wheel.rs`).
+    fn rto_expiry(&self, now: Time) -> Time {
+        let hz = self.cfg.timer_hz;
+        if hz == 0 {
+            return now + self.rtt.rto();
+        }
+        let base = timer_wheel::to_jiffies(hz, self.rtt.base_rto());
+        let max = timer_wheel::to_jiffies(hz, self.cfg.max_rto);
+        let backed_off = base.saturating_mul(1 << self.rtt.backoff_count().min(32));
+        timer_wheel::fires_at(hz, now, backed_off.min(max))
+    }
+
+    /// When another timer on the retransmission timer's clock, armed at `now` for
+    /// `timeout`, fires (the loss probe and RACK's reordering timeout).
+    pub fn timer_expiry(&self, now: Time, timeout: Dur) -> Time {
+        timer_wheel::expiry(self.cfg.timer_hz, now, timeout)
+    }
+
+    /// With `timer_hz`, Linux adds `TCP_TIMEOUT_MIN_US` (2 ms, include/net/tcp.h) to
+    /// the probe timeout when more than one segment is out (`tcp_schedule_loss_probe`)
+    /// and to the reordering timeout (`tcp_rack_mark_lost`) before converting them to
+    /// jiffies, a margin against the tick's jitter; exact timers need none.
+    pub fn timer_slack(&self) -> Dur {
+        if self.cfg.timer_hz == 0 {
+            Dur::ZERO
+        } else {
+            TCP_TIMEOUT_MIN
+        }
     }
 
     /// RFC 6298 (5.2, 5.3) on an ACK of new data: stop the timer when all is
@@ -92,6 +129,36 @@ mod tests {
         assert_eq!(s.sb.lost_bytes, 4000);
         assert_eq!(s.in_flight(), 0, "4 presumed lost, 1 SACKed");
         assert!(!s.recs.get(2).unwrap().lost());
+    }
+
+    /// With `timer_hz`, the RTO is whole jiffies, doubled as jiffies by a backoff, and
+    /// fires on the timer wheel's tick (`timer_wheel.rs`): 1 s = 250 jiffies at 250 Hz
+    /// (level 1: the next multiple of 8 jiffies), 2 s = 500 (still level 1), 4 s = 1000
+    /// (level 2: multiples of 64).
+    #[test]
+    fn rto_in_jiffies_on_the_timer_wheel() {
+        let mut s = SendState::new(
+            0,
+            SenderConfig {
+                mss: 1000,
+                timer_hz: 250,
+                ..SenderConfig::default()
+            },
+            Controller::NewReno(NewReno::default()),
+        );
+        let ms = |m: u64| Time(m * 1_000_000);
+        s.restart_rto(ms(1));
+        assert_eq!(s.rto_at, Some(ms(1024)), "jiffy 250 -> bucket 256");
+        s.rtt.back_off();
+        s.restart_rto(ms(1));
+        assert_eq!(s.rto_at, Some(ms(2016)), "jiffy 500 -> bucket 504");
+        s.rtt.back_off();
+        s.restart_rto(ms(1));
+        assert_eq!(s.rto_at, Some(ms(4096)), "jiffy 1000 -> bucket 1024");
+        // Exact timers without it.
+        s.cfg.timer_hz = 0;
+        s.restart_rto(ms(1));
+        assert_eq!(s.rto_at, Some(ms(4001)));
     }
 
     /// RFC 6298: the timer starts with the first send only, stops when all is

@@ -282,7 +282,14 @@ impl Sender {
                 dsack_end: dsack.map(|d| d.end),
                 early,
             };
+            let lost_before = self.s.stats.rack_lost;
             self.recovery.after_ack(&mut self.s, now, &summary);
+            let lost = self.s.stats.rack_lost - lost_before;
+            if lost > 0 {
+                let s = &mut self.s;
+                let in_flight = s.presumed_in_flight();
+                s.cc.on_lost(&mut s.w, lost * s.mss as u64, in_flight);
+            }
         }
         // Linux's tcp_try_undo_partial: a partial ACK in fast recovery undoes only once no
         // retransmission is left in the network.
