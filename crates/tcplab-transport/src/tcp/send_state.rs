@@ -56,7 +56,7 @@ pub(super) struct SendState {
     /// Settings fixed at construction, as bits: [`INFLATES`] (the controller always
     /// inflates in recovery, without `Capabilities::SETS_RECOVERY_WINDOW`: the per-duplicate-ACK
     /// question needs no dispatch, see [`Self::recovery_inflation`]) and [`USES_PRR`]
-    /// (`cfg.recovery_cwnd == Prr`: PRR's state is kept and read only then); and ECN's
+    /// (`cfg.recovery_cwnd` is a PRR: PRR's state is kept and read only then); and ECN's
     /// two flags ([`ECN_ON`]: negotiated; [`IN_CWR`]: a reduction answering ECN-Echo
     /// is under way), so that a flow without ECN reads no ECN state (`ecn.rs`).
     pub(super) fixed: u8,
