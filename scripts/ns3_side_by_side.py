@@ -1,9 +1,10 @@
 """ns-3 beside tcplab's `stack = "ns3"` profile: goodput (mean and spread over seeds),
-retransmission timeouts per run and wall time of both, cell by cell. Prints a Markdown
-table (the one in docs/validation.md).
+retransmission timeouts and bottleneck queue drops per run and wall time of both, cell by
+cell. Prints a Markdown table (the one in docs/validation.md).
 
     python scripts/ns3_side_by_side.py [NS3_DIR] [--cells PATTERNS] [--quick] [--seeds N]
                                        [--csv FILE] [--set KEY=VALUE] [--ns3-arg ARG]
+                                       [--same-losses]
 
 NS3_DIR (or the NS3_DIR environment variable) is an ns-3 source tree, built. To get one
 (ns-3.48, d2add90b; 95 minutes on 2 busy cores):
@@ -17,13 +18,14 @@ NS3_DIR (or the NS3_DIR environment variable) is an ns-3 source tree, built. To 
 The script writes one ns-3 program, scratch/tcplab_side_by_side.cc, into that tree (it is
 generated here, never part of this repository), builds it with `./ns3 build`, and runs
 its binary once per cell and seed (`--RngRun=1..5`). The program counts ns-3's
-timeouts (the sender's entries into CA_LOSS, from its CongState trace) and the random
-losses; run by hand with `--trace=1` it also prints flow 0's cwnd, ssthresh and RTT as
-they change. The program's TcpSocket,
-TcpSocketBase, TcpL4Protocol and RttEstimator attributes come from the `ns3` profile
-(the table in docs/scenarios.md, PROFILE below) with the cell's own keys written over it,
-exactly as tcplab merges the profile under a flow's keys; tcplab runs the same cell with
-`stack = "ns3"` through `import tcplab`.
+timeouts (the sender's entries into CA_LOSS, from its CongState trace), the packets the
+bottleneck queue drops (its device queue's, and the traffic-control layer's when that
+queue is full) and the random losses, with the numbers of the lost packets; run by hand
+with `--trace=1` it also prints flow 0's cwnd, ssthresh and RTT as they change. The
+program's TcpSocket, TcpSocketBase, TcpL4Protocol and RttEstimator attributes come from
+the `ns3` profile (the table in docs/scenarios.md, PROFILE below) with the cell's own
+keys written over it, exactly as tcplab merges the profile under a flow's keys; tcplab
+runs the same cell with `stack = "ns3"` through `import tcplab`.
 
 The grid (cell names; --cells takes comma-separated shell patterns, e.g. 'vegas-*,b2'):
 - `<cc>-<delay>-rto<min>`: the seed-001 channel, 100 Mbit/s, 100-packet drop-tail queue,
@@ -44,7 +46,11 @@ sides), so they run seed 1 only.
 (dotted cc_params too, e.g. `--set cc_params.hystart=off` for tcplab only, since ns-3 has
 no such key: unknown keys go to tcplab alone) and --ns3-arg passes an argument to the
 ns-3 program (e.g. `--ns3-arg=--ns3::TcpCubic::HyStart=false`): one switch at a time, for
-controlled experiments. --no-ns3 runs the tcplab side only. --ns3-prefix DIR compiles
+controlled experiments. --same-losses takes the randomness of the loss out of the
+comparison: each tcplab run drops exactly the packets ns-3's run of that seed lost at
+random (a `model = "list"` loss; ns-3 numbers the packets reaching the receiving device,
+tcplab those offered to the link, so the two agree until the first queue drop).
+--no-ns3 runs the tcplab side only. --ns3-prefix DIR compiles
 the program against an installed ns-3 instead of a source tree (DIR holds include/ and
 lib/ or lib64/ with libns3.X-*.so, e.g. `pip install ns3` leaves one in
 site-packages/ns3: ns-3.44, which runs these cells differently from 3.48, see
@@ -206,6 +212,10 @@ def ns3_value(key: str, value) -> str:
     return str(value)
 
 
+def mean(runs: list[Run], key: str) -> float:
+    return statistics.mean(getattr(r, key) for r in runs)
+
+
 def ns3_args(cell: Cell, overrides: dict) -> list[str]:
     keys = {**PROFILE, **cell.flow, **overrides}
     args = [f"--{k}={v}" for k, v in cell.net.items()]
@@ -213,7 +223,19 @@ def ns3_args(cell: Cell, overrides: dict) -> list[str]:
     return args + cell.extra
 
 
-def tcplab_scenario(cell: Cell, overrides: dict) -> tcplab.Scenario:
+@dataclass
+class Run:
+    """One run of one side."""
+
+    goodput: float  # bit/s
+    rtos: float  # retransmission timeouts per flow
+    qdrop: int  # packets dropped by the (bottleneck) queue
+    lost: list = field(default_factory=list)  # ns-3: numbers of the randomly lost packets
+
+
+def tcplab_scenario(cell: Cell, overrides: dict, lost: list | None = None) -> tcplab.Scenario:
+    """The cell's scenario; with `lost`, the link drops exactly those packets (numbered
+    from 1 in the order they reach it) instead of drawing its own losses."""
     flow = {**cell.flow, "stack": "ns3"}
     for k, v in overrides.items():
         node = flow
@@ -223,19 +245,24 @@ def tcplab_scenario(cell: Cell, overrides: dict) -> tcplab.Scenario:
         node[last] = v
     if cell.name == "b2":
         flow["count"] = cell.net["flows"]
-    return tcplab.Scenario({**cell.scenario, "flow": [flow]},
+    scenario = dict(cell.scenario)
+    if lost is not None:
+        scenario["link"] = {**scenario["link"], "loss": {"model": "list", "drop": lost}}
+    return tcplab.Scenario({**scenario, "flow": [flow]},
                            source=f"ns3_side_by_side {cell.name}")
 
 
-def tcplab_goodput(cell: Cell, sc: tcplab.Scenario, seed: int) -> tuple[float, float]:
-    """Goodput (bit/s) and retransmission timeouts per flow of one run."""
-    flows = tcplab.simulate(sc, seed=seed).flows
+def tcplab_run(cell: Cell, sc: tcplab.Scenario, seed: int) -> Run:
+    """Goodput, retransmission timeouts per flow and queue drops of one run."""
+    r = tcplab.simulate(sc, seed=seed)
+    flows = r.flows
     rtos = float(flows["rtos"].mean())
+    qdrop = int(r.links["dropped_queue"].sum())
     if cell.aggregate:
-        return float(flows["bytes_delivered"].sum()) * 8 / cell.net["duration"], rtos
+        return Run(float(flows["bytes_delivered"].sum()) * 8 / cell.net["duration"], rtos, qdrop)
     if cell.net["bytes"] and not bool(flows["completed"].all()):
         raise RuntimeError(f"{cell.name}: tcplab seed {seed} did not complete")
-    return float(flows["goodput_bps"].iloc[0]), rtos
+    return Run(float(flows["goodput_bps"].iloc[0]), rtos, qdrop)
 
 
 PROGRAM_NAME = "tcplab_side_by_side"
@@ -262,6 +289,8 @@ class OutageErrorModel : public ErrorModel
     bool down = false;
     Ptr<ErrorModel> inner;
     uint64_t lost = 0; // by `inner`
+    uint64_t seen = 0; // packets that reached the model while the link was up
+    std::vector<uint64_t> lostIdx; // their numbers (from 1) of those `inner` dropped
 
   private:
     bool DoCorrupt(Ptr<Packet> p) override
@@ -270,7 +299,12 @@ class OutageErrorModel : public ErrorModel
         {
             return true;
         }
+        seen++;
         bool drop = inner && inner->IsCorrupt(p);
+        if (drop)
+        {
+            lostIdx.push_back(seen);
+        }
         lost += drop;
         return drop;
     }
@@ -316,6 +350,15 @@ CongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSta
 }
 
 static bool g_trace = false;
+static uint64_t g_qdrop = 0;
+
+// A packet dropped at the bottleneck: by its device queue, or by the traffic-control
+// layer because that queue is full (stopped) and no queue disc is installed.
+static void
+QueueDrop(Ptr<const Packet>)
+{
+    g_qdrop++;
+}
 
 // With --trace: flow 0's window, ssthresh and smoothed RTT as they change.
 static void
@@ -482,6 +525,13 @@ main(int argc, char* argv[])
         tch.Uninstall(l);
     }
 
+    DynamicCast<PointToPointNetDevice>(bottleneck.Get(0))
+        ->GetQueue()
+        ->TraceConnectWithoutContext("Drop", MakeCallback(&QueueDrop));
+    bottleneck.Get(0)->GetNode()->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+        "TcDrop",
+        MakeCallback(&QueueDrop));
+
     Ptr<OutageErrorModel> fwd = CreateObject<OutageErrorModel>();
     Ptr<OutageErrorModel> rev = CreateObject<OutageErrorModel>();
     if (loss > 0)
@@ -531,7 +581,13 @@ main(int argc, char* argv[])
     Simulator::Stop(Seconds(duration > 0 ? duration : 3600));
     Simulator::Run();
     std::cout << std::setprecision(12);
-    std::cout << "random losses " << fwd->lost << "\n";
+    std::cout << "random losses " << fwd->lost << " queue drops " << g_qdrop << "\n";
+    std::cout << "lost packets";
+    for (auto n : fwd->lostIdx)
+    {
+        std::cout << " " << n;
+    }
+    std::cout << "\n";
     for (uint32_t i = 0; i < src.size(); i++)
     {
         std::cout << "flow " << i << " bytes " << g_rx[i] << " done_s " << g_done[i]
@@ -569,9 +625,9 @@ def build_against_prefix(prefix: Path, out: Path) -> Path:
                            "ns3_side_by_side")
 
 
-def ns3_goodput(binary: Path, ns3: Path, cell: Cell, args: list[str],
-                seed: int) -> tuple[float, float]:
-    """Goodput (bit/s) and retransmission timeouts (entries into CA_LOSS) per flow."""
+def ns3_run(binary: Path, ns3: Path, cell: Cell, args: list[str], seed: int) -> Run:
+    """Goodput, retransmission timeouts (entries into CA_LOSS) per flow, queue drops and
+    the randomly lost packets of one run."""
     env = {**os.environ, "LD_LIBRARY_PATH": f"{ns3 / 'build' / 'lib'}"}
     r = subprocess.run([str(binary), *args, "--RngSeed=1", f"--RngRun={seed}"],
                        capture_output=True, text=True, env=env)
@@ -579,14 +635,16 @@ def ns3_goodput(binary: Path, ns3: Path, cell: Cell, args: list[str],
         raise RuntimeError(f"{cell.name}: ns-3 seed {seed} failed: {r.stderr[-2000:]}")
     rows = re.findall(r"flow (\d+) bytes (\d+) done_s (\S+) rto (\d+)", r.stdout)
     rtos = statistics.mean(int(row[3]) for row in rows)
+    qdrop = int(re.search(r"queue drops (\d+)", r.stdout).group(1))
+    lost = [int(n) for n in re.search(r"lost packets(.*)", r.stdout).group(1).split()]
     if cell.aggregate:
-        return sum(int(row[1]) for row in rows) * 8 / cell.net["duration"], rtos
+        return Run(sum(int(row[1]) for row in rows) * 8 / cell.net["duration"], rtos, qdrop)
     _, got, done, _ = rows[0]
     if cell.net["bytes"]:
         if float(done) < 0:
             raise RuntimeError(f"{cell.name}: ns-3 seed {seed} did not complete")
-        return int(got) * 8 / float(done), rtos
-    return int(got) * 8 / cell.net["duration"], rtos
+        return Run(int(got) * 8 / float(done), rtos, qdrop, lost)
+    return Run(int(got) * 8 / cell.net["duration"], rtos, qdrop, lost)
 
 
 
@@ -604,6 +662,8 @@ def main() -> None:
     ap.add_argument("--ns3-arg", action="append", default=[], metavar="ARG",
                     help="an extra argument of the ns-3 program")
     ap.add_argument("--no-ns3", action="store_true", help="run the tcplab side only")
+    ap.add_argument("--same-losses", action="store_true",
+                    help="tcplab drops the packets ns-3 lost at random (same numbers)")
     ap.add_argument("--ns3-prefix", help="instead of a source tree: an installed ns-3 "
                     "(include/ and lib/ or lib64/), e.g. the `ns3` wheel's site-packages/ns3")
     ap.add_argument("--ns3-prefix-build", default="/tmp/tcplab-ns3-side-by-side",
@@ -644,48 +704,60 @@ def main() -> None:
     if overrides or a.ns3_arg:
         print(f"overrides: {overrides} ns-3 args: {a.ns3_arg}")
     print()
+    if a.same_losses:
+        if not binary:
+            ap.error("--same-losses needs ns-3 (not --no-ns3)")
+        print("same losses: tcplab drops the packets ns-3 lost at random, by number\n")
     print("| cell | ns-3 mean Mbit/s | ns-3 sd | tcplab mean Mbit/s | tcplab sd | tcplab / ns-3 "
-          "| within 25 % | RTOs per run ns-3 / tcplab | ns-3 wall s | tcplab wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| within 25 % | RTOs per run ns-3 / tcplab | queue drops per run ns-3 / tcplab "
+          "| ns-3 wall s | tcplab wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     runs, within, total = [], 0, 0
     ns3_overrides = {k: v for k, v in overrides.items() if k in NS3_ATTR}
     for cell in cells:
         cell.extra = list(a.ns3_arg)
-        sc = tcplab_scenario(cell, overrides)
         n = seeds if cell.random else 1
-        t0 = time.perf_counter()
-        ours, ours_rto = zip(*[tcplab_goodput(cell, sc, s) for s in range(1, n + 1)])
-        ours_wall = time.perf_counter() - t0
-        theirs, theirs_rto, theirs_wall = [], [], float("nan")
+        theirs, theirs_wall = [], float("nan")
         if binary:
             args = ns3_args(cell, ns3_overrides)
             t0 = time.perf_counter()
-            theirs, theirs_rto = zip(*[ns3_goodput(binary, ns3, cell, args, s)
-                                       for s in range(1, n + 1)])
+            theirs = [ns3_run(binary, ns3, cell, args, s) for s in range(1, n + 1)]
             theirs_wall = time.perf_counter() - t0
+        same = a.same_losses and cell.random
+        scs = [tcplab_scenario(cell, overrides, theirs[s].lost if same else None)
+               for s in range(n)]
+        t0 = time.perf_counter()
+        ours = [tcplab_run(cell, scs[s], s + 1) for s in range(n)]
+        ours_wall = time.perf_counter() - t0
         for s in range(n):
-            runs.append((cell.name, s + 1, theirs[s] if theirs else "", ours[s],
-                         theirs_rto[s] if theirs else "", ours_rto[s]))
-        m_ours = statistics.mean(ours) / 1e6
-        sd_ours = statistics.pstdev(ours) / 1e6
+            t = theirs[s] if theirs else Run("", "", "")
+            runs.append((cell.name, s + 1, t.goodput, ours[s].goodput, t.rtos, ours[s].rtos,
+                         t.qdrop, ours[s].qdrop))
+        m_ours = mean(ours, "goodput") / 1e6
+        sd_ours = statistics.pstdev(r.goodput for r in ours) / 1e6
+        drops_ours = mean(ours, "qdrop")
         if theirs:
-            m, sd = statistics.mean(theirs) / 1e6, statistics.pstdev(theirs) / 1e6
+            m = mean(theirs, "goodput") / 1e6
+            sd = statistics.pstdev(r.goodput for r in theirs) / 1e6
             ratio = m_ours / m
             ok = abs(ratio - 1) <= 0.25
             within += ok and not cell.aggregate and not cell.name.startswith("handover")
             total += not cell.aggregate and not cell.name.startswith("handover")
             print(f"| {cell.name} | {m:.1f} | {sd:.1f} | {m_ours:.1f} | {sd_ours:.1f} | "
                   f"{ratio:.2f} | {'yes' if ok else '**no**'} | "
-                  f"{statistics.mean(theirs_rto):.1f} / {statistics.mean(ours_rto):.1f} | "
+                  f"{mean(theirs, 'rtos'):.1f} / {mean(ours, 'rtos'):.1f} | "
+                  f"{mean(theirs, 'qdrop'):.0f} / {drops_ours:.0f} | "
                   f"{theirs_wall:.1f} | {ours_wall:.1f} |", flush=True)
         else:
             print(f"| {cell.name} | | | {m_ours:.1f} | {sd_ours:.1f} | | | "
-                  f"/ {statistics.mean(ours_rto):.1f} | | {ours_wall:.1f} |", flush=True)
+                  f"/ {mean(ours, 'rtos'):.1f} | / {drops_ours:.0f} | | {ours_wall:.1f} |",
+                  flush=True)
     if total:
         print(f"\nseed-001 cells within 25 % of ns-3: {within} of {total}")
     if a.csv:
         with open(a.csv, "w") as f:
-            f.write("cell,seed,ns3_goodput_bps,tcplab_goodput_bps,ns3_rtos,tcplab_rtos\n")
+            f.write("cell,seed,ns3_goodput_bps,tcplab_goodput_bps,ns3_rtos,tcplab_rtos,"
+                    "ns3_queue_drops,tcplab_queue_drops\n")
             for r in runs:
                 f.write(",".join(str(x) for x in r) + "\n")
 

@@ -490,3 +490,47 @@ fn ns3_profile_sets_ns3_vegas_and_westwood_plus() {
         )
     );
 }
+
+/// `ns3` recovers as ns-3.48's `TcpSocketBase` with `TcpPrrRecovery` does (ssthresh
+/// from the pipe once the head is marked lost, ns-3's PRR) and runs BBR with ns-3's
+/// one-segment send quantum: the profile run equals the run with the keys written out
+/// and differs from the RFC choices.
+#[test]
+fn ns3_profile_sets_ns3_prr_ssthresh_and_bbr_quantum() {
+    let sc = parse(&format!(
+        "{LINK}[[flow]]\nbytes = \"1MB\"\nstack = \"ns3\"\nmss = 1448\n"
+    ));
+    let s = &tcp(&sc, 0).sender;
+    assert_eq!(s.recovery_cwnd, RecoveryCwnd::PrrNs3);
+    assert_eq!(s.ssthresh_basis, SsthreshBasis::Pipe);
+    let lossy = |flow: &str| {
+        let sc = parse(&format!(
+            "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"5ms\"\nloss = \"1%\"\n\
+             queue = \"100pkt\"\n[[flow]]\nbytes = \"3MB\"\nmss = 1448\n{flow}\n"
+        ));
+        let r = simulate(&sc, 1, 0).unwrap();
+        (
+            r.flows.floats("goodput_bps").unwrap()[0],
+            r.flows.ints("segments_sent").unwrap()[0],
+        )
+    };
+    let reno = lossy("stack = \"ns3\"");
+    assert_eq!(
+        reno,
+        lossy("stack = \"ns3\"\nrecovery_cwnd = \"prr-ns3\"\nssthresh_basis = \"pipe\"")
+    );
+    assert_ne!(reno, lossy("stack = \"ns3\"\nrecovery_cwnd = \"prr\""));
+    assert_ne!(
+        reno,
+        lossy("stack = \"ns3\"\nssthresh_basis = \"in-flight\"")
+    );
+    let bbr = lossy("stack = \"ns3\"\ncc = \"bbr\"");
+    assert_eq!(
+        bbr,
+        lossy("stack = \"ns3\"\ncc = \"bbr\"\ncc_params = { send_quantum = \"mss\" }")
+    );
+    assert_ne!(
+        bbr,
+        lossy("stack = \"ns3\"\ncc = \"bbr\"\ncc_params = { send_quantum = \"rate\" }")
+    );
+}

@@ -113,6 +113,30 @@ fn with_prr_the_window_comes_down_gradually() {
     assert_eq!(s.stats().ecn_cuts, 1);
 }
 
+/// ns-3's PRR (`recovery_cwnd = "prr-ns3"`) runs the CWR state too, as ns-3's
+/// `ProcessAck` does in `CA_CWR` (`DoRecovery(.., isDupAck = false)`): RecoverFS is the
+/// pipe, and the first ACK keeps one segment for the sender.
+#[test]
+fn ns3_prr_runs_the_cwr_state() {
+    let mut s = ecn_sender(SenderConfig {
+        recovery: RecoveryMode::Sack,
+        recovery_cwnd: RecoveryCwnd::PrrNs3,
+        ..sender_cfg(RecoveryMode::Sack, Some(200 * M))
+    });
+    drain_sender(&mut s, Time::ZERO);
+    feed(&mut s, ms(100), &ece(M));
+    assert_eq!(s.window().ssthresh, 4500);
+    // ceil(1000 · 4500 / 9000) = 500 bytes, raised to the one segment ns-3 forces
+    // while nothing was sent in the reduction.
+    assert_eq!(s.window().cwnd, 10 * M);
+    for a in 2..=10 {
+        feed(&mut s, ms(100 + a), &ack(a * M));
+    }
+    let nxt = s.snd_max();
+    feed(&mut s, ms(300), &ack(nxt));
+    assert_eq!(s.window().cwnd, 4500);
+}
+
 /// Linux BBR v1 ignores ECN: an ECN-Echo changes neither cwnd nor ssthresh, but the
 /// sender still sends CWR so that the receiver stops echoing.
 #[test]

@@ -52,7 +52,8 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("recovery", "\"sack\""),
             ("sack", "true"),
             ("loss_detection", "\"dupack\""),
-            ("recovery_cwnd", "\"prr\""),
+            // TcpPrrRecovery (tcp-prr-recovery.cc), as TcpSocketBase drives it.
+            ("recovery_cwnd", "\"prr-ns3\""),
             ("initial_cwnd", "10"),
             ("mss", "536"),
             ("dupthresh", "3"),
@@ -65,7 +66,8 @@ pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
             ("ack_delay", "\"200ms\""),
             ("quick_ack", "0"),
             ("partial_ack_timer", "\"impatient\""),
-            ("ssthresh_basis", "\"in-flight\""),
+            // EnterRecovery: GetSsThresh(BytesInFlight()) after MarkHeadAsLost().
+            ("ssthresh_basis", "\"pipe\""),
             ("window_basis", "\"in-flight\""), // AvailableWindow: cwnd - BytesInFlight()
             ("handshake", "true"),
             ("rcv_buf", "\"128KiB\""),
@@ -165,6 +167,9 @@ const CC_PARAMS: &[CcRow] = &[
             ("interval", ParamText::Name("timer")),
         ],
     ),
+    // ns-3's TcpBbr: a send quantum of one segment (SetSendQuantum), so InFlight's
+    // three quanta are three segments.
+    ("ns3", &["bbr"], &[("send_quantum", ParamText::Name("mss"))]),
     // ns-3's TcpVegas (tcp-vegas.cc): its own rules (smoothed RTT, loss cuts one
     // segment), no fine-grained retransmission, and a timeout leaves one segment
     // (TcpSocketBase::ReTxTimeout: m_cWnd = m_segmentSize).

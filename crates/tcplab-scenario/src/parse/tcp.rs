@@ -171,7 +171,7 @@ fn tcp_keys(
             f.err(
                 "recovery_cwnd",
                 f.table.get("recovery_cwnd"),
-                "use \"ssthresh\" (RFC 6675) or \"prr\" (RFC 6937)",
+                "use \"ssthresh\" (RFC 6675), \"prr\" (RFC 6937) or \"prr-ns3\" (ns-3's TcpPrrRecovery)",
             )
         })?;
     }
@@ -194,11 +194,11 @@ fn tcp_keys(
             "\"sack\" recovery needs sack = true at the receiver",
         ));
     }
-    if s.recovery_cwnd == RecoveryCwnd::Prr && s.recovery != RecoveryMode::Sack {
+    if s.recovery_cwnd != RecoveryCwnd::Ssthresh && s.recovery != RecoveryMode::Sack {
         return Err(f.err(
             "recovery_cwnd",
             f.table.get("recovery_cwnd"),
-            "\"prr\" applies to SACK recovery: set recovery = \"sack\" (and sack = true)",
+            "PRR applies to SACK recovery: set recovery = \"sack\" (and sack = true)",
         ));
     }
     if let Some(b) = f.boolean("dsack")? {
@@ -247,7 +247,7 @@ fn tcp_keys(
             f.err(
                 "ssthresh_basis",
                 f.table.get("ssthresh_basis"),
-                "use \"in-flight\" (FlightSize less data the receiver holds) or \"flight-size\" (RFC 5681)",
+                "use \"in-flight\" (FlightSize less data the receiver holds), \"pipe\" (less the bytes marked lost too, ns-3) or \"flight-size\" (RFC 5681)",
             )
         })?;
     }

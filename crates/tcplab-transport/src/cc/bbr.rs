@@ -88,6 +88,8 @@ pub struct Bbr {
     cycle_stamp: Time,
     pacing_rate: u64,
     send_quantum: u64,
+    /// `send_quantum = "mss"`: one segment whatever the rate (ns-3's `TcpBbr`).
+    quantum_mss: bool,
     init_cwnd: u64,
     // ---- ProbeRTT (section 4.3.5) ----
     probe_rtt_done: Option<Time>,
@@ -115,6 +117,7 @@ impl Bbr {
     /// `bw_window_rounds` 10, `rtprop_window_s` 10, `probe_rtt_ms` 200,
     /// `min_pipe_cwnd` 4, `full_bw_growth` 1.25, `full_bw_rounds` 3, `pacing_margin` 0.01,
     /// `loss_deduction` 1 (0: cwnd is not cut by the losses an ACK reports, `on_lost`).
+    /// `send_quantum` `"rate"` (or `"mss"`).
     pub fn from_params(p: &mut CcParams) -> Result<Bbr, String> {
         let high_gain = p.take(
             "high_gain",
@@ -144,6 +147,10 @@ impl Bbr {
             "in [0, 0.5)",
         )?;
         let deduct = p.take("loss_deduction", 1.0, |v| v == 0.0 || v == 1.0, "0 or 1")?;
+        // Section 4.2.2's quantum from the pacing rate, or one segment as ns-3.48's
+        // `TcpBbr::SetSendQuantum` (`m_sendQuantum = 1 * tcb->m_segmentSize`), which also
+        // makes `InFlight`'s three quanta three segments.
+        let quantum_mss = p.take_choice("send_quantum", "rate", &["rate", "mss"], &[])? == "mss";
         let mut cycle = [1.0; CYCLE_LEN];
         cycle[0] = up;
         cycle[1] = down;
@@ -177,6 +184,7 @@ impl Bbr {
             cycle_stamp: Time::ZERO,
             pacing_rate: 0,
             send_quantum: 0,
+            quantum_mss,
             init_cwnd: 0,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
@@ -381,11 +389,11 @@ impl Bbr {
     }
 
     /// Section 4.2.2: one segment below 1.2 Mbit/s, two below 24 Mbit/s, else 1 ms of
-    /// data up to 64 KB.
+    /// data up to 64 KB (`send_quantum = "rate"`); always one segment with `"mss"`.
     fn set_send_quantum(&mut self, mss: u32) {
         let mss = mss as u64;
         let bps = self.pacing_rate * 8;
-        self.send_quantum = if bps < 1_200_000 {
+        self.send_quantum = if bps < 1_200_000 || self.quantum_mss {
             mss
         } else if bps < 24_000_000 {
             2 * mss
@@ -650,5 +658,22 @@ mod tests {
             b.set_send_quantum(1000);
             assert_eq!(b.send_quantum, quantum, "{bps} bit/s");
         }
+        // ns-3's TcpBbr: one segment at any rate, so BBRInflight adds three segments.
+        let mut p = CcParams::new().with_name("send_quantum", "mss");
+        let mut n = Bbr::from_params(&mut p).unwrap();
+        p.finish("bbr").unwrap();
+        n.pacing_rate = 1e9 as u64 / 8;
+        n.set_send_quantum(1000);
+        assert_eq!(n.send_quantum, 1000);
+        n.rtprop = Some(Dur::from_millis(2));
+        n.btl_bw.update(10, 0, 12_500_000);
+        b.rtprop = n.rtprop;
+        b.btl_bw.update(10, 0, 12_500_000);
+        assert_eq!(n.inflight(2.0, 1000), 50_000 + 3000);
+        assert_eq!(b.inflight(2.0, 1000), 50_000 + 3 * 65_536);
+        let mut p = CcParams::new().with_name("send_quantum", "tso");
+        assert!(Bbr::from_params(&mut p)
+            .unwrap_err()
+            .contains("send_quantum"));
     }
 }

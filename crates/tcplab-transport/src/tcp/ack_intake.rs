@@ -80,6 +80,7 @@ impl SendState {
         let mut rtt_sample = None;
         let mut first_acked: Option<Time> = None;
         let mut covers_retransmission = false;
+        let mut retransmission_acked = false;
         let (rate, sb, rate_on) = (&mut self.rate, &mut self.sb, self.rate_on);
         self.recs
             .release_below(ack.div_ceil(mss), &mut self.far, |idx, rec, far| {
@@ -92,6 +93,7 @@ impl SendState {
                 sb.on_released(idx, rec);
                 if rec.tx_count > 1 {
                     covers_retransmission = true;
+                    retransmission_acked |= !rec.sacked();
                 } else if !rec.sacked() {
                     // Karn: only segments sent once give samples; the newest wins (the
                     // oldest is kept for Linux's rule).
@@ -103,6 +105,10 @@ impl SendState {
         // the retransmission, so no segment it covers gives a valid sample.
         if covers_retransmission {
             rtt_sample = None;
+            if retransmission_acked {
+                // ns-3's PRR reads it (`m_isRetransDataAcked`, `prr.rs`).
+                self.prr.retx_acked_at = ack;
+            }
         }
         let ts_rtt = ts_ecr
             .filter(|_| self.timestamps)

@@ -74,8 +74,12 @@ pub enum RecoveryCwnd {
     /// RFC 6675 section 5: cwnd = ssthresh on entry (the controller's reduction), sending
     /// whenever cwnd − pipe ≥ 1 SMSS.
     Ssthresh,
-    /// RFC 6937 Proportional Rate Reduction with slow-start reduction bound (Linux, ns-3).
+    /// RFC 6937 Proportional Rate Reduction with slow-start reduction bound (Linux).
     Prr,
+    /// ns-3's `TcpPrrRecovery` (ns-3.48 `tcp-prr-recovery.cc`): PRR with RecoverFS =
+    /// pipe, one extra segment counted delivered per duplicate ACK, SSRB only on a safe
+    /// ACK (see `prr.rs`).
+    PrrNs3,
 }
 
 impl RecoveryCwnd {
@@ -83,6 +87,7 @@ impl RecoveryCwnd {
         match s {
             "ssthresh" => Some(RecoveryCwnd::Ssthresh),
             "prr" => Some(RecoveryCwnd::Prr),
+            "prr-ns3" => Some(RecoveryCwnd::PrrNs3),
             _ => None,
         }
     }
@@ -99,6 +104,11 @@ pub enum SsthreshBasis {
     /// (SACKed bytes, or one SMSS per duplicate ACK without SACK blocks), as ns-3's
     /// BytesInFlight (with its Reno "SACK" emulation) and Linux's packets_in_flight.
     InFlight,
+    /// The SACK pipe at the cut: FlightSize less SACKed bytes and bytes marked lost
+    /// (the head, once recovery starts), as ns-3's `TcpSocketBase::EnterRecovery`, which
+    /// calls `BytesInFlight()` (sent − SACKed − lost + retransmitted) after
+    /// `MarkHeadAsLost()`. Without SACK as `InFlight`.
+    Pipe,
 }
 
 impl SsthreshBasis {
@@ -106,6 +116,7 @@ impl SsthreshBasis {
         match s {
             "flight-size" => Some(SsthreshBasis::FlightSize),
             "in-flight" => Some(SsthreshBasis::InFlight),
+            "pipe" => Some(SsthreshBasis::Pipe),
             _ => None,
         }
     }

@@ -22,6 +22,7 @@
 //! so the CWR state still sends CWR but changes nothing of BBR's window.
 
 use crate::cc::CongestionControl;
+use crate::tcp::prr::Ns3Ack;
 use crate::tcp::segment::IpEcn;
 use crate::tcp::send_state::{SendState, ECN_ON, IN_CWR};
 use crate::tcp::window_cut::Cut;
@@ -80,7 +81,18 @@ impl SendState {
                 (self.snd_una - prior_una + self.sb.sacked_bytes).saturating_sub(prior_sacked);
             let pipe = self.presumed_in_flight();
             let mss = self.mss as u64;
-            self.w.cwnd = self.prr.on_ack(delivered, pipe, self.w.ssthresh, mss);
+            self.w.cwnd = if self.prr.is_ns3() {
+                // ns-3's ProcessAck in CA_CWR: DoRecovery(.., isDupAck = false).
+                let ack = Ns3Ack {
+                    partial: self.snd_una > prior_una,
+                    ..Ns3Ack::default()
+                };
+                let cwnd = self.w.cwnd;
+                self.prr
+                    .on_ack_ns3(cwnd, delivered, pipe, self.w.ssthresh, mss, ack)
+            } else {
+                self.prr.on_ack(delivered, pipe, self.w.ssthresh, mss)
+            };
         }
         true
     }

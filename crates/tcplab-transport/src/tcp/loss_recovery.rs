@@ -20,6 +20,8 @@ pub(super) struct AckSummary {
     pub prior_sacked: u64,
     /// The ACK carried no SACK blocks.
     pub no_sack: bool,
+    /// Bytes the ACK newly SACKed.
+    pub newly_sacked: u64,
     /// End of the ACK's D-SACK block (RFC 2883), if its first block is one.
     pub dsack_end: Option<u64>,
     /// The controller declared the head segment lost on this duplicate ACK.

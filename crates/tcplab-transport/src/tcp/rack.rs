@@ -406,7 +406,7 @@ impl LossRecovery for RackRecovery {
             self.detect(s, now, a.early);
         }
         let pipe = s.presumed_in_flight();
-        s.prr_on_ack(a.prior_una, a.prior_sacked, pipe);
+        s.prr_on_ack(a.prior_una, a.prior_sacked, pipe, a.newly_sacked > 0);
         self.tlp_on_ack(s, now, a);
     }
 
@@ -535,6 +535,7 @@ mod tests {
                 prior_una: 10_000,
                 prior_sacked: 0,
                 no_sack: false,
+                newly_sacked: 0,
                 early: false,
                 dsack_end: dsack.then_some(10_000),
             };
@@ -590,6 +591,7 @@ mod tests {
                 prior_una: 0,
                 prior_sacked: s.sb.sacked_bytes,
                 no_sack: false,
+                newly_sacked: 0,
                 dsack_end: None,
                 early: false,
             };

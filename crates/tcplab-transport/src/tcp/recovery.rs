@@ -164,6 +164,7 @@ mod tests {
                     prior_una: 0,
                     prior_sacked: 0,
                     no_sack: false,
+                    newly_sacked: 0,
                     dsack_end: Some(500),
                     early,
                 };

@@ -52,7 +52,8 @@ impl LossRecovery for SackRecovery {
             return;
         }
         let (dupthresh, mss, flight) = (s.sb.dupthresh(), s.mss, s.flight_size());
-        if !s.in_recovery {
+        let entered = !s.in_recovery;
+        if entered {
             // RFC 6675 section 5.1: after a timeout no new recovery starts before
             // RecoveryPoint is acknowledged (IsLost marks would then only disturb the
             // go-back-N accounting).
@@ -83,7 +84,12 @@ impl LossRecovery for SackRecovery {
         }
         let flight = s.flight_size();
         s.sb.pipe = s.sb.mark_lost_and_pipe(&mut s.recs, mss, flight);
-        s.prr_on_ack(a.prior_una, a.prior_sacked, s.sb.pipe);
+        s.prr_on_ack(
+            a.prior_una,
+            a.prior_sacked,
+            s.sb.pipe,
+            entered || a.newly_sacked > 0,
+        );
     }
 
     /// NextSeg (RFC 6675 section 4) in recovery: lost segments above HighRxt first (rule
@@ -175,6 +181,7 @@ mod tests {
             prior_una: 0,
             prior_sacked: 0,
             no_sack: false,
+            newly_sacked: 0,
             dsack_end: None,
             early: false,
         };

@@ -9,7 +9,7 @@ use crate::records::{FarTable, Records};
 use crate::rtt::RttEstimator;
 use crate::tcp::config::{RecoveryCwnd, SenderConfig, SsthreshBasis, WindowBasis};
 use crate::tcp::ecn_state::EcnState;
-use crate::tcp::prr::Prr;
+use crate::tcp::prr::{Ns3Ack, Prr};
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::stats::SenderStats;
 use crate::tcp::undo::Undo;
@@ -56,7 +56,7 @@ pub(super) struct SendState {
     /// Settings fixed at construction, as bits: [`INFLATES`] (the controller always
     /// inflates in recovery, without `Capabilities::SETS_RECOVERY_WINDOW`: the per-duplicate-ACK
     /// question needs no dispatch, see [`Self::recovery_inflation`]) and [`USES_PRR`]
-    /// (`cfg.recovery_cwnd == Prr`: PRR's state is kept and read only then); and ECN's
+    /// (`cfg.recovery_cwnd` is a PRR: PRR's state is kept and read only then); and ECN's
     /// two flags ([`ECN_ON`]: negotiated; [`IN_CWR`]: a reduction answering ECN-Echo
     /// is under way), so that a flow without ECN reads no ECN state (`ecn.rs`).
     pub(super) fixed: u8,
@@ -121,6 +121,7 @@ impl SendState {
         let sb = Scoreboard::new(cfg.dupthresh);
         let can = cc.capabilities();
         let rate_on = can.has(Capabilities::READS_DELIVERY);
+        let prr = Prr::new(cfg.recovery_cwnd == RecoveryCwnd::PrrNs3);
         SendState {
             snd_una: 0,
             snd_nxt: 0,
@@ -141,7 +142,7 @@ impl SendState {
                 0
             } else {
                 INFLATES
-            } | if cfg.recovery_cwnd == RecoveryCwnd::Prr {
+            } | if cfg.recovery_cwnd != RecoveryCwnd::Ssthresh {
                 USES_PRR
             } else {
                 0
@@ -169,7 +170,7 @@ impl SendState {
             stats: SenderStats::default(),
             sb,
             cfg,
-            prr: Prr::default(),
+            prr,
             far: FarTable::default(),
             ecn: EcnState::default(),
         }
@@ -248,7 +249,8 @@ impl SendState {
         let flight = self.flight_size();
         match self.cfg.ssthresh_basis {
             SsthreshBasis::FlightSize => flight,
-            SsthreshBasis::InFlight => {
+            SsthreshBasis::Pipe if self.sb.sacked_bytes > 0 => self.presumed_in_flight(),
+            SsthreshBasis::InFlight | SsthreshBasis::Pipe => {
                 let by_dupacks = self.dupacks as u64 * self.mss as u64;
                 flight.saturating_sub(self.sb.sacked_bytes.max(by_dupacks))
             }
@@ -280,15 +282,28 @@ impl SendState {
     }
 
     /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt, where DeliveredData is
-    /// the change in snd_una plus the change in SACKed bytes.
-    pub fn prr_on_ack(&mut self, prior_una: u64, prior_sacked: u64, pipe: u64) {
+    /// the change in snd_una plus the change in SACKed bytes. `dup`: the ACK SACKed new
+    /// data or started the recovery (read by ns-3's variant, `recovery_cwnd = "prr-ns3"`).
+    pub fn prr_on_ack(&mut self, prior_una: u64, prior_sacked: u64, pipe: u64, dup: bool) {
         if !self.prr_active() {
             return;
         }
         let delivered =
             (self.snd_una - prior_una + self.sb.sacked_bytes).saturating_sub(prior_sacked);
         let mss = self.mss as u64;
-        self.w.cwnd = self.prr.on_ack(delivered, pipe, self.w.ssthresh, mss);
+        self.w.cwnd = if self.prr.is_ns3() {
+            let partial = self.snd_una > prior_una;
+            let ack = Ns3Ack {
+                dup,
+                partial,
+                safe: partial && self.prr.retx_acked_at == self.snd_una,
+            };
+            let cwnd = self.w.cwnd;
+            self.prr
+                .on_ack_ns3(cwnd, delivered, pipe, self.w.ssthresh, mss, ack)
+        } else {
+            self.prr.on_ack(delivered, pipe, self.w.ssthresh, mss)
+        };
     }
 
     /// Asks the controller whether to resend the segment at snd_una now (early loss

@@ -279,6 +279,7 @@ impl Sender {
                 prior_una,
                 prior_sacked,
                 no_sack: seg.n_sack == 0,
+                newly_sacked,
                 dsack_end: dsack.map(|d| d.end),
                 early,
             };

@@ -288,6 +288,21 @@ mod tests {
         u.sb.sacked_bytes = 6000;
         u.cut_window(Time(1), Cut::FastRetransmit);
         assert_eq!(u.w.ssthresh, 5000, "FlightSize / 2");
+
+        // ns-3 (`ssthresh_basis = "pipe"`): the head marked lost is out too.
+        let mut v = state(Controller::NewReno(NewReno::default()));
+        v.cfg.ssthresh_basis = SsthreshBasis::Pipe;
+        v.dupacks = 3;
+        v.sb.sacked_bytes = 3000;
+        v.sb.lost_bytes = 1000;
+        v.cut_window(Time(1), Cut::FastRetransmit);
+        assert_eq!(v.w.ssthresh, 3000, "(10 - 3 SACKed - 1 lost) / 2 segments");
+        // Without SACK blocks it counts duplicate ACKs, as "in-flight".
+        let mut w = state(Controller::NewReno(NewReno::default()));
+        w.cfg.ssthresh_basis = SsthreshBasis::Pipe;
+        w.dupacks = 3;
+        w.cut_window(Time(1), Cut::FastRetransmit);
+        assert_eq!(w.w.ssthresh, 3500);
     }
 
     /// RFC 8985 section 9.3 with RFC 5681 section 4.3: a retransmission RACK finds lost
