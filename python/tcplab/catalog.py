@@ -275,6 +275,8 @@ KEYS: tuple[Key, ...] = (
     Key(_TACK, "iack_delay_div", "4", "integer >= 0", "a gap is reported as lost after "
         "RTT_min / this (reordering allowance); 0: at once"),
     Key(_TACK, "iack_delay_initial", "5ms", "duration", "that allowance before RTT_min is known"),
+    Key(_TACK, "loss_iack", "true", "true | false", "instant ACK on a loss; false: the gap "
+        "waits for the next TACK (the paper's Figure 5a without IACK)"),
     Key(_TACK, "loss_response", "rate", "\"rate\" | \"conservation\"",
         "a reported loss is only retransmitted (the paper's co-designed BBR), or enters "
         "the controller's recovery as TCP's does"),
