@@ -178,6 +178,10 @@ KEYS: tuple[Key, ...] = (
     Key("flow", "name", "flow<N>", "name", "label in results (count > 1 appends 0, 1, ...)"),
     Key("flow", "start", "0s", "duration", "when the application starts writing", "0s"),
     Key("flow", "stop", "none", "duration", "when it stops writing"),
+    Key("flow", "source_rx_coalesce", "0s", "duration <= 100ms", "receive interrupt "
+        "coalescing at the source's host (simulator only; iwlwifi's default: 2048us)", "0s"),
+    Key("flow", "sink_rx_coalesce", "0s", "duration <= 100ms", "the same at the sink's host",
+        "0s"),
     Key("flow", "transport", "tcp", "\"tcp\" | \"datagram\" | registered name",
         "the endpoints; keys below by transport", "tcp"),
     Key("flow", "params", "{}", "table of numbers", "parameters of a registered transport"),
