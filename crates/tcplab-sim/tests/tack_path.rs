@@ -207,7 +207,12 @@ fn without_loss_iacks_more_data_is_blocked_in_the_receive_buffer() {
     // Still recovered by TACKs, without timeouts.
     assert_eq!(flow_int(&off, "rtos"), 0);
     assert!(flow_int(&off, "loss_events") > 100);
-    assert!(mean(&off) > 1.1 * mean(&on), "{} vs {}", mean(&off), mean(&on));
+    assert!(
+        mean(&off) > 1.1 * mean(&on),
+        "{} vs {}",
+        mean(&off),
+        mean(&on)
+    );
     // One histogram entry per TACK sent.
     assert_eq!(hist_total(&on), flow_int(&on, "tacks_sent"));
 }

@@ -187,6 +187,15 @@ def blocked_upper_edges() -> list[float]:
     return [0.0] + [10 ** (k / 4) for k in range(1, F5A_BINS)]
 
 
+def blocked_cdf(counts: list[int]) -> list[float]:
+    """The CDF at each bin's upper edge (share of TACKs with fewer bytes blocked)."""
+    n, cum, out = sum(counts), 0, []
+    for c in counts:
+        cum += c
+        out.append(cum / n if n else math.nan)
+    return out
+
+
 def blocked_quantile(counts: list[int], q: float) -> float:
     """The `q`-quantile of pooled counts, as its bin's upper edge [bytes]."""
     n = sum(counts)
@@ -337,10 +346,7 @@ def _fig5a(pooled: dict[str, dict], out: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     edges = blocked_upper_edges()
     for k, (label, p) in enumerate(pooled.items()):
-        cum, ys = 0, []
-        for c in p["counts"]:
-            cum += c
-            ys.append(cum / p["tacks"])
+        ys = blocked_cdf(p["counts"])
         ax.step(edges[1:], ys[1:], where="post", color=f"C{k}",
                 label=f"{label} ({p['tacks']:,} TACKs over {p['draws']} draws; "
                 f"{100 * p['zero']:.0f} % with nothing blocked)")
@@ -350,11 +356,12 @@ def _fig5a(pooled: dict[str, dict], out: Path) -> Path:
     ax.set_xlabel("data blocked in the receive buffer at a TACK [bytes]")
     ax.set_ylabel("CDF")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="center right")
     note_no_paper(ax, "Fig. 5a is a picture; its text gives no number, only that IACK "
                   "reduces the blocked data")
     ax.set_title("Fig. 5a: lossy data path (loss 0-3 %, RTT 1-200 ms, 20 Mbit/s)",
                  fontsize=10)
+    fig.tight_layout()
     save(fig, png, dpi=120)
     return png
 
@@ -695,19 +702,22 @@ def _claim_f5a(pooled: dict[str, dict]) -> Claim:
     if set(pooled) != set(F5A_SERIES):
         return Claim(claim, paper, "not run", verdict(None), "")
     w, wo = pooled["with IACK"], pooled["without IACK"]
-    ok = w["mean"] < wo["mean"] and w["p50"] <= wo["p50"] and w["p90"] <= wo["p90"]
+    # "Reduced" as the paper's CDFs show it: with IACK at or left of without at every
+    # bin edge (to 0.5 % of the TACKs), and a lower mean.
+    gap = min(a - b for a, b in zip(blocked_cdf(w["counts"]), blocked_cdf(wo["counts"])))
+    ok = gap >= -0.005 and w["mean"] < wo["mean"]
     return Claim(
         claim, paper,
         f"mean {w['mean'] / 1e3:,.0f} vs {wo['mean'] / 1e3:,.0f} kB "
-        f"({100 * (w['mean'] / wo['mean'] - 1):+.0f} %); median ≤ {w['p50'] / 1e3:,.0f} vs "
-        f"≤ {wo['p50'] / 1e3:,.0f} kB; p90 ≤ {w['p90'] / 1e3:,.0f} vs ≤ "
-        f"{wo['p90'] / 1e3:,.0f} kB (with vs without; {w['tacks']:,} / {wo['tacks']:,} TACKs "
-        f"over {w['draws']} draws)",
+        f"({100 * (w['mean'] / wo['mean'] - 1):+.0f} %), p99 ≤ {w['p99'] / 1e3:,.0f} vs ≤ "
+        f"{wo['p99'] / 1e3:,.0f} kB, nothing blocked at {100 * w['zero']:.0f} vs "
+        f"{100 * wo['zero']:.0f} % of TACKs (with vs without; {w['tacks']:,} / "
+        f"{wo['tacks']:,} TACKs over {w['draws']} draws)",
         verdict(ok),
-        "holds: lower with IACK in mean, median and p90 (the paper gives no number to "
-        "compare the size with). Without IACK a loss waits for the next TACK, at most "
-        "RTT_min/4 later, on top of the RTT its retransmission takes in both (tack.md, "
-        "'Figure 5a')")
+        "holds: the CDF with IACK at or left of the one without at every bin edge and a "
+        "lower mean (the paper gives no number to compare the size with). Without IACK a "
+        "loss waits for the next TACK, at most RTT_min/4 later, on top of the RTT its "
+        "retransmission takes either way (tack.md, 'Figure 5a')")
 
 
 def _claim_f8a(s8a) -> Claim:

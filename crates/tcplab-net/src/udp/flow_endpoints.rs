@@ -127,9 +127,11 @@ pub fn carries_symbol_bytes(t: &TransportSpec) -> bool {
 /// are seeded from the connection id, so both sides build identical ends.
 pub fn build(f: &FlowSpec, conn: u64) -> Result<(FlowShape, FlowEndpoints), String> {
     if f.rx_coalesce.iter().any(|&d| d != tcplab_core::Dur::ZERO) {
-        return Err("source_rx_coalesce and sink_rx_coalesce model a host's NIC in the \
+        return Err(
+            "source_rx_coalesce and sink_rx_coalesce model a host's NIC in the \
                     simulator; real hosts coalesce as their own drivers do"
-            .into());
+                .into(),
+        );
     }
     let shape = shape(f)?;
     let ctx = FlowContext {

@@ -76,7 +76,10 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
         return Err(f.err("stop", f.table.get("stop"), "must be after start"));
     }
     let mut rx_coalesce = [Dur::ZERO; 2];
-    for (k, key) in ["source_rx_coalesce", "sink_rx_coalesce"].iter().enumerate() {
+    for (k, key) in ["source_rx_coalesce", "sink_rx_coalesce"]
+        .iter()
+        .enumerate()
+    {
         if let Some(d) = f.duration(key)? {
             if d > MAX_RX_COALESCE {
                 return Err(f.err(
