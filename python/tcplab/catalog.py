@@ -178,6 +178,10 @@ KEYS: tuple[Key, ...] = (
     Key("flow", "name", "flow<N>", "name", "label in results (count > 1 appends 0, 1, ...)"),
     Key("flow", "start", "0s", "duration", "when the application starts writing", "0s"),
     Key("flow", "stop", "none", "duration", "when it stops writing"),
+    Key("flow", "source_rx_coalesce", "0s", "duration <= 100ms", "receive interrupt "
+        "coalescing at the source's host (simulator only; iwlwifi's default: 2048us)", "0s"),
+    Key("flow", "sink_rx_coalesce", "0s", "duration <= 100ms", "the same at the sink's host",
+        "0s"),
     Key("flow", "transport", "tcp", "\"tcp\" | \"datagram\" | registered name",
         "the endpoints; keys below by transport", "tcp"),
     Key("flow", "params", "{}", "table of numbers", "parameters of a registered transport"),
@@ -277,6 +281,8 @@ KEYS: tuple[Key, ...] = (
     Key(_TACK, "iack_delay_div", "4", "integer >= 0", "a gap is reported as lost after "
         "RTT_min / this (reordering allowance); 0: at once"),
     Key(_TACK, "iack_delay_initial", "5ms", "duration", "that allowance before RTT_min is known"),
+    Key(_TACK, "loss_iack", "true", "true | false", "instant ACK on a loss; false: the gap "
+        "waits for the next TACK (the paper's Figure 5a without IACK)"),
     Key(_TACK, "loss_response", "rate", "\"rate\" | \"conservation\"",
         "a reported loss is only retransmitted (the paper's co-designed BBR), or enters "
         "the controller's recovery as TCP's does"),

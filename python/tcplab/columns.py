@@ -86,6 +86,13 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "iacks_loss": Column("", "TACK: instant ACKs on a loss (a gap still open after the "
                                 "IACK delay)", 0),
         "iacks_window": Column("", "TACK: instant ACKs on a window update", 0),
+        "blocked_mean_bytes": Column("bytes", "TACK: mean of the bytes blocked out of order in "
+                                     "the receive buffer when a TACK was sent", 0),
+        "blocked_max_bytes": Column("bytes", "TACK: most bytes blocked out of order when a "
+                                    "TACK was sent", 0),
+        "blocked_hist": Column("", "TACK: TACKs sent per quantity of blocked bytes, 41 counts "
+                               "separated by spaces: nothing blocked, then quarter decades "
+                               "from 1 byte (bin k >= 1: 10^((k-1)/4) to 10^(k/4) bytes)"),
         # Coded transports (tcp-nc, tcp-forward; docs/coded-transports.md).
         "coding": Column("", "the code: `rlnc` (tcp-nc) or `lt` (tcp-forward)"),
         "payload_mode": Column("", "real bytes were coded and checked (`coding.payload`)"),

@@ -262,3 +262,14 @@ fn loopback_transfer_with_tcp_timestamps() {
     assert!(f.bools("completed").unwrap()[0]);
     assert!(f.opt_floats("rtt_mean_s").unwrap()[0].is_some());
 }
+
+/// Receive interrupt coalescing is a simulator model of a host's NIC: over real sockets
+/// the hosts coalesce as their drivers do, so the driver refuses the keys by name.
+#[test]
+fn the_driver_refuses_simulated_interrupt_coalescing() {
+    let f = flow("bytes = \"1MB\"\nsink_rx_coalesce = \"2ms\"\n");
+    let e = udp::flow_endpoints::build(&f, 1).err().expect("refused");
+    assert!(e.contains("sink_rx_coalesce"), "{e}");
+    let plain = flow("bytes = \"1MB\"\n");
+    assert!(udp::flow_endpoints::build(&plain, 1).is_ok());
+}

@@ -101,6 +101,9 @@ pub struct FlowSpec {
     pub dst: usize,
     /// The links from `src` to `dst`; packets of the sink take the same links back.
     pub path: Vec<Hop>,
+    /// Receive interrupt coalescing of the source's and the sink's host (zero: none;
+    /// [`tcplab_transport::RxCoalescing`]).
+    pub rx_coalesce: [Dur; 2],
 }
 
 impl FlowSpec {

@@ -25,7 +25,7 @@ use tcplab_link::Delivery;
 use tcplab_scenario::{Results, RunInfo};
 use tcplab_scenario::{Sampling, Scenario};
 use tcplab_transport::coded::PayloadPorts;
-use tcplab_transport::{Endpoint, FlowContext, Violation};
+use tcplab_transport::{Endpoint, FlowContext, RxCoalescing, Violation};
 
 /// Asked every few thousand events whether to go on (Ctrl-C, time limits).
 pub type Control<'a> = &'a mut dyn FnMut() -> bool;
@@ -125,8 +125,12 @@ pub fn simulate_tapped<'c>(
             })
         })?;
         let route = net.add_routes(&sc.links, &f.path);
+        let [source_rx, sink_rx] = f.rx_coalesce;
         flows.push(Flow {
-            ends: [ends.source, ends.sink],
+            ends: [
+                RxCoalescing::wrap(ends.source, source_rx),
+                RxCoalescing::wrap(ends.sink, sink_rx),
+            ],
             wake: [NO_WAKE; 2],
             route,
             first_medium: route.map(|r| narrow_medium(net.routes[r.get() as usize].medium)),

@@ -22,6 +22,7 @@ mod rate;
 mod records;
 mod retransmissions;
 mod rtt;
+mod rx_coalescing;
 pub mod tack;
 pub mod tcp;
 pub mod timer_rounds;
@@ -36,6 +37,7 @@ pub use rate::{RateSample, RateSampler};
 pub use records::{FarTable, Records, SendTimes, SentRecord};
 pub use retransmissions::Retransmissions;
 pub use rtt::{RtoRule, RttEstimator};
+pub use rx_coalescing::RxCoalescing;
 pub use tcp::{
     AckPolicy, EcnEcho, IpEcn, LossDetection, PartialAckTimer, Receiver, ReceiverConfig,
     ReceiverStats, RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig,

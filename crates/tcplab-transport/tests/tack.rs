@@ -152,6 +152,45 @@ fn iack_on_gap_and_block_lists() {
     }
 }
 
+/// With loss IACKs off (`loss_iack = false`) the same gaps bring no IACK; the next TACK
+/// lists them (all three, TACK-rich), and records the bytes then blocked out of order.
+#[test]
+fn without_loss_iacks_the_next_tack_reports_the_gaps() {
+    let cfg = TackConfig {
+        mss: MSS,
+        iack_delay_div: 0,
+        loss_iack: false,
+        ..TackConfig::default()
+    };
+    let mut r = TackReceiver::new(0, cfg);
+    let rtt = Dur::from_millis(40);
+    let t = |ms| Time::ZERO + Dur::from_millis(ms);
+    let mut kinds = vec![];
+    for (i, pn) in [0u64, 1, 3, 4, 7, 8, 12].into_iter().enumerate() {
+        r.handle_data(t(i as u64), &data(pn, pn * MSS as u64, t(0), rtt))
+            .unwrap();
+        while let Some(a) = r.poll_transmit(t(i as u64)) {
+            kinds.push(a.kind);
+        }
+    }
+    assert!(!kinds.contains(&AckKind::IackLoss), "{kinds:?}");
+    r.handle_timeout(t(1000));
+    let a = r.poll_transmit(t(1000)).unwrap();
+    assert_eq!(a.kind, AckKind::Tack);
+    assert_eq!(
+        a.gaps(),
+        &[
+            Gap { start: 2, len: 1 },
+            Gap { start: 5, len: 2 },
+            Gap { start: 9, len: 3 }
+        ]
+    );
+    // PNs 3, 4, 7, 8 and 12 wait behind the hole at 2.
+    assert_eq!(r.ooo_bytes(), 5 * MSS as u64);
+    assert_eq!(r.blocked().max(), Some(5 * MSS as u64));
+    assert_eq!(r.blocked().count(), r.stats().tacks_sent);
+}
+
 /// The sender retransmits a reported loss once, ignores repeated reports about the old
 /// transmission, and resends a lost retransmission only one smoothed RTT after it.
 #[test]

@@ -1,6 +1,7 @@
 """Seed 003, TACK (Li et al., SIGCOMM 2020): ACK frequency and its reduction (Figure 8b
 and 8a), goodput of TCP-TACK
-vs TCP BBR per PHY and its gain vs RTT (Figures 9 and 1), bandwidth utilisation vs
+vs TCP BBR per PHY and its gain vs RTT (Figures 9 and 1), data blocked in the receive
+buffer with and without IACKs (Figure 5a), bandwidth utilisation vs
 ACK-path loss (Figure 5b) and the RTT_min estimate (Figure 6a).
 
 The paper does not give every setting; tcplab chooses (docs/reproductions/tack.md says
@@ -13,7 +14,13 @@ why):
   frequency less TACK's, from each seed's pair of runs (same PHY, RTT_min and seed);
 - Figure 5: a 20 Mbit/s wired path with 200 ms RTT, 1 % loss on the data path and
   0.2/1/5/10 % on the ACK path, utilisation = goodput / 20 Mbit/s;
-- Figure 6(a): the WLAN case on 802.11n with 100 ms of fixed latency (50 ms each way).
+- Figure 5a: the paper's random draws (data loss uniform in 0-3 %, RTT uniform in
+  1-200 ms) on Figure 5's 20 Mbit/s wired path without ACK loss, each draw run with and
+  without loss IACKs (``loss_iack``); the bytes blocked out of order at each TACK
+  (``blocked_hist``) are pooled over the draws;
+- Figure 6(a): the WLAN case on 802.11n with 100 ms of fixed latency (50 ms each way);
+  one trace adds the Wi-Fi endpoints' receive interrupt coalescing (iwlwifi's default
+  2048 us at both hosts).
 
 ``run(..., quick=True)`` shortens every run and keeps one RTT_min per figure: the same
 code paths in seconds, for tests (its numbers are not the study's).
@@ -22,6 +29,7 @@ code paths in seconds, for tests (its numbers are not the study's).
 from __future__ import annotations
 
 import math
+import random
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -31,7 +39,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from tcplab.plot import draw_paper, plot_summary, save  # noqa: E402
+from tcplab.plot import draw_paper, note_no_paper, plot_summary, save  # noqa: E402
 from tcplab.reproduce.common import (  # noqa: E402
     NO_HANDSHAKE_64MIB_WINDOW,
     Claim,
@@ -100,6 +108,14 @@ PAPER_F5 = {"TACK-rich": [92.7, 91.8, 91.6, 90.8], "TACK-poor": [78.3, 75.9, 63.
 KERNEL_F5 = [87.7, 87.5, 88.2, 87.7]
 F5_RATE_BPS = 20e6
 F5_DATA_LOSS = 0.01
+#: Figure 5a (§5.1): "we randomly sample the packet loss rate between 0 and 3% on data
+#: path, and the RTT between 1 and 200 ms". Draws per seed; each runs in both series.
+F5A_LOSS, F5A_RTT_MS = (0.0, 0.03), (1.0, 200.0)
+F5A_DRAWS_PER_SEED = 4
+F5A_SERIES = {"with IACK": {"transport": "tack", "cc": "bbr"},
+              "without IACK": {"transport": "tack", "cc": "bbr", "loss_iack": False}}
+#: `blocked_hist`'s bins (the TACK receiver's BlockedLog): 0 bytes, then quarter decades.
+F5A_BINS = 41
 #: Figure 6a: fixed latency and the paper's readings (ms).
 F6_LATENCY_MS = 100
 PAPER_F6 = {"advanced": 108, "sampled": (110, 118)}
@@ -139,6 +155,58 @@ def lossy_path(label: str, ack_loss: float, duration_s: float) -> Scenario:
     return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
 
 
+def f5a_draw(seed: int, k: int) -> tuple[float, float]:
+    """Draw `k` of seed `seed`: (data loss, RTT in ms), uniform in the paper's ranges."""
+    rng = random.Random(f"tack-fig5a-{seed}-{k}")
+    return rng.uniform(*F5A_LOSS), rng.uniform(*F5A_RTT_MS)
+
+
+def lossy_data_path(label: str, loss: float, rtt_ms: float, duration_s: float) -> Scenario:
+    """Figure 5a: Figure 5's 20 Mbit/s path with `loss` on data and none on ACKs."""
+    data = {
+        "name": f"tack-f5a-{slug(label)}-l{loss:.4f}-r{rtt_ms:.1f}",
+        "sample": "off",
+        "duration": f"{duration_s}s",
+        "link": {"rate": "20Mbps", "delay": f"{rtt_ms / 2:.3f}ms", "queue": "2000pkt",
+                 "loss": loss},
+        "flow": [{"bytes": "unlimited", **F5A_SERIES[label]}],
+    }
+    return Scenario(data, source=f"{NAME} (tcplab.reproduce)")
+
+
+def blocked_counts(hist: str) -> list[int]:
+    """`blocked_hist` as its 41 counts."""
+    counts = [int(c) for c in str(hist).split()]
+    if len(counts) != F5A_BINS:
+        raise ValueError(f"blocked_hist has {len(counts)} bins, expected {F5A_BINS}")
+    return counts
+
+
+def blocked_upper_edges() -> list[float]:
+    """Upper edge [bytes] of each `blocked_hist` bin (bin 0: nothing blocked)."""
+    return [0.0] + [10 ** (k / 4) for k in range(1, F5A_BINS)]
+
+
+def blocked_cdf(counts: list[int]) -> list[float]:
+    """The CDF at each bin's upper edge (share of TACKs with fewer bytes blocked)."""
+    n, cum, out = sum(counts), 0, []
+    for c in counts:
+        cum += c
+        out.append(cum / n if n else math.nan)
+    return out
+
+
+def blocked_quantile(counts: list[int], q: float) -> float:
+    """The `q`-quantile of pooled counts, as its bin's upper edge [bytes]."""
+    n = sum(counts)
+    seen = 0
+    for c, edge in zip(counts, blocked_upper_edges()):
+        seen += c
+        if seen >= q * n:
+            return edge
+    return math.inf
+
+
 def _num(f, col):
     v = f.get(col)
     return None if v is None or pd.isna(v) else float(v)
@@ -147,6 +215,18 @@ def _num(f, col):
 def one(job):
     """Runs one job; returns its row of runs.parquet."""
     fig, label, phy, x, seed, duration = job
+    if fig == "fig5a":
+        loss, rtt_ms = f5a_draw(seed, x)
+        f = simulate(lossy_data_path(label, loss, rtt_ms, duration), seed=seed).flows.iloc[0]
+        return {"figure": fig, "transport": label, "phy": None, "x": x, "seed": seed,
+                "goodput_bps": float(f.goodput_bps), "utilisation": None,
+                "acks_sent": _num(f, "acks_sent"), "ack_hz": None,
+                "bytes_delivered": int(f.bytes_delivered), "goodput_late_bps": None,
+                "data_loss": loss, "rtt_ms": rtt_ms,
+                "blocked_mean_bytes": _num(f, "blocked_mean_bytes"),
+                "blocked_max_bytes": _num(f, "blocked_max_bytes"),
+                "blocked_hist": str(f.blocked_hist), "tacks_sent": _num(f, "tacks_sent"),
+                "iacks_loss": _num(f, "iacks_loss"), "rtos": _num(f, "rtos")}
     if fig == "fig5":
         f = simulate(lossy_path(label, x, duration), seed=seed).flows.iloc[0]
         return {"figure": fig, "transport": label, "phy": None, "x": x, "seed": seed,
@@ -172,18 +252,33 @@ def one(job):
             "bytes_delivered": int(f.bytes_delivered)}
 
 
-#: Figure 6a's wired hop: the paper's fixed latency, and a variant with per-packet jitter
-#: (uniform 0-10 ms each way, reordering) where packets of one TACK interval differ.
-F6_PATHS = {"fixed": {}, "jitter": {"jitter": "10ms", "reorder": True}}
+#: Receive interrupt coalescing of an Intel Wi-Fi NIC under Linux (the TACK paper's
+#: client, §6.4: Intel Wireless-AC 8260): iwlwifi's default timer, 64 x 32 us = 2048 us
+#: (`IWL_HOST_INT_TIMEOUT_DEF`, drivers/net/wireless/intel/iwlwifi/iwl-csr.h).
+IWLWIFI_RX_COALESCE = "2048us"
+#: Figure 6a's cases: (wired-hop keys, flow keys). The paper's fixed latency; a variant
+#: with per-packet jitter (uniform 0-10 ms each way, reordering) where packets of one TACK
+#: interval differ; and the fixed path between two hosts with Wi-Fi NICs' receive
+#: interrupt coalescing (the paper's "two Wi-Fi endpoints").
+F6_PATHS = {
+    "fixed": ({}, {}),
+    "jitter": ({"jitter": "10ms", "reorder": True}, {}),
+    "coalescing": ({}, {"source_rx_coalesce": IWLWIFI_RX_COALESCE,
+                        "sink_rx_coalesce": IWLWIFI_RX_COALESCE}),
+}
+F6_TITLES = {"fixed": "fixed wired hop", "jitter": "+ 0-10 ms jitter",
+             "coalescing": f"fixed + NIC interrupt coalescing ({IWLWIFI_RX_COALESCE}) at "
+                           "both hosts"}
 
 
 def rtt_min_trace(duration_s: float, seed: int, path: str) -> pd.DataFrame:
     """Figure 6a: TCP-TACK over 802.11n with 100 ms latency on the wired hop, sampled
     every 100 ms: the latest RTT sample and both RTT_min estimates."""
-    sc = wlan("802.11n", F6_LATENCY_MS, TRANSPORTS["TCP-TACK"], duration_s,
+    link_keys, flow_keys = F6_PATHS[path]
+    sc = wlan("802.11n", F6_LATENCY_MS, {**TRANSPORTS["TCP-TACK"], **flow_keys}, duration_s,
               f"tack-f6-rtt-min-{path}", sample="100ms")
-    if F6_PATHS[path]:
-        sc = sc.with_values(**{f"link.0.{k}": v for k, v in F6_PATHS[path].items()})
+    if link_keys:
+        sc = sc.with_values(**{f"link.0.{k}": v for k, v in link_keys.items()})
     t = simulate(sc, seed=seed).tables["flow_series"].to_pandas()
     return t[["t_s", "rtt_s", "rtt_min_s", "rtt_min_legacy_s"]].assign(path=path)
 
@@ -210,6 +305,67 @@ def ack_reduction(runs: pd.DataFrame) -> pd.DataFrame:
         .assign(figure="fig8a", transport="TCP (L=2) - TACK")
 
 
+def blocked_pooled(runs: pd.DataFrame) -> dict[str, dict]:
+    """Figure 5a per series: the bytes blocked at each TACK pooled over every draw (each
+    TACK counts once), its quantiles and exact mean, and what recovery did."""
+    f = runs[runs.figure == "fig5a"]
+    out = {}
+    for label in F5A_SERIES:
+        g = f[f.transport == label]
+        if g.empty:
+            continue
+        counts = [sum(c) for c in zip(*(blocked_counts(h) for h in g.blocked_hist))]
+        n = sum(counts)
+        w = g.tacks_sent.fillna(0)
+        out[label] = {
+            "counts": counts, "tacks": n, "draws": len(g),
+            "zero": counts[0] / n if n else math.nan,
+            "p50": blocked_quantile(counts, 0.5), "p90": blocked_quantile(counts, 0.9),
+            "p99": blocked_quantile(counts, 0.99),
+            "mean": float((g.blocked_mean_bytes.fillna(0) * w).sum() / w.sum())
+            if w.sum() else math.nan,
+            "iacks_loss": int(g.iacks_loss.fillna(0).sum()), "rtos": int(g.rtos.fillna(0).sum()),
+            "goodput_bps": float(g.goodput_bps.mean())}
+    return out
+
+
+def blocked_ratio(runs: pd.DataFrame) -> pd.DataFrame:
+    """Figure 5a: mean blocked bytes without IACK over with IACK, per draw (same seed,
+    same loss and RTT), mean and 95 % interval over the draws."""
+    f = runs[runs.figure == "fig5a"].pivot_table(index=["seed", "x"], columns="transport",
+                                                 values="blocked_mean_bytes")
+    r = (f["without IACK"] / f["with IACK"]).rename("blocked_ratio").reset_index()
+    return summarise(r.assign(series="without / with IACK"), ["series"], "blocked_ratio") \
+        .assign(figure="fig5a", transport="without / with IACK")
+
+
+def _fig5a(pooled: dict[str, dict], out: Path) -> Path:
+    """The CDF of the bytes blocked in the receive buffer at each TACK (log axis, as the
+    paper's Figure 5a)."""
+    png = out / "fig5a_blocked_cdf.png"
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    edges = blocked_upper_edges()
+    for k, (label, p) in enumerate(pooled.items()):
+        ys = blocked_cdf(p["counts"])
+        ax.step(edges[1:], ys[1:], where="post", color=f"C{k}",
+                label=f"{label} ({p['tacks']:,} TACKs over {p['draws']} draws; "
+                f"{100 * p['zero']:.0f} % with nothing blocked)")
+    ax.set_xscale("log")
+    ax.set_xlim(1e3, 1e8)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("data blocked in the receive buffer at a TACK [bytes]")
+    ax.set_ylabel("CDF")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="center right")
+    note_no_paper(ax, "Fig. 5a is a picture; its text gives no number, only that IACK "
+                  "reduces the blocked data")
+    ax.set_title("Fig. 5a: lossy data path (loss 0-3 %, RTT 1-200 ms, 20 Mbit/s)",
+                 fontsize=10)
+    fig.tight_layout()
+    save(fig, png, dpi=120)
+    return png
+
+
 def plan(seeds: int, quick: bool) -> list[tuple]:
     """Every simulation job: (figure, series, phy, x, seed, duration)."""
     wlan_s, f5_s = (1.0, 3.0) if quick else (10.0, 30.0)
@@ -221,19 +377,22 @@ def plan(seeds: int, quick: bool) -> list[tuple]:
              for s in seeds_]
     losses = ACK_LOSSES[::3] if quick else ACK_LOSSES
     jobs += [("fig5", t, None, a, s, f5_s) for t in F5_SERIES for a in losses for s in seeds_]
+    draws = 1 if quick else F5A_DRAWS_PER_SEED
+    jobs += [("fig5a", t, None, k, s, f5_s) for t in F5A_SERIES for k in range(draws)
+             for s in seeds_]
     return jobs
 
 
 def _fig6(trace: pd.DataFrame, out: Path) -> Path:
     png = out / "fig6a_rtt_min.png"
-    fig, axes = plt.subplots(1, len(F6_PATHS), figsize=(9.6, 3.6), sharey=True)
+    fig, axes = plt.subplots(1, len(F6_PATHS), figsize=(12.0, 3.8), sharey=True)
     for ax, path in zip(axes, F6_PATHS):
         t = trace[trace.path == path]
         ax.plot(t.t_s, t.rtt_s * 1e3, ".", ms=2, color="0.7", label="RTT samples")
         ax.plot(t.t_s, t.rtt_min_legacy_s * 1e3, label="RTT_min (legacy sampling)")
         ax.plot(t.t_s, t.rtt_min_s * 1e3, label="RTT_min (OWD-based)")
         ax.set_xlabel("time [s]")
-        ax.set_title(f"{path} wired hop", fontsize=9)
+        ax.set_title(F6_TITLES[path], fontsize=8)
         ax.grid(alpha=0.3)
     end = float(trace.t_s.max())
     for ax in axes:
@@ -347,6 +506,10 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
     sa = summarise(ac, ["transport", "phy"], "ack_hz").assign(figure="thin-acks")
     s5 = summarise(runs[runs.figure == "fig5"], ["transport", "x"], "utilisation") \
         .assign(figure="fig5")
+    pooled = blocked_pooled(runs)
+    s5a = pd.concat([summarise(runs[runs.figure == "fig5a"], ["transport"],
+                               "blocked_mean_bytes").assign(figure="fig5a"),
+                     blocked_ratio(runs)], ignore_index=True)
     # Figure 1: the goodput gain of TCP-TACK over TCP BBR per PHY and RTT_min, over the
     # second half of each run (steady state; the whole-run gain is in the tables).
     def gains(summ, figure):
@@ -366,7 +529,7 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
     gain_ci = summarise(paired, ["phy", "x"], "gain", (-1.0, math.inf)) \
         .rename(columns={"phy": "series"})
     gain = gain.merge(gain_ci[["series", "x", "ci_low", "ci_high"]], on=["series", "x"])
-    pngs = [_fig8(s8, out), _fig8a(s8a, out)]
+    pngs = [_fig8(s8, out), _fig8a(s8a, out), _fig5a(pooled, out)]
     rtt0 = min(runs[runs.figure == "fig8"].x)
     p9 = pd.DataFrame([{"phy": p, "transport": t, "value": PAPER_GOODPUT[p][i],
                         "source": "Fig. 9a"} for p in PHYS
@@ -411,12 +574,13 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
         save(fig, png, dpi=120)
         pngs.append(png)
     pngs.append(_fig6(trace, out))
-    summary = pd.concat([s8, s8a, s9, s9l, st, sa, s5, gain.drop(columns=["gain"]),
+    summary = pd.concat([s8, s8a, s9, s9l, st, sa, s5, s5a, gain.drop(columns=["gain"]),
                          gain_all.drop(columns=["gain"])], ignore_index=True)
-    tables = _tables(s8, s8a, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick)
+    tables = _tables(s8, s8a, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick,
+                     pooled, s5a)
     head = n_seeds(seeds) + (
         " Quick mode: 1-5 s runs, one RTT_min (not the study's numbers)." if quick else "")
-    tables = claim_table(claims(s8, s8a, s9, gain, s5, trace), head) + tables
+    tables = claim_table(claims(s8, s8a, s9, gain, s5, trace, pooled), head) + tables
     if summary["identical"].fillna(False).any():
         tables += f"\n\n{same_note(seeds)}"
     trace_path = out / "fig6a_trace.csv"
@@ -424,8 +588,8 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
     return [*write_outputs(out, runs, summary, tables, pngs), trace_path]
 
 
-def claims(s8, s8a, s9, gain, s5, trace) -> list[Claim]:
-    """The paper's claims (Figures 1, 5b, 6a, 8a, 8b, 9) against this run's means."""
+def claims(s8, s8a, s9, gain, s5, trace, pooled) -> list[Claim]:
+    """The paper's claims (Figures 1, 5a, 5b, 6a, 8a, 8b, 9) against this run's means."""
     out = []
     rtt0 = min(s9.x)
     g9 = s9[s9.x == rtt0].pivot_table(index="phy", columns="transport", values="mean")
@@ -480,6 +644,7 @@ def claims(s8, s8a, s9, gain, s5, trace) -> list[Claim]:
             "one ACK per 2 segments of a lower goodput; TACK: β/RTT_min (400/50/20 Hz), "
             "which 294 Hz is at no RTT_min (tack.md, 'Figure 8')"))
     out.append(_claim_f8a(s8a))
+    out.append(_claim_f5a(pooled))
     f5 = s5.pivot_table(index="x", columns="transport", values="mean") * 100
     lo, hi = min(f5.index), max(f5.index)
     for t, claim, shape_of in [
@@ -503,22 +668,56 @@ def claims(s8, s8a, s9, gain, s5, trace) -> list[Claim]:
             "TACK-poor's loss reports wait for TACKs that arrive. TCP BBR (linux profile) is "
             "within 4-6 % of the kernel's BBR, which holds 87.5-88.2 % at every ACK loss "
             "(tack.md, 'Figure 5b'; validation.md)"))
-    f6 = f6_numbers(trace, "fixed")
+    # Fig. 6a's verdicts are of the case with the Wi-Fi hosts' interrupt coalescing (the
+    # paper's "two Wi-Fi endpoints"); the bare path is given beside it.
+    f6 = f6_numbers(trace, "coalescing")
+    bare = f6_numbers(trace, "fixed")
     out.append(Claim(
         "RTT_min from one-way delays: 108 ms on a 100 ms path (Fig. 6a)",
-        f"{PAPER_F6['advanced']} ms", f"{f6['owd_ms']:.1f} ms",
+        f"{PAPER_F6['advanced']} ms",
+        f"{f6['owd_ms']:.1f} ms with the hosts' NIC coalescing ({bare['owd_ms']:.1f} "
+        "without)",
         verdict(within(f6["owd_ms"], PAPER_F6["advanced"], TOL)),
-        "±10 %; the cell adds 0.3-0.7 ms where the paper's Wi-Fi endpoints add ≥ 8 ms "
-        "(tack.md, 'Figure 6(a)')"))
+        f"±10 %; the cell adds 0.3-0.7 ms and iwlwifi's {IWLWIFI_RX_COALESCE} interrupt "
+        "coalescing about 2 ms more (a lone TACK waits the whole timer) where the paper's "
+        "advanced estimate is 8 ms above the path (tack.md, 'Figure 6(a)')"))
     over = 100 * f6["legacy_over_owd"]
     out.append(Claim(
         "Legacy sampling overestimates RTT_min (Fig. 6a)",
         "{}-{} ms vs 108 (+2 to +9 %)".format(*PAPER_F6["sampled"]),
-        f"{f6['legacy_ms']:.1f} vs {f6['owd_ms']:.1f} ms ({over:+.1f} %)",
+        f"{f6['legacy_ms']:.1f} vs {f6['owd_ms']:.1f} ms ({over:+.1f} %) with the hosts' "
+        f"NIC coalescing ({100 * bare['legacy_over_owd']:+.1f} % without)",
         verdict(over >= 2.0, over > 0.5),
-        "holds: ≥ +2 %; shape only: > +0.5 %; every delay in the simulated cell is near "
-        "zero at least once in the 10 s min window (tack.md, 'Figure 6(a)')"))
+        "holds: ≥ +2 %; shape only: > +0.5 %; a delay on the ACK's way back is in both "
+        "estimates, and every other delay in the simulated path is near zero at least once "
+        "in the 10 s min window (tack.md, 'Figure 6(a)')"))
     return out
+
+
+def _claim_f5a(pooled: dict[str, dict]) -> Claim:
+    """Fig. 5a: "IACK decreases the delay incurred by HoLB, as a result, the memory
+    pressure is significantly reduced at the receiver" (§5.1)."""
+    claim = "IACK reduces the data blocked in the receive buffer (Fig. 5a)"
+    paper = "with IACK below without (the CDF is a picture; no number in the text)"
+    if set(pooled) != set(F5A_SERIES):
+        return Claim(claim, paper, "not run", verdict(None), "")
+    w, wo = pooled["with IACK"], pooled["without IACK"]
+    # "Reduced" as the paper's CDFs show it: with IACK at or left of without at every
+    # bin edge (to 0.5 % of the TACKs), and a lower mean.
+    gap = min(a - b for a, b in zip(blocked_cdf(w["counts"]), blocked_cdf(wo["counts"])))
+    ok = gap >= -0.005 and w["mean"] < wo["mean"]
+    return Claim(
+        claim, paper,
+        f"mean {w['mean'] / 1e3:,.0f} vs {wo['mean'] / 1e3:,.0f} kB "
+        f"({100 * (w['mean'] / wo['mean'] - 1):+.0f} %), p99 ≤ {w['p99'] / 1e3:,.0f} vs ≤ "
+        f"{wo['p99'] / 1e3:,.0f} kB, nothing blocked at {100 * w['zero']:.0f} vs "
+        f"{100 * wo['zero']:.0f} % of TACKs (with vs without; {w['tacks']:,} / "
+        f"{wo['tacks']:,} TACKs over {w['draws']} draws)",
+        verdict(ok),
+        "holds: the CDF with IACK at or left of the one without at every bin edge and a "
+        "lower mean (the paper gives no number to compare the size with). Without IACK a "
+        "loss waits for the next TACK, at most RTT_min/4 later, on top of the RTT its "
+        "retransmission takes either way (tack.md, 'Figure 5a')")
 
 
 def _claim_f8a(s8a) -> Claim:
@@ -550,7 +749,8 @@ def f6_numbers(trace: pd.DataFrame, path: str, from_s: float = 2.0) -> dict:
             "legacy_max_over_owd": (t.rtt_min_legacy_s / t.rtt_min_s).max() - 1.0}
 
 
-def _tables(s8, s8a, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick) -> str:
+def _tables(s8, s8a, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick,
+            pooled, s5a) -> str:
     note = " (quick mode: short runs, not the study's numbers)" if quick else ""
     paper9 = pd.DataFrame(
         {"paper TCP BBR": [PAPER_GOODPUT[p][0] for p in PHYS],
@@ -590,6 +790,21 @@ def _tables(s8, s8a, s9, s9l, st, sa, s5, gain, gain_all, trace, seeds, quick) -
         to_markdown(pivot_means(st, "phy", "transport", 1e-6, 1)),
         "… and ACK frequency [Hz]",
         to_markdown(pivot_means(sa, "phy", "transport", 1.0, 0)),
+        "Data blocked in the receive buffer at each TACK (Figure 5a), pooled over the "
+        "draws (data loss uniform in 0-3 %, RTT in 1-200 ms, 20 Mbit/s); quantiles are "
+        "upper edges of quarter-decade bins [kB]",
+        to_markdown(pd.DataFrame(
+            [{"series": k, "draws": v["draws"], "TACKs": v["tacks"],
+              "nothing blocked": f"{100 * v['zero']:.1f} %",
+              "median ≤": f"{v['p50'] / 1e3:,.1f}", "p90 ≤": f"{v['p90'] / 1e3:,.1f}",
+              "p99 ≤": f"{v['p99'] / 1e3:,.1f}", "mean": f"{v['mean'] / 1e3:,.1f}",
+              "loss IACKs": v["iacks_loss"], "RTOs": v["rtos"],
+              "goodput [Mbit/s]": f"{v['goodput_bps'] / 1e6:.2f}"}
+             for k, v in pooled.items()]).set_index("series")) if pooled else "(not run)",
+        "Mean blocked bytes without IACK / with IACK, per draw (mean, 95 % interval)",
+        to_markdown(s5a[s5a.metric == "blocked_ratio"][["transport", "mean", "ci_low",
+                                                          "ci_high", "n"]]
+                    .set_index("transport").round(3)),
         "Bandwidth utilisation [%] vs ACK-path loss (Figure 5b), with the paper's",
         to_markdown(f5),
         f"RTT_min with {F6_LATENCY_MS} ms latency + 802.11n (Figure 6a), medians after "

@@ -11,6 +11,10 @@ use tcplab_transport::transport::{self, UserBuildError};
 use tcplab_transport::{FlowContext, TransportSpec};
 use toml::Value;
 
+/// The longest receive interrupt coalescing timer a flow key accepts (drivers' registers
+/// reach a few ms: iwlwifi's 8-bit timer in 32 µs units, 8.16 ms).
+const MAX_RX_COALESCE: Dur = Dur::from_millis(100);
+
 /// Parses one [[flow]] table into `count` flows (ids from `first`); the topology fills
 /// in their nodes and route. `extra_keys` are keys the topology reads itself.
 pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> R<Vec<FlowSpec>> {
@@ -71,6 +75,22 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
     if stop.is_some_and(|st| st <= start) {
         return Err(f.err("stop", f.table.get("stop"), "must be after start"));
     }
+    let mut rx_coalesce = [Dur::ZERO; 2];
+    for (k, key) in ["source_rx_coalesce", "sink_rx_coalesce"]
+        .iter()
+        .enumerate()
+    {
+        if let Some(d) = f.duration(key)? {
+            if d > MAX_RX_COALESCE {
+                return Err(f.err(
+                    key,
+                    f.table.get(*key),
+                    "an interrupt coalescing timer of at most 100ms",
+                ));
+            }
+            rx_coalesce[k] = d;
+        }
+    }
     let count = f.uint("count", 1, 100_000)?.unwrap_or(1) as usize;
     let base_name = f.string("name")?;
     Ok((0..count)
@@ -87,6 +107,7 @@ pub(super) fn parse_flow(f: &Section<'_>, first: usize, extra_keys: &[&str]) -> 
             src: 0,
             dst: 0,
             path: vec![],
+            rx_coalesce,
         })
         .collect())
 }

@@ -98,6 +98,9 @@ pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
     if let Some(d) = f.duration("iack_delay_initial")? {
         c.iack_delay_initial = d;
     }
+    if let Some(on) = f.boolean("loss_iack")? {
+        c.loss_iack = on;
+    }
     match f.string("loss_response")? {
         None => {}
         Some("rate") => c.loss_response = LossResponse::Rate,

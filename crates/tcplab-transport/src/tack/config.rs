@@ -51,6 +51,9 @@ pub struct TackConfig {
     pub iack_delay_div: u32,
     /// The IACK delay before the receiver knows RTT_min.
     pub iack_delay_initial: Dur,
+    /// Loss IACKs (default on). Off, a gap that outlived the IACK delay waits for the
+    /// next TACK to be reported (the paper's Figure 5a "Without IACK").
+    pub loss_iack: bool,
     pub initial_cwnd: u32,
     /// What a reported loss does to the controller (see [`LossResponse`]).
     pub loss_response: LossResponse,
@@ -75,6 +78,7 @@ impl Default for TackConfig {
             rtt_window: Dur::from_secs(10),
             iack_delay_div: 4,
             iack_delay_initial: Dur::from_millis(5),
+            loss_iack: true,
             initial_cwnd: 10,
             loss_response: LossResponse::Rate,
             min_rto: Dur::from_millis(200),

@@ -139,5 +139,9 @@ impl Endpoint for TackReceiver {
         out.put("tacks_sent", s.tacks_sent.into());
         out.put("iacks_loss", s.iacks_loss.into());
         out.put("iacks_window", s.iacks_window.into());
+        let b = self.blocked();
+        out.put("blocked_mean_bytes", b.mean().into());
+        out.put("blocked_max_bytes", b.max().into());
+        out.put("blocked_hist", b.to_text().as_str().into());
     }
 }

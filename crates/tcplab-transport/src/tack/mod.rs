@@ -10,6 +10,7 @@
 //!   congestion controller (BBR by default: TCP-TACK);
 //! - [`TackPacket`]: data and ACK headers.
 
+mod blocked;
 mod config;
 mod endpoint;
 mod frequency;
@@ -19,6 +20,7 @@ mod packet;
 mod receiver;
 mod sender;
 
+pub use blocked::{blocked_bin, BlockedLog, BLOCKED_BINS};
 pub use config::{LossResponse, TackConfig, TackSpec};
 pub use frequency::TackClock;
 pub use owd::{MinFilter, OwdTracker};

@@ -9,15 +9,20 @@
 //!   packet counts as lost, so reordering within it is not reported as loss). It lists
 //!   the gaps that outlived the delay from the PN received just below the first (the
 //!   paper's second-largest PN, for a single gap) to the block received above the last,
-//!   as many per IACK as the mode allows, further IACKs right after for the rest.
+//!   as many per IACK as the mode allows, further IACKs right after for the rest. With
+//!   loss IACKs off (`loss_iack = false`, the paper's Figure 5a "without IACK") such a
+//!   gap is only listed by the next TACK.
 //! - **IACK (window)** when the window drops below a quarter of the buffer (nearly full)
 //!   and when it climbs back above half after that (a large release).
 //! - A new RTT_min from the sender (carried in data packets: the paper's sender-side
 //!   IACK) re-times the pending TACK.
 //!
 //! A TACK lists the PN gaps above the sender's floor, smallest first ("TACK-rich": up to
-//! [`MAX_GAPS`]; "TACK-poor": only the first, Q = 1), and only gaps an IACK has reported.
+//! [`MAX_GAPS`]; "TACK-poor": only the first, Q = 1), and only gaps an IACK has reported
+//! (or, with loss IACKs off, that outlived the IACK delay). Each TACK records the bytes
+//! then blocked out of order in the receive buffer ([`BlockedLog`]).
 
+use super::blocked::BlockedLog;
 use super::config::TackConfig;
 use super::frequency::TackClock;
 use super::owd::OwdTracker;
@@ -55,7 +60,8 @@ pub struct TackReceiver {
     floor: u64,
     largest: Option<u64>,
     largest_at: Time,
-    /// PNs up to here had their gaps reported by an IACK.
+    /// PNs up to here had their gaps reported by an IACK (with loss IACKs off: passed
+    /// their IACK delay, so TACKs list them).
     iack_upto: u64,
     /// Gaps waiting out the IACK delay, oldest first (a ring): (deadline, the PN whose
     /// arrival opened the gap).
@@ -77,6 +83,8 @@ pub struct TackReceiver {
     window_low: bool,
     due: Option<AckKind>,
     stats: TackReceiverStats,
+    /// Bytes blocked out of order at each TACK sent.
+    blocked: BlockedLog,
 }
 
 impl TackReceiver {
@@ -114,6 +122,7 @@ impl TackReceiver {
             window_low: false,
             due: None,
             stats: TackReceiverStats::default(),
+            blocked: BlockedLog::default(),
         }
     }
 
@@ -122,6 +131,14 @@ impl TackReceiver {
     }
     pub fn stats(&self) -> &TackReceiverStats {
         &self.stats
+    }
+    /// Bytes received out of order, waiting for a hole below them.
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo_bytes
+    }
+    /// The bytes blocked out of order at each TACK sent so far.
+    pub fn blocked(&self) -> &BlockedLog {
+        &self.blocked
     }
     /// Bytes delivered in order.
     pub fn rcv_nxt(&self) -> u64 {
@@ -269,10 +286,13 @@ impl TackReceiver {
     }
 
     /// The IACK delay of the gap that `pn`'s arrival opened has passed: every gap below
-    /// `pn` still open and not yet reported calls for a loss IACK.
+    /// `pn` still open and not yet reported calls for a loss IACK. With loss IACKs off
+    /// they are left to the next TACK, which lists the gaps below `iack_upto`.
     fn check_gap(&mut self, pn: u64) {
         self.iack_target = self.iack_target.max(pn);
-        if self.first_unreported_gap().is_some() {
+        if !self.cfg.loss_iack {
+            self.iack_upto = self.iack_upto.max(self.iack_target);
+        } else if self.first_unreported_gap().is_some() {
             self.ack_now(AckKind::IackLoss);
         }
     }
@@ -402,6 +422,7 @@ impl TackReceiver {
             self.stats.iacks_window += 1;
         } else {
             self.stats.tacks_sent += 1;
+            self.blocked.record(self.ooo_bytes);
             self.tack_seq += 1;
             a.tack_seq = self.tack_seq;
             if let Some((pn, at)) = self.owd.take() {
