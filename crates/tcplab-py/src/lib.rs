@@ -254,14 +254,14 @@ fn transports() -> Vec<String> {
     tcplab_transport::transport::names()
 }
 
+/// One declared column as Python sees it: (name, unit, description, low, high).
+type ColumnRow = (&'static str, &'static str, &'static str, f64, f64);
+
 /// The results columns declared in Rust, where they are published: table → list of
 /// (name, unit, description, low, high), in the order a row writes them
 /// (`tcplab.columns` builds its reference from this).
 #[pyfunction]
-fn columns() -> Vec<(
-    &'static str,
-    Vec<(&'static str, &'static str, &'static str, f64, f64)>,
-)> {
+fn columns() -> Vec<(&'static str, Vec<ColumnRow>)> {
     let flows = tcplab_sim::FlowOutcome::COLUMNS
         .into_iter()
         .chain(tcplab_transport::TcpSummary::columns());
