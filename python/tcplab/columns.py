@@ -4,12 +4,20 @@ This is the one reference: :class:`tcplab.Result` stamps it on the Arrow schema 
 metadata ``unit`` and ``description``, kept in Parquet files), summaries use the ranges
 to keep confidence intervals valid, and ``docs/results.md`` is generated from it
 (``python -m tcplab.columns``; a test checks the file is current).
+
+The columns every flow has (``FlowOutcome`` in tcplab-scenario) and a TCP sender's
+(``TcpSummary`` and ``Retransmissions`` in tcplab-transport) are declared in Rust beside
+the code that publishes them and read here through the binding (``_tcplab.columns()``);
+the entries below are the columns that have no Rust declaration yet, and may not
+redefine one.
 """
 
 from __future__ import annotations
 
 import math
 from typing import NamedTuple
+
+from tcplab import _tcplab
 
 
 class Column(NamedTuple):
@@ -26,6 +34,24 @@ _RUN = {
     "seed": Column("", "master seed of the run", 0),
     "replication": Column("", "replication index under that seed", 0),
 }
+#: table → column → :class:`Column`, as declared in Rust (in the order a row writes them).
+RUST_COLUMNS: dict[str, dict[str, Column]] = {
+    table: {name: Column(unit, description, low, high)
+            for name, unit, description, low, high in cols}
+    for table, cols in _tcplab.columns()}
+
+
+def _after_rust(table: str, extra: dict[str, Column]) -> dict[str, Column]:
+    """The Rust-declared columns of `table`, then `extra` (the columns declared here),
+    which may not redefine one of them."""
+    rust = RUST_COLUMNS.get(table, {})
+    twice = sorted(set(rust) & set(extra))
+    if twice:
+        raise RuntimeError(f"tcplab.columns: {table} columns {twice} are declared in Rust; "
+                           "declare each once")
+    return {**rust, **extra}
+
+
 _FRACTION = (0.0, 1.0)
 _NONNEG = (0.0, math.inf)
 
@@ -33,101 +59,74 @@ _NONNEG = (0.0, math.inf)
 COLUMNS: dict[str, dict[str, Column]] = {
     "flows": {
         **_RUN,
-        "flow": Column("", "flow index, in scenario order", 0),
-        "name": Column("", "flow name (`name` key, default `flowN`)"),
-        "transport": Column("", "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a "
-                            "registered transport"),
-        "cc": Column("", "congestion controller (TCP flows)"),
-        "stack": Column("", "TCP flows: the `stack` profile (`linux`, the default; `ns3`, "
-                        "`rfc`; `tcplab` for tcplab's own defaults)"),
-        "recovery": Column("", "loss recovery: `reno`, `newreno` or `sack` (TCP flows)"),
-        "bytes_target": Column("B", "bytes the application was to write (null: unlimited)", 0),
-        "bytes_written": Column("B", "bytes the application wrote", 0),
-        "bytes_delivered": Column("B", "bytes the receiver delivered in order", 0),
-        "start_s": Column("s", "when the application started writing", 0),
-        "completion_s": Column("s", "when the last byte was delivered (null: not completed)", 0),
-        "completed": Column("", "delivered == written == target"),
-        "finished_s": Column("s", "when the source finished (all data acknowledged)", 0),
-        "goodput_bps": Column("bit/s", "bytes delivered × 8 / (end − start)", *_NONNEG),
-        "packets_sent": Column("packets", "packets the source sent (incl. retransmissions)", 0),
-        "packets_delivered": Column("packets", "source packets that reached the sink", 0),
-        "packets_lost": Column("packets", "source packets dropped on the way", 0),
-        "packets_in_flight": Column("packets", "source packets still in the network at the end",
-                                    0),
-        "segments_sent": Column("segments", "TCP segments sent, retransmissions included", 0),
-        "retransmitted_segments": Column("segments", "TCP segments sent again", 0),
-        "retransmission_ratio": Column("", "retransmitted / sent segments", *_FRACTION),
-        "rtos": Column("", "retransmission timeouts", 0),
-        "fast_retransmits": Column("", "fast retransmits (window cuts on loss)", 0),
-        "tlp_probes": Column("", "RACK-TLP tail loss probes sent", 0),
-        "syn_retransmits": Column("", "SYNs sent again after the SYN timer expired", 0),
-        "established_s": Column("s", "when the SYN-ACK arrived (TCP with handshake)", 0),
-        "rack_lost": Column("segments", "segments RACK marked lost", 0),
-        "undos": Column("", "window reductions found spurious and undone", 0),
-        "ecn_cuts": Column("", "window reductions answering an ECN-Echo (RFC 3168)", 0),
-        "rtt_min_s": Column("s", "smallest RTT sample", 0),
-        "rtt_mean_s": Column("s", "mean RTT sample", 0),
-        "rtt_max_s": Column("s", "largest RTT sample", 0),
-        "acks_sent": Column("", "ACKs the TCP receiver sent", 0),
-        "ce_received": Column("", "data segments that arrived marked CE (ECN on)", 0),
-        "packets_reordered": Column("packets", "datagrams that arrived after a later one", 0),
-        "owd_min_s": Column("s", "smallest one-way delay of a datagram", 0),
-        "owd_mean_s": Column("s", "mean one-way delay of the datagrams", 0),
-        "owd_p50_s": Column("s", "median one-way delay", 0),
-        "owd_p95_s": Column("s", "95th percentile one-way delay", 0),
-        "owd_p99_s": Column("s", "99th percentile one-way delay", 0),
-        "owd_max_s": Column("s", "largest one-way delay", 0),
-        "loss_events": Column("", "TACK: losses the sender learned of from ACKs", 0),
-        "tacks_received": Column("", "TACK: periodic ACKs the sender received", 0),
-        "iacks_received": Column("", "TACK: instant ACKs the sender received", 0),
-        "ack_path_loss": Column("", "TACK: share of ACKs lost on the way back", *_FRACTION),
-        "rtt_min_legacy_s": Column("s", "TACK: RTT_min by legacy ACK timing (comparison)", 0),
-        "tacks_sent": Column("", "TACK: periodic ACKs the receiver sent", 0),
-        "iacks_loss": Column("", "TACK: instant ACKs on a loss (a gap still open after the "
-                                "IACK delay)", 0),
-        "iacks_window": Column("", "TACK: instant ACKs on a window update", 0),
-        "blocked_mean_bytes": Column("bytes", "TACK: mean of the bytes blocked out of order in "
-                                     "the receive buffer when a TACK was sent", 0),
-        "blocked_max_bytes": Column("bytes", "TACK: most bytes blocked out of order when a "
-                                    "TACK was sent", 0),
-        "blocked_hist": Column("", "TACK: TACKs sent per quantity of blocked bytes, 41 counts "
-                               "separated by spaces: nothing blocked, then quarter decades "
-                               "from 1 byte (bin k >= 1: 10^((k-1)/4) to 10^(k/4) bytes)"),
-        # Coded transports (tcp-nc, tcp-forward; docs/coded-transports.md).
-        "coding": Column("", "the code: `rlnc` (tcp-nc) or `lt` (tcp-forward)"),
-        "payload_mode": Column("", "real bytes were coded and checked (`coding.payload`)"),
-        "symbols_sent": Column("symbols", "coded packets the source sent", 0),
-        "repair_symbols": Column("symbols", "tcp-forward: symbols sent on a Diff_p timeout",
-                                 0),
-        "coded_segments": Column("segments", "segments that entered the coding buffer", 0),
-        "segments_handed_down": Column("segments", "tcp-nc: segments TCP handed to the "
-                                       "coding layer (retransmissions included)", 0),
-        "redundancy": Column("", "R: the configured (tcp-nc) or final adaptive "
-                             "(tcp-forward) redundancy", 1),
-        "redundancy_measured": Column("", "symbols sent per segment coded", 0),
-        "n_segments": Column("segments", "tcp-forward: N_segments of the adaptive R", 0),
-        "n_timeout": Column("segments", "tcp-forward: N_timeout of the adaptive R", 0),
-        "timeout_events": Column("", "tcp-forward: Diff_p timeouts (repair bursts)", 0),
-        "coding_window": Column("segments", "coding window limit (tcp-nc 0: unbounded)", 0),
-        "min_elapsed_s": Column("s", "tcp-forward: shortest time a segment spent in the "
-                                "coding window (minE of the Diff_p test)", 0),
-        "encode_busy_s": Column("s", "CPU time the source spent encoding (cost model)", 0),
-        "symbols_received": Column("symbols", "coded packets that reached the sink", 0),
-        "innovative_symbols": Column("symbols", "tcp-nc: received combinations that "
-                                     "raised the rank", 0),
-        "redundant_symbols": Column("symbols", "received symbols that taught nothing new",
-                                    0),
-        "decode_events": Column("", "symbols that decoded at least one segment", 0),
-        "segments_decoded": Column("segments", "segments the sink decoded", 0),
-        "decode_delay_mean_s": Column("s", "mean time from a segment's first symbol to its "
-                                      "decode", 0),
-        "decode_delay_max_s": Column("s", "largest such decoding delay", 0),
-        "first_decode_s": Column("s", "when the first segment was decoded", 0),
-        "latency_mean_s": Column("s", "mean end-to-end latency: from a segment's entry into "
-                                 "the sender's coding layer to its decode (encoding, "
-                                 "transfer and decoding)", 0),
-        "latency_max_s": Column("s", "largest such end-to-end latency", 0),
-        "decode_busy_s": Column("s", "CPU time the sink spent decoding (cost model)", 0),
+        **_after_rust("flows", {
+            "packets_sent": Column("packets", "packets the source sent (incl. retransmissions)", 0),
+            "packets_delivered": Column("packets", "source packets that reached the sink", 0),
+            "packets_lost": Column("packets", "source packets dropped on the way", 0),
+            "packets_in_flight": Column("packets", "source packets still in the network at the end",
+                                        0),
+            "acks_sent": Column("", "ACKs the TCP receiver sent", 0),
+            "ce_received": Column("", "data segments that arrived marked CE (ECN on)", 0),
+            "packets_reordered": Column("packets", "datagrams that arrived after a later one", 0),
+            "owd_min_s": Column("s", "smallest one-way delay of a datagram", 0),
+            "owd_mean_s": Column("s", "mean one-way delay of the datagrams", 0),
+            "owd_p50_s": Column("s", "median one-way delay", 0),
+            "owd_p95_s": Column("s", "95th percentile one-way delay", 0),
+            "owd_p99_s": Column("s", "99th percentile one-way delay", 0),
+            "owd_max_s": Column("s", "largest one-way delay", 0),
+            "loss_events": Column("", "TACK: losses the sender learned of from ACKs", 0),
+            "tacks_received": Column("", "TACK: periodic ACKs the sender received", 0),
+            "iacks_received": Column("", "TACK: instant ACKs the sender received", 0),
+            "ack_path_loss": Column("", "TACK: share of ACKs lost on the way back", *_FRACTION),
+            "rtt_min_legacy_s": Column("s", "TACK: RTT_min by legacy ACK timing (comparison)", 0),
+            "tacks_sent": Column("", "TACK: periodic ACKs the receiver sent", 0),
+            "iacks_loss": Column("", "TACK: instant ACKs on a loss (a gap still open after the "
+                                    "IACK delay)", 0),
+            "iacks_window": Column("", "TACK: instant ACKs on a window update", 0),
+            "blocked_mean_bytes": Column("bytes", "TACK: mean of the bytes blocked out of order "
+                                         "in the receive buffer when a TACK was sent", 0),
+            "blocked_max_bytes": Column("bytes", "TACK: most bytes blocked out of order when a "
+                                        "TACK was sent", 0),
+            "blocked_hist": Column("", "TACK: TACKs sent per quantity of blocked bytes, 41 "
+                                   "counts separated by spaces: nothing blocked, then quarter "
+                                   "decades from 1 byte (bin k >= 1: 10^((k-1)/4) to 10^(k/4) "
+                                   "bytes)"),
+            # Coded transports (tcp-nc, tcp-forward; docs/coded-transports.md).
+            "coding": Column("", "the code: `rlnc` (tcp-nc) or `lt` (tcp-forward)"),
+            "payload_mode": Column("", "real bytes were coded and checked (`coding.payload`)"),
+            "symbols_sent": Column("symbols", "coded packets the source sent", 0),
+            "repair_symbols": Column("symbols", "tcp-forward: symbols sent on a Diff_p timeout",
+                                     0),
+            "coded_segments": Column("segments", "segments that entered the coding buffer", 0),
+            "segments_handed_down": Column("segments", "tcp-nc: segments TCP handed to the "
+                                           "coding layer (retransmissions included)", 0),
+            "redundancy": Column("", "R: the configured (tcp-nc) or final adaptive "
+                                 "(tcp-forward) redundancy", 1),
+            "redundancy_measured": Column("", "symbols sent per segment coded", 0),
+            "n_segments": Column("segments", "tcp-forward: N_segments of the adaptive R", 0),
+            "n_timeout": Column("segments", "tcp-forward: N_timeout of the adaptive R", 0),
+            "timeout_events": Column("", "tcp-forward: Diff_p timeouts (repair bursts)", 0),
+            "coding_window": Column("segments", "coding window limit (tcp-nc 0: unbounded)", 0),
+            "min_elapsed_s": Column("s", "tcp-forward: shortest time a segment spent in the "
+                                    "coding window (minE of the Diff_p test)", 0),
+            "encode_busy_s": Column("s", "CPU time the source spent encoding (cost model)", 0),
+            "symbols_received": Column("symbols", "coded packets that reached the sink", 0),
+            "innovative_symbols": Column("symbols", "tcp-nc: received combinations that "
+                                         "raised the rank", 0),
+            "redundant_symbols": Column("symbols", "received symbols that taught nothing new",
+                                        0),
+            "decode_events": Column("", "symbols that decoded at least one segment", 0),
+            "segments_decoded": Column("segments", "segments the sink decoded", 0),
+            "decode_delay_mean_s": Column("s", "mean time from a segment's first symbol to its "
+                                          "decode", 0),
+            "decode_delay_max_s": Column("s", "largest such decoding delay", 0),
+            "first_decode_s": Column("s", "when the first segment was decoded", 0),
+            "latency_mean_s": Column("s", "mean end-to-end latency: from a segment's entry into "
+                                     "the sender's coding layer to its decode (encoding, "
+                                     "transfer and decoding)", 0),
+            "latency_max_s": Column("s", "largest such end-to-end latency", 0),
+            "decode_busy_s": Column("s", "CPU time the sink spent decoding (cost model)", 0),
+        }),
     },
     "links": {
         **_RUN,

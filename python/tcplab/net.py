@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab import _tcplab
+from tcplab.cli_output import out_path
 from tcplab.result import Result
 
 NetworkError = _tcplab.NetworkError
@@ -454,7 +455,8 @@ def add_commands(sub) -> None:
     s.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="any [[flow]] key, e.g. --set recovery=sack --set cc_params.beta=0.7")
     s.add_argument("--sample", default="10ms", help="time-series interval (default 10ms)")
-    s.add_argument("--out", help="directory for the Parquet tables and the figure")
+    s.add_argument("--out", type=out_path,
+                   help="directory for the Parquet tables and the figure")
     s.add_argument("--realtime", action="store_true",
                    help="run the event loop at SCHED_FIFO priority (precise timers)")
     s.add_argument("--key", metavar="FILE",
@@ -479,7 +481,8 @@ def add_commands(sub) -> None:
     ts.add_argument("--bytes", help='bytes to send (default 10MB)')
     ts.add_argument("--time", help='send for this long instead, e.g. "10s"')
     ts.add_argument("--sample", default="10ms", help="TCP_INFO sampling interval")
-    ts.add_argument("--out", help="directory for the Parquet tables and the figure")
+    ts.add_argument("--out", type=out_path,
+                   help="directory for the Parquet tables and the figure")
     ts.set_defaults(fn=_cmd_tcp_send)
 
     tr = sub.add_parser("tcp-recv", help="kernel TCP receiver for one `tcplab tcp-send`")
@@ -499,7 +502,8 @@ def _json_quiet(p: argparse.ArgumentParser) -> None:
 
 def _emulate_options(e: argparse.ArgumentParser) -> None:
     e.add_argument("--seed", type=int, default=1, help="seed of the loss/jitter streams")
-    e.add_argument("--out", help="directory for the Parquet tables (links, series, packets)")
+    e.add_argument("--out", type=out_path,
+                   help="directory for the Parquet tables (links, series, packets)")
     e.add_argument("--timeout", type=float, help="stop the command after this many seconds")
     e.add_argument("--no-realtime", action="store_true",
                    help="do not ask for SCHED_FIFO priority for the packet loop")

@@ -130,12 +130,23 @@ def test_numpy_scalars_are_their_python_values():
 
 @pytest.mark.parametrize("cmd", [["run", "s.toml"], ["sweep", "p.toml"],
                                  ["reproduce", "wave"], ["compare", "s.toml"],
-                                 ["report", ".", "-o"]])
+                                 ["report", ".", "-o"], ["send", "127.0.0.1:9"],
+                                 ["tcp-send", "127.0.0.1:9"], ["emulate"]])
 def test_an_empty_out_is_refused(cmd, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # an empty --out once wrote into the current directory
     flag = [] if cmd[-1] == "-o" else ["--out"]
     with pytest.raises(SystemExit) as e:
         main([*cmd, *flag, ""])
+    assert e.value.code == 2
+    assert "an empty path" in capsys.readouterr().err
+
+
+def test_an_empty_out_is_refused_by_emulate_after_the_scenario(capsys, tmp_path,
+                                                               monkeypatch):
+    # Options between SCENARIO and `--` are parsed apart (net._split_command).
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        main(["emulate", "s.toml", "--out", "", "--", "true"])
     assert e.value.code == 2
     assert "an empty path" in capsys.readouterr().err
 
@@ -166,3 +177,19 @@ def test_a_closed_pipe_ends_quietly():
                        capture_output=True, text=True, env={**os.environ})
     assert r.stdout.count("\n") == 1
     assert "BrokenPipeError" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    # Whether `head` leaves before the last write is a race; a reader gone before the
+    # first write is not (without the handling this failed every time, `head` 2 in 3).
+    p = subprocess.Popen([sys.executable, "-m", "tcplab.cli", "list", "keys"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p.stdout.close()
+    err = p.stderr.read()
+    p.wait(timeout=60)
+    assert "BrokenPipeError" not in err and "Traceback" not in err, err
+
+
+def test_recv_names_a_key_that_is_not_the_receivers(capsys):
+    # `tcplab recv --set cc=cubic` complained that `bytes` was required, not about `cc`.
+    assert main(["recv", "--listen", "127.0.0.1:0", "--set", "cc=cubic"]) == 1
+    err = capsys.readouterr().err
+    assert "flow.cc" in err and "not a receiver key" in err, err
+    assert "bytes" not in err, err

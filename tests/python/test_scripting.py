@@ -72,6 +72,20 @@ def test_every_published_column_is_documented_with_metadata(tmp_path):
     assert back.field("rtt_min_s").metadata[b"unit"] == b"s"
 
 
+def test_the_columns_rust_declares_are_read_from_rust_and_not_declared_again():
+    rust = dict(_tcplab.columns())["flows"]
+    names = [c[0] for c in rust]
+    # FlowOutcome's columns, then TcpSummary's (Retransmissions' inside), in row order.
+    assert names[:3] == ["flow", "name", "transport"] and "goodput_bps" in names
+    assert {"recovery", "retransmission_ratio", "rtos", "rtt_max_s"} <= set(names)
+    for name, unit, description, low, high in rust:
+        assert description, name
+        assert columns.COLUMNS["flows"][name] == columns.Column(unit, description, low, high)
+    assert columns.valid_range("retransmission_ratio") == (0.0, 1.0)
+    with pytest.raises(RuntimeError, match=r"\['goodput_bps'\] are declared in Rust"):
+        columns._after_rust("flows", {"goodput_bps": columns.Column("bit/s", "again")})
+
+
 def test_results_doc_is_generated_from_the_reference():
     doc = (ROOT / "docs" / "results.md").read_text()
     assert columns.markdown() in doc, "regenerate docs/results.md (python -m tcplab.columns)"

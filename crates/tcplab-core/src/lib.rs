@@ -4,6 +4,7 @@
 //! keep every component deterministic (integer time, named RNG streams) and every input
 //! readable (units with clear errors).
 
+pub mod column_def;
 pub mod detmath;
 pub mod metrics;
 pub mod pcapng;
@@ -13,6 +14,7 @@ pub mod splitmix;
 pub mod time;
 pub mod units;
 
+pub use column_def::ColumnDef;
 pub use metrics::{Metrics, Value};
 pub use rng::{Rng, RngStream};
 pub use splitmix::SplitMix64;

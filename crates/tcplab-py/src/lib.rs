@@ -254,6 +254,21 @@ fn transports() -> Vec<String> {
     tcplab_transport::transport::names()
 }
 
+/// One declared column as Python sees it: (name, unit, description, low, high).
+type ColumnRow = (&'static str, &'static str, &'static str, f64, f64);
+
+/// The results columns declared in Rust, where they are published: table → list of
+/// (name, unit, description, low, high), in the order a row writes them
+/// (`tcplab.columns` builds its reference from this).
+#[pyfunction]
+fn columns() -> Vec<(&'static str, Vec<ColumnRow>)> {
+    let flows = tcplab_sim::FlowOutcome::COLUMNS
+        .into_iter()
+        .chain(tcplab_transport::TcpSummary::columns());
+    let row = |c: tcplab_core::ColumnDef| (c.name, c.unit, c.description, c.low, c.high);
+    vec![("flows", flows.map(row).collect())]
+}
+
 /// Deliberately panics inside Rust: lets tests prove panics surface as exceptions.
 #[pyfunction]
 fn _panic_for_test() -> PyResult<()> {
@@ -274,6 +289,7 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     m.add_function(wrap_pyfunction!(transports, m)?)?;
+    m.add_function(wrap_pyfunction!(columns, m)?)?;
     // submodules register here
     coding::register(m)?;
     net::register(m)?;

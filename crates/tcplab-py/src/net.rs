@@ -185,11 +185,6 @@ fn duration(what: &str, s: Option<&str>) -> PyResult<Option<Dur>> {
     .transpose()
 }
 
-fn flow_spec(source: &str, flow: &Bound<'_, PyDict>) -> PyResult<tcplab_sim::FlowSpec> {
-    let table = convert::dict_to_table(flow, source)?;
-    udp::flow_spec(&table, source).map_err(|e| to_py_err(SimError::Config(e)))
-}
-
 /// The pre-shared key in `path` (`--key FILE`).
 fn key(path: Option<&str>) -> PyResult<Option<tcplab_net::wire::Key>> {
     path.map(|p| {
@@ -329,10 +324,9 @@ fn udp_recv<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut o = RecvOptions::default();
     if let Some(f) = flow {
-        let spec = flow_spec(source, f)?;
-        if let Some(t) = spec.tcp() {
-            o.receiver = t.receiver.clone();
-        }
+        let table = convert::dict_to_table(f, source)?;
+        o.receiver =
+            udp::receiver_config(&table, source).map_err(|e| to_py_err(SimError::Config(e)))?;
     }
     o.listen_timeout = listen_timeout_s.map(Dur::from_secs_f64);
     o.realtime = realtime;

@@ -4,7 +4,7 @@
 //! them in the row (its endpoints' `summary`).
 
 use crate::scenario::FlowSpec;
-use tcplab_core::Metrics;
+use tcplab_core::{ColumnDef, Metrics};
 
 /// One flow's outcome, as its row of the flows table begins.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,6 +28,59 @@ pub struct FlowOutcome<'a> {
     /// When the source finished (all its data acknowledged).
     pub finished_s: Option<f64>,
     pub goodput_bps: f64,
+}
+
+impl FlowOutcome<'_> {
+    /// The columns [`FlowOutcome::publish`] writes, in its order: unit, meaning, range.
+    pub const COLUMNS: [ColumnDef; 13] = [
+        ColumnDef::new("flow", "", "flow index, in scenario order").at_least(0.0),
+        ColumnDef::new("name", "", "flow name (`name` key, default `flowN`)"),
+        ColumnDef::new(
+            "transport",
+            "",
+            "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a registered transport",
+        ),
+        ColumnDef::new("cc", "", "congestion controller (TCP flows)"),
+        ColumnDef::new(
+            "stack",
+            "",
+            "TCP flows: the `stack` profile (`linux`, the default; `ns3`, `rfc`; `tcplab` for \
+             tcplab's own defaults)",
+        ),
+        ColumnDef::new(
+            "bytes_target",
+            "B",
+            "bytes the application was to write (null: unlimited)",
+        )
+        .at_least(0.0),
+        ColumnDef::new("bytes_written", "B", "bytes the application wrote").at_least(0.0),
+        ColumnDef::new(
+            "bytes_delivered",
+            "B",
+            "bytes the receiver delivered in order",
+        )
+        .at_least(0.0),
+        ColumnDef::new("start_s", "s", "when the application started writing").at_least(0.0),
+        ColumnDef::new(
+            "completion_s",
+            "s",
+            "when the last byte was delivered (null: not completed)",
+        )
+        .at_least(0.0),
+        ColumnDef::new("completed", "", "delivered == written == target"),
+        ColumnDef::new(
+            "finished_s",
+            "s",
+            "when the source finished (all data acknowledged)",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "goodput_bps",
+            "bit/s",
+            "bytes delivered × 8 / (end − start)",
+        )
+        .at_least(0.0),
+    ];
 }
 
 impl<'a> FlowOutcome<'a> {
@@ -97,24 +150,12 @@ mod tests {
         }
         .publish(&mut t.row());
         let names: Vec<&str> = t.columns().iter().map(|c| &*c.name).collect();
+        let declared: Vec<&str> = FlowOutcome::COLUMNS.iter().map(|c| c.name).collect();
         assert_eq!(
-            names,
-            [
-                "flow",
-                "name",
-                "transport",
-                "cc",
-                "stack",
-                "bytes_target",
-                "bytes_written",
-                "bytes_delivered",
-                "start_s",
-                "completion_s",
-                "completed",
-                "finished_s",
-                "goodput_bps"
-            ]
+            names, declared,
+            "publish writes the declared columns, in order"
         );
+        assert_eq!(names[..3], ["flow", "name", "transport"]);
         assert_eq!(t.ints("flow").unwrap(), [3]);
         assert_eq!(t.texts("cc").unwrap(), ["cubic"]);
         assert_eq!(t.opt_ints("bytes_target").unwrap(), [Some(1_000_000)]);

@@ -26,6 +26,6 @@ pub use run::{simulate, simulate_tapped, simulate_with, Control};
 // only this crate.
 pub use tcplab_scenario::{
     parse_scenario_file, parse_scenario_str, parse_scenario_table, parse_toml, Column, Data,
-    Duplex, FlowSpec, Hop, Labels, LinkChange, LinkSpec, NodeSpec, Results, Row, RunInfo, Sampling,
-    Scenario, Table, Trace, WlanSpec,
+    Duplex, FlowOutcome, FlowSpec, Hop, Labels, LinkChange, LinkSpec, NodeSpec, Results, Row,
+    RunInfo, Sampling, Scenario, Table, Trace, WlanSpec,
 };

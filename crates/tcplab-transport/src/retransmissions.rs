@@ -2,7 +2,7 @@
 //! segments again (TCP, TACK) and by the kernel tool's rows: defined once, so the ratio
 //! means the same in each.
 
-use tcplab_core::Metrics;
+use tcplab_core::{ColumnDef, Metrics};
 
 /// Segments a source sent, retransmissions included, and how many of them were resent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -12,6 +12,24 @@ pub struct Retransmissions {
 }
 
 impl Retransmissions {
+    /// The columns [`Retransmissions::publish`] writes, in its order: unit, meaning, range.
+    pub const COLUMNS: [ColumnDef; 3] = [
+        ColumnDef::new(
+            "segments_sent",
+            "segments",
+            "TCP segments sent, retransmissions included",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "retransmitted_segments",
+            "segments",
+            "TCP segments sent again",
+        )
+        .at_least(0.0),
+        ColumnDef::new("retransmission_ratio", "", "retransmitted / sent segments")
+            .within(0.0, 1.0),
+    ];
+
     /// Retransmitted over sent segments (0 when none was sent).
     pub fn ratio(&self) -> f64 {
         if self.segments_sent > 0 {

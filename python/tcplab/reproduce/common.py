@@ -34,6 +34,10 @@ NS3_STUDY_SETTINGS = {
     "pinned": {"mss": 1460, **NO_HANDSHAKE_64MIB_WINDOW},
 }
 
+#: How a figure names each of those settings.
+NS3_STUDY_LABELS = {"ns3": "ns-3's TCP, stack = \"ns3\"",
+                    "pinned": "pinned settings: tcplab defaults, MSS 1460"}
+
 #: The verdicts of a claim table (see :class:`Claim`).
 HOLDS, SHAPE, DIFFERS, NOT_RUN = "holds", "shape only", "differs", "not measured"
 

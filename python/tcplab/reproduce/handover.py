@@ -22,6 +22,7 @@ import pandas as pd
 
 from tcplab.plot import draw_paper, save
 from tcplab.reproduce.common import (
+    NS3_STUDY_LABELS,
     NS3_STUDY_SETTINGS,
     SAME,
     Claim,
@@ -180,7 +181,7 @@ def run(out: Path, seeds: int = 1, workers: int | None = None,
                 {f"HT={ht:g}s {d}": {cc: PAPER_T1[cc][d][i] for cc in PAPER_T1}
                  for d in DIRECTIONS for i, ht in enumerate(HTS)}).rename_axis("variant"),
                 1) + "\n")
-    fig = _figure(summary, out / "fig-table1-recovery.png")
+    fig = _figure(summary, out / "fig-table1-recovery.png", after, setting)
     return write_outputs(out, runs, summary, text, [fig])
 
 
@@ -273,9 +274,18 @@ def claims(summary: pd.DataFrame) -> list[Claim]:
     return out
 
 
-def _figure(summary: pd.DataFrame, png: Path) -> Path:
+def _never(summary: pd.DataFrame, timer: str, cc: str, d: str, ht: float) -> bool:
+    """Whether the flow did not recover within the run in that cell."""
+    s = summary[(summary.timer == timer) & (summary.cc == cc) & (summary.direction == d)
+                & (summary.ht_s == ht)]
+    return bool(len(s)) and bool(s["never"].iloc[0] > 0) and s["mean"].isna().all()
+
+
+def _figure(summary: pd.DataFrame, png: Path, after: float = AFTER,
+            setting: str = SETTING) -> Path:
     """Recovery time per variant (categories, not joined), one panel per timer and
-    direction, HT as marker; Table 1's values as hollow markers."""
+    direction, HT as marker; Table 1's values as hollow markers. A cell that did not
+    recover within the run is drawn at the run's end (`after`) with an arrow up."""
     import matplotlib.pyplot as plt
 
     timers = list(dict.fromkeys(summary.timer))
@@ -288,12 +298,14 @@ def _figure(summary: pd.DataFrame, png: Path) -> Path:
             ax = axes[i][j]
             for k, ht in enumerate(HTS):
                 dx = (k - 1) * 0.22
-                xs, ys, px, py = [], [], [], []
+                xs, ys, px, py, nx = [], [], [], [], []
                 for v, cc in enumerate(variants):
                     m = _cell(summary, tm, cc, d, ht)
                     if m is not None:
                         xs.append(v + dx)
                         ys.append(m)
+                    elif _never(summary, tm, cc, d, ht):
+                        nx.append(v + dx)
                     if cc in PAPER_T1:
                         px.append(v + dx)
                         py.append(PAPER_T1[cc][d][k])
@@ -301,15 +313,26 @@ def _figure(summary: pd.DataFrame, png: Path) -> Path:
                     n = int(summary["n"].max())
                     ax.plot(xs, ys, ls="none", marker=marks[ht], color=f"C{k}",
                             label=f"tcplab, HT {ht:g} s (n={n})")
+                if nx:
+                    ax.plot(nx, [after] * len(nx), ls="none", marker=r"$\uparrow$",
+                            ms=11, color=f"C{k}",
+                            label=f"tcplab, HT {ht:g} s: not within {after:.0f} s")
                 draw_paper(ax, px, py, "Table 1", color=f"C{k}",
                            label=f"paper (Table 1), HT {ht:g} s")
+            if not summary["never"].eq(0).all():
+                ax.axhline(after, color="0.5", ls=":", lw=0.8)
             ax.set_xticks(range(len(variants)), variants)
             ax.set_yscale("log")
             ax.grid(alpha=0.3, which="both")
             ax.set_title(f"{d}, NewReno timer {tm}", fontsize=9)
             if j == 0:
                 ax.set_ylabel("recovery time [s]")
-    axes[0][1].legend(fontsize=6.5, ncol=2)
-    fig.suptitle("Seed 002, Table 1: recovery after a terrestrial ↔ GEO handover")
-    fig.tight_layout()
+    seen: dict = {}
+    for ax in axes.flat:  # every label once, whichever panel drew it
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    fig.legend(seen.values(), seen.keys(), fontsize=7, ncol=3, loc="lower center")
+    fig.suptitle("Seed 002, Table 1: recovery after a terrestrial ↔ GEO handover "
+                 f"({NS3_STUDY_LABELS[setting]})")
+    fig.tight_layout(rect=(0, 0.04 + 0.025 * ((len(seen) + 2) // 3), 1, 1))
     return save(fig, png)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from tcplab.plot import _new_figure, draw_paper, note_no_paper, save
 from tcplab.reproduce.common import (
+    NS3_STUDY_LABELS,
     NS3_STUDY_SETTINGS,
     SAME,
     Claim,
@@ -184,7 +185,7 @@ def experiments(seed: int, variants: list[str], timing: Timing = SEED_TIMING,
         rows.append(row)
         if figures is not None:
             figs.append(_fig_single(res, figures / "fig1-wave-single-flow.png", tm, seed,
-                                    capacity_mbps(6, setting)))
+                                    capacity_mbps(6, setting), setting))
     fig, ax = _new_figure(len(variants), (8, 3 * len(variants)), sharex=True, sharey=True)
     rtt_alone = {}
     for i, cc in enumerate(variants):
@@ -214,7 +215,7 @@ def experiments(seed: int, variants: list[str], timing: Timing = SEED_TIMING,
         ax[i].grid(alpha=0.3)
     ax[-1].set_xlabel("time [s]")
     fig.suptitle(f"Two flows sharing 10 Mbit/s (flow 2 active {tm.start:g}–{tm.stop:g} s; "
-                 f"seed {seed})")
+                 f"seed {seed}; {NS3_STUDY_LABELS[setting]})")
     fig.tight_layout()
     if figures is None:
         import matplotlib.pyplot as plt
@@ -229,8 +230,8 @@ def experiments(seed: int, variants: list[str], timing: Timing = SEED_TIMING,
         ax.plot(x, np.arange(1, len(x) + 1) / len(x), label=f"{cc} (n={len(x):,} samples)")
     ax.set_xlabel("RTT [ms]")
     ax.set_ylabel("CDF")
-    ax.set_title(f"RTT of flow 1 alone, {tm.warmup:g}–{tm.start:g} s (seed {seed})",
-                 fontsize=9)
+    ax.set_title(f"RTT of flow 1 alone, {tm.warmup:g}–{tm.start:g} s (seed {seed}; "
+                 f"{NS3_STUDY_LABELS[setting]})", fontsize=9)
     note_no_paper(ax, "the seed's Fig. 8 gives no RTT values")
     ax.legend()
     ax.grid(alpha=0.3)
@@ -356,7 +357,7 @@ def _tables(runs: pd.DataFrame, seeds: int) -> tuple[pd.DataFrame, str]:
 
 
 def _fig_single(res, path: Path, timing: Timing = SEED_TIMING, seed: int = 1,
-                cap_mbps: float = 6 * 1460 / 1500) -> Path:
+                cap_mbps: float = 6 * 1460 / 1500, setting: str = SETTING) -> Path:
     """Fig. 1: burst sequence, TxTime, RTT per ACK (zoom) and goodput of one Wave flow."""
     tr = res.tables["cc_trace"].to_pandas()
     tr["key"] = tr["key"].astype(str)
@@ -390,6 +391,7 @@ def _fig_single(res, path: Path, timing: Timing = SEED_TIMING, seed: int = 1,
     for a in (ax[0], ax[1], ax[3]):
         a.set_xlim(0, timing.single)
     ax[1].legend(fontsize=7)
-    fig.suptitle(f"One TCP Wave flow over a 6 Mbit/s bottleneck (seed {seed})")
+    fig.suptitle(f"One TCP Wave flow over a 6 Mbit/s bottleneck (seed {seed}; "
+                 f"{NS3_STUDY_LABELS[setting]})")
     fig.tight_layout()
     return save(fig, path)

@@ -11,7 +11,7 @@ use tcplab_transport::coded::{
     FORWARD_HEADER_BYTES, FORWARD_IP_UDP_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
 };
 use tcplab_transport::tack::TACK_DATA_HEADER_BYTES;
-use tcplab_transport::{TransportSpec, DATA_HEADER_BYTES, TS_OPTION_BYTES};
+use tcplab_transport::{ReceiverConfig, TransportSpec, DATA_HEADER_BYTES, TS_OPTION_BYTES};
 
 /// The longest flow table a HELLO carries (it stays one unfragmented datagram); a
 /// receiver refuses a longer one unread.
@@ -26,6 +26,37 @@ const TCP_TS_OPTION: u32 = (OPTION_HEADER + TCP_TIMESTAMP_LEN) as u32;
 /// TCP segment with the same settings.
 pub fn flow_spec(flow: &toml::Table, source: &str) -> Result<FlowSpec, ConfigError> {
     for_udp(parse_flow_table(flow, source)?, source)
+}
+
+/// The `[[flow]]` keys `tcplab recv` takes (`--set KEY=VALUE`): the TCP receiver's. The
+/// rest of the flow comes with the sender's HELLO.
+pub const RECEIVER_KEYS: [&str; 4] = ["ack", "ack_every", "ack_delay", "sack"];
+
+/// The TCP receiver settings in `table` (receiver keys only, see [`RECEIVER_KEYS`]): any
+/// other key is an error naming it, not a complaint about a key the receiver has no use
+/// for (`bytes`).
+pub fn receiver_config(table: &toml::Table, source: &str) -> Result<ReceiverConfig, ConfigError> {
+    if let Some((k, v)) = table
+        .iter()
+        .find(|(k, _)| !RECEIVER_KEYS.contains(&k.as_str()))
+    {
+        return Err(ConfigError {
+            file: source.into(),
+            key: format!("flow.{k}"),
+            value: v.to_string(),
+            why: format!(
+                "not a receiver key: the receiver takes {}; the sender's HELLO carries the \
+                 rest of the flow (set it on the sender)",
+                RECEIVER_KEYS.join(", ")
+            ),
+        });
+    }
+    let mut t = table.clone();
+    t.insert("bytes".into(), "unlimited".into());
+    match parse_flow_table(&t, source)?.transport {
+        TransportSpec::Tcp(t) => Ok(t.receiver),
+        _ => unreachable!("a flow table without `transport` is TCP"),
+    }
 }
 
 /// A simulator flow adapted to the UDP driver: the payload per packet shrinks by the
@@ -151,3 +182,26 @@ const FORWARD_EXTRA: u32 =
     28 + (COMMON_HEADER + SYMBOL_FIXED) as u32 - FORWARD_IP_UDP_BYTES - FORWARD_HEADER_BYTES;
 
 const _: () = assert!(COMMON_HEADER < DATA_HEADER_WITH_TS);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tcplab_transport::AckPolicy;
+
+    #[test]
+    fn the_receiver_takes_its_own_keys_and_names_any_other() {
+        let r = receiver_config(&"ack_every = 1\nsack = false".parse().unwrap(), "recv").unwrap();
+        assert!(matches!(r.ack_policy, AckPolicy::Delayed { every: 1, .. }));
+        assert!(!r.sack);
+        // `tcplab recv --set cc=cubic` complained that `bytes` was required.
+        let e = receiver_config(&"cc = \"cubic\"".parse().unwrap(), "recv").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            e.key == "flow.cc" && text.contains("not a receiver key") && !text.contains("bytes"),
+            "{text}"
+        );
+        // A receiver key's bad value is named as the simulator names it.
+        let e = receiver_config(&"ack = \"never\"".parse().unwrap(), "recv").unwrap_err();
+        assert_eq!(e.key, "flow.ack", "{e}");
+    }
+}

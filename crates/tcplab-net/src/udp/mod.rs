@@ -23,7 +23,9 @@ pub mod testnet;
 pub use counters::{InputCounters, Paws, SeenWindow};
 pub use driver::{LoopStats, Session};
 pub use flow_endpoints::FlowShape;
-pub use flow_spec::{flow_spec, for_udp, with_mac, MAX_FLOW_DESC, UDP_OVERHEAD};
+pub use flow_spec::{
+    flow_spec, for_udp, receiver_config, with_mac, MAX_FLOW_DESC, RECEIVER_KEYS, UDP_OVERHEAD,
+};
 pub use receiver_session::{
     ReceiverSession, CLAIM_TIMEOUT, MAX_REACH, RESET_INTERRUPTED, RESET_REFUSED,
 };

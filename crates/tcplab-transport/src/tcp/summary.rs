@@ -3,7 +3,7 @@
 //! same columns through [`TcpSummary::publish`].
 
 use crate::retransmissions::Retransmissions;
-use tcplab_core::Metrics;
+use tcplab_core::{ColumnDef, Metrics};
 
 /// What a TCP sender reports at the end of a flow.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,6 +28,54 @@ pub struct TcpSummary<'a> {
 }
 
 impl TcpSummary<'_> {
+    /// The columns [`TcpSummary::publish`] writes after `recovery` and the
+    /// [`Retransmissions`] columns, in its order: unit, meaning, range.
+    pub const RECOVERY: ColumnDef = ColumnDef::new(
+        "recovery",
+        "",
+        "loss recovery: `reno`, `newreno` or `sack` (TCP flows)",
+    );
+    pub const COLUMNS: [ColumnDef; 11] = [
+        ColumnDef::new("rtos", "", "retransmission timeouts").at_least(0.0),
+        ColumnDef::new(
+            "fast_retransmits",
+            "",
+            "fast retransmits (window cuts on loss)",
+        )
+        .at_least(0.0),
+        ColumnDef::new("tlp_probes", "", "RACK-TLP tail loss probes sent").at_least(0.0),
+        ColumnDef::new(
+            "syn_retransmits",
+            "",
+            "SYNs sent again after the SYN timer expired",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "established_s",
+            "s",
+            "when the SYN-ACK arrived (TCP with handshake)",
+        )
+        .at_least(0.0),
+        ColumnDef::new("rack_lost", "segments", "segments RACK marked lost").at_least(0.0),
+        ColumnDef::new("undos", "", "window reductions found spurious and undone").at_least(0.0),
+        ColumnDef::new(
+            "ecn_cuts",
+            "",
+            "window reductions answering an ECN-Echo (RFC 3168)",
+        )
+        .at_least(0.0),
+        ColumnDef::new("rtt_min_s", "s", "smallest RTT sample").at_least(0.0),
+        ColumnDef::new("rtt_mean_s", "s", "mean RTT sample").at_least(0.0),
+        ColumnDef::new("rtt_max_s", "s", "largest RTT sample").at_least(0.0),
+    ];
+
+    /// Every column [`TcpSummary::publish`] writes, in its order.
+    pub fn columns() -> impl Iterator<Item = ColumnDef> {
+        std::iter::once(Self::RECOVERY)
+            .chain(Retransmissions::COLUMNS)
+            .chain(Self::COLUMNS)
+    }
+
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put("recovery", self.recovery.into());
@@ -72,6 +120,12 @@ mod tests {
         let mut from_struct = Collected::default();
         TcpSummary::default().publish(&mut from_struct);
         assert_eq!(keys(&from_sender), keys(&from_struct));
+        let declared: Vec<&str> = TcpSummary::columns().map(|c| c.name).collect();
+        assert_eq!(
+            keys(&from_struct),
+            declared,
+            "the declared columns, in order"
+        );
         assert_eq!(from_sender.get("retransmission_ratio"), Some("0"));
     }
 
