@@ -333,7 +333,8 @@ main(int argc, char* argv[])
 }
 """
 
-#: Each case: the tcplab example and its edits, and the ns-3 program's arguments.
+#: Each case: the tcplab example, its `[bottleneck]` edits, the flows' `ecn` (for DCTCP
+#: the number of flows instead) and the ns-3 program's arguments (DCTCP's: `dctcp_args`).
 CODEL = "codel-bufferbloat.toml"
 CASES = {
     "codel-ecn": (CODEL, {"discipline": {"kind": "codel", "ecn": True}}, True,
@@ -382,7 +383,7 @@ def run_ns3(binary: Path, args: dict) -> dict:
     return got
 
 
-def tcplab_scenario(example: str, edits: dict, flows_ecn, ) -> dict:
+def tcplab_scenario(example: str, edits: dict, flows_ecn) -> dict:
     data = tomllib.loads((ROOT / "examples" / example).read_text())
     data["bottleneck"].update(edits)
     if isinstance(flows_ecn, bool):
