@@ -4,6 +4,7 @@ traffic-control model. Prints the Markdown tables of docs/validation.md ("Agains
 traffic-control model").
 
     python scripts/ns3_ecn.py [--ns3-prefix DIR] [--out DIR] [--only CASE,...]
+                              [--duration SECONDS]
 
 The cases, each the bundled example of its discipline (seed 1):
 
@@ -448,6 +449,9 @@ def main() -> None:
     ap.add_argument("--ns3-prefix", default="/work/ns3src/build")
     ap.add_argument("--out", default="/tmp/tcplab-ns3-aqm")
     ap.add_argument("--only", help="comma-separated cases: " + ", ".join(CASES))
+    ap.add_argument("--duration", type=float,
+                    help="seconds, for both sides of every case but DCTCP's (default: each "
+                    "example's own, 60 s)")
     a = ap.parse_args()
     binary = build(Path(a.ns3_prefix), Path(a.out))
     names = a.only.split(",") if a.only else list(CASES)
@@ -457,6 +461,9 @@ def main() -> None:
         if name.startswith("dctcp"):
             ns3_args = dctcp_args(flows_ecn)
         data = tcplab_scenario(example, edits, flows_ecn)
+        if a.duration and not name.startswith("dctcp"):
+            ns3_args = {**ns3_args, "duration": a.duration}
+            data["duration"] = f"{a.duration}s"
         duration = float(ns3_args.get("duration", 60))
         t, n = run_tcplab(data, name), run_ns3(binary, ns3_args)
         gt, gn = (sum(x["bytes"]) * 8 / duration / 1e6 for x in (t, n))
