@@ -3,8 +3,8 @@
 
 Four Cubic flows (started 1 s apart) share a 10 Mbit/s link with a 1,000-packet buffer
 (40 ms RTT) for `--duration`; the link's queue is drop-tail (`fifo`: drop-tail with its
-sojourn measured), CoDel (with `ecn = true`) or FQ-CoDel (ECN on by default). Each
-discipline runs:
+sojourn measured), CoDel, PIE or RED (each with `ecn = true`, their other parameters
+the defaults) or FQ-CoDel (ECN on by default). Each discipline runs:
 
 - the Linux kernel's Cubic through `tcplab emulate`'s link with `net.ipv4.tcp_ecn = 1` in
   the namespace (the senders ask for ECN; the host's receivers accept it, Linux's default
@@ -33,6 +33,8 @@ DISCIPLINES = {
     "fifo": "fifo",
     "codel": {"kind": "codel", "ecn": True},
     "fq_codel": "fq_codel",
+    "pie": {"kind": "pie", "ecn": True},
+    "red": {"kind": "red", "ecn": True},
 }
 
 
@@ -96,7 +98,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", default="30s")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", help="comma-separated disciplines (fifo,codel,fq_codel)")
+    ap.add_argument("--only", help="comma-separated disciplines (" + ",".join(DISCIPLINES) + ")")
     a = ap.parse_args()
     from tcplab.net import _scenario_args, available
 

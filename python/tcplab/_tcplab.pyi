@@ -204,10 +204,12 @@ def emulate_flow(
     text: str | None = None,
     dict: dict[str, Any] | None = None,
     tcp_ecn: int | None = None,
+    pcap: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, pa.RecordBatch]]:
     """The scenario's flows through the emulator, on kernel TCP ("kernel") or tcplab over
-    UDP ("udp"); (info, tables). `tcp_ecn`: net.ipv4.tcp_ecn in the namespace. Ctrl-C
-    cuts the transfers short: info["interrupted"]."""
+    UDP ("udp"); (info, tables). `tcp_ecn`: net.ipv4.tcp_ecn in the namespace; `pcap`: a
+    pcapng file of every packet leaving the link. Ctrl-C cuts the transfers short:
+    info["interrupted"]."""
 
 def udp_send(
     to: str,

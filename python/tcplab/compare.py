@@ -93,11 +93,15 @@ def summary_table(results: dict[str, Result], labels: dict[str, str]):
 
 
 def compare(scenario, *, flow: int = 0, seed: int = 1, kernel_cc: str | None = None,
-            modes=MODES, tcp_ecn: int | None = None) -> CompareResult:
+            modes=MODES, tcp_ecn: int | None = None,
+            pcap: str | Path | None = None) -> CompareResult:
     """Runs flow `flow` of `scenario` in each of `modes` ("sim", "kernel", "udp").
 
     `tcp_ecn` sets ``net.ipv4.tcp_ecn`` in the emulator's namespace (1: the kernel's TCP
-    asks for ECN, so a discipline with ``ecn = true`` marks its packets). Ctrl-C raises
+    asks for ECN, so a discipline with ``ecn = true`` marks its packets). `pcap`, a
+    directory, gets one pcapng capture per mode, ``pcap_path(pcap, mode)``: every packet
+    as it leaves the link (the simulated link's forward and reverse directions, the
+    emulator's departures with their ECN bits). Ctrl-C raises
     :class:`CompareInterrupted` with what was done."""
     from tcplab.scenario import Scenario
 
@@ -116,37 +120,51 @@ def compare(scenario, *, flow: int = 0, seed: int = 1, kernel_cc: str | None = N
     kcc = kernel_cc or KERNEL_CC.get(cc)
     results: dict[str, Result] = {}
     labels: dict[str, str] = {}
+    if pcap is not None:
+        Path(pcap).mkdir(parents=True, exist_ok=True)
     try:
-        _run_modes(single, modes, seed, cc, kcc, tcp_ecn, results, labels)
+        _run_modes(single, modes, seed, cc, kcc, tcp_ecn, pcap, results, labels)
     except KeyboardInterrupt:
         raise CompareInterrupted(CompareResult(results, labels)) from None
     return CompareResult(results, labels)
 
 
+def pcap_path(directory: str | Path, mode: str) -> Path:
+    """Where :func:`compare` writes `mode`'s capture in `directory`."""
+    return Path(directory) / f"{mode}.pcapng"
+
+
 def _run_modes(single, modes, seed: int, cc: str, kcc: str | None, tcp_ecn: int | None,
-               results: dict[str, Result], labels: dict[str, str]) -> None:
+               pcap: str | Path | None, results: dict[str, Result],
+               labels: dict[str, str]) -> None:
     """Fills `results` and `labels` mode by mode; an emulated run cut short by Ctrl-C is
     kept as far as it got, then KeyboardInterrupt."""
     from tcplab.net import _scenario_args
     from tcplab.scenario import simulate
 
+    def capture(mode: str) -> str | None:
+        return None if pcap is None else str(pcap_path(pcap, mode))
+
     for mode in modes:
         info: dict = {}
         if mode == "sim":
-            results[mode] = simulate(single, seed=seed)
+            # A point-to-point scenario's one link is named "link".
+            sim_pcap = None if pcap is None else {"link": "link", "path": capture(mode)}
+            results[mode] = simulate(single, seed=seed, pcap=sim_pcap)
             labels[mode] = f"tcplab {cc} (simulated)"
         elif mode == "kernel":
             if kcc is None:
                 raise _tcplab.ScenarioError(
                     f"{single.source}: no Linux counterpart of cc = {cc!r}; pass kernel_cc")
             info, tables = _tcplab.emulate_flow(mode="kernel", kernel_cc=kcc, seed=seed, flow=0,
-                                                tcp_ecn=tcp_ecn, **_scenario_args(single))
+                                                tcp_ecn=tcp_ecn, pcap=capture(mode),
+                                                **_scenario_args(single))
             results[mode] = Result(info, tables)
             ecn = " with ECN" if tcp_ecn == 1 else ""
             labels[mode] = f"Linux {kcc}{ecn} (emulated link)"
         elif mode == "udp":
             info, tables = _tcplab.emulate_flow(mode="udp", seed=seed, flow=0,
-                                                **_scenario_args(single))
+                                                pcap=capture(mode), **_scenario_args(single))
             results[mode] = Result(info, tables)
             labels[mode] = f"tcplab {cc} over UDP (emulated link)"
         else:
@@ -189,6 +207,10 @@ def _cmd_compare(a: argparse.Namespace) -> int:
     from tcplab.net import available
 
     modes = tuple(a.only.split(",")) if a.only else MODES
+    if a.pcap and not a.out:
+        print("tcplab compare: argument --pcap: needs --out DIR (the captures are written "
+              "there)", file=sys.stderr)
+        return 2
     if any(m != "sim" for m in modes):
         ok, why = available()
         if not ok:
@@ -198,7 +220,8 @@ def _cmd_compare(a: argparse.Namespace) -> int:
 
     try:
         res = compare(a.scenario, flow=a.flow, seed=a.seed, kernel_cc=a.kernel_cc,
-                      modes=modes, tcp_ecn=a.tcp_ecn)
+                      modes=modes, tcp_ecn=a.tcp_ecn,
+                      pcap=Path(a.out) / f"{Path(a.scenario).stem}-pcap" if a.pcap else None)
     except CompareInterrupted as e:
         # What was measured until Ctrl-C: the table and the tables (no figure: it takes
         # seconds to draw, and the user asked to stop), then the one line.
@@ -252,6 +275,10 @@ def add_commands(sub) -> None:
 
     c.add_argument("--out", type=out_path,
                    help="directory for the table, the figure and the Parquet tables")
+    c.add_argument("--pcap", action="store_true",
+                   help="also write each mode's packets as they leave the link to "
+                   "OUT/STEM-pcap/MODE.pcapng (sim, kernel, udp) for Wireshark, ECN bits "
+                   "included; needs --out")
     c.set_defaults(fn=_cmd_compare)
     from tcplab.net import _json_quiet
 

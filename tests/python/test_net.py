@@ -204,6 +204,72 @@ def test_compare_on_a_codel_link_with_the_kernels_ecn(tcp_ecn):
     assert "with ECN" in res.labels["kernel"] or not tcp_ecn
 
 
+def _codepoints(path) -> dict[int, int]:
+    """Data segments in a pcapng file by their IP ECN codepoint (read with dpkt)."""
+    dpkt = pytest.importorskip("dpkt")
+    got: dict[int, int] = {}
+    with open(path, "rb") as f:
+        for _, buf in dpkt.pcapng.Reader(f):
+            ip = dpkt.ip.IP(buf)
+            if isinstance(ip.data, dpkt.tcp.TCP) and ip.data.data:
+                got[ip.tos & 3] = got.get(ip.tos & 3, 0) + 1
+    return got
+
+
+CODEL_ECN_LINK = {"sample": "50ms", "duration": "3s",
+                  "link": {"rate": "10Mbps", "delay": "10ms", "queue": "1000pkt",
+                           "discipline": {"kind": "codel", "ecn": True}}}
+
+
+def test_compare_pcap_needs_out(tmp_path, capsys):
+    p = tmp_path / "c.toml"
+    p.write_text('[link]\nrate = "10Mbps"\ndelay = "1ms"\n[[flow]]\ncc = "cubic"\n')
+    assert cli.main(["compare", str(p), "--only", "sim", "--pcap"]) == 2
+    assert "--pcap: needs --out" in capsys.readouterr().err
+
+
+def test_compare_pcap_writes_the_simulated_leg(tmp_path):
+    # One capture per leg, here the simulated one: the flow's ECT(0) segments, CE where
+    # the simulated CoDel marked them (as many as the links table counts).
+    from tcplab.compare import compare, pcap_path
+
+    sc = tcplab.Scenario({**CODEL_ECN_LINK, "flow": [{"cc": "cubic", "bytes": "unlimited",
+                                                      "ecn": True}]})
+    res = compare(sc, modes=("sim",), pcap=tmp_path / "caps")
+    fwd = res.results["sim"].links.set_index("direction").loc["fwd"]
+    got = _codepoints(pcap_path(tmp_path / "caps", "sim"))
+    assert fwd["marked_ce"] > 0 and got.get(3, 0) == fwd["marked_ce"], (got, fwd)
+    assert got.get(2, 0) > 1000 and 0 not in got, got
+
+
+@needs_root
+def test_compare_pcap_writes_one_capture_per_leg(tmp_path, capsys):
+    # `tcplab compare --pcap`: the simulated, kernel and UDP legs each leave a capture of
+    # the packets that left the link; the kernel's (tcp_ecn = 1) holds its CE marks.
+    p = tmp_path / "codel.toml"
+    p.write_text('sample = "50ms"\nduration = "3s"\n[link]\nrate = "10Mbps"\n'
+                 'delay = "10ms"\nqueue = "1000pkt"\n'
+                 'discipline = { kind = "codel", ecn = true }\n'
+                 '[[flow]]\ncc = "cubic"\nbytes = "unlimited"\n')
+    out = tmp_path / "out"
+    assert cli.main(["compare", str(p), "--out", str(out), "--pcap", "--tcp-ecn", "1",
+                     "--quiet"]) == 0
+    caps = out / "codel-pcap"
+    assert sorted(c.name for c in caps.iterdir()) == ["kernel.pcapng", "sim.pcapng",
+                                                       "udp.pcapng"]
+    import pandas as pd
+
+    links = pd.read_parquet(out / "codel-kernel-links.parquet").set_index("direction")
+    kernel = _codepoints(caps / "kernel.pcapng")
+    assert links.loc["fwd", "marked_ce"] > 0
+    assert kernel.get(3, 0) == links.loc["fwd", "marked_ce"], (kernel, links)
+    dpkt = pytest.importorskip("dpkt")
+    with open(caps / "udp.pcapng", "rb") as f:
+        udp = sum(isinstance(dpkt.ip.IP(b).data, dpkt.udp.UDP)
+                  for _, b in dpkt.pcapng.Reader(f))
+    assert udp > 1000, udp
+
+
 @needs_root
 def test_emulate_pcap_shows_the_ce_marks(tmp_path):
     # Issue 32 item 5: the capture holds each packet as it left the link, so a CE mark

@@ -450,10 +450,11 @@ fn tcp_recv<'py>(py: Python<'py>, listen: &str, timeout_s: f64) -> PyResult<Boun
 /// UDP (`mode="udp"`). Returns (info, tables): the senders' flow tables and the link's.
 ///
 /// `tcp_ecn` sets `net.ipv4.tcp_ecn` in the emulated namespace (1: the kernel's senders
-/// ask for ECN; the host's receivers accept it by Linux's default 2). Ctrl-C cuts the
+/// ask for ECN; the host's receivers accept it by Linux's default 2). `pcap` writes each
+/// packet as it leaves the link to that pcapng file, as `emulate`'s does. Ctrl-C cuts the
 /// transfers short and returns what they did, with `info["interrupted"]` set.
 #[pyfunction]
-#[pyo3(signature = (source, mode, flow=None, seed=1, kernel_cc=None, text=None, dict=None, tcp_ecn=None))]
+#[pyo3(signature = (source, mode, flow=None, seed=1, kernel_cc=None, text=None, dict=None, tcp_ecn=None, pcap=None))]
 #[allow(clippy::too_many_arguments)]
 fn emulate_flow<'py>(
     py: Python<'py>,
@@ -465,6 +466,7 @@ fn emulate_flow<'py>(
     text: Option<&str>,
     dict: Option<&Bound<'py, PyDict>>,
     tcp_ecn: Option<u8>,
+    pcap: Option<std::path::PathBuf>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     use tcplab_net::transfer::{flows_through_emulator, FlowPlan, Transport};
     let mut sc = emulation_scenario(source, text, dict)?;
@@ -526,6 +528,7 @@ fn emulate_flow<'py>(
     }
     let mut cfg = EmuConfig::new(sc, seed).map_err(net_err)?;
     cfg.tcp_ecn = check_tcp_ecn(tcp_ecn)?;
+    cfg.pcap = pcap;
     let stop = Arc::new(AtomicBool::new(false));
     let (out, _pending) = watching_signals(py, &stop, || {
         guard("emulate_flow", || {
