@@ -330,3 +330,16 @@ def test_emulate_host_command_runs_the_udp_pair_in_one_command(tmp_path, capsys)
     assert code == 0 and doc["exit_code"] == 0 and doc["host_exit_code"] == 0
     fwd = next(x for x in doc["links"] if x["direction"] == "fwd")
     assert fwd["delivered_pkts"] > 300
+
+
+def test_compare_refuses_host_coalescing_for_the_kernel_leg():
+    # The simulator's interrupt-coalescing keys model a host; the kernel leg runs real
+    # hosts, so a comparison with them would silently mean something else.
+    from tcplab.compare import compare
+
+    sc = tcplab.Scenario({**LINK, "flow": [{"cc": "cubic", "bytes": "1MB",
+                                             "sink_rx_coalesce": "2ms"}]})
+    with pytest.raises(tcplab.ScenarioError, match="flow.sink_rx_coalesce"):
+        compare(sc, modes=("sim", "kernel"))
+    # The simulated leg alone runs the key.
+    assert compare(sc, modes=("sim",)).results["sim"].flows["completed"].all()
