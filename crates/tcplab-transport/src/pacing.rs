@@ -16,6 +16,7 @@ use tcplab_core::{Dur, Time};
 
 /// How a send quantum leaves (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Bursts {
     #[default]
     Slack,
@@ -26,8 +27,9 @@ pub enum Bursts {
 /// The pacing slot of the next packet.
 #[derive(Clone, Debug)]
 pub struct Pacer {
-    /// Largest packet on the wire, in bytes: a quantum of them may leave early.
-    packet_bytes: u64,
+    /// Largest packet on the wire, in bytes: a quantum of them may leave early. (The
+    /// fields fit 24 bytes: the TCP sender keeps the pacer in its first cache line.)
+    packet_bytes: u32,
     next_send_at: Time,
     /// The last send attempt was held back by pacing alone: only then is the slot a
     /// wake-up (a window-limited sender waits for ACKs, and a pacing slot in the past
@@ -35,7 +37,7 @@ pub struct Pacer {
     waiting: bool,
     bursts: Bursts,
     /// `Tso`: packets left of the burst that started at `burst_at`.
-    burst_left: u32,
+    burst_left: u16,
     burst_at: Time,
 }
 
@@ -43,7 +45,7 @@ impl Pacer {
     /// A pacer for packets of at most `packet_bytes` on the wire.
     pub fn new(packet_bytes: u64) -> Pacer {
         Pacer {
-            packet_bytes,
+            packet_bytes: packet_bytes.min(u32::MAX as u64) as u32,
             next_send_at: Time::ZERO,
             waiting: false,
             bursts: Bursts::Slack,
@@ -80,7 +82,7 @@ impl Pacer {
                 let held = now < self.next_send_at;
                 if !held {
                     self.burst_at = now;
-                    self.burst_left = quantum.max(1);
+                    self.burst_left = quantum.clamp(1, u16::MAX as u32) as u16;
                 }
                 held
             }
@@ -124,7 +126,7 @@ impl Pacer {
         if q <= 1 || self.bursts != Bursts::Slack {
             return Dur::ZERO;
         }
-        Dur::transmission((q - 1) * self.packet_bytes, rate.saturating_mul(8))
+        Dur::transmission((q - 1) * self.packet_bytes as u64, rate.saturating_mul(8))
     }
 }
 
