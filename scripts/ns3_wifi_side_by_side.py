@@ -95,8 +95,9 @@ PHY = {
 TCP_FLOW = {"mss": 1448, "snd_buf": "4MiB", "rcv_buf": "4MiB"}
 #: ns-3's A-MPDU limits, given to tcplab's cell: `BE_MaxAmpduSize` 65,535 bytes (the
 #: WifiMac attribute's default, the HT maximum) and no airtime cap but aPPDUMaxTime (5.484
-#: ms, which ns-3's MpduAggregator enforces). The presets' own cap (550 µs, calibrated on
-#: the TACK paper's UDP baselines; `--preset-ampdu` keeps it) carries fewer MPDUs.
+#: ms, which ns-3's MpduAggregator enforces). The 802.11n/ac presets have the same limits
+#: (`NS3_AMPDU` in crates/tcplab-link/src/wlan/params.rs); they are written out so that a
+#: change to the presets does not change the comparison (`--preset-ampdu` drops them).
 NS3_AMPDU = {"ampdu_bytes": 65535, "ampdu_time": "5484us"}
 #: ns-3's transmit queue, given to tcplab's cell: one WifiMacQueue per access category,
 #: shared by every receiver, `MaxSize` 500 packets (`--queue N` sets both sides;

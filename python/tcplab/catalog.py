@@ -239,6 +239,9 @@ KEYS: tuple[Key, ...] = (
         "ConnTimeout)"),
     Key(_TCP, "quick_ack", "16", "segments", "Linux quick-ACK: ACK this many segments at "
         "once at the start and after out-of-order data", 16),
+    Key(_TCP, "tso", "none", "bool", "paced senders: true sends each send quantum as one "
+        "TSO/GSO burst (Linux's tcp_tso_autosize), false one segment per pacing slot; "
+        "absent, a quantum's slack before its slot"),
     Key(_TCP, "stack", "linux", "\"linux\" | \"ns3\" | \"rfc\" | \"tcplab\"", "stack profile: "
         "that stack's defaults (docs/scenarios.md; the other defaults listed here are "
         "linux's, \"tcplab\" keeps tcplab's own); also a top-level key", "linux"),
@@ -325,6 +328,8 @@ KEYS: tuple[Key, ...] = (
     Key(_WLAN, "reorder", "true with A-MPDU", "bool", "Block Ack receive reordering"),
     Key(_WLAN, "reorder_timeout", "100ms", "duration", "the recipient's reorder timeout "
         "(mac80211)"),
+    Key(_WLAN, "station_ampdu", "true with A-MPDU", "bool", "false: stations send one MPDU "
+        "per access (the AP still aggregates)"),
     Key(_CODED, "coding", "{}", "table of numbers", "coding parameters: redundancy, window, "
         "payload, ... (docs/coded-transports.md); tcp-nc also reads the TCP sender's keys, "
         "tcp-forward cc (vegas), cc_params, mtu, mss, initial_cwnd"),

@@ -1,4 +1,4 @@
-//! WLAN cells in scenarios: the UDP calibration of the presets, per-station results,
+//! WLAN cells in scenarios: the UDP ceilings of the presets, per-station results,
 //! composition with wired links, and clear errors for bad `[[wlan]]` tables.
 
 use tcplab_sim::{parse_scenario_str, simulate, Results};
@@ -38,26 +38,31 @@ bytes = "unlimited"
 }
 
 /// One saturating UDP flow (1500-byte IP packets, 1472-byte payload) over each preset
-/// reaches the TACK paper's UDP baseline (Figure 7) within ±10 %. The formula behind the
-/// presets (docs/wlan.md, "UDP ceilings of the presets") predicts 6.79 / 25.3 / 203.2 /
-/// 589.7 Mbit/s.
+/// carries what the presets' cited constants predict within ±3 %: one access per Bianchi's
+/// eq. 13 with n = 1 (docs/wlan.md, "UDP ceilings of the presets"), 6.79 / 29.93 /
+/// 256.3 / 618.5 Mbit/s, with 42 MPDUs per A-MPDU on n and ac (ns-3's 65,535-byte limit).
 #[test]
-fn presets_reach_the_papers_udp_baselines() {
-    for (standard, offered, baseline) in [
-        ("802.11b", "20Mbps", 7e6),
-        ("802.11g", "100Mbps", 26e6),
-        ("802.11n", "500Mbps", 210e6),
-        ("802.11ac", "1Gbps", 590e6),
+fn presets_reach_their_udp_ceilings() {
+    for (standard, offered, ceiling, ampdu) in [
+        ("802.11b", "20Mbps", 6.79e6, 1.0),
+        ("802.11g", "100Mbps", 29.93e6, 1.0),
+        ("802.11n", "500Mbps", 256.3e6, 42.0),
+        ("802.11ac", "1Gbps", 618.5e6, 42.0),
     ] {
         let r = run(&saturating_udp(standard, offered, "0.3s"));
         let g = r.flows.floats("goodput_bps").unwrap()[0];
-        let err = g / baseline - 1.0;
+        let err = g / ceiling - 1.0;
         assert!(
-            err.abs() < 0.10,
-            "{standard}: {:.1} Mbit/s vs {:.0} ({:+.1} %)",
+            err.abs() < 0.03,
+            "{standard}: {:.1} Mbit/s vs {:.1} ({:+.1} %)",
             g / 1e6,
-            baseline / 1e6,
+            ceiling / 1e6,
             err * 100.0
+        );
+        let n = r.links.floats("ampdu_mean").unwrap()[0];
+        assert!(
+            (n - ampdu).abs() < 1.0,
+            "{standard}: {n:.1} MPDUs per A-MPDU"
         );
     }
 }
@@ -439,7 +444,7 @@ struct LossyCell {
 fn tcp_over_lossy_cell(reorder: bool) -> LossyCell {
     let toml = format!(
         r#"
-duration = "1s"
+duration = "2s"
 sample = "off"
 [[node]]
 name = "ap"
@@ -471,9 +476,10 @@ bytes = "unlimited"
 /// With 10 % frame errors the MAC retransmits (7 attempts: an MPDU is lost with
 /// probability 1e-7), so TCP only has to repair the AP queue's overflows. Without the
 /// reordering buffer the MAC's retransmissions reach TCP as reordering: it retransmits
-/// though the cell lost nothing (measured, seed 1: 595 segments, 268 fast retransmits,
-/// 110 Mbit/s). With it (IEEE 802.11 receive reordering, on by default) every
-/// retransmission repairs a queue overflow (1235 of 1235, 2 fast retransmits, 173 Mbit/s).
+/// though the cell lost nothing (measured over 2 s, seed 1: 1197 segments, 551 fast
+/// retransmits, 107 Mbit/s). With it (IEEE 802.11 receive reordering, on by default)
+/// every retransmission repairs a queue overflow (1145 of 1145 after slow start, 2 fast
+/// retransmits, 199 Mbit/s).
 #[test]
 fn block_ack_reordering_hides_mac_retries_from_tcp() {
     let without = tcp_over_lossy_cell(false);
@@ -508,10 +514,11 @@ fn snr_favours_robust_mcs_when_low() {
 
 /// Minstrel-HT style rate adaptation (ns-3's `MinstrelHtWifiManager` constants) finds the
 /// MCS the SNR allows: over 802.11n's two-stream group (MCS 8-15), one second of
-/// saturating UDP carries at least 80 % of the best fixed MCS at 20 dB and at 35 dB, and
-/// its mean PHY rate is lower at 20 dB (measured, seed 1: 105 of 121 Mbit/s at 20 dB with
-/// a mean PHY rate of 180 Mbit/s; 184 of 203 Mbit/s at 35 dB, 292 Mbit/s; the rest is
-/// the 10 % of frames sent at sampled rates and the first 50 ms at the lowest MCS).
+/// saturating UDP carries at least 65 % of the best fixed MCS at 20 dB and at 35 dB, and
+/// its mean PHY rate is lower at 20 dB (measured, seed 1: 114 of 160 Mbit/s at 20 dB with
+/// a mean PHY rate of 157 Mbit/s; 192 of 256 Mbit/s at 35 dB, 264 Mbit/s; the rest is
+/// the 10 % of A-MPDUs sent at sampled rates, each up to 42 MPDUs and 5.484 ms, and the
+/// first 50 ms at the lowest MCS).
 #[test]
 fn minstrel_finds_the_mcs_the_snr_allows() {
     let udp = |extra: &str| {
@@ -531,8 +538,124 @@ fn minstrel_finds_the_mcs_the_snr_allows() {
             .map(|m| udp(&format!("snr = {snr}\nmcs = {m}")).0)
             .fold(0.0, f64::max);
         let (g, rate) = udp(&format!("snr = {snr}\nrate_control = \"minstrel\""));
-        assert!(g > 0.8 * best, "{snr} dB: minstrel {g}, best fixed {best}");
+        assert!(g > 0.65 * best, "{snr} dB: minstrel {g}, best fixed {best}");
         rates.push(rate);
     }
     assert!(rates[0] < rates[1], "{rates:?}");
+}
+
+/// `station_ampdu = false`: the station sends its TCP ACKs one per channel access instead
+/// of many per A-MPDU, so it accesses the channel more often, its ACKs take a larger share
+/// of the airtime and the flow carries less (802.11ac, one TCP BBR flow, 0.5 s).
+#[test]
+fn station_ack_aggregation_saves_airtime() {
+    let measure = |extra: &str| {
+        let r = run(&format!(
+            r#"
+duration = "0.5s"
+sample = "off"
+[[node]]
+name = "server"
+[[node]]
+name = "ap"
+[[node]]
+name = "sta"
+[[link]]
+between = ["server", "ap"]
+rate = "10Gbps"
+delay = "5ms"
+queue = "100000pkt"
+[[wlan]]
+standard = "802.11ac"
+ap = "ap"
+stations = ["sta"]
+{extra}
+[[flow]]
+cc = "bbr"
+from = "server"
+to = "sta"
+bytes = "unlimited"
+"#
+        ));
+        let l = &r.links;
+        let dir = l.texts("direction").unwrap();
+        let sta = dir.iter().position(|d| *d == "sta").unwrap();
+        (
+            l.floats("ampdu_mean").unwrap()[sta],
+            l.ints("tx_attempts").unwrap()[sta],
+            l.floats("ack_airtime_share").unwrap()[sta],
+            r.flows.floats("goodput_bps").unwrap()[0],
+        )
+    };
+    let (n_agg, acc_agg, share_agg, g_agg) = measure("");
+    let (n_one, acc_one, share_one, g_one) = measure("station_ampdu = false");
+    assert!(
+        n_agg > 5.0 && n_one == 1.0,
+        "{n_agg:.1} vs {n_one:.1} MPDUs"
+    );
+    assert!(acc_one > 3 * acc_agg, "{acc_one} vs {acc_agg} accesses");
+    assert!(
+        share_one > 2.0 * share_agg,
+        "{share_one:.3} vs {share_agg:.3}"
+    );
+    assert!(g_one < g_agg, "{g_one:.0} vs {g_agg:.0} bit/s");
+}
+
+/// The access point's queue depth (`queue`, default 1000 packets: Linux's
+/// `DEFAULT_TX_QUEUE_LEN`) bounds the queue a loss-based TCP builds in front of the cell:
+/// a CUBIC flow through an 802.11n AP with a 100-packet queue sees a shorter mean RTT and
+/// loses packets at the AP, with 1000 packets a longer RTT (the queue the source allows;
+/// measured, seed 1, 3 s: mean RTT 12.7 against 18.1 ms).
+#[test]
+fn ap_queue_depth_bounds_the_queueing_delay() {
+    let measure = |queue: &str| {
+        let r = run(&format!(
+            r#"
+duration = "3s"
+sample = "off"
+[[node]]
+name = "server"
+[[node]]
+name = "ap"
+[[node]]
+name = "sta"
+[[link]]
+between = ["server", "ap"]
+rate = "10Gbps"
+delay = "5ms"
+queue = "100000pkt"
+[[wlan]]
+standard = "802.11n"
+ap = "ap"
+stations = ["sta"]
+queue = "{queue}"
+[[flow]]
+cc = "cubic"
+from = "server"
+to = "sta"
+bytes = "unlimited"
+"#
+        ));
+        let l = &r.links;
+        let dir = l.texts("direction").unwrap();
+        let ap = dir.iter().position(|d| *d == "ap").unwrap();
+        (
+            r.flows.floats("rtt_mean_s").unwrap()[0],
+            l.ints("max_queue_pkts").unwrap()[ap],
+            l.ints("dropped_queue").unwrap()[ap],
+        )
+    };
+    let (rtt_short, max_short, drops_short) = measure("100pkt");
+    let (rtt_long, max_long, _) = measure("1000pkt");
+    assert!(
+        max_short <= 100 && drops_short > 0,
+        "{max_short} {drops_short}"
+    );
+    assert!(max_long > 300, "{max_long}");
+    assert!(
+        rtt_long > 1.3 * rtt_short,
+        "{:.1} vs {:.1} ms",
+        rtt_long * 1e3,
+        rtt_short * 1e3
+    );
 }

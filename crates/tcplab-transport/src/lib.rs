@@ -30,7 +30,7 @@ pub mod transport;
 
 pub use endpoint::{Endpoint, Progress};
 pub use error::Violation;
-pub use pacing::Pacer;
+pub use pacing::{Bursts, Pacer};
 pub use packet::{Opaque, Packet};
 pub use ranges::Ranges;
 pub use rate::{RateSample, RateSampler};

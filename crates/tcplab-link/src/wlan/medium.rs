@@ -252,7 +252,7 @@ impl<P: Packet> Wlan<P> {
         let q = &self.sta[s].queues[d];
         let first = self.mpdu_bytes(&q[0].pkt);
         let ack_bytes = |f: &Frame<P>, b: u64| if f.pkt.carries_payload() { 0 } else { b };
-        let Some(a) = self.p.ampdu else {
+        let Some(a) = self.p.ampdu.filter(|_| s == 0 || self.p.station_ampdu) else {
             return (1, first, ack_bytes(&q[0], first));
         };
         let (mut n, mut bytes, mut acks) = (0usize, 0u64, 0u64);

@@ -8,7 +8,7 @@
 //! decided at `handle_timeout` (contention), not at admission, so the medium costs the
 //! driver two wake-ups per channel access (start of transmission, delivery), however many
 //! MPDUs the access carries. docs/wlan.md describes the model ("Channel access" onwards)
-//! and its calibration ("Calibration: the 550 µs A-MPDU cap").
+//! and the source of every constant ("The presets and their sources").
 
 pub mod bianchi;
 pub mod mcs;
@@ -22,8 +22,8 @@ mod station;
 
 pub use medium::Wlan;
 pub use params::{
-    Ampdu, WlanParams, CALIBRATED_AMPDU_TIME, HT_MAX_AMPDU_BYTES, PPDU_MAX_TIME, PRESETS,
-    REORDER_TIMEOUT, VHT_MAX_AMPDU_BYTES,
+    Ampdu, WlanParams, BLOCK_ACK_WINDOW, HT_MAX_AMPDU_BYTES, NS3_AMPDU, NS3_BE_MAX_AMPDU_BYTES,
+    PPDU_MAX_TIME, PRESETS, REORDER_TIMEOUT, VHT_MAX_AMPDU_BYTES,
 };
 pub use phy::Phy;
 pub use station::StationCounters;

@@ -2,10 +2,10 @@
 //!
 //! Every constant is a named field; a preset only fills them in. The presets follow the
 //! TACK paper's Figure 7 (PHY rate 11 / 54 / 300 / 866.7 Mbit/s) with the standard's
-//! timing (IEEE 802.11-2020 Tables 16-4 and 17-21 via ns-3's `wifi-constants`), and are
-//! calibrated so that one saturating UDP flow reaches the paper's UDP baselines
-//! (7 / 26 / 210 / 590 Mbit/s); docs/wlan.md ("UDP ceilings of the presets") derives each
-//! number, and its "Calibration" section says which constant is fitted and why.
+//! timing (IEEE 802.11-2020 Tables 16-4 and 17-21 via ns-3's `wifi-constants`) and ns-3's
+//! default A-MPDU limits; docs/wlan.md ("The presets and their sources") cites each
+//! constant and "UDP ceilings of the presets" derives what one saturating UDP flow
+//! carries.
 
 use super::mcs::{self, McsConfig, McsTable};
 use super::nist::Modulation;
@@ -45,6 +45,9 @@ pub struct WlanParams {
     pub block_ack_bytes: u32,
     /// A-MPDU aggregation with Block ACK; `None`: one MPDU per access, a normal ACK.
     pub ampdu: Option<Ampdu>,
+    /// Whether the stations aggregate too (the access point always does with `ampdu`):
+    /// `false` sends a station's MPDUs, its transport ACKs among them, one per access.
+    pub station_ampdu: bool,
     /// Packets each transmit queue holds (one queue per destination at each node).
     pub queue: u32,
     /// Packets a node holds over all its destinations' queues together, `None`: no limit
@@ -82,10 +85,22 @@ pub const PPDU_MAX_TIME: Dur = Dur(5_484_000);
 /// Linux mac80211's receive reorder timeout, `HT_RX_REORDER_BUF_TIMEOUT` = HZ/10
 /// (net/mac80211/rx.c): 100 ms.
 pub const REORDER_TIMEOUT: Dur = Dur(100_000_000);
-/// The calibrated A-MPDU airtime cap of the n and ac presets: chosen so that their UDP
-/// ceilings match the TACK paper's UDP baselines, not a limit of the standard or ns-3
-/// (docs/wlan.md, "Calibration: the 550 µs A-MPDU cap").
-pub const CALIBRATED_AMPDU_TIME: Dur = Dur(550_000);
+/// ns-3's default A-MPDU size limit for best effort, `WifiMac::BE_MaxAmpduSize` = 65,535
+/// bytes (ns-3 3.44 `src/wifi/model/wifi-mac.cc`), used by the n and ac presets.
+pub const NS3_BE_MAX_AMPDU_BYTES: u64 = 65_535;
+/// The Block Ack window, 64 MPDUs (IEEE 802.11-2020 10.25; mac80211's
+/// `IEEE80211_MAX_AMPDU_BUF_HT`, ns-3's default buffer size for HT/VHT agreements).
+pub const BLOCK_ACK_WINDOW: u32 = 64;
+
+/// The A-MPDU limits of the 802.11n and 802.11ac presets, ns-3's Wi-Fi model's defaults:
+/// the Block Ack window (64 MPDUs), `BE_MaxAmpduSize` (65,535 bytes) and no airtime cap
+/// but aPPDUMaxTime (5.484 ms, which ns-3's `MpduAggregator` enforces). One source for
+/// both presets, the one `scripts/ns3_wifi_side_by_side.py` checks the cell against.
+pub const NS3_AMPDU: Ampdu = Ampdu {
+    max_frames: BLOCK_ACK_WINDOW,
+    max_bytes: NS3_BE_MAX_AMPDU_BYTES,
+    max_time: PPDU_MAX_TIME,
+};
 
 impl WlanParams {
     /// The DIFS (AIFS): SIFS + `aifsn` slots.
@@ -109,6 +124,7 @@ impl WlanParams {
             ack_bytes: 14,
             block_ack_bytes: 32,
             ampdu: None,
+            station_ampdu: true,
             queue: 1000,
             node_queue: None,
             per: 0.0,
@@ -138,13 +154,14 @@ impl WlanParams {
                 ..common
             },
             // ERP-OFDM 54 Mbit/s, 6 µs signal extension, short slot, SIFS 10; ACKs at 24
-            // Mbit/s; CWmin 31 (ERP's aCWmin in a BSS open to 802.11b clients, as Linux
-            // mac80211 configures outside pure-G mode): the calibrated choice.
+            // Mbit/s; CWmin 15: the TACK paper's router runs "802.11g only" (§6.5), a BSS
+            // of ERP stations only, whose aCWmin is 15 (IEEE 802.11-2020 clause 18; Linux
+            // mac80211's `ieee80211_set_wmm_default` sets 15 in G mode, 31 only for 11b).
             "802.11g" => WlanParams {
                 data_phy: Phy::legacy_ofdm(54, us(6)),
                 control_phy: Phy::legacy_ofdm(24, us(6)),
                 sifs: us(10),
-                cw_min: 31,
+                cw_min: 15,
                 // 54 Mbit/s: 64-QAM, code rate 3/4 (IEEE 802.11-2020 Table 17-4).
                 modulation: Some(Modulation {
                     bits: 6,
@@ -155,7 +172,7 @@ impl WlanParams {
             },
             // HT MCS15: 2 streams, 64-QAM 5/6, 40 MHz, 400 ns GI = 300 Mbit/s; HT-mixed
             // preamble 16 + 4 + 8 + 4·(1 + 2) = 40 µs; 5 GHz timing; QoS data frames (26-byte
-            // header); EDCA best effort (AIFSN 3); A-MPDU up to 64 frames and 65,535 bytes.
+            // header); EDCA best effort (AIFSN 3); ns-3's A-MPDU limits (`NS3_AMPDU`).
             "802.11n" => WlanParams {
                 data_phy: Phy::Ofdm {
                     preamble: us(40),
@@ -174,16 +191,12 @@ impl WlanParams {
                     width_mhz: 40,
                     short_gi: true,
                 }),
-                ampdu: Some(Ampdu {
-                    max_frames: 64,
-                    max_bytes: HT_MAX_AMPDU_BYTES,
-                    max_time: CALIBRATED_AMPDU_TIME,
-                }),
+                ampdu: Some(NS3_AMPDU),
                 ..common
             },
             // VHT MCS9: 2 streams, 256-QAM 5/6, 80 MHz, 400 ns GI = 866.7 Mbit/s (two BCC
-            // encoders); VHT-SU preamble 16 + 4 + 8 + 4 + 4·2 = 40 µs; A-MPDU up to 64 frames
-            // and 1,048,575 bytes.
+            // encoders); VHT-SU preamble 16 + 4 + 8 + 4 + 4·2 = 40 µs; ns-3's A-MPDU limits
+            // (`NS3_AMPDU`; the standard allows VHT up to `VHT_MAX_AMPDU_BYTES`).
             "802.11ac" => WlanParams {
                 data_phy: Phy::Ofdm {
                     preamble: us(40),
@@ -202,11 +215,7 @@ impl WlanParams {
                     width_mhz: 80,
                     short_gi: true,
                 }),
-                ampdu: Some(Ampdu {
-                    max_frames: 64,
-                    max_bytes: VHT_MAX_AMPDU_BYTES,
-                    max_time: CALIBRATED_AMPDU_TIME,
-                }),
+                ampdu: Some(NS3_AMPDU),
                 ..common
             },
             _ => return None,

@@ -6,8 +6,9 @@ use super::{stack, Section, R};
 use tcplab_core::Dur;
 use tcplab_transport::cc;
 use tcplab_transport::{
-    AckPolicy, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
-    RtoRule, SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES, TS_OPTION_BYTES,
+    AckPolicy, Bursts, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd,
+    RecoveryMode, RtoRule, SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES,
+    TS_OPTION_BYTES,
 };
 use toml::Value;
 
@@ -145,6 +146,11 @@ fn tcp_keys(
             ))
         }
     };
+    // Linux's TSO/GSO bursts (`pacing.rs`): true sends each send quantum at once, false
+    // one segment per pacing slot; absent, the quantum's slack before its slot.
+    if let Some(b) = f.boolean("tso")? {
+        s.bursts = if b { Bursts::Tso } else { Bursts::Off };
+    }
     if let Some(b) = f.boolean("sack")? {
         r.sack = b;
     }

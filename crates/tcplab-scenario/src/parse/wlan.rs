@@ -20,6 +20,7 @@
 //! snr = "25dB"                 # frame errors from the SNR (ns-3's NIST model), on top of per
 //! reorder = false              # 802.11n/ac: no Block Ack receive reordering
 //! reorder_timeout = "100ms"    # the recipient's reorder timeout (mac80211's default)
+//! station_ampdu = false        # 802.11n/ac: only the access point aggregates
 //! ```
 //!
 //! Each station becomes a link `<name>:<station>` between the access point and it
@@ -415,6 +416,16 @@ fn overrides(w: &Section<'_>, standard: &str, p: &mut WlanParams) -> R<()> {
             ))
         }
         _ => {}
+    }
+    if let Some(b) = w.boolean("station_ampdu")? {
+        if p.ampdu.is_none() {
+            return Err(w.err(
+                "station_ampdu",
+                w.table.get("station_ampdu"),
+                "no A-MPDU aggregation in this cell",
+            ));
+        }
+        p.station_ampdu = b;
     }
     let keys = ["ampdu_frames", "ampdu_bytes", "ampdu_time"];
     if p.ampdu.is_none() {

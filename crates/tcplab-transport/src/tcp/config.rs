@@ -1,5 +1,6 @@
 //! Endpoint configuration with the defaults of the RFCs they follow.
 
+use crate::pacing::Bursts;
 use crate::rtt::RtoRule;
 use tcplab_core::Dur;
 
@@ -220,6 +221,10 @@ pub struct SenderConfig {
     /// by one window reduction per round trip (`window_cut.rs`). Off by default, as
     /// Linux's `net.ipv4.tcp_ecn = 2` for connections it opens.
     pub ecn: bool,
+    /// How a paced controller's send quantum leaves (`pacing.rs`): with slack before its
+    /// slot (the default), as one TSO/GSO burst per quantum as Linux sends it (`tso =
+    /// true`), or one segment per slot (`tso = false`).
+    pub bursts: Bursts,
 }
 
 impl Default for SenderConfig {
@@ -247,6 +252,7 @@ impl Default for SenderConfig {
             handshake: false,
             syn_rto: None,
             ecn: false,
+            bursts: Bursts::Slack,
         }
     }
 }

@@ -69,7 +69,7 @@ impl Sender {
     pub fn new(flow: u32, cfg: SenderConfig, cc: Controller) -> Sender {
         let recovery = Recovery::new(&cfg);
         let ts = if cfg.timestamps { TS_OPTION_BYTES } else { 0 };
-        let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64);
+        let pacer = Pacer::new((cfg.mss + DATA_HEADER_BYTES + ts) as u64).with_bursts(cfg.bursts);
         let can = cc.capabilities();
         Sender {
             plain_polls: matches!(recovery, Recovery::Reno(_))
