@@ -16,8 +16,11 @@ mod frequency;
 mod ledger;
 mod owd;
 mod packet;
+mod pcap;
 mod receiver;
 mod sender;
+mod transport;
+pub mod wire;
 
 pub use config::{LossResponse, TackConfig, TackSpec};
 pub use frequency::TackClock;
@@ -28,3 +31,4 @@ pub use packet::{
 };
 pub use receiver::{TackReceiver, TackReceiverStats};
 pub use sender::{TackSender, TackSenderStats};
+pub use transport::TackTransport;
