@@ -11,6 +11,7 @@ mod pattern;
 mod pcap;
 mod sink;
 mod source;
+mod summary;
 mod transport;
 pub mod wire;
 
@@ -18,6 +19,7 @@ pub use histogram::DelayHistogram;
 pub use pattern::{Pattern, Period};
 pub use sink::DatagramSink;
 pub use source::DatagramSource;
+pub use summary::DatagramSummary;
 pub use transport::DatagramTransport;
 
 use crate::packet_kind::PacketKind;

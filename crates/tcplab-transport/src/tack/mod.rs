@@ -19,6 +19,7 @@ mod packet;
 mod pcap;
 mod receiver;
 mod sender;
+mod summary;
 mod transport;
 pub mod wire;
 
@@ -31,4 +32,5 @@ pub use packet::{
 };
 pub use receiver::{TackReceiver, TackReceiverStats};
 pub use sender::{TackSender, TackSenderStats};
+pub use summary::{TackReceiverSummary, TackSenderSummary};
 pub use transport::TackTransport;
