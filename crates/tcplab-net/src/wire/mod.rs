@@ -31,12 +31,11 @@ pub const VERSION: u8 = 1;
 /// Common header: magic (2), version (1), type (1), flags (1), options length (1),
 /// reserved (2), connection id (8).
 pub const COMMON_HEADER: usize = 16;
+// The transports' fixed parts and TCP's options, from their folders.
 pub use tcplab_transport::coded::wire::SYMBOL_FIXED;
 pub use tcplab_transport::datagram::wire::DATAGRAM_FIXED;
 pub use tcplab_transport::tack::wire::{TACK_ACK_FIXED, TACK_DATA_FIXED};
-/// DATA fixed part: sequence number.
-pub use tcplab_transport::tcp::wire::DATA_FIXED;
-pub use tcplab_transport::tcp::wire::{OPT_SACK, OPT_TCP_TIMESTAMP, TCP_TIMESTAMP_LEN};
+pub use tcplab_transport::tcp::wire::{DATA_FIXED, OPT_SACK, OPT_TCP_TIMESTAMP, TCP_TIMESTAMP_LEN};
 /// Option header: kind (1), length of the value (1).
 pub const OPTION_HEADER: usize = 2;
 /// Timestamp option value: tsval (8), tsecr (8).
