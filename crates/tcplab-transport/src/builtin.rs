@@ -16,6 +16,8 @@
 //! stay enums so the per-packet path dispatches with a `match`, not a vtable. Adding a
 //! transport is its folder and one line here (docs/transports.md walks through it).
 
+/// Hands the list of built-in transports to the generator macro `$generate` (the module
+/// documentation gives the form of a line).
 #[macro_export]
 macro_rules! builtin_transports {
     ($generate:ident) => {
