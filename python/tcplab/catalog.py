@@ -37,6 +37,8 @@ TRANSPORTS = {
     "tcp-nc": "TCP/NC: TCP over random linear network coding with seen ACKs "
               "(docs/coded-transports.md)",
     "tcp-forward": "TCP-Forward: LT codes under Vegas, seed 004 (docs/coded-transports.md)",
+    "stopwait": "stop-and-wait ARQ, the worked example of docs/transports.md "
+                "(params = { timeout_ms, payload })",
 }
 
 

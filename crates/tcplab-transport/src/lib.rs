@@ -10,28 +10,42 @@
 //! loss recovery: [`RttEstimator`], [`RateSampler`] over [`Records`], the [`cc`]
 //! controllers, [`pacing::Pacer`] and [`timer_rounds::TimerRounds`].
 
+#[macro_use]
+mod builtin;
 pub mod cc;
+pub mod codec;
 pub mod coded;
 pub mod datagram;
 mod endpoint;
 mod error;
+mod flow_context;
+mod opaque;
 pub mod pacing;
 mod packet;
+mod packet_kind;
+mod param_error;
+pub mod pcap;
 mod ranges;
 mod rate;
 mod records;
 mod retransmissions;
 mod rtt;
 mod rx_coalescing;
+pub mod stopwait;
 pub mod tack;
 pub mod tcp;
 pub mod timer_rounds;
 pub mod transport;
+mod transport_kind;
 
 pub use endpoint::{Endpoint, Progress};
 pub use error::Violation;
+pub use flow_context::FlowContext;
+pub use opaque::Opaque;
 pub use pacing::{Bursts, Pacer};
-pub use packet::{Opaque, Packet};
+pub use packet::Packet;
+pub use packet_kind::PacketKind;
+pub use param_error::ParamError;
 pub use ranges::Ranges;
 pub use rate::{RateSample, RateSampler};
 pub use records::{FarTable, Records, SendTimes, SentRecord};
@@ -45,4 +59,5 @@ pub use tcp::{
     ACK_HEADER_BYTES, DATA_HEADER_BYTES, DEFAULT_RCV_BUF, DEFAULT_SND_BUF, MAX_SACK_BLOCKS,
     TS_OPTION_BYTES,
 };
-pub use transport::{AnyEndpoint, FlowContext, FlowEndpoints, TransportSpec};
+pub use transport::{AnyEndpoint, FlowEndpoints, TransportSpec};
+pub use transport_kind::Transport;

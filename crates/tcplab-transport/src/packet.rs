@@ -1,4 +1,5 @@
-//! What endpoints exchange: one small header enum, one variant per kind of transport.
+//! What endpoints exchange: one small header enum, one variant per kind of header,
+//! written from the list of built-in transports (`builtin.rs`).
 //!
 //! Dispatch is static (a `match`, no vtable) and every variant is `Copy`, so packets move
 //! through queues and drivers without allocating. Payload bytes are not carried: in a
@@ -6,88 +7,82 @@
 //! needs real bytes (a coded transport checking its decoder) passes them through a store
 //! the driver owns, reached from the flow's context (`coded::PayloadPorts`).
 
-use crate::coded::CodedPacket;
-use crate::datagram::Datagram;
-use crate::tack::TackPacket;
-use crate::tcp::Segment;
+use crate::opaque::Opaque;
+use crate::packet_kind::PacketKind;
+use crate::pcap::{self, Endpoints, Wire};
 
-/// Header fields of a transport registered at run time (see [`crate::transport::register`]).
-///
-/// Six 64-bit words and a 16-bit kind are enough for a sequence number, an
-/// acknowledgement, a timestamp and a few flags; the size on the wire is given explicitly.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Opaque {
-    /// Free for the transport (e.g. data vs acknowledgement).
-    pub kind: u16,
-    pub words: [u64; 6],
-    /// Bytes this packet occupies on the wire, headers included (must be > 0).
-    pub wire_len: u32,
-}
-
-/// A packet between the two endpoints of a flow.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Packet {
-    /// A TCP segment or acknowledgement.
-    Tcp(Segment),
-    /// An unreliable datagram (cross traffic).
-    Datagram(Datagram),
-    /// TACK data or acknowledgement.
-    Tack(TackPacket),
-    /// A coded symbol or a coded transport's acknowledgement (TCP/NC's ACKs are TCP ACKs).
-    Coded(CodedPacket),
-    /// A user-registered transport's header.
-    Opaque(Opaque),
-}
-
-impl Packet {
-    /// Bytes on the wire, headers included.
-    #[inline]
-    pub fn wire_len(&self) -> u32 {
-        match self {
-            Packet::Tcp(s) => s.wire_len(),
-            Packet::Datagram(d) => d.wire_len(),
-            Packet::Tack(t) => t.wire_len(),
-            Packet::Coded(c) => c.wire_len(),
-            Packet::Opaque(o) => o.wire_len,
+/// Writes [`Packet`] from the list in `builtin.rs`: a variant per header type, and the
+/// methods that `match` over them (each arm calls the header's [`PacketKind`] method).
+macro_rules! define_packet {
+    ($($variant:ident: $transport:ty => $src:ident, $sink:ident
+        $(, packet $kind:ident($header:ty))?;)*) => {
+        /// A packet between the two endpoints of a flow: a built-in transport's header,
+        /// or a user-registered transport's ([`Opaque`]).
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum Packet {
+            $($($kind($header),)?)*
+            /// A user-registered transport's header.
+            Opaque(Opaque),
         }
-    }
 
-    /// Application payload bytes (for goodput and trace accounting).
-    #[inline]
-    pub fn payload_len(&self) -> u32 {
-        match self {
-            Packet::Tcp(s) => s.len,
-            Packet::Datagram(d) => d.len,
-            Packet::Tack(t) => t.payload_len(),
-            Packet::Coded(c) => c.payload_len(),
-            Packet::Opaque(_) => 0,
-        }
-    }
-}
+        impl Packet {
+            /// Bytes on the wire, headers included.
+            #[inline]
+            pub fn wire_len(&self) -> u32 {
+                match self {
+                    $($(Packet::$kind(p) => PacketKind::wire_len(p),)?)*
+                    Packet::Opaque(o) => o.wire_len,
+                }
+            }
 
-impl Packet {
-    /// ECN-capable (RFC 3168): a queue discipline may mark it instead of dropping it.
-    /// Only TCP segments carry the IP ECN field here.
-    #[inline]
-    pub fn ecn_capable(&self) -> bool {
-        match self {
-            Packet::Tcp(s) => s.ip_ecn.is_capable(),
-            _ => false,
-        }
-    }
+            /// Application payload bytes (for goodput and trace accounting).
+            #[inline]
+            pub fn payload_len(&self) -> u32 {
+                match self {
+                    $($(Packet::$kind(p) => PacketKind::payload_len(p),)?)*
+                    Packet::Opaque(_) => 0,
+                }
+            }
 
-    /// Sets Congestion Experienced (on an ECN-capable packet; others are left alone).
-    pub fn set_ce(&mut self) {
-        if let Packet::Tcp(s) = self {
-            if s.ip_ecn.is_capable() {
-                s.ip_ecn = crate::tcp::IpEcn::Ce;
+            /// ECN-capable (RFC 3168): a queue discipline may mark it instead of dropping
+            /// it. Only TCP segments carry the IP ECN field here.
+            #[inline]
+            pub fn ecn_capable(&self) -> bool {
+                match self {
+                    $($(Packet::$kind(p) => PacketKind::ecn_capable(p),)?)*
+                    Packet::Opaque(_) => false,
+                }
+            }
+
+            /// Sets Congestion Experienced (on an ECN-capable packet; others are left
+            /// alone).
+            pub fn set_ce(&mut self) {
+                if !self.ecn_capable() {
+                    return;
+                }
+                match self {
+                    $($(Packet::$kind(p) => PacketKind::set_ce(p),)?)*
+                    Packet::Opaque(_) => {}
+                }
+            }
+
+            /// Its IPv4 packet's first bytes for a capture (see [`PacketKind::pcap_header`]).
+            pub fn pcap(&self, ends: Endpoints, from_sink: bool) -> Wire {
+                let mut w = Wire::default();
+                match self {
+                    $($(Packet::$kind(p) => PacketKind::pcap_header(p, &mut w, ends, from_sink),)?)*
+                    Packet::Opaque(o) => pcap::opaque(&mut w, o, ends),
+                }
+                w
             }
         }
-    }
+
+        $($(impl From<$header> for Packet {
+            fn from(p: $header) -> Self {
+                Packet::$kind(p)
+            }
+        })?)*
+    };
 }
 
-impl From<Segment> for Packet {
-    fn from(s: Segment) -> Self {
-        Packet::Tcp(s)
-    }
-}
+builtin_transports!(define_packet);

@@ -6,35 +6,14 @@
 //! `transport = "name"` like a built-in.
 
 use crate::cc::CcParams;
-use crate::coded::{
-    ForwardSink, ForwardSource, ForwardSpec, NcSink, NcSource, NcSpec, PayloadPorts,
-};
-use crate::datagram::{DatagramSink, DatagramSource, DatagramSpec};
+use crate::coded::PayloadPorts;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
+pub use crate::flow_context::FlowContext;
 use crate::packet::Packet;
-use crate::tack::{TackReceiver, TackSender, TackSpec};
-use crate::tcp::{Receiver, Sender, TcpSpec};
+use crate::transport_kind::Transport;
 use std::sync::RwLock;
-use tcplab_core::{Metrics, Rng, Time};
-
-/// Names that select a built-in transport.
-pub const BUILTIN: &[&str] = &["tcp", "datagram", "tack", "tcp-nc", "tcp-forward"];
-
-/// What a transport needs to know about the flow it serves.
-#[derive(Clone, Debug)]
-pub struct FlowContext {
-    /// The flow's index (the demultiplexing key of its packets).
-    pub flow: u32,
-    /// Bytes the application writes; `None`: until it stops.
-    pub bytes: Option<u64>,
-    /// The source's and the sink's own random streams (`flow.<name>.source` / `.sink`).
-    pub source_rng: Rng,
-    pub sink_rng: Rng,
-    /// The driver's store for bytes that packets do not carry (coded symbols with
-    /// `payload = true`); empty for a driver that carries none.
-    pub payload: PayloadPorts,
-}
+use tcplab_core::{Metrics, Time};
 
 /// The two ends of a user-registered transport.
 pub struct UserEndpoints {
@@ -131,22 +110,150 @@ pub fn build_user(
     })
 }
 
-/// A flow's transport and its settings.
-#[derive(Clone, Debug)]
-pub enum TransportSpec {
-    Tcp(TcpSpec),
-    Datagram(DatagramSpec),
-    Tack(TackSpec),
-    /// TCP/NC: TCP over a random-linear-network-coding layer.
-    TcpNc(Box<NcSpec>),
-    /// TCP-Forward: LT codes under Vegas.
-    Forward(Box<ForwardSpec>),
-    /// A transport registered with [`register`].
-    User {
-        name: String,
-        params: CcParams,
-    },
+/// Names an [`AnyEndpoint`] `match` over every variant, each arm binding the endpoint to
+/// `$e` (a `&mut Box<_>` or `&Box<_>`) and evaluating `$body`.
+macro_rules! each_endpoint {
+    ($self:expr, [$($variant:ident)*], $e:ident => $body:expr) => {
+        match $self {
+            $(AnyEndpoint::$variant($e) => $body,)*
+            AnyEndpoint::User($e) => $body,
+        }
+    };
 }
+
+/// Writes [`TransportSpec`] and [`AnyEndpoint`] from the list in `builtin.rs`: a spec
+/// variant per transport, a boxed endpoint variant per end, and the `match`es over them.
+macro_rules! define_transports {
+    ($($variant:ident: $transport:ty => $src:ident, $sink:ident
+        $(, packet $kind:ident($header:ty))?;)*) => {
+        /// Names that select a built-in transport.
+        pub const BUILTIN: &[&str] = &[$(<$transport as Transport>::NAME),*];
+
+        /// A flow's transport and its settings.
+        #[derive(Clone, Debug)]
+        pub enum TransportSpec {
+            $($variant(<$transport as Transport>::Spec),)*
+            /// A transport registered with [`register`].
+            User {
+                name: String,
+                params: CcParams,
+            },
+        }
+
+        impl TransportSpec {
+            /// The name scenarios use for it.
+            pub fn name(&self) -> &str {
+                match self {
+                    $(TransportSpec::$variant(_) => <$transport as Transport>::NAME,)*
+                    TransportSpec::User { name, .. } => name,
+                }
+            }
+
+            /// The congestion controller, for transports that have one.
+            pub fn cc(&self) -> Option<&str> {
+                match self {
+                    $(TransportSpec::$variant(s) => <$transport as Transport>::cc(s),)*
+                    TransportSpec::User { .. } => None,
+                }
+            }
+
+            /// The built-in's two ends and whether it is reliable; `None` for a
+            /// registered transport.
+            fn build_builtin(
+                &self,
+                ctx: FlowContext,
+            ) -> Option<Result<(AnyEndpoint, AnyEndpoint, bool), String>> {
+                Some(match self {
+                    $(TransportSpec::$variant(s) => <$transport as Transport>::build(s, ctx)
+                        .map(|(source, sink)| (
+                            AnyEndpoint::$src(Box::new(source)),
+                            AnyEndpoint::$sink(Box::new(sink)),
+                            <$transport as Transport>::RELIABLE,
+                        )),)*
+                    TransportSpec::User { .. } => return None,
+                })
+            }
+        }
+
+        /// An endpoint of any transport: built-ins by variant, registered ones boxed.
+        ///
+        /// Every built-in is boxed too: the enum is as large as its largest inline
+        /// variant and a flow holds two, so with the TCP receiver (312 bytes) inline a
+        /// TCP flow's sender slot cost 320 bytes for an 8-byte pointer. Boxed, both slots
+        /// are 24 bytes.
+        pub enum AnyEndpoint {
+            $(
+                $src(Box<<$transport as Transport>::Source>),
+                $sink(Box<<$transport as Transport>::Sink>),
+            )*
+            User(Box<dyn Endpoint + Send>),
+        }
+
+        impl std::fmt::Debug for AnyEndpoint {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let kind = match self {
+                    $(
+                        AnyEndpoint::$src(_) => stringify!($src),
+                        AnyEndpoint::$sink(_) => stringify!($sink),
+                    )*
+                    AnyEndpoint::User(_) => "User",
+                };
+                write!(f, "AnyEndpoint::{kind}")
+            }
+        }
+
+        /// The `match`es of [`Endpoint`] for [`AnyEndpoint`] (its impl below picks which
+        /// arms the per-packet path keeps inline).
+        impl AnyEndpoint {
+            /// [`Endpoint::handle_packet`] for the endpoints not handled inline, out of
+            /// line: some of them, inlined into the dispatch, made it save registers for
+            /// every packet (TCP's included, which only jump on to their handler).
+            #[inline(never)]
+            fn handle_other_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::handle_packet(e, now, pkt))
+            }
+
+            /// [`Endpoint::poll_transmit`] for the endpoints not handled inline, out of
+            /// line (see [`handle_other_packet`](Self::handle_other_packet)).
+            #[inline(never)]
+            fn poll_other_transmit(&mut self, now: Time) -> Option<Packet> {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::poll_transmit(e, now))
+            }
+
+            #[inline]
+            fn each_handle_timeout(&mut self, now: Time) {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::handle_timeout(e, now))
+            }
+
+            #[inline]
+            fn each_poll_timeout(&self) -> Option<Time> {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::poll_timeout(e))
+            }
+
+            fn each_start(&mut self, now: Time) {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::start(e, now))
+            }
+
+            fn each_stop(&mut self, now: Time) {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::stop(e, now))
+            }
+
+            fn each_progress(&self) -> Progress {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::progress(e))
+            }
+
+            fn each_sample(&self, out: &mut dyn Metrics) {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::sample(e, out))
+            }
+
+            fn each_summary(&self, out: &mut dyn Metrics) {
+                each_endpoint!(self, [$($src $sink)*], e => Endpoint::summary(e, out))
+            }
+        }
+    };
+}
+
+builtin_transports!(define_transports);
 
 /// A flow's endpoints, ready to run.
 pub struct FlowEndpoints {
@@ -158,29 +265,6 @@ pub struct FlowEndpoints {
 }
 
 impl TransportSpec {
-    /// The name scenarios use for it.
-    pub fn name(&self) -> &str {
-        match self {
-            TransportSpec::Tcp(_) => "tcp",
-            TransportSpec::Datagram(_) => "datagram",
-            TransportSpec::Tack(_) => "tack",
-            TransportSpec::TcpNc(_) => "tcp-nc",
-            TransportSpec::Forward(_) => "tcp-forward",
-            TransportSpec::User { name, .. } => name,
-        }
-    }
-
-    /// The congestion controller, for transports that have one.
-    pub fn cc(&self) -> Option<&str> {
-        match self {
-            TransportSpec::Tcp(t) => Some(&t.cc),
-            TransportSpec::Tack(t) => Some(&t.cc),
-            TransportSpec::TcpNc(t) => Some(&t.tcp.cc),
-            TransportSpec::Forward(t) => Some(&t.cc),
-            _ => None,
-        }
-    }
-
     /// The stack profile a TCP flow was configured with (`stack = "linux"`), or
     /// `"tcplab"` for tcplab's own defaults.
     pub fn stack(&self) -> Option<&str> {
@@ -193,119 +277,23 @@ impl TransportSpec {
     /// Builds the endpoints of one run of the flow.
     pub fn build(&self, ctx: FlowContext) -> Result<FlowEndpoints, String> {
         let payload = ctx.payload.clone();
-        let mut ends = self.build_ends(ctx)?;
+        let mut ends = match self {
+            TransportSpec::User { name, params } => build_user(name, params, ctx)?,
+            builtin => {
+                let (source, sink, reliable) = builtin
+                    .build_builtin(ctx)
+                    .expect("every transport but a registered one is a built-in")?;
+                FlowEndpoints {
+                    source,
+                    sink,
+                    reliable,
+                    payload: PayloadPorts::default(),
+                }
+            }
+        };
         ends.payload = payload;
         Ok(ends)
     }
-
-    fn build_ends(&self, ctx: FlowContext) -> Result<FlowEndpoints, String> {
-        Ok(match self {
-            TransportSpec::Tcp(t) => {
-                let (s, r) = t.build(ctx.flow)?;
-                FlowEndpoints {
-                    source: AnyEndpoint::TcpSender(Box::new(s)),
-                    sink: AnyEndpoint::TcpReceiver(Box::new(r)),
-                    reliable: true,
-                    payload: PayloadPorts::default(),
-                }
-            }
-            TransportSpec::Tack(t) => {
-                let (s, r) = t.build(ctx.flow)?;
-                FlowEndpoints {
-                    source: AnyEndpoint::TackSender(Box::new(s)),
-                    sink: AnyEndpoint::TackReceiver(Box::new(r)),
-                    reliable: true,
-                    payload: PayloadPorts::default(),
-                }
-            }
-            TransportSpec::Datagram(d) => FlowEndpoints {
-                source: AnyEndpoint::DatagramSource(Box::new(DatagramSource::new(
-                    ctx.flow,
-                    d.clone(),
-                    ctx.bytes,
-                    ctx.source_rng,
-                ))),
-                sink: AnyEndpoint::DatagramSink(Box::new(DatagramSink::new(ctx.flow, ctx.bytes))),
-                reliable: false,
-                payload: PayloadPorts::default(),
-            },
-            TransportSpec::TcpNc(t) => {
-                let (s, r) = t.build(ctx)?;
-                FlowEndpoints {
-                    source: AnyEndpoint::NcSource(Box::new(s)),
-                    sink: AnyEndpoint::NcSink(Box::new(r)),
-                    reliable: true,
-                    payload: PayloadPorts::default(),
-                }
-            }
-            TransportSpec::Forward(t) => {
-                let (s, r) = t.build(ctx)?;
-                FlowEndpoints {
-                    source: AnyEndpoint::ForwardSource(Box::new(s)),
-                    sink: AnyEndpoint::ForwardSink(Box::new(r)),
-                    reliable: true,
-                    payload: PayloadPorts::default(),
-                }
-            }
-            TransportSpec::User { name, params } => build_user(name, params, ctx)?,
-        })
-    }
-}
-
-/// An endpoint of any transport: built-ins by variant, registered ones boxed.
-///
-/// Every built-in is boxed too: the enum is as large as its largest inline variant and a
-/// flow holds two, so with the TCP receiver (312 bytes) inline a TCP flow's sender slot
-/// cost 320 bytes for an 8-byte pointer. Boxed, both slots are 24 bytes.
-pub enum AnyEndpoint {
-    TcpSender(Box<Sender>),
-    TcpReceiver(Box<Receiver>),
-    DatagramSource(Box<DatagramSource>),
-    DatagramSink(Box<DatagramSink>),
-    TackSender(Box<TackSender>),
-    TackReceiver(Box<TackReceiver>),
-    NcSource(Box<NcSource>),
-    NcSink(Box<NcSink>),
-    ForwardSource(Box<ForwardSource>),
-    ForwardSink(Box<ForwardSink>),
-    User(Box<dyn Endpoint + Send>),
-}
-
-impl std::fmt::Debug for AnyEndpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = match self {
-            AnyEndpoint::TcpSender(_) => "TcpSender",
-            AnyEndpoint::TcpReceiver(_) => "TcpReceiver",
-            AnyEndpoint::DatagramSource(_) => "DatagramSource",
-            AnyEndpoint::DatagramSink(_) => "DatagramSink",
-            AnyEndpoint::TackSender(_) => "TackSender",
-            AnyEndpoint::TackReceiver(_) => "TackReceiver",
-            AnyEndpoint::NcSource(_) => "NcSource",
-            AnyEndpoint::NcSink(_) => "NcSink",
-            AnyEndpoint::ForwardSource(_) => "ForwardSource",
-            AnyEndpoint::ForwardSink(_) => "ForwardSink",
-            AnyEndpoint::User(_) => "User",
-        };
-        write!(f, "AnyEndpoint::{kind}")
-    }
-}
-
-macro_rules! dispatch {
-    ($self:ident, $e:ident => $body:expr) => {
-        match $self {
-            AnyEndpoint::TcpSender($e) => $body,
-            AnyEndpoint::TcpReceiver($e) => $body,
-            AnyEndpoint::DatagramSource($e) => $body,
-            AnyEndpoint::DatagramSink($e) => $body,
-            AnyEndpoint::TackSender($e) => $body,
-            AnyEndpoint::TackReceiver($e) => $body,
-            AnyEndpoint::NcSource($e) => $body,
-            AnyEndpoint::NcSink($e) => $body,
-            AnyEndpoint::ForwardSource($e) => $body,
-            AnyEndpoint::ForwardSink($e) => $body,
-            AnyEndpoint::User($e) => $body,
-        }
-    };
 }
 
 impl AnyEndpoint {
@@ -319,26 +307,11 @@ impl AnyEndpoint {
             other => other.progress().finished_at,
         }
     }
-
-    /// [`Endpoint::handle_packet`] for the endpoints not handled inline, out of line: some
-    /// of them, inlined into the dispatch, made it save registers for every packet
-    /// (TCP's included, which only jump on to their handler). TCP's two endpoints and
-    /// the datagram sink (the WLAN benchmarks' receiver) stay inline: the sink through
-    /// this call cost W1 3 % more instructions.
-    #[inline(never)]
-    fn handle_other_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
-        dispatch!(self, e => Endpoint::handle_packet(e, now, pkt))
-    }
-
-    /// [`Endpoint::poll_transmit`] for the endpoints not handled inline, out of line (see
-    /// [`handle_other_packet`](Self::handle_other_packet); the datagram source stays
-    /// inline).
-    #[inline(never)]
-    fn poll_other_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, e => Endpoint::poll_transmit(e, now))
-    }
 }
 
+/// TCP's two endpoints and the datagram sink (the WLAN benchmarks' receiver) handle
+/// packets inline; the others go through the out-of-line `handle_other_packet` (the sink
+/// through it cost W1 3 % more instructions). The datagram source transmits inline too.
 impl Endpoint for AnyEndpoint {
     #[inline]
     fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
@@ -351,7 +324,7 @@ impl Endpoint for AnyEndpoint {
     }
     #[inline]
     fn handle_timeout(&mut self, now: Time) {
-        dispatch!(self, e => Endpoint::handle_timeout(e, now))
+        self.each_handle_timeout(now)
     }
     #[inline]
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
@@ -364,22 +337,22 @@ impl Endpoint for AnyEndpoint {
     }
     #[inline]
     fn poll_timeout(&self) -> Option<Time> {
-        dispatch!(self, e => Endpoint::poll_timeout(e))
+        self.each_poll_timeout()
     }
     fn start(&mut self, now: Time) {
-        dispatch!(self, e => Endpoint::start(e, now))
+        self.each_start(now)
     }
     fn stop(&mut self, now: Time) {
-        dispatch!(self, e => Endpoint::stop(e, now))
+        self.each_stop(now)
     }
     fn progress(&self) -> Progress {
-        dispatch!(self, e => Endpoint::progress(e))
+        self.each_progress()
     }
     fn sample(&self, out: &mut dyn Metrics) {
-        dispatch!(self, e => Endpoint::sample(e, out))
+        self.each_sample(out)
     }
     fn summary(&self, out: &mut dyn Metrics) {
-        dispatch!(self, e => Endpoint::summary(e, out))
+        self.each_summary(out)
     }
 }
 
@@ -395,8 +368,8 @@ mod endpoint_size {
 #[cfg(test)]
 mod finished_at {
     use super::*;
-    use crate::tcp::{ReceiverConfig, SenderConfig};
-    use tcplab_core::Dur;
+    use crate::tcp::{ReceiverConfig, SenderConfig, TcpSpec};
+    use tcplab_core::{Dur, Rng};
 
     /// A 20 KB TCP transfer in lock step: at every step each end's `finished_at` is its
     /// progress's, `None` until the last byte is acknowledged, then the time it was.

@@ -105,10 +105,11 @@ pub fn shape(f: &FlowSpec) -> Result<FlowShape, String> {
             reliable: true,
             rcv_buf: u64::MAX,
         },
-        TransportSpec::User { name, .. } => {
+        // Registered transports, and built-ins without messages in the wire format.
+        other => {
             return Err(format!(
-                "the UDP driver's wire format has no messages for the registered \
-                 transport '{name}'"
+                "the UDP driver's wire format has no messages for transport '{}'",
+                other.name()
             ))
         }
     })

@@ -108,12 +108,13 @@ pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
         TransportSpec::Datagram(d) => (&mut d.payload, "flow.payload", DATAGRAM_EXTRA),
         TransportSpec::TcpNc(t) => (&mut t.tcp.sender.mss, "flow.mss", NC_EXTRA),
         TransportSpec::Forward(t) => (&mut t.mss, "flow.mss", FORWARD_EXTRA),
-        TransportSpec::User { .. } => {
+        // Registered transports, and built-ins without messages in the wire format.
+        _ => {
             return Err(err(
                 "flow.transport",
                 name,
-                "the UDP driver's wire format has no messages for registered transports \
-                 (built-ins: tcp, datagram, tack, tcp-nc, tcp-forward)"
+                "the UDP driver's wire format has no messages for this transport \
+                 (it carries: tcp, datagram, tack, tcp-nc, tcp-forward)"
                     .into(),
             ))
         }
@@ -152,7 +153,7 @@ pub fn with_mac(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> 
         TransportSpec::Datagram(d) => (&mut d.payload, "flow.payload"),
         TransportSpec::TcpNc(t) => (&mut t.tcp.sender.mss, "flow.mss"),
         TransportSpec::Forward(t) => (&mut t.mss, "flow.mss"),
-        TransportSpec::User { .. } => return Ok(f),
+        _ => return Ok(f),
     };
     if *mss <= by {
         return Err(ConfigError {

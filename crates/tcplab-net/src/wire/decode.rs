@@ -4,54 +4,14 @@ use super::error::WireError;
 use super::message::{Message, MessageType, Timestamps, TransportCode, MAX_SACK};
 use super::{
     COMMON_HEADER, FLAG_FIN, FLAG_INTERRUPTED, FLAG_REPAIR, FLAG_RETX, MAGIC, NONCE_LEN, OPT_NONCE,
-    OPT_PAD, OPT_SACK, OPT_TCP_TIMESTAMP, OPT_TIMESTAMP, TCP_TIMESTAMP_LEN, TIMESTAMP_LEN, VERSION,
+    OPT_PAD, OPT_SACK, OPT_TCP_TIMESTAMP, OPT_TIMESTAMP, TIMESTAMP_LEN, VERSION,
 };
-use tcplab_transport::coded::Code;
-use tcplab_transport::tack::{AckKind, Gap, TackAck, MAX_GAPS};
+use tcplab_transport::codec::Reader;
+use tcplab_transport::coded::wire as coded_wire;
+use tcplab_transport::datagram::wire as datagram_wire;
+use tcplab_transport::tack::wire as tack_wire;
+use tcplab_transport::tcp::wire as tcp_wire;
 use tcplab_transport::{SackBlock, Timestamps as TcpTimestamps};
-
-struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], WireError> {
-        let available = self.buf.len() - self.pos;
-        if n > available {
-            return Err(WireError::Truncated {
-                what,
-                needed: n,
-                available,
-            });
-        }
-        let s = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
-    }
-    fn u8(&mut self, what: &'static str) -> Result<u8, WireError> {
-        Ok(self.take(1, what)?[0])
-    }
-    fn u16(&mut self, what: &'static str) -> Result<u16, WireError> {
-        let b = self.take(2, what)?;
-        Ok(u16::from_be_bytes([b[0], b[1]]))
-    }
-    fn u32(&mut self, what: &'static str) -> Result<u32, WireError> {
-        let b = self.take(4, what)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    }
-    fn u64(&mut self, what: &'static str) -> Result<u64, WireError> {
-        let b = self.take(8, what)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_be_bytes(a))
-    }
-    fn rest(&mut self) -> &'a [u8] {
-        let s = &self.buf[self.pos..];
-        self.pos = self.buf.len();
-        s
-    }
-}
 
 /// Options found in a datagram's options area.
 #[derive(Default)]
@@ -65,15 +25,15 @@ struct Options {
 
 fn options(area: &[u8]) -> Result<Options, WireError> {
     let mut o = Options::default();
-    let mut r = Reader { buf: area, pos: 0 };
-    while r.pos < area.len() {
+    let mut r = Reader::new(area);
+    while !r.at_end() {
         let kind = r.u8("option kind")?;
         if kind == OPT_PAD {
             continue;
         }
         let len = r.u8("option length")?;
         let value = r.take(len as usize, "option value")?;
-        let mut v = Reader { buf: value, pos: 0 };
+        let mut v = Reader::new(value);
         match kind {
             OPT_TIMESTAMP => {
                 if len as usize != TIMESTAMP_LEN {
@@ -85,28 +45,10 @@ fn options(area: &[u8]) -> Result<Options, WireError> {
                 });
             }
             OPT_TCP_TIMESTAMP => {
-                if len as usize != TCP_TIMESTAMP_LEN || o.tcp_ts.is_some() {
-                    return Err(WireError::BadOption { kind, len });
-                }
-                o.tcp_ts = Some(TcpTimestamps {
-                    val: v.u32("TCP tsval")?,
-                    ecr: v.u32("TCP tsecr")?,
-                });
+                o.tcp_ts = Some(tcp_wire::get_tcp_ts(value, o.tcp_ts.is_some())?);
             }
             OPT_SACK => {
-                if len % 16 != 0 || len as usize > 16 * MAX_SACK || o.n_sack != 0 {
-                    return Err(WireError::BadOption { kind, len });
-                }
-                let n = len as usize / 16;
-                for b in o.sack.iter_mut().take(n) {
-                    let start = v.u64("SACK start")?;
-                    let end = v.u64("SACK end")?;
-                    if end <= start {
-                        return Err(WireError::Invalid("SACK block (end <= start)"));
-                    }
-                    *b = SackBlock { start, end };
-                }
-                o.n_sack = n as u8;
+                o.n_sack = tcp_wire::get_sack(value, o.n_sack != 0, &mut o.sack)?;
             }
             OPT_NONCE => {
                 if len as usize != NONCE_LEN || o.nonce.is_some() {
@@ -123,7 +65,7 @@ fn options(area: &[u8]) -> Result<Options, WireError> {
 
 /// Decodes one datagram. Never panics; a `Data` payload borrows from `buf`.
 pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
-    let mut r = Reader { buf, pos: 0 };
+    let mut r = Reader::new(buf);
     let magic = r.u16("magic")?;
     if magic != MAGIC {
         return Err(WireError::BadMagic(magic));
@@ -138,7 +80,7 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
     let opt_len = r.u8("options length")? as usize;
     let _reserved = r.u16("reserved")?;
     let conn = r.u64("connection id")?;
-    debug_assert_eq!(r.pos, COMMON_HEADER);
+    debug_assert_eq!(r.pos(), COMMON_HEADER);
     let msg = match kind {
         MessageType::Hello => {
             let mss = r.u32("mss")?;
@@ -178,12 +120,7 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
             let seq = r.u64("sequence number")?;
             let o = options(r.take(opt_len, "options")?)?;
             let payload = r.rest();
-            if payload.is_empty() {
-                return Err(WireError::Invalid("data without payload"));
-            }
-            if seq.checked_add(payload.len() as u64).is_none() {
-                return Err(WireError::Invalid("sequence number (wraps)"));
-            }
+            tcp_wire::check_data(seq, payload.len())?;
             return Ok(Message::Data {
                 conn,
                 seq,
@@ -212,121 +149,54 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
             });
         }
         MessageType::Datagram => {
-            let seq = r.u64("sequence number")?;
-            let sent_at_ns = r.u64("send time")?;
+            let d = datagram_wire::get(&mut r)?;
             options(r.take(opt_len, "options")?)?;
             let payload = r.rest();
-            if payload.is_empty() {
-                return Err(WireError::Invalid("datagram without payload"));
-            }
+            datagram_wire::check(payload.len())?;
             return Ok(Message::Datagram {
                 conn,
-                seq,
-                sent_at_ns,
+                seq: d.seq,
+                sent_at_ns: d.sent_at.0,
                 payload,
             });
         }
         MessageType::Symbol => {
-            let code = match r.u8("code")? {
-                1 => Code::Rlnc,
-                2 => Code::Lt,
-                _ => return Err(WireError::Invalid("symbol code")),
-            };
-            let _ = r.take(3, "reserved")?;
-            let start = r.u32("window start")?;
-            let span = r.u32("window length")?;
-            let seed = r.u32("seed")?;
-            let base = r.u32("base")?;
-            let newest = r.u32("newest entered")?;
-            let entered_ns = r.u64("entry time")?;
+            let s = coded_wire::get_symbol(&mut r)?;
             options(r.take(opt_len, "options")?)?;
             let payload = r.rest();
-            if span == 0 || start.checked_add(span).is_none() {
-                return Err(WireError::Invalid("symbol window"));
-            }
-            if payload.is_empty() {
-                return Err(WireError::Invalid("symbol without payload"));
-            }
+            coded_wire::check_symbol(&s, payload.len())?;
             return Ok(Message::Symbol {
                 conn,
-                code,
+                code: s.code,
                 repair: flags & FLAG_REPAIR != 0,
-                start,
-                span,
-                seed,
-                base,
-                newest,
-                entered_ns,
+                start: s.start,
+                span: s.span,
+                seed: s.seed,
+                base: s.base,
+                newest: s.newest,
+                entered_ns: s.entered.0,
                 payload,
             });
         }
         MessageType::TackData => {
-            let seq = r.u64("sequence number")?;
-            let pn = r.u64("packet number")?;
-            let pn_floor = r.u64("packet number floor")?;
-            let sent_at_ns = r.u64("send time")?;
-            let rtt_min_ns = r.u64("rtt_min")?;
+            let d = tack_wire::get_data(&mut r)?;
             options(r.take(opt_len, "options")?)?;
             let payload = r.rest();
-            if payload.is_empty() {
-                return Err(WireError::Invalid("data without payload"));
-            }
-            if seq.checked_add(payload.len() as u64).is_none() {
-                return Err(WireError::Invalid("sequence number (wraps)"));
-            }
-            if pn_floor > pn {
-                return Err(WireError::Invalid(
-                    "packet number floor (above the packet number)",
-                ));
-            }
+            tack_wire::check_data(&d, payload.len())?;
             return Ok(Message::TackData {
                 conn,
-                seq,
-                pn,
-                pn_floor,
-                sent_at_ns,
-                rtt_min_ns,
+                seq: d.seq,
+                pn: d.pn,
+                pn_floor: d.pn_floor,
+                sent_at_ns: d.sent_at.0,
+                rtt_min_ns: d.rtt_min_ns,
                 fin: flags & FLAG_FIN != 0,
                 retransmission: flags & FLAG_RETX != 0,
                 payload,
             });
         }
         MessageType::TackAck => {
-            let kind = match r.u8("ACK kind")? {
-                0 => AckKind::Tack,
-                1 => AckKind::IackLoss,
-                2 => AckKind::IackWindow,
-                _ => return Err(WireError::Invalid("TACK kind")),
-            };
-            let n_gaps = r.u8("gap count")?;
-            if n_gaps as usize > MAX_GAPS {
-                return Err(WireError::Invalid("TACK gap count"));
-            }
-            let _ = r.u16("reserved")?;
-            let mut a = TackAck {
-                kind,
-                n_gaps,
-                tack_seq: r.u32("tack_seq")?,
-                wnd: r.u32("window")?,
-                delivery_rate: r.u32("delivery rate")?,
-                rcv_nxt: r.u64("rcv_nxt")?,
-                largest: r.u64("largest")?,
-                base: r.u64("base")?,
-                covered: r.u32("covered")?,
-                min_owd_back: r.u32("min_owd_back")?,
-                min_owd_delay_ns: r.u32("min_owd_delay")?,
-                largest_delay_ns: r.u32("largest_delay")?,
-                ..TackAck::default()
-            };
-            for g in a.gaps.iter_mut().take(n_gaps as usize) {
-                *g = Gap {
-                    start: r.u16("gap start")?,
-                    len: r.u16("gap length")?,
-                };
-            }
-            if a.base > a.largest {
-                return Err(WireError::Invalid("TACK base (above largest)"));
-            }
+            let a = tack_wire::get_ack(&mut r)?;
             let o = options(r.take(opt_len, "options")?)?;
             if !r.rest().is_empty() {
                 return Err(WireError::Invalid("trailing bytes after a TACK"));
@@ -338,19 +208,16 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
             });
         }
         MessageType::CodedAck => {
-            let index = r.u32("index")?;
-            let cum = r.u32("cumulative")?;
-            let echo = r.u32("echo")?;
-            let _ = r.u32("reserved")?;
+            let a = coded_wire::get_ack(&mut r)?;
             let o = options(r.take(opt_len, "options")?)?;
             if !r.rest().is_empty() {
                 return Err(WireError::Invalid("trailing bytes after a coded ACK"));
             }
             return Ok(Message::CodedAck {
                 conn,
-                index,
-                cum,
-                echo,
+                index: a.index,
+                cum: a.cum,
+                echo: a.echo,
                 ts: o.ts,
             });
         }

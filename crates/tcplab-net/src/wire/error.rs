@@ -1,6 +1,7 @@
 //! Why a datagram is not a valid tcplab message.
 
 use std::fmt;
+use tcplab_transport::codec::CodecError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WireError {
@@ -62,6 +63,24 @@ impl fmt::Display for WireError {
 }
 
 impl std::error::Error for WireError {}
+
+impl From<CodecError> for WireError {
+    fn from(e: CodecError) -> WireError {
+        match e {
+            CodecError::Truncated {
+                what,
+                needed,
+                available,
+            } => WireError::Truncated {
+                what,
+                needed,
+                available,
+            },
+            CodecError::Invalid(what) => WireError::Invalid(what),
+            CodecError::BadOption { kind, len } => WireError::BadOption { kind, len },
+        }
+    }
+}
 
 impl WireError {
     /// A short label for counting rejected datagrams by cause.

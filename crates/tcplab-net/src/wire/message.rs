@@ -1,15 +1,16 @@
 //! The messages of wire format v1.
 
 use tcplab_core::Time;
+use tcplab_transport::coded::wire as coded_wire;
 use tcplab_transport::coded::{Code, CodedAck, CodedPacket, Symbol};
+use tcplab_transport::datagram::wire as datagram_wire;
 use tcplab_transport::datagram::Datagram;
+use tcplab_transport::tack::wire as tack_wire;
 use tcplab_transport::tack::{TackAck, TackData, TackPacket};
+use tcplab_transport::tcp::wire as tcp_wire;
 use tcplab_transport::{Packet, SackBlock, Segment, Timestamps as TcpTimestamps, MAX_SACK_BLOCKS};
 
-/// SACK blocks one ACK may carry (RFC 2018's four; the endpoints send up to
-/// `tcplab_transport::MAX_SACK_BLOCKS`).
-pub const MAX_SACK: usize = 4;
-const _: () = assert!(MAX_SACK_BLOCKS <= MAX_SACK);
+pub use tcplab_transport::tcp::wire::MAX_SACK;
 
 /// Type codes (the byte at offset 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,21 +18,21 @@ const _: () = assert!(MAX_SACK_BLOCKS <= MAX_SACK);
 pub enum MessageType {
     Hello = 1,
     HelloAck = 2,
-    Data = 3,
-    Ack = 4,
+    Data = tcp_wire::DATA_TYPE,
+    Ack = tcp_wire::ACK_TYPE,
     Close = 5,
     CloseAck = 6,
     Reset = 7,
     /// An unreliable datagram (`transport = "datagram"`).
-    Datagram = 8,
+    Datagram = datagram_wire::DATAGRAM_TYPE,
     /// A coded symbol (TCP/NC's RLNC, TCP-Forward's LT).
-    Symbol = 16,
+    Symbol = coded_wire::SYMBOL_TYPE,
     /// TACK data.
-    TackData = 17,
+    TackData = tack_wire::DATA_TYPE,
     /// A TACK or IACK.
-    TackAck = 18,
+    TackAck = tack_wire::ACK_TYPE,
     /// TCP-Forward's acknowledgement of a decoded segment.
-    CodedAck = 19,
+    CodedAck = coded_wire::ACK_TYPE,
 }
 
 impl MessageType {
@@ -39,16 +40,16 @@ impl MessageType {
         Some(match b {
             1 => MessageType::Hello,
             2 => MessageType::HelloAck,
-            3 => MessageType::Data,
-            4 => MessageType::Ack,
+            tcp_wire::DATA_TYPE => MessageType::Data,
+            tcp_wire::ACK_TYPE => MessageType::Ack,
             5 => MessageType::Close,
             6 => MessageType::CloseAck,
             7 => MessageType::Reset,
-            8 => MessageType::Datagram,
-            16 => MessageType::Symbol,
-            17 => MessageType::TackData,
-            18 => MessageType::TackAck,
-            19 => MessageType::CodedAck,
+            datagram_wire::DATAGRAM_TYPE => MessageType::Datagram,
+            coded_wire::SYMBOL_TYPE => MessageType::Symbol,
+            tack_wire::DATA_TYPE => MessageType::TackData,
+            tack_wire::ACK_TYPE => MessageType::TackAck,
+            coded_wire::ACK_TYPE => MessageType::CodedAck,
             _ => return None,
         })
     }

@@ -8,6 +8,10 @@
 //! skipped), then the payload (data only).
 //! Decoding never panics and never allocates: every read is bounds-checked and every
 //! failure is a [`WireError`] naming the field.
+//!
+//! This module is the framing; each transport's messages are laid out by its folder's
+//! `wire.rs` in `tcplab-transport` (`tcp::wire`, `datagram::wire`, `tack::wire`,
+//! `coded::wire`), over the sans-IO reader and writer of `tcplab_transport::codec`.
 
 mod decode;
 mod encode;
@@ -27,8 +31,11 @@ pub const VERSION: u8 = 1;
 /// Common header: magic (2), version (1), type (1), flags (1), options length (1),
 /// reserved (2), connection id (8).
 pub const COMMON_HEADER: usize = 16;
-/// DATA fixed part: sequence number.
-pub const DATA_FIXED: usize = 8;
+// The transports' fixed parts and TCP's options, from their folders.
+pub use tcplab_transport::coded::wire::SYMBOL_FIXED;
+pub use tcplab_transport::datagram::wire::DATAGRAM_FIXED;
+pub use tcplab_transport::tack::wire::{TACK_ACK_FIXED, TACK_DATA_FIXED};
+pub use tcplab_transport::tcp::wire::{DATA_FIXED, OPT_SACK, OPT_TCP_TIMESTAMP, TCP_TIMESTAMP_LEN};
 /// Option header: kind (1), length of the value (1).
 pub const OPTION_HEADER: usize = 2;
 /// Timestamp option value: tsval (8), tsecr (8).
@@ -46,27 +53,11 @@ pub const FLAG_INTERRUPTED: u8 = 0x08;
 /// Any type: the datagram ends in a [`mac::TAG_LEN`]-byte MAC (a pre-shared key).
 pub const FLAG_MAC: u8 = 0x80;
 
-/// DATAGRAM fixed part: seq (8), sent_at (8).
-pub const DATAGRAM_FIXED: usize = 16;
-/// SYMBOL fixed part: code (1), reserved (3), start, span, seed, base, newest (4 each),
-/// entered (8).
-pub const SYMBOL_FIXED: usize = 32;
-/// TACK_DATA fixed part: seq, pn, pn_floor, sent_at, rtt_min (8 each).
-pub const TACK_DATA_FIXED: usize = 40;
-/// TACK_ACK fixed part before its gaps: kind (1), gap count (1), reserved (2), tack_seq,
-/// wnd, delivery_rate (4 each), rcv_nxt, largest, base (8 each), covered, min_owd_back,
-/// min_owd_delay, largest_delay (4 each).
-pub const TACK_ACK_FIXED: usize = 56;
-
-/// Option kinds.
+/// Option kinds the driver itself uses (TCP's SACK (2) and RFC 7323 timestamps (3) are
+/// in `tcplab_transport::tcp::wire`).
 pub const OPT_PAD: u8 = 0;
+/// The driver's nanosecond timestamps (PAWS and the driver's RTT use them).
 pub const OPT_TIMESTAMP: u8 = 1;
-pub const OPT_SACK: u8 = 2;
-/// The endpoint's own RFC 7323 timestamps (`timestamps = true`), distinct from the
-/// driver's nanosecond TIMESTAMP option above (which PAWS and the driver's RTT use).
-pub const OPT_TCP_TIMESTAMP: u8 = 3;
-/// TCP timestamp option value: tsval (4), tsecr (4), as RFC 7323's 32-bit fields.
-pub const TCP_TIMESTAMP_LEN: usize = 8;
 /// HELLO_ACK with a pre-shared key: the receiver's session nonce (8 bytes).
 pub const OPT_NONCE: u8 = 4;
 pub const NONCE_LEN: usize = 8;

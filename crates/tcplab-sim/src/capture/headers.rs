@@ -1,269 +1,32 @@
 //! One simulated packet as IPv4 bytes: real IPv4/TCP/UDP headers, checksums included.
 //!
-//! The model carries no payload, so payload bytes are zeros, except that a datagram's
-//! first 16 payload bytes (when it has that many) carry its sequence number and send time
-//! (big-endian `u64`s, nanoseconds), as iperf's UDP header does. Only the headers and that
-//! prefix are written out here; the zeros after them are implied (see [`Wire`]), and the
+//! Each transport writes its own header (its folder's `pcap.rs` in `tcplab-transport`,
+//! through [`tcplab_transport::PacketKind::pcap_header`]); the shared IPv4 parts and the
+//! conventions are in [`tcplab_transport::pcap`]. Only the headers and a short payload
+//! prefix are written out; the zeros after them are implied (see [`Wire`]), and the
 //! checksums cover the whole packet as it would be on the wire.
-//!
-//! TCP segments: sequence and acknowledgement numbers are the model's byte offsets modulo
-//! 2^32; every segment has ACK set (the model's data segments acknowledge nothing, so
-//! their acknowledgement number is the sink's constant sequence number, 0), FIN marks the
-//! last data segment; the timestamp option (two NOPs, kind 8; RFC 7323) when the flow uses
-//! timestamps, then SACK blocks as a SACK option (two NOPs, kind 5). The sink's window is its advertised
-//! receive window in units of 2^[`WINDOW_SHIFT`] bytes, rounded up (so a non-zero window
-//! never reads as zero); the source advertises no window in the model and is given
-//! 65535. Registered transports' packets are IPv4 protocol 253 (RFC 3692 experimentation)
-//! carrying their kind and six header words; so are the coded transports' symbols and
-//! ACKs (kinds 0xC0 and 0xC1, see [`coded`]).
 
 use super::addresses::Endpoints;
-use super::checksum::Checksum;
-use tcplab_transport::coded::{Code, CodedPacket};
-use tcplab_transport::datagram::Datagram;
-use tcplab_transport::tcp::{IpEcn, Segment};
-use tcplab_transport::{Opaque, Packet};
+use tcplab_transport::Packet;
 
-/// Window scale assumed for the sink's window field (RFC 7323 shift count). No SYN is
-/// simulated, so Wireshark must be told: `-o tcp.default_window_scaling:11`.
-pub const WINDOW_SHIFT: u32 = 11;
-
-/// IPv4 protocol numbers.
-const TCP: u8 = 6;
-const UDP: u8 = 17;
-/// RFC 3692: for experimentation and testing.
-const EXPERIMENTAL: u8 = 253;
-
-const IP_HEADER: usize = 20;
-/// IPv4 + the longest TCP header (60 bytes: timestamps and three SACK blocks, or four
-/// SACK blocks) is the longest prefix written.
-pub const MAX_PREFIX: usize = IP_HEADER + 60;
-
-/// A packet's first bytes and its length on the wire; bytes past `prefix_len` are zeros.
-#[derive(Clone, Copy, Debug)]
-pub struct Wire {
-    pub bytes: [u8; MAX_PREFIX],
-    pub prefix_len: usize,
-    /// Length on the wire (the IPv4 total length), headers included.
-    pub len: u32,
-}
-
-impl Wire {
-    /// The written prefix.
-    pub fn prefix(&self) -> &[u8] {
-        &self.bytes[..self.prefix_len]
-    }
-}
+pub use tcplab_transport::pcap::{Wire, MAX_PREFIX};
+pub use tcplab_transport::tcp::pcap::{window_field, WINDOW_SHIFT};
 
 /// Encodes `pkt`, sent from `ends.src_*` to `ends.dst_*`; `from_sink`: it travels from
 /// the flow's sink towards its source.
 pub fn encode(pkt: &Packet, ends: Endpoints, from_sink: bool) -> Wire {
-    let mut w = Wire {
-        bytes: [0; MAX_PREFIX],
-        prefix_len: 0,
-        len: 0,
-    };
-    match pkt {
-        Packet::Tcp(s) => tcp(&mut w, s, ends, from_sink),
-        Packet::Datagram(d) => udp(&mut w, d, ends),
-        Packet::Opaque(o) => opaque(&mut w, o, ends),
-        Packet::Tack(t) => tack(&mut w, t.wire_len(), ends),
-        Packet::Coded(c) => opaque(&mut w, &coded(c), ends),
-    }
-    w
-}
-
-/// TACK has no standard wire format: an IPv4 header with the experimental protocol
-/// number and the packet's length; the TACK header itself is not encoded.
-fn tack(w: &mut Wire, wire_len: u32, ends: Endpoints) {
-    ipv4(
-        w,
-        EXPERIMENTAL,
-        wire_len.saturating_sub(IP_HEADER as u32),
-        ends,
-    );
-    w.prefix_len = IP_HEADER;
-}
-
-/// A coded transport's packet in the experimental format of registered transports: kind
-/// 0xC0 (symbol; words: code, start, span, seed, base, payload | repair << 32) or 0xC1
-/// (TCP-Forward ACK; words: index, cum, echo).
-fn coded(c: &CodedPacket) -> Opaque {
-    let wire_len = c.wire_len();
-    match c {
-        CodedPacket::Symbol(s) => Opaque {
-            kind: 0xC0,
-            words: [
-                u64::from(s.code == Code::Lt),
-                u64::from(s.start),
-                u64::from(s.span),
-                u64::from(s.seed),
-                u64::from(s.base),
-                u64::from(s.payload) | u64::from(s.repair) << 32,
-            ],
-            wire_len,
-        },
-        CodedPacket::Ack(a) => Opaque {
-            kind: 0xC1,
-            words: [
-                u64::from(a.index),
-                u64::from(a.cum),
-                u64::from(a.echo),
-                0,
-                0,
-                0,
-            ],
-            wire_len,
-        },
-    }
-}
-
-/// Writes the IPv4 header for a `payload`-byte (transport header included) packet.
-fn ipv4(w: &mut Wire, proto: u8, payload: u32, ends: Endpoints) {
-    ipv4_ecn(w, proto, payload, ends, IpEcn::NotEct);
-}
-
-/// [`ipv4`] with the ECN field `ecn` (the low two bits of the former TOS byte, RFC 3168
-/// section 5).
-fn ipv4_ecn(w: &mut Wire, proto: u8, payload: u32, ends: Endpoints, ecn: IpEcn) {
-    let total = (IP_HEADER as u32 + payload).min(u16::MAX as u32);
-    w.len = total;
-    let h = &mut w.bytes[..IP_HEADER];
-    h[0] = 0x45; // version 4, 5 words
-    h[1] = ecn as u8; // DSCP 0
-    h[2..4].copy_from_slice(&(total as u16).to_be_bytes());
-    h[6] = 0x40; // don't fragment; identification 0 (RFC 6864)
-    h[8] = 64; // TTL
-    h[9] = proto;
-    h[12..16].copy_from_slice(&ends.src_ip);
-    h[16..20].copy_from_slice(&ends.dst_ip);
-    let mut c = Checksum::default();
-    c.add(h);
-    h[10..12].copy_from_slice(&c.finish().to_be_bytes());
-}
-
-/// The TCP/UDP pseudo header's sum (RFC 9293 section 3.1).
-fn pseudo(ends: Endpoints, proto: u8, len: u32) -> Checksum {
-    let mut c = Checksum::default();
-    c.add(&ends.src_ip);
-    c.add(&ends.dst_ip);
-    c.add_u16(u16::from(proto));
-    c.add_u16(len.min(u16::MAX as u32) as u16);
-    c
-}
-
-/// SYN options (12 bytes, as the model's SYN size): NOP, NOP, SACK permitted, NOP, window
-/// scale [`WINDOW_SHIFT`], NOP padding.
-const SYN_OPTIONS: [u8; 12] = [1, 1, 4, 2, 1, 3, 3, WINDOW_SHIFT as u8, 1, 1, 1, 1];
-
-fn tcp(w: &mut Wire, s: &Segment, ends: Endpoints, from_sink: bool) {
-    // A SYN carries its fixed options (the model does not size its timestamps).
-    let ts = if s.ts.is_some() && !s.syn { 12 } else { 0 };
-    let blocks = s.sack_blocks();
-    let blocks = &blocks[..blocks.len().min(if ts > 0 { 3 } else { 4 })];
-    let sack = if s.syn {
-        SYN_OPTIONS.len()
-    } else if blocks.is_empty() {
-        0
-    } else {
-        4 + 8 * blocks.len()
-    };
-    let hlen = 20 + ts + sack;
-    let seg_len = hlen as u32 + s.len;
-    ipv4_ecn(w, TCP, seg_len, ends, s.ip_ecn);
-    let h = &mut w.bytes[IP_HEADER..IP_HEADER + hlen];
-    h[0..2].copy_from_slice(&ends.src_port.to_be_bytes());
-    h[2..4].copy_from_slice(&ends.dst_port.to_be_bytes());
-    // A SYN takes the sequence number before the first data byte (ISN = 2^32 - 1), so the
-    // data's numbers follow it as Wireshark expects.
-    let seq = if s.syn { u32::MAX } else { s.seq as u32 };
-    h[4..8].copy_from_slice(&seq.to_be_bytes());
-    h[8..12].copy_from_slice(&(s.ack as u32).to_be_bytes());
-    h[12] = ((hlen / 4) as u8) << 4;
-    h[13] = match (s.syn, from_sink) {
-        (true, false) => 0x02,       // SYN
-        (true, true) => 0x12,        // SYN, ACK
-        _ => 0x10 | u8::from(s.fin), // ACK, FIN
-    } | if s.ece { 0x40 } else { 0 } // ECE (RFC 3168 section 6.1)
-        | if s.cwr { 0x80 } else { 0 }; // CWR
-    let window = if from_sink {
-        window_field(s.wnd)
-    } else {
-        u16::MAX
-    };
-    h[14..16].copy_from_slice(&window.to_be_bytes());
-    if s.syn {
-        h[20..].copy_from_slice(&SYN_OPTIONS);
-    } else {
-        if let Some(t) = s.ts {
-            h[20..24].copy_from_slice(&[1, 1, 8, 10]); // NOP, NOP, timestamps (RFC 7323)
-            h[24..28].copy_from_slice(&t.val.to_be_bytes());
-            h[28..32].copy_from_slice(&t.ecr.to_be_bytes());
-        }
-        let at = 20 + ts;
-        if !blocks.is_empty() {
-            h[at] = 1; // NOP
-            h[at + 1] = 1;
-            h[at + 2] = 5; // SACK (RFC 2018)
-            h[at + 3] = sack as u8 - 2;
-            for (i, b) in blocks.iter().enumerate() {
-                let o = at + 4 + 8 * i;
-                h[o..o + 4].copy_from_slice(&(b.start as u32).to_be_bytes());
-                h[o + 4..o + 8].copy_from_slice(&(b.end as u32).to_be_bytes());
-            }
-        }
-    }
-    let mut c = pseudo(ends, TCP, seg_len);
-    c.add(h); // the zero payload adds nothing
-    h[16..18].copy_from_slice(&c.finish().to_be_bytes());
-    w.prefix_len = IP_HEADER + hlen;
-}
-
-/// The 16-bit window field for `wnd` bytes under [`WINDOW_SHIFT`], rounded up, saturated.
-pub fn window_field(wnd: u64) -> u16 {
-    wnd.div_ceil(1 << WINDOW_SHIFT).min(u16::MAX as u64) as u16
-}
-
-fn udp(w: &mut Wire, d: &Datagram, ends: Endpoints) {
-    let udp_len = 8 + d.len;
-    ipv4(w, UDP, udp_len, ends);
-    let stamp = if d.len >= 16 { 16 } else { 0 };
-    let h = &mut w.bytes[IP_HEADER..IP_HEADER + 8 + stamp];
-    h[0..2].copy_from_slice(&ends.src_port.to_be_bytes());
-    h[2..4].copy_from_slice(&ends.dst_port.to_be_bytes());
-    h[4..6].copy_from_slice(&(udp_len.min(u16::MAX as u32) as u16).to_be_bytes());
-    if stamp > 0 {
-        h[8..16].copy_from_slice(&d.seq.to_be_bytes());
-        h[16..24].copy_from_slice(&d.sent_at.as_nanos().to_be_bytes());
-    }
-    let mut c = pseudo(ends, UDP, udp_len);
-    c.add(h);
-    let sum = match c.finish() {
-        0 => 0xffff, // RFC 768: a computed zero is sent as all ones
-        x => x,
-    };
-    h[6..8].copy_from_slice(&sum.to_be_bytes());
-    w.prefix_len = IP_HEADER + 8 + stamp;
-}
-
-fn opaque(w: &mut Wire, o: &Opaque, ends: Endpoints) {
-    let payload = o.wire_len.saturating_sub(IP_HEADER as u32);
-    ipv4(w, EXPERIMENTAL, payload, ends);
-    let mut body = [0u8; 50];
-    body[0..2].copy_from_slice(&o.kind.to_be_bytes());
-    for (i, word) in o.words.iter().enumerate() {
-        body[2 + 8 * i..10 + 8 * i].copy_from_slice(&word.to_be_bytes());
-    }
-    let n = (payload as usize).min(body.len());
-    w.bytes[IP_HEADER..IP_HEADER + n].copy_from_slice(&body[..n]);
-    w.prefix_len = IP_HEADER + n;
+    pkt.pcap(ends, from_sink)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use tcplab_core::Time;
-    use tcplab_transport::tcp::SackBlock;
+    use tcplab_transport::coded::{Code, CodedPacket};
+    use tcplab_transport::datagram::Datagram;
+    use tcplab_transport::pcap::{pseudo, Checksum, EXPERIMENTAL, IP_HEADER, TCP, UDP};
+    use tcplab_transport::tcp::{IpEcn, SackBlock, Segment};
+    use tcplab_transport::Opaque;
 
     fn ends() -> Endpoints {
         Endpoints::of_flow(3, 0, 1)

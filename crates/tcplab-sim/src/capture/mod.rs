@@ -6,8 +6,7 @@
 //! outages) never appear. [`PcapCapture`] is the tap that writes one link's packets as
 //! pcapng; the encoder pieces are [`addresses`], [`headers`] and [`pcapng`].
 
-pub mod addresses;
-mod checksum;
+pub use tcplab_transport::pcap::addresses;
 pub mod headers;
 mod pcap_capture;
 pub use tcplab_core::pcapng;

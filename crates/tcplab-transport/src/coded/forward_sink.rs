@@ -23,6 +23,7 @@ use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
 use super::decode_stats::{Arrivals, DecodeStats};
 use super::entry::EntryLog;
+use super::forward_summary::ForwardSinkSummary;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
 use super::ready_queue::ReadyQueue;
@@ -286,10 +287,13 @@ impl Endpoint for ForwardSink {
     }
 
     fn summary(&self, out: &mut dyn Metrics) {
-        out.put("acks_sent", self.acks_sent.into());
-        out.put("symbols_received", self.received.into());
-        out.put("redundant_symbols", self.dec.stats().redundant.into());
-        self.decode.publish(out);
-        out.put("decode_busy_s", self.cpu.busy().as_secs_f64().into());
+        ForwardSinkSummary {
+            acks_sent: self.acks_sent,
+            symbols_received: self.received,
+            redundant_symbols: self.dec.stats().redundant,
+            decode: &self.decode,
+            decode_busy_s: self.cpu.busy().as_secs_f64(),
+        }
+        .publish(out);
     }
 }

@@ -29,6 +29,7 @@
 use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
 use super::diff::DiffDetector;
+use super::forward_summary::ForwardSourceSummary;
 use super::packet::{Code, CodedAck, CodedPacket, Symbol};
 use super::params::ForwardParams;
 use super::ready_queue::{earliest, ReadyQueue};
@@ -566,24 +567,23 @@ impl Endpoint for ForwardSource {
     }
 
     fn summary(&self, out: &mut dyn Metrics) {
-        out.put("coding", "lt".into());
-        out.put("payload_mode", self.p.payload.into());
-        out.put("symbols_sent", self.symbols.into());
-        out.put("repair_symbols", self.repairs.into());
-        out.put("coded_segments", u64::from(self.pushed).into());
-        let measured = (self.pushed > 0).then(|| self.symbols as f64 / f64::from(self.pushed));
-        out.put("redundancy_measured", measured.into());
-        out.put("redundancy", self.red.r().into());
-        out.put("n_segments", self.red.total_segments.into());
-        out.put("n_timeout", self.red.total_timeouts.into());
-        out.put("timeout_events", self.timeout_events.into());
-        out.put("coding_window", u64::from(self.p.window).into());
-        out.put(
-            "min_elapsed_s",
-            self.diff.min_elapsed().map(Dur::as_secs_f64).into(),
-        );
-        out.put("encode_busy_s", self.cpu.busy().as_secs_f64().into());
-        out.put("rtt_min_s", self.rtt.min_rtt().map(Dur::as_secs_f64).into());
+        ForwardSourceSummary {
+            payload_mode: self.p.payload,
+            symbols_sent: self.symbols,
+            repair_symbols: self.repairs,
+            coded_segments: u64::from(self.pushed),
+            redundancy_measured: (self.pushed > 0)
+                .then(|| self.symbols as f64 / f64::from(self.pushed)),
+            redundancy: self.red.r(),
+            n_segments: self.red.total_segments,
+            n_timeout: self.red.total_timeouts,
+            timeout_events: self.timeout_events,
+            coding_window: u64::from(self.p.window),
+            min_elapsed_s: self.diff.min_elapsed().map(Dur::as_secs_f64),
+            encode_busy_s: self.cpu.busy().as_secs_f64(),
+            rtt_min_s: self.rtt.min_rtt().map(Dur::as_secs_f64),
+        }
+        .publish(out);
     }
 }
 

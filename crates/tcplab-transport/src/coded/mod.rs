@@ -17,15 +17,21 @@ mod diff;
 mod entry;
 mod forward_sink;
 mod forward_source;
+mod forward_summary;
+mod forward_transport;
 mod nc_sink;
 mod nc_source;
+mod nc_summary;
+mod nc_transport;
 mod packet;
 mod params;
+mod pcap;
 mod ready_queue;
 mod redundancy;
 mod seen;
 mod spec;
 mod symbol_bytes;
+pub mod wire;
 
 pub use app_bytes::segment_bytes;
 pub use cost::{CostModel, Cpu};
@@ -34,8 +40,12 @@ pub use diff::DiffDetector;
 pub use entry::EntryLog;
 pub use forward_sink::ForwardSink;
 pub use forward_source::ForwardSource;
+pub use forward_summary::{ForwardSinkSummary, ForwardSourceSummary};
+pub use forward_transport::ForwardTransport;
 pub use nc_sink::NcSink;
 pub use nc_source::NcSource;
+pub use nc_summary::{NcSinkSummary, NcSourceSummary};
+pub use nc_transport::NcTransport;
 pub use packet::{
     Code, CodedAck, CodedPacket, Symbol, FORWARD_ACK_BYTES, FORWARD_HEADER_BYTES,
     FORWARD_IP_UDP_BYTES, NC_FRAMING_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,

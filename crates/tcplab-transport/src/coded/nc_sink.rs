@@ -15,6 +15,7 @@ use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
 use super::decode_stats::{Arrivals, DecodeStats};
 use super::entry::EntryLog;
+use super::nc_summary::NcSinkSummary;
 use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use super::params::NcParams;
 use super::ready_queue::ReadyQueue;
@@ -394,14 +395,13 @@ impl Endpoint for NcSink {
     }
 
     fn summary(&self, out: &mut dyn Metrics) {
-        out.put("acks_sent", self.acks_sent.into());
-        out.put("symbols_received", self.received.into());
-        out.put("innovative_symbols", self.innovative.into());
-        out.put(
-            "redundant_symbols",
-            (self.received - self.innovative).into(),
-        );
-        self.decode.publish(out);
-        out.put("decode_busy_s", self.cpu.busy().as_secs_f64().into());
+        NcSinkSummary {
+            acks_sent: self.acks_sent,
+            symbols_received: self.received,
+            innovative_symbols: self.innovative,
+            decode: &self.decode,
+            decode_busy_s: self.cpu.busy().as_secs_f64(),
+        }
+        .publish(out);
     }
 }

@@ -19,6 +19,7 @@
 
 use super::app_bytes::segment_bytes;
 use super::cost::Cpu;
+use super::nc_summary::NcSourceSummary;
 use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use super::params::NcParams;
 use super::ready_queue::{earliest, ReadyQueue};
@@ -281,15 +282,17 @@ impl Endpoint for NcSource {
 
     fn summary(&self, out: &mut dyn Metrics) {
         Endpoint::summary(&self.tcp, out);
-        out.put("coding", "rlnc".into());
-        out.put("payload_mode", self.p.payload.into());
-        out.put("symbols_sent", self.symbols.into());
-        out.put("coded_segments", self.packets.into());
-        out.put("segments_handed_down", self.handed.into());
-        out.put("redundancy", self.p.redundancy.into());
-        let measured = (self.packets > 0).then(|| self.symbols as f64 / self.packets as f64);
-        out.put("redundancy_measured", measured.into());
-        out.put("coding_window", u64::from(self.p.window).into());
-        out.put("encode_busy_s", self.cpu.busy().as_secs_f64().into());
+        NcSourceSummary {
+            payload_mode: self.p.payload,
+            symbols_sent: self.symbols,
+            coded_segments: self.packets,
+            segments_handed_down: self.handed,
+            redundancy: self.p.redundancy,
+            redundancy_measured: (self.packets > 0)
+                .then(|| self.symbols as f64 / self.packets as f64),
+            coding_window: u64::from(self.p.window),
+            encode_busy_s: self.cpu.busy().as_secs_f64(),
+        }
+        .publish(out);
     }
 }

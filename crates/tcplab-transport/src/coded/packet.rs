@@ -6,6 +6,8 @@
 //! the rest, so the simulator moves 40-byte headers and the decoders stay exact. With
 //! `payload = true` the bytes travel beside the packet (see `symbol_bytes.rs`).
 
+use crate::packet_kind::PacketKind;
+use crate::pcap::{Endpoints, Wire};
 use tcplab_core::Time;
 
 /// IPv4 + TCP headers under TCP/NC's coding header (the coding layer sits between TCP
@@ -103,5 +105,19 @@ impl CodedPacket {
             CodedPacket::Symbol(s) => s.payload,
             CodedPacket::Ack(_) => 0,
         }
+    }
+}
+
+impl PacketKind for CodedPacket {
+    #[inline]
+    fn wire_len(&self) -> u32 {
+        CodedPacket::wire_len(self)
+    }
+    #[inline]
+    fn payload_len(&self) -> u32 {
+        CodedPacket::payload_len(self)
+    }
+    fn pcap_header(&self, w: &mut Wire, ends: Endpoints, _from_sink: bool) {
+        super::pcap::header(w, self, ends);
     }
 }

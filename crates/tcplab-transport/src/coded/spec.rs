@@ -7,8 +7,8 @@ use super::nc_source::NcSource;
 use super::params::{ForwardParams, NcParams};
 use super::symbol_bytes::{SymbolBytes, NO_PORT};
 use crate::cc::{self, CcParams, Window};
+use crate::flow_context::FlowContext;
 use crate::tcp::{Sender, TcpSpec};
-use crate::transport::FlowContext;
 
 /// The ports a `payload = true` flow's ends use (both `None` without payload).
 fn ports(

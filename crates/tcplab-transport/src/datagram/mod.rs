@@ -8,14 +8,22 @@
 
 mod histogram;
 mod pattern;
+mod pcap;
 mod sink;
 mod source;
+mod summary;
+mod transport;
+pub mod wire;
 
 pub use histogram::DelayHistogram;
 pub use pattern::{Pattern, Period};
 pub use sink::DatagramSink;
 pub use source::DatagramSource;
+pub use summary::DatagramSummary;
+pub use transport::DatagramTransport;
 
+use crate::packet_kind::PacketKind;
+use crate::pcap::{Endpoints, Wire};
 use tcplab_core::Time;
 
 /// IPv4 (20 bytes) and UDP (8 bytes) headers.
@@ -36,6 +44,20 @@ impl Datagram {
     #[inline]
     pub fn wire_len(&self) -> u32 {
         self.len + UDP_HEADER_BYTES
+    }
+}
+
+impl PacketKind for Datagram {
+    #[inline]
+    fn wire_len(&self) -> u32 {
+        Datagram::wire_len(self)
+    }
+    #[inline]
+    fn payload_len(&self) -> u32 {
+        self.len
+    }
+    fn pcap_header(&self, w: &mut Wire, ends: Endpoints, _from_sink: bool) {
+        pcap::header(w, self, ends);
     }
 }
 

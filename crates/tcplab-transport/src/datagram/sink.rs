@@ -1,5 +1,6 @@
 //! The datagram sink: counts what arrives and measures one-way delay.
 
+use super::summary::DatagramSummary;
 use super::DelayHistogram;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
@@ -93,13 +94,16 @@ impl Endpoint for DatagramSink {
 
     fn summary(&self, out: &mut dyn Metrics) {
         let h = &self.owd;
-        out.put("packets_reordered", self.reordered.into());
-        out.put("owd_min_s", secs(h.min()).into());
-        out.put("owd_mean_s", secs(h.mean()).into());
-        out.put("owd_p50_s", secs(h.quantile(0.5)).into());
-        out.put("owd_p95_s", secs(h.quantile(0.95)).into());
-        out.put("owd_p99_s", secs(h.quantile(0.99)).into());
-        out.put("owd_max_s", secs(h.max()).into());
+        DatagramSummary {
+            packets_reordered: self.reordered,
+            owd_min_s: secs(h.min()),
+            owd_mean_s: secs(h.mean()),
+            owd_p50_s: secs(h.quantile(0.5)),
+            owd_p95_s: secs(h.quantile(0.95)),
+            owd_p99_s: secs(h.quantile(0.99)),
+            owd_max_s: secs(h.max()),
+        }
+        .publish(out);
     }
 }
 

@@ -4,6 +4,7 @@ use super::config::TackSpec;
 use super::packet::TackPacket;
 use super::receiver::TackReceiver;
 use super::sender::TackSender;
+use super::summary::{TackReceiverSummary, TackSenderSummary};
 use crate::cc::{self, CongestionControl};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
@@ -84,18 +85,20 @@ impl Endpoint for TackSender {
     }
     fn summary(&self, out: &mut dyn Metrics) {
         let s = self.stats();
-        Retransmissions {
-            segments_sent: s.packets_sent,
-            retransmitted_segments: s.retransmissions,
+        TackSenderSummary {
+            packets: Retransmissions {
+                segments_sent: s.packets_sent,
+                retransmitted_segments: s.retransmissions,
+            },
+            rtos: s.rtos,
+            loss_events: s.loss_events,
+            tacks_received: s.tacks_received,
+            iacks_received: s.iacks_received,
+            ack_path_loss: self.ack_path_loss(),
+            rtt_min_s: self.rtt_min().map(Dur::as_secs_f64),
+            rtt_min_legacy_s: self.rtt_min_legacy().map(Dur::as_secs_f64),
         }
         .publish(out);
-        out.put("rtos", s.rtos.into());
-        out.put("loss_events", s.loss_events.into());
-        out.put("tacks_received", s.tacks_received.into());
-        out.put("iacks_received", s.iacks_received.into());
-        out.put("ack_path_loss", self.ack_path_loss().into());
-        out.put("rtt_min_s", secs(self.rtt_min()));
-        out.put("rtt_min_legacy_s", secs(self.rtt_min_legacy()));
     }
 }
 
@@ -132,16 +135,15 @@ impl Endpoint for TackReceiver {
     }
     fn summary(&self, out: &mut dyn Metrics) {
         let s = self.stats();
-        out.put(
-            "acks_sent",
-            (s.tacks_sent + s.iacks_loss + s.iacks_window).into(),
-        );
-        out.put("tacks_sent", s.tacks_sent.into());
-        out.put("iacks_loss", s.iacks_loss.into());
-        out.put("iacks_window", s.iacks_window.into());
         let b = self.blocked();
-        out.put("blocked_mean_bytes", b.mean().into());
-        out.put("blocked_max_bytes", b.max().into());
-        out.put("blocked_hist", b.to_text().as_str().into());
+        TackReceiverSummary {
+            tacks_sent: s.tacks_sent,
+            iacks_loss: s.iacks_loss,
+            iacks_window: s.iacks_window,
+            blocked_mean_bytes: b.mean(),
+            blocked_max_bytes: b.max(),
+            blocked_hist: b.to_text(),
+        }
+        .publish(out);
     }
 }

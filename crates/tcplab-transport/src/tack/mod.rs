@@ -17,8 +17,12 @@ mod frequency;
 mod ledger;
 mod owd;
 mod packet;
+mod pcap;
 mod receiver;
 mod sender;
+mod summary;
+mod transport;
+pub mod wire;
 
 pub use blocked::{blocked_bin, BlockedLog, BLOCKED_BINS};
 pub use config::{LossResponse, TackConfig, TackSpec};
@@ -30,3 +34,5 @@ pub use packet::{
 };
 pub use receiver::{TackReceiver, TackReceiverStats};
 pub use sender::{TackSender, TackSenderStats};
+pub use summary::{TackReceiverSummary, TackSenderSummary};
+pub use transport::TackTransport;

@@ -6,6 +6,8 @@
 //! PNs it covers as alternating lists: the gaps (the "unacked list") are listed, the
 //! blocks between them (the "acked list") are implied.
 
+use crate::packet_kind::PacketKind;
+use crate::pcap::{Endpoints, Wire};
 use tcplab_core::Time;
 
 /// IPv4 + TCP headers (40) and the TACK data option: packet number, departure timestamp.
@@ -127,5 +129,19 @@ impl TackPacket {
             TackPacket::Data(d) => d.len,
             TackPacket::Ack(_) => 0,
         }
+    }
+}
+
+impl PacketKind for TackPacket {
+    #[inline]
+    fn wire_len(&self) -> u32 {
+        TackPacket::wire_len(self)
+    }
+    #[inline]
+    fn payload_len(&self) -> u32 {
+        TackPacket::payload_len(self)
+    }
+    fn pcap_header(&self, w: &mut Wire, ends: Endpoints, _from_sink: bool) {
+        super::pcap::header(w, self.wire_len(), ends);
     }
 }

@@ -12,6 +12,7 @@ mod ecn_state;
 mod endpoint;
 mod handshake;
 mod loss_recovery;
+pub mod pcap;
 mod prr;
 mod rack;
 mod receiver;
@@ -29,8 +30,10 @@ mod summary;
 mod timer_wheel;
 mod timestamps;
 mod transmit;
+mod transport;
 mod undo;
 mod window_cut;
+pub mod wire;
 
 /// The 64-byte cache line a field at byte `off` of `size` bytes lies in; fails if it
 /// straddles two (the layout tests of the sender and receiver pin their hot lines).
@@ -53,3 +56,4 @@ pub use segment::{
 pub use sender::{Sender, SenderSnapshot};
 pub use stats::{ReceiverStats, SenderStats};
 pub use summary::TcpSummary;
+pub use transport::TcpTransport;

@@ -3,6 +3,9 @@
 //! Payload bytes are not carried: in simulation the content of byte `i` is implied by its
 //! sequence number, and what matters is which bytes arrive, when, and in what order.
 
+use crate::packet_kind::PacketKind;
+use crate::pcap::{Endpoints, Wire};
+
 /// IPv4 + TCP headers without options: 20 + 20 bytes.
 pub const DATA_HEADER_BYTES: u32 = 40;
 /// A pure ACK without SACK option.
@@ -118,6 +121,27 @@ impl Segment {
             ACK_HEADER_BYTES
         };
         header + self.len + sack_opt
+    }
+}
+
+impl PacketKind for Segment {
+    #[inline]
+    fn wire_len(&self) -> u32 {
+        Segment::wire_len(self)
+    }
+    #[inline]
+    fn payload_len(&self) -> u32 {
+        self.len
+    }
+    #[inline]
+    fn ecn_capable(&self) -> bool {
+        self.ip_ecn.is_capable()
+    }
+    fn set_ce(&mut self) {
+        self.ip_ecn = IpEcn::Ce;
+    }
+    fn pcap_header(&self, w: &mut Wire, ends: Endpoints, from_sink: bool) {
+        super::pcap::header(w, self, ends, from_sink);
     }
 }
 

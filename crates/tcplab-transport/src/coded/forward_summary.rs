@@ -1,0 +1,65 @@
+//! TCP-Forward's columns of the flows table, as typed structs.
+
+use super::DecodeStats;
+use tcplab_core::Metrics;
+
+/// What a TCP-Forward source reports at the end of a flow.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ForwardSourceSummary {
+    pub payload_mode: bool,
+    pub symbols_sent: u64,
+    pub repair_symbols: u64,
+    pub coded_segments: u64,
+    /// Symbols sent per coded segment (`None` before any).
+    pub redundancy_measured: Option<f64>,
+    /// The adaptive redundancy at the end.
+    pub redundancy: f64,
+    pub n_segments: u64,
+    pub n_timeout: u64,
+    pub timeout_events: u64,
+    pub coding_window: u64,
+    pub min_elapsed_s: Option<f64>,
+    pub encode_busy_s: f64,
+    pub rtt_min_s: Option<f64>,
+}
+
+impl ForwardSourceSummary {
+    /// Publishes the columns, in the table's order.
+    pub fn publish(&self, out: &mut dyn Metrics) {
+        out.put("coding", "lt".into());
+        out.put("payload_mode", self.payload_mode.into());
+        out.put("symbols_sent", self.symbols_sent.into());
+        out.put("repair_symbols", self.repair_symbols.into());
+        out.put("coded_segments", self.coded_segments.into());
+        out.put("redundancy_measured", self.redundancy_measured.into());
+        out.put("redundancy", self.redundancy.into());
+        out.put("n_segments", self.n_segments.into());
+        out.put("n_timeout", self.n_timeout.into());
+        out.put("timeout_events", self.timeout_events.into());
+        out.put("coding_window", self.coding_window.into());
+        out.put("min_elapsed_s", self.min_elapsed_s.into());
+        out.put("encode_busy_s", self.encode_busy_s.into());
+        out.put("rtt_min_s", self.rtt_min_s.into());
+    }
+}
+
+/// What a TCP-Forward sink reports at the end of a flow.
+#[derive(Clone, Debug)]
+pub struct ForwardSinkSummary<'a> {
+    pub acks_sent: u64,
+    pub symbols_received: u64,
+    pub redundant_symbols: u64,
+    pub decode: &'a DecodeStats,
+    pub decode_busy_s: f64,
+}
+
+impl ForwardSinkSummary<'_> {
+    /// Publishes the columns, in the table's order.
+    pub fn publish(&self, out: &mut dyn Metrics) {
+        out.put("acks_sent", self.acks_sent.into());
+        out.put("symbols_received", self.symbols_received.into());
+        out.put("redundant_symbols", self.redundant_symbols.into());
+        self.decode.publish(out);
+        out.put("decode_busy_s", self.decode_busy_s.into());
+    }
+}

@@ -1,0 +1,28 @@
+//! TCP-Forward as a built-in transport (`transport = "tcp-forward"`).
+
+use super::{ForwardSink, ForwardSource, ForwardSpec};
+use crate::flow_context::FlowContext;
+use crate::transport_kind::Transport;
+
+/// `transport = "tcp-forward"`: [`ForwardSource`] and [`ForwardSink`].
+pub struct ForwardTransport;
+
+impl Transport for ForwardTransport {
+    const NAME: &'static str = "tcp-forward";
+    const RELIABLE: bool = true;
+    /// Boxed: a TCP-Forward spec is several times larger than the others.
+    type Spec = Box<ForwardSpec>;
+    type Source = ForwardSource;
+    type Sink = ForwardSink;
+
+    fn cc(spec: &Box<ForwardSpec>) -> Option<&str> {
+        Some(&spec.cc)
+    }
+
+    fn build(
+        spec: &Box<ForwardSpec>,
+        ctx: FlowContext,
+    ) -> Result<(ForwardSource, ForwardSink), String> {
+        spec.build(ctx)
+    }
+}

@@ -1,0 +1,60 @@
+//! TCP/NC's columns of the flows table, as typed structs (the source's follow its TCP
+//! sender's [`TcpSummary`](crate::TcpSummary)).
+
+use super::DecodeStats;
+use tcplab_core::Metrics;
+
+/// What a TCP/NC source reports at the end of a flow, after its TCP sender's columns.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NcSourceSummary {
+    pub payload_mode: bool,
+    pub symbols_sent: u64,
+    pub coded_segments: u64,
+    pub segments_handed_down: u64,
+    /// Configured symbols per segment.
+    pub redundancy: f64,
+    /// Symbols sent per coded segment (`None` before any).
+    pub redundancy_measured: Option<f64>,
+    pub coding_window: u64,
+    pub encode_busy_s: f64,
+}
+
+impl NcSourceSummary {
+    /// Publishes the columns, in the table's order.
+    pub fn publish(&self, out: &mut dyn Metrics) {
+        out.put("coding", "rlnc".into());
+        out.put("payload_mode", self.payload_mode.into());
+        out.put("symbols_sent", self.symbols_sent.into());
+        out.put("coded_segments", self.coded_segments.into());
+        out.put("segments_handed_down", self.segments_handed_down.into());
+        out.put("redundancy", self.redundancy.into());
+        out.put("redundancy_measured", self.redundancy_measured.into());
+        out.put("coding_window", self.coding_window.into());
+        out.put("encode_busy_s", self.encode_busy_s.into());
+    }
+}
+
+/// What a TCP/NC sink reports at the end of a flow.
+#[derive(Clone, Debug)]
+pub struct NcSinkSummary<'a> {
+    pub acks_sent: u64,
+    pub symbols_received: u64,
+    pub innovative_symbols: u64,
+    pub decode: &'a DecodeStats,
+    pub decode_busy_s: f64,
+}
+
+impl NcSinkSummary<'_> {
+    /// Publishes the columns, in the table's order.
+    pub fn publish(&self, out: &mut dyn Metrics) {
+        out.put("acks_sent", self.acks_sent.into());
+        out.put("symbols_received", self.symbols_received.into());
+        out.put("innovative_symbols", self.innovative_symbols.into());
+        out.put(
+            "redundant_symbols",
+            (self.symbols_received - self.innovative_symbols).into(),
+        );
+        self.decode.publish(out);
+        out.put("decode_busy_s", self.decode_busy_s.into());
+    }
+}

@@ -1,0 +1,44 @@
+//! What a built-in transport provides: its name, its settings and its two endpoints.
+
+use crate::cc::CcParams;
+use crate::endpoint::Endpoint;
+use crate::flow_context::FlowContext;
+use crate::param_error::ParamError;
+use std::fmt::Debug;
+
+/// A built-in transport, implemented by a unit type in the transport's folder and listed
+/// once in `builtin.rs`, which makes [`TransportSpec`](crate::TransportSpec) and
+/// [`AnyEndpoint`](crate::AnyEndpoint) variants of it. Its packet header type, if it
+/// brings one, implements [`PacketKind`](crate::PacketKind).
+pub trait Transport {
+    /// The name scenarios select it with (`transport = "..."`).
+    const NAME: &'static str;
+    /// Whether the sink must end up with every byte the source wrote (checked at the end
+    /// of every run), or may lose some (then losses are only counted).
+    const RELIABLE: bool;
+    /// Its settings, as parsed from a `[[flow]]` table.
+    type Spec: Clone + Debug;
+    /// The end that writes (the flow's source).
+    type Source: Endpoint + Send;
+    /// The end that reads (the flow's sink).
+    type Sink: Endpoint + Send;
+
+    /// The congestion controller's name, for transports that have one.
+    fn cc(spec: &Self::Spec) -> Option<&str> {
+        let _ = spec;
+        None
+    }
+
+    /// Reads its settings from the flow's `params` table (take the keys you use; the
+    /// scenario parser reports the ones left over) and its byte count (`None`:
+    /// unlimited). TCP, datagram, TACK, TCP/NC and TCP-Forward read top-level
+    /// `[[flow]]` keys with parsers of their own in `tcplab-scenario` and keep this
+    /// default.
+    fn from_params(params: &mut CcParams, bytes: Option<u64>) -> Result<Self::Spec, ParamError> {
+        let _ = (params, bytes);
+        Err(ParamError::NoParamsParser(Self::NAME))
+    }
+
+    /// Builds the two ends of one run of a flow with `spec`.
+    fn build(spec: &Self::Spec, ctx: FlowContext) -> Result<(Self::Source, Self::Sink), String>;
+}

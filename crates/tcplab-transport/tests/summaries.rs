@@ -1,0 +1,125 @@
+//! Every built-in transport's endpoints publish exactly the columns of their typed
+//! summaries, in order, so a column's name is written once (in the summary struct).
+
+use tcplab_core::metrics::Collected;
+use tcplab_core::Metrics;
+use tcplab_core::{Dur, Rng};
+use tcplab_transport::cc::CcParams;
+use tcplab_transport::coded::{
+    DecodeStats, ForwardParams, ForwardSinkSummary, ForwardSourceSummary, ForwardSpec, NcParams,
+    NcSinkSummary, NcSourceSummary, NcSpec, PayloadPorts,
+};
+use tcplab_transport::datagram::{DatagramSpec, DatagramSummary, Pattern};
+use tcplab_transport::stopwait::{StopWaitSpec, StopWaitSummary};
+use tcplab_transport::tack::{TackConfig, TackReceiverSummary, TackSenderSummary, TackSpec};
+use tcplab_transport::tcp::{ReceiverConfig, SenderConfig};
+use tcplab_transport::{Endpoint, FlowContext, TcpSpec, TcpSummary, TransportSpec};
+
+fn keys(publish: impl Fn(&mut dyn Metrics)) -> Vec<&'static str> {
+    let mut c = Collected::default();
+    publish(&mut c);
+    c.values.iter().map(|(k, _)| *k).collect()
+}
+
+/// The summary columns of `spec`'s source and sink.
+fn published(spec: &TransportSpec) -> (Vec<&'static str>, Vec<&'static str>) {
+    let ends = spec
+        .build(FlowContext {
+            flow: 0,
+            bytes: Some(100_000),
+            source_rng: Rng::named(1, "source"),
+            sink_rng: Rng::named(1, "sink"),
+            payload: PayloadPorts::default(),
+        })
+        .unwrap();
+    (
+        keys(|out| ends.source.summary(out)),
+        keys(|out| ends.sink.summary(out)),
+    )
+}
+
+fn tcp() -> TcpSpec {
+    TcpSpec {
+        cc: "newreno".into(),
+        cc_params: CcParams::default(),
+        sender: SenderConfig::default(),
+        receiver: ReceiverConfig::default(),
+        stack: None,
+    }
+}
+
+fn concat(a: Vec<&'static str>, b: Vec<&'static str>) -> Vec<&'static str> {
+    a.into_iter().chain(b).collect()
+}
+
+#[test]
+fn each_end_publishes_its_summary_struct() {
+    let decode = DecodeStats::default();
+    let tcp_cols = keys(|out| TcpSummary::default().publish(out));
+
+    let (src, sink) = published(&TransportSpec::Tack(TackSpec {
+        cc: "bbr".into(),
+        cc_params: CcParams::default(),
+        cfg: TackConfig::default(),
+    }));
+    assert_eq!(src, keys(|out| TackSenderSummary::default().publish(out)));
+    assert_eq!(
+        sink,
+        keys(|out| TackReceiverSummary::default().publish(out))
+    );
+
+    let (src, sink) = published(&TransportSpec::Datagram(DatagramSpec {
+        pattern: Pattern::Cbr {
+            rate_bps: 1_000_000,
+        },
+        payload: 1000,
+    }));
+    assert!(src.is_empty());
+    assert_eq!(sink, keys(|out| DatagramSummary::default().publish(out)));
+
+    let (src, sink) = published(&TransportSpec::TcpNc(Box::new(NcSpec {
+        tcp: tcp(),
+        coding: NcParams::default(),
+    })));
+    let nc = keys(|out| NcSourceSummary::default().publish(out));
+    assert_eq!(src, concat(tcp_cols.clone(), nc));
+    let nc_sink = NcSinkSummary {
+        acks_sent: 0,
+        symbols_received: 0,
+        innovative_symbols: 0,
+        decode: &decode,
+        decode_busy_s: 0.0,
+    };
+    assert_eq!(sink, keys(|out| nc_sink.publish(out)));
+
+    let (src, sink) = published(&TransportSpec::Forward(Box::new(ForwardSpec {
+        cc: "vegas".into(),
+        cc_params: CcParams::default(),
+        mss: 1000,
+        initial_cwnd: 2,
+        coding: ForwardParams::default(),
+    })));
+    assert_eq!(
+        src,
+        keys(|out| ForwardSourceSummary::default().publish(out))
+    );
+    let fwd_sink = ForwardSinkSummary {
+        acks_sent: 0,
+        symbols_received: 0,
+        redundant_symbols: 0,
+        decode: &decode,
+        decode_busy_s: 0.0,
+    };
+    assert_eq!(sink, keys(|out| fwd_sink.publish(out)));
+
+    let (src, sink) = published(&TransportSpec::StopWait(StopWaitSpec {
+        timeout: Dur::from_millis(100),
+        payload: 1000,
+        bytes: 100_000,
+    }));
+    assert_eq!(src, keys(|out| StopWaitSummary::default().publish(out)));
+    assert!(sink.is_empty());
+
+    let (src, _) = published(&TransportSpec::Tcp(tcp()));
+    assert_eq!(src, tcp_cols);
+}
