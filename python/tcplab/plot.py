@@ -442,8 +442,9 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
     `paper`: published values to draw beside the series, rows of (`x`, ``value``,
     ``source``) in display units and optionally `series` (its colour); `no_paper`: the
     reason none is drawn, written on the figure. `dodge`: shift series k by
-    (k - (K - 1) / 2) × dodge of each x value (multiplicatively), so that equal values
-    stay visible side by side. `styles`: per series, extra matplotlib keywords (e.g.
+    (k - (K - 1) / 2) × dodge of each x value (multiplicatively; on categories, by that
+    many category widths, with the paper's markers just right of their series), so that
+    equal values stay visible side by side. `styles`: per series, extra matplotlib keywords (e.g.
     ``{"ls": "--", "marker": "s"}``).
     """
     from tcplab.units import display_unit, to_number
@@ -459,7 +460,7 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
     categorical = any(to_number(v) is None for v in categories)
     if categorical:
         ax.set_xticks(range(len(categories)), [str(v) for v in categories])
-    colors = {}
+    colors, shifts = {}, {}
     for k, (name, g) in enumerate(groups):
         color = f"C{k % 10}"  # explicit: the hollow markers must not advance the cycle
         colors[name] = color
@@ -468,6 +469,7 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
         order = sorted(range(len(xs)), key=lambda i: xs[i])
         xv = np.array([xs[i] for i in order], dtype=float)
         shift = (k - (len(groups) - 1) / 2) * dodge
+        shifts[name] = shift
         xv = xv + shift if categorical else xv * (1 + shift)
         m = g["mean"].to_numpy()[order] * scale
         lo = g["ci_low"].to_numpy()[order] * scale
@@ -492,6 +494,9 @@ def plot_summary(summary, x: str, series: str | None, path: str | Path | None = 
             src, name = key[0], (key[1] if by_series else None)
             px = ([categories.index(v) for v in p[x]] if categorical
                   else [to_number(v) for v in p[x]])
+            if categorical and dodge:
+                # Beside its series' dodged points, not on top of them.
+                px = [v + shifts.get(name, 0.0) + 0.45 * dodge for v in px]
             lab = f"paper ({src})" + (f": {name}" if by_series else "")
             draw_paper(ax, px, p["value"], src, color=colors.get(name, "k"), label=lab)
     elif no_paper:

@@ -548,7 +548,8 @@ def run(out: Path, seeds: int = 5, workers: int | None = None,
         png = out / f"{name}.png"
         fig = plot_summary(summ, x, series, None, ylabel=ylabel, xlabel=xlabel,
                            title=title, scale=scale, paper=paper,
-                           dodge=0.02 if name.startswith("fig1") else 0.0)
+                           dodge=(0.02 if name.startswith("fig1")
+                                  else 0.2 if name.startswith("fig9") else 0.0))
         if name.startswith("fig9"):
             ax = fig.axes[0]
             ax.set_yscale("log")  # 802.11b and g are readable beside n and ac
