@@ -48,6 +48,8 @@ const APP_LIMITED: u8 = 4;
 const COUNTED: u8 = 8;
 /// The record's times and delivered count live in a [`FarTable`] slot.
 const FAR: u8 = 16;
+/// Marked lost once, retransmitted or not.
+const WAS_LOST: u8 = 32;
 
 /// What a (re)transmission stores besides its own time: the first transmission's time and
 /// the delivery-rate state (draft-cheng-iccrg-delivery-rate-estimation).
@@ -291,6 +293,14 @@ impl SentRecord {
     #[inline]
     pub fn set_lost(&mut self, on: bool) {
         self.set_flag(LOST, on);
+        if on {
+            self.set_flag(WAS_LOST, true);
+        }
+    }
+
+    /// Marked lost at some time (ns-3's `m_lost`, which a retransmission keeps).
+    pub fn was_lost(&self) -> bool {
+        self.flags & WAS_LOST != 0
     }
 
     /// Sent while the connection was application-limited.

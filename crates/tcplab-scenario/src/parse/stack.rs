@@ -168,8 +168,16 @@ const CC_PARAMS: &[CcRow] = &[
         ],
     ),
     // ns-3's TcpBbr: a send quantum of one segment (SetSendQuantum), so InFlight's
-    // three quanta are three segments.
-    ("ns3", &["bbr"], &[("send_quantum", ParamText::Name("mss"))]),
+    // three quanta are three segments; in recovery cwnd is cut by every change of the
+    // lost count (TcpSocketBase::ReceivedAck, TcpBbr::ModulateCwndForRecovery).
+    (
+        "ns3",
+        &["bbr"],
+        &[
+            ("send_quantum", ParamText::Name("mss")),
+            ("loss_deduction", ParamText::Number(2.0)),
+        ],
+    ),
     // ns-3's TcpVegas (tcp-vegas.cc): its own rules (smoothed RTT, loss cuts one
     // segment), no fine-grained retransmission, and a timeout leaves one segment
     // (TcpSocketBase::ReTxTimeout: m_cWnd = m_segmentSize).

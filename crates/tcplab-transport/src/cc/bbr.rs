@@ -66,6 +66,9 @@ pub struct Bbr {
     pacing_margin: f64,
     /// Deduct the losses an ACK reports from cwnd (`on_lost`).
     loss_deduction: bool,
+    /// `loss_deduction = 2`: ns-3.48's `TcpBbr::ModulateCwndForRecovery` instead, cwnd
+    /// less |change of the lost count| on every ACK in recovery (`on_lost_change`).
+    loss_change_ns3: bool,
     // ---- model ----
     btl_bw: WindowedMax,
     rtprop: Option<Dur>,
@@ -116,7 +119,8 @@ impl Bbr {
     /// `cwnd_gain` 2, `probe_bw_up_gain` 1.25, `probe_bw_down_gain` 0.75,
     /// `bw_window_rounds` 10, `rtprop_window_s` 10, `probe_rtt_ms` 200,
     /// `min_pipe_cwnd` 4, `full_bw_growth` 1.25, `full_bw_rounds` 3, `pacing_margin` 0.01,
-    /// `loss_deduction` 1 (0: cwnd is not cut by the losses an ACK reports, `on_lost`).
+    /// `loss_deduction` 1 (0: cwnd is not cut by the losses an ACK reports, `on_lost`;
+    /// 2: ns-3's cut by the change of the lost count in recovery, `on_lost_change`).
     /// `send_quantum` `"rate"` (or `"mss"`).
     pub fn from_params(p: &mut CcParams) -> Result<Bbr, String> {
         let high_gain = p.take(
@@ -146,7 +150,12 @@ impl Bbr {
             |v| (0.0..0.5).contains(&v),
             "in [0, 0.5)",
         )?;
-        let deduct = p.take("loss_deduction", 1.0, |v| v == 0.0 || v == 1.0, "0 or 1")?;
+        let deduct = p.take(
+            "loss_deduction",
+            1.0,
+            |v| v == 0.0 || v == 1.0 || v == 2.0,
+            "0, 1 or 2",
+        )?;
         // Section 4.2.2's quantum from the pacing rate, or one segment as ns-3.48's
         // `TcpBbr::SetSendQuantum` (`m_sendQuantum = 1 * tcb->m_segmentSize`), which also
         // makes `InFlight`'s three quanta three segments.
@@ -166,6 +175,7 @@ impl Bbr {
             full_bw_rounds: rounds as u32,
             pacing_margin: margin,
             loss_deduction: deduct == 1.0,
+            loss_change_ns3: deduct == 2.0,
             btl_bw: WindowedMax::default(),
             rtprop: None,
             rtprop_stamp: Time::ZERO,
@@ -542,6 +552,23 @@ impl CongestionControl for Bbr {
         w.cwnd = cwnd.max(self.min_pipe_cwnd * w.mss as u64);
     }
 
+    /// ns-3.48 (`loss_deduction = 2`): `TcpSocketBase::ReceivedAck` hands `CongControl`
+    /// lost = |currentLost − previousLost| of `TcpTxBuffer::GetLost` (bytes marked lost
+    /// and not yet ACKed or SACKed, retransmitted or not), so an ACK that delivers a
+    /// retransmission cuts as one that marks a loss; `TcpBbr::SetCwnd` calls
+    /// `ModulateCwndForRecovery` in CA_RECOVERY only: cwnd = max(cwnd − lost, 1 segment),
+    /// then no less than in flight in packet conservation.
+    fn on_lost_change(&mut self, w: &mut Window, bytes: u64, in_flight: u64, in_recovery: bool) {
+        if !self.loss_change_ns3 || !in_recovery {
+            return;
+        }
+        let mut cwnd = w.cwnd.saturating_sub(bytes).max(w.mss as u64);
+        if self.packet_conservation {
+            cwnd = cwnd.max(in_flight);
+        }
+        w.cwnd = cwnd;
+    }
+
     fn on_recovery_exit(&mut self, w: &mut Window, _now: Time) {
         self.in_recovery = false;
         self.packet_conservation = false;
@@ -648,6 +675,26 @@ mod tests {
         off.on_lost(&mut w, 7_000, 50_000);
         assert_eq!(w.cwnd, 100_000);
         assert!(Bbr::from_params(&mut CcParams::new().with("loss_deduction", 0.5)).is_err());
+    }
+
+    #[test]
+    fn ns3_cuts_by_the_change_of_the_lost_count_in_recovery() {
+        let mut b = Bbr::from_params(&mut CcParams::new().with("loss_deduction", 2.0)).unwrap();
+        let mut w = Window {
+            cwnd: 10_000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+        };
+        b.init(&mut w, Time::ZERO);
+        w.cwnd = 100_000;
+        // RACK's report is ignored, and so is a change outside recovery.
+        b.on_lost(&mut w, 7_000, 50_000);
+        b.on_lost_change(&mut w, 7_000, 50_000, false);
+        assert_eq!(w.cwnd, 100_000);
+        b.on_lost_change(&mut w, 7_000, 50_000, true);
+        assert_eq!(w.cwnd, 93_000);
+        b.on_lost_change(&mut w, 200_000, 0, true);
+        assert_eq!(w.cwnd, 1_000);
     }
 
     #[test]

@@ -171,6 +171,9 @@ impl CongestionControl for Controller {
     fn on_lost(&mut self, w: &mut Window, bytes: u64, in_flight: u64) {
         dispatch!(self, c => c.on_lost(w, bytes, in_flight))
     }
+    fn on_lost_change(&mut self, w: &mut Window, bytes: u64, in_flight: u64, in_recovery: bool) {
+        dispatch!(self, c => c.on_lost_change(w, bytes, in_flight, in_recovery))
+    }
     fn on_congestion_event(
         &mut self,
         w: &mut Window,

@@ -234,6 +234,19 @@ pub trait CongestionControl {
     /// Called after [`on_ack`](Self::on_ack) for the same ACK.
     fn on_lost(&mut self, _w: &mut Window, _bytes: u64, _in_flight: u64) {}
 
+    /// Processing an ACK changed by `bytes` (up or down) the bytes marked lost and not yet
+    /// ACKed or SACKed, retransmitted or not: ns-3.48's `TcpTxBuffer::GetLost`, whose
+    /// |currentLost − previousLost| `TcpSocketBase::ReceivedAck` hands `CongControl`.
+    /// `in_recovery`: after the ACK. Any recovery (RFC 6675's or RACK's marks).
+    fn on_lost_change(
+        &mut self,
+        _w: &mut Window,
+        _bytes: u64,
+        _in_flight: u64,
+        _in_recovery: bool,
+    ) {
+    }
+
     /// Early loss detection (Vegas' fine-grained timeout, Brakmo & Peterson 1995), asked on
     /// every duplicate ACK and every ACK of new data while data is outstanding. `true`
     /// makes the sender retransmit `head` now. On a duplicate ACK outside recovery this is

@@ -71,6 +71,10 @@ pub struct Scoreboard {
     top: Vec<u64>,
     /// Segments below `marked_to` resent since the last pass (to be marked again).
     resent: Vec<u64>,
+    /// Bytes marked lost and not yet ACKed or SACKed, retransmitted or not (ns-3.48's
+    /// `TcpTxBuffer::GetLost`: a retransmission keeps `m_lost`). Read for
+    /// `loss_deduction = 2` only.
+    pub lost_ns3: u64,
 }
 
 impl Scoreboard {
@@ -109,6 +113,7 @@ impl Scoreboard {
             below_rxt: 0,
             lost_scan: 0,
             sacked_run: 0,
+            lost_ns3: 0,
         }
     }
 
@@ -359,6 +364,9 @@ impl Scoreboard {
         now: Time,
         rate: Option<&mut RateSampler>,
     ) {
+        if rec.was_lost() {
+            self.lost_ns3 = self.lost_ns3.saturating_sub(rec.len as u64);
+        }
         if rec.lost() {
             self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
         }
@@ -438,6 +446,9 @@ impl Scoreboard {
         } else if idx < self.rxt_idx {
             self.below_rxt -= rec.len as u64;
         }
+        if rec.was_lost() && !rec.sacked() {
+            self.lost_ns3 = self.lost_ns3.saturating_sub(rec.len as u64);
+        }
         if rec.lost() {
             self.lost_bytes = self.lost_bytes.saturating_sub(rec.len as u64);
         }
@@ -463,6 +474,7 @@ impl Scoreboard {
         if !rec.lost() && !rec.sacked() {
             rec.set_lost(true);
             self.lost_bytes += rec.len as u64;
+            self.lost_ns3 += rec.len as u64;
             self.lost_scan = self.lost_scan.min(idx);
         }
     }
@@ -477,6 +489,7 @@ impl Scoreboard {
             }
         }
         self.lost_bytes = lost;
+        self.lost_ns3 = lost;
         self.lost_scan = 0;
     }
 

@@ -225,6 +225,7 @@ impl Sender {
             seg.ack > self.s.snd_una && self.s.undo_on && self.s.undo.eifel(seg, self.s.timestamps);
         let prior_una = self.s.snd_una;
         let prior_sacked = self.s.sb.sacked_bytes;
+        let prior_lost = self.s.sb.lost_ns3;
         let min_rtt = self.s.rtt.min_rtt();
         let recovery = &mut self.recovery;
         // Send times of the oldest and newest segment sent once that this ACK newly
@@ -291,6 +292,12 @@ impl Sender {
                 let in_flight = s.presumed_in_flight();
                 s.cc.on_lost(&mut s.w, lost * s.mss as u64, in_flight);
             }
+        }
+        let change = self.s.sb.lost_ns3.abs_diff(prior_lost);
+        if change > 0 {
+            let s = &mut self.s;
+            let in_flight = s.presumed_in_flight();
+            s.cc.on_lost_change(&mut s.w, change, in_flight, s.in_recovery);
         }
         // Linux's tcp_try_undo_partial: a partial ACK in fast recovery undoes only once no
         // retransmission is left in the network.
