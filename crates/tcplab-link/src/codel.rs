@@ -135,6 +135,7 @@ impl CoDel {
     }
 
     /// The next packet to send at `now` (RFC 8289's `dequeue`).
+    #[inline]
     pub fn dequeue<P: Packet, S: Source<P>>(
         &mut self,
         p: &CoDelParams,

@@ -834,23 +834,23 @@ impl<P: Packet> Link<P> {
     /// register saves were about a third of its cost.
     #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<P> {
-        if self.gate.order != 0 {
-            return self.poll_ordered(now);
+        if self.gate.order != 0 && self.prepare_ordered(now) {
+            return self.poll_by_arrival(now);
         }
         self.poll_fifo(now)
     }
 
-    /// `poll_transmit` when packets may leave out of FIFO order or a discipline holds
-    /// the waiting ones.
+    /// Before `poll_transmit` when packets may leave out of FIFO order or a discipline
+    /// holds the waiting ones: dequeues what the discipline releases by `now`, and tells
+    /// whether packets leave by arrival (else in FIFO order). Small and out of line, so
+    /// that the FIFO poll stays the inlined one (as one function with it, its register
+    /// saves cost about 18 instructions a poll).
     #[inline(never)]
-    fn poll_ordered(&mut self, now: Time) -> Option<P> {
+    fn prepare_ordered(&mut self, now: Time) -> bool {
         if self.gate.order & QDISC != 0 {
             self.serve_qdisc(now);
         }
-        if self.arrivals().is_some() {
-            return self.poll_by_arrival(now);
-        }
-        self.poll_fifo(now)
+        self.arrivals().is_some()
     }
 
     /// `poll_transmit` in FIFO order.
@@ -873,6 +873,7 @@ impl<P: Packet> Link<P> {
     }
 
     /// `poll_transmit` while packets may leave out of FIFO order.
+    #[inline(never)]
     fn poll_by_arrival(&mut self, now: Time) -> Option<P> {
         // Account for packets that started transmitting before any leaves the pipe.
         self.advance_service(now);

@@ -125,24 +125,26 @@ impl LossProcess {
     }
 
     /// Decides the fate of the next packet: true means lost. The Bernoulli model (a
-    /// configured packet error rate, the common one) is decided inline in the link's
-    /// admission, the others out of line.
+    /// configured packet error rate, the common one) and no loss are decided inline in the
+    /// link's admission, the others out of line.
     #[inline(always)]
     pub fn lose_next(&mut self) -> bool {
         self.offered += 1;
-        if let LossModel::Bernoulli { .. } = self.model {
+        match self.model {
+            LossModel::None => false,
             // `self.rng.chance(p)`, exactly (see `bernoulli_bound`).
-            return self.bound != 0 && (self.rng.next_u64() >> 11) < self.bound;
+            LossModel::Bernoulli { .. } => {
+                self.bound != 0 && (self.rng.next_u64() >> 11) < self.bound
+            }
+            _ => self.lose_next_other(),
         }
-        self.lose_next_other()
     }
 
     /// [`LossProcess::lose_next`] for the models other than Bernoulli.
     #[inline(never)]
     fn lose_next_other(&mut self) -> bool {
         match &self.model {
-            LossModel::None => false,
-            LossModel::Bernoulli { .. } => unreachable!("decided in `lose_next`"),
+            LossModel::None | LossModel::Bernoulli { .. } => unreachable!("decided in `lose_next`"),
             LossModel::GilbertElliott {
                 p_gb,
                 p_bg,

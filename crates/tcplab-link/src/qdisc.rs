@@ -138,6 +138,7 @@ impl<P: Packet> Qdisc<P> {
     /// Offers `pkt` at `now`; `busy`: the transmitter is sending (a packet finding it
     /// idle and the queue empty is never refused, as on the drop-tail fast path).
     /// Packets of other flows FQ-CoDel drops to make room go to `drops`.
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Time, mut pkt: P, busy: bool, drops: &mut Vec<P>) -> Admit {
         let len = pkt.wire_len();
         let (pkts, bytes) = self.backlog();
@@ -186,6 +187,7 @@ impl<P: Packet> Qdisc<P> {
 
     /// The next packet to transmit at `now`, when the transmitter frees; packets the
     /// discipline drops on the way go to `drops`. Records the packet's sojourn.
+    #[inline]
     pub fn dequeue(&mut self, now: Time, drops: &mut Vec<P>) -> Option<P> {
         let mut out = Out {
             drops,
