@@ -62,8 +62,7 @@ def b2_with_flows(flows: int) -> str:
 
 
 _CHILD = r"""
-import json, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops us
+import json, sys
 from tcplab import _tcplab
 text = open(sys.argv[1]).read()
 if sys.argv[2] == "run":
@@ -76,8 +75,12 @@ else:
 
 def _child(path: str, mode: str) -> tuple[dict, float]:
     """Runs one child; returns its JSON output and peak RSS in MB."""
+    # In a session of its own, Ctrl-C at the terminal reaches only the parent, which stops
+    # the child (below); a signal handler set by the child itself would come too late for
+    # a Ctrl-C during its interpreter's start-up, which printed a traceback.
     proc = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, path, mode], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", _CHILD, path, mode], stdout=subprocess.PIPE, text=True,
+        start_new_session=True,
     )
     try:
         out = proc.stdout.read()

@@ -146,7 +146,11 @@ def test_ctrl_c_stops_compare(tmp_path):
 
 def test_ctrl_c_stops_reproduce(tmp_path):
     code, out, err, took = interrupt_after(
-        cli("reproduce", "profiles", "--out", str(tmp_path / "r"), "--workers", "2"),
+        # 30 seeds: some 25 s of work on a quiet machine, so the signal lands inside the
+        # study (with its default 5 seeds a quiet machine finished in about 3 s, and a
+        # Ctrl-C after the work is done is ignored by design: exit 0).
+        cli("reproduce", "profiles", "--out", str(tmp_path / "r"), "--workers", "2",
+            "--seeds", "30"),
         delay=3.0)
     assert_interrupted("reproduce", code, err, took)
 
