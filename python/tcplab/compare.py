@@ -116,12 +116,6 @@ def compare(scenario, *, flow: int = 0, seed: int = 1, kernel_cc: str | None = N
     if data.get("sample") in (None, "ack", "off"):
         data["sample"] = "10ms"
     single = Scenario(data, source=sc.source)
-    host_keys = [k for k in ("source_rx_coalesce", "sink_rx_coalesce") if k in one]
-    if "kernel" in modes and host_keys:
-        raise _tcplab.ScenarioError(
-            f"{sc.source}: flow.{host_keys[0]} = {one[host_keys[0]]!r}: the kernel leg runs "
-            "real hosts, which coalesce interrupts on their own; drop the key or the kernel "
-            "leg (--only sim,udp)")
     cc = one.get("cc", "newreno")
     kcc = kernel_cc or KERNEL_CC.get(cc)
     results: dict[str, Result] = {}

@@ -14,6 +14,7 @@ pub mod fuzzing;
 pub mod ktcp;
 pub mod payload;
 pub mod probe;
+pub mod real_hosts;
 #[doc(hidden)]
 pub mod receiver_fuzzing;
 mod rows;

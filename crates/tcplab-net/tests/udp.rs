@@ -267,8 +267,10 @@ fn loopback_transfer_with_tcp_timestamps() {
 /// the hosts coalesce as their drivers do, so the driver refuses the keys by name.
 #[test]
 fn the_driver_refuses_simulated_interrupt_coalescing() {
-    let f = flow("bytes = \"1MB\"\nsink_rx_coalesce = \"2ms\"\n");
-    let e = udp::flow_endpoints::build(&f, 1).err().expect("refused");
+    let table = "bytes = \"1MB\"\nsink_rx_coalesce = \"2ms\"\n"
+        .parse()
+        .unwrap();
+    let e = udp::flow_spec(&table, "f.toml").unwrap_err().to_string();
     assert!(e.contains("sink_rx_coalesce"), "{e}");
     let plain = flow("bytes = \"1MB\"\n");
     assert!(udp::flow_endpoints::build(&plain, 1).is_ok());

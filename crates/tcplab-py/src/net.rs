@@ -496,6 +496,11 @@ fn emulate_flow<'py>(
             (None, None) => None,
         };
         let bytes = f.bytes;
+        if mode == "kernel" {
+            // The kernel's hosts are real, as the UDP driver's are (`for_udp` checks there).
+            tcplab_net::real_hosts::refuse_simulated_host_keys(&f, source)
+                .map_err(|e| to_py_err(SimError::Config(e)))?;
+        }
         let transport = match mode {
             "kernel" => Transport::Kernel {
                 cc: kernel_cc

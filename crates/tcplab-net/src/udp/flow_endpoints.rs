@@ -127,13 +127,6 @@ pub fn carries_symbol_bytes(t: &TransportSpec) -> bool {
 /// Both ends of flow `f` for connection `conn`; each side keeps its own. Random streams
 /// are seeded from the connection id, so both sides build identical ends.
 pub fn build(f: &FlowSpec, conn: u64) -> Result<(FlowShape, FlowEndpoints), String> {
-    if f.rx_coalesce.iter().any(|&d| d != tcplab_core::Dur::ZERO) {
-        return Err(
-            "source_rx_coalesce and sink_rx_coalesce model a host's NIC in the \
-                    simulator; real hosts coalesce as their own drivers do"
-                .into(),
-        );
-    }
     let shape = shape(f)?;
     let ctx = FlowContext {
         flow: 0,

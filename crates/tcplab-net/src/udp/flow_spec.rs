@@ -63,6 +63,7 @@ pub fn receiver_config(table: &toml::Table, source: &str) -> Result<ReceiverConf
 /// driver's extra header bytes so data packets keep their simulated length on the wire
 /// (docs/wire-format.md gives each transport's header).
 pub fn for_udp(mut f: FlowSpec, source: &str) -> Result<FlowSpec, ConfigError> {
+    crate::real_hosts::refuse_simulated_host_keys(&f, source)?;
     let err = |key: &str, value: String, why: String| ConfigError {
         file: source.into(),
         key: key.into(),
