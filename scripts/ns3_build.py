@@ -12,6 +12,22 @@ WIRED_MODULES = ["applications", "internet", "point-to-point", "traffic-control"
                  "bridge", "stats", "core"]
 
 
+#: The C++ helper both generated programs use: a point-to-point link with a drop-tail
+#: device queue of `queue` packets. Spliced in where a program says `// @P2P_CONNECT@`.
+P2P_CONNECT = r"""static NetDeviceContainer
+Connect(Ptr<Node> a, Ptr<Node> b, std::string rate, std::string delay, uint32_t queue)
+{
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
+    p2p.SetChannelAttribute("Delay", StringValue(delay));
+    p2p.SetQueue("ns3::DropTailQueue<Packet>",
+                 "MaxSize",
+                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queue)));
+    return p2p.Install(a, b);
+}
+"""
+
+
 def compile_against(prefix: Path, out: Path, name: str, program: str, modules: list[str],
                     who: str) -> Path:
     """Compiles `program` against the installed ns-3 under `prefix` (`prefix`/include/ns3

@@ -49,7 +49,7 @@ import subprocess
 from pathlib import Path
 
 import tomllib
-from ns3_build import WIRED_MODULES, compile_against
+from ns3_build import P2P_CONNECT, WIRED_MODULES, compile_against
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,17 +112,7 @@ SampleQueue(Ptr<QueueDisc> qd, Ptr<Queue<Packet>> dev, Time every)
     Simulator::Schedule(every, &SampleQueue, qd, dev, every);
 }
 
-static NetDeviceContainer
-Connect(Ptr<Node> a, Ptr<Node> b, std::string rate, std::string delay, uint32_t queue)
-{
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
-    p2p.SetChannelAttribute("Delay", StringValue(delay));
-    p2p.SetQueue("ns3::DropTailQueue<Packet>",
-                 "MaxSize",
-                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queue)));
-    return p2p.Install(a, b);
-}
+// @P2P_CONNECT@
 
 static void
 Percentiles(const char* name, std::vector<double> v)
@@ -333,6 +323,7 @@ main(int argc, char* argv[])
     return 0;
 }
 """
+PROGRAM = PROGRAM.replace("// @P2P_CONNECT@\n", P2P_CONNECT)
 
 #: Each case: the tcplab example, its `[bottleneck]` edits, the flows' `ecn` (for DCTCP
 #: the number of flows instead) and the ns-3 program's arguments (DCTCP's: `dctcp_args`).

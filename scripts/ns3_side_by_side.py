@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import tcplab
-from ns3_build import WIRED_MODULES, compile_against, parse_value
+from ns3_build import P2P_CONNECT, WIRED_MODULES, compile_against, parse_value
 
 #: The `ns3` stack profile's keys that ns-3 has an attribute for, with the profile's value
 #: (crates/tcplab-sim/src/parse/stack.rs, docs/scenarios.md "Stack profiles"). Each is
@@ -397,17 +397,7 @@ TraceSenders(std::vector<Ptr<Node>> src)
     }
 }
 
-static NetDeviceContainer
-Connect(Ptr<Node> a, Ptr<Node> b, std::string rate, std::string delay, uint32_t queue)
-{
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
-    p2p.SetChannelAttribute("Delay", StringValue(delay));
-    p2p.SetQueue("ns3::DropTailQueue<Packet>",
-                 "MaxSize",
-                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queue)));
-    return p2p.Install(a, b);
-}
+// @P2P_CONNECT@
 
 static void
 Down(Ptr<OutageErrorModel> a, Ptr<OutageErrorModel> b, bool down)
@@ -597,6 +587,7 @@ main(int argc, char* argv[])
     return 0;
 }
 """
+PROGRAM = PROGRAM.replace("// @P2P_CONNECT@\n", P2P_CONNECT)
 
 
 def build_program(ns3: Path) -> Path:
