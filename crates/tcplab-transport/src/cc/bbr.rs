@@ -64,11 +64,8 @@ pub struct Bbr {
     /// Pace this fraction below gain·BtlBw (Linux tcp_bbr.c `bbr_pacing_margin_percent`,
     /// 1 %), so the bottleneck queue drains at pacing gain 1.
     pacing_margin: f64,
-    /// Deduct the losses an ACK reports from cwnd (`on_lost`).
-    loss_deduction: bool,
-    /// `loss_deduction = 2`: ns-3.48's `TcpBbr::ModulateCwndForRecovery` instead, cwnd
-    /// less |change of the lost count| on every ACK in recovery (`on_lost_change`).
-    loss_change_ns3: bool,
+    /// How losses come off cwnd (`loss_deduction`).
+    loss_deduction: LossDeduction,
     // ---- model ----
     btl_bw: WindowedMax,
     rtprop: Option<Dur>,
@@ -112,6 +109,19 @@ pub struct Bbr {
     rto_restore_at: Option<u64>,
     loss_this_ack: bool,
     mss: u32,
+}
+
+/// How BBR takes losses off cwnd (`cc_params.loss_deduction` 0, 1 or 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LossDeduction {
+    /// 0: not at all.
+    Off,
+    /// 1: the losses an ACK reports, as Linux's `bbr_set_cwnd_to_recover_or_restore`
+    /// (`on_lost`).
+    Linux,
+    /// 2: ns-3.48's `TcpBbr::ModulateCwndForRecovery`, cwnd less |change of the lost
+    /// count| on every ACK in recovery (`on_lost_change`).
+    Ns3,
 }
 
 impl Bbr {
@@ -174,8 +184,11 @@ impl Bbr {
             full_bw_growth: growth,
             full_bw_rounds: rounds as u32,
             pacing_margin: margin,
-            loss_deduction: deduct == 1.0,
-            loss_change_ns3: deduct == 2.0,
+            loss_deduction: match deduct as u8 {
+                0 => LossDeduction::Off,
+                1 => LossDeduction::Linux,
+                _ => LossDeduction::Ns3,
+            },
             btl_bw: WindowedMax::default(),
             rtprop: None,
             rtprop_stamp: Time::ZERO,
@@ -542,7 +555,7 @@ impl CongestionControl for Bbr {
     /// and `bbr_set_cwnd`'s floor of `bbr_cwnd_min_target` (4 packets). (Linux deducts
     /// before the ACK's growth toward the target, tcplab after it.)
     fn on_lost(&mut self, w: &mut Window, bytes: u64, in_flight: u64) {
-        if !self.loss_deduction {
+        if self.loss_deduction != LossDeduction::Linux {
             return;
         }
         let mut cwnd = w.cwnd.saturating_sub(bytes);
@@ -559,7 +572,7 @@ impl CongestionControl for Bbr {
     /// `ModulateCwndForRecovery` in CA_RECOVERY only: cwnd = max(cwnd − lost, 1 segment),
     /// then no less than in flight in packet conservation.
     fn on_lost_change(&mut self, w: &mut Window, bytes: u64, in_flight: u64, in_recovery: bool) {
-        if !self.loss_change_ns3 || !in_recovery {
+        if self.loss_deduction != LossDeduction::Ns3 || !in_recovery {
             return;
         }
         let mut cwnd = w.cwnd.saturating_sub(bytes).max(w.mss as u64);
