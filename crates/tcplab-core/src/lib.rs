@@ -6,6 +6,7 @@
 
 pub mod column_def;
 pub mod detmath;
+pub mod keys;
 pub mod metrics;
 pub mod pcapng;
 pub mod peak_heap;
@@ -15,6 +16,7 @@ pub mod time;
 pub mod units;
 
 pub use column_def::ColumnDef;
+pub use keys::{KeyError, Keys};
 pub use metrics::{Metrics, Value};
 pub use rng::{Rng, RngStream};
 pub use splitmix::SplitMix64;

@@ -31,3 +31,14 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+impl From<tcplab_core::KeyError> for ConfigError {
+    fn from(e: tcplab_core::KeyError) -> ConfigError {
+        ConfigError {
+            file: e.file().to_string(),
+            key: e.key().to_string(),
+            value: e.value().to_string(),
+            why: e.why(),
+        }
+    }
+}

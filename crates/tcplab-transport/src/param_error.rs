@@ -10,8 +10,8 @@ pub enum ParamError {
     Invalid { key: &'static str, why: String },
     /// The flow's byte count does not suit the transport (the `bytes` key).
     Bytes(String),
-    /// The transport reads its settings with a parser of its own in `tcplab-scenario`
-    /// (the built-ins older than [`Transport::from_params`](crate::Transport)).
+    /// The transport reads its settings with a [`Transport::parse`](crate::Transport::parse)
+    /// of its own, not through `params`.
     NoParamsParser(&'static str),
 }
 

@@ -10,10 +10,11 @@ use crate::coded::PayloadPorts;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 pub use crate::flow_context::FlowContext;
+use crate::flow_keys::FlowKeys;
 use crate::packet::Packet;
 use crate::transport_kind::Transport;
 use std::sync::RwLock;
-use tcplab_core::{Metrics, Time};
+use tcplab_core::{KeyError, Metrics, Time};
 
 /// The two ends of a user-registered transport.
 pub struct UserEndpoints {
@@ -27,6 +28,9 @@ pub struct UserEndpoints {
 /// Builds a registered transport from its parameters (`[flow.params]`; take the ones you
 /// understand, unknown ones are reported) and the flow's context.
 pub type Factory = fn(&mut CcParams, FlowContext) -> Result<UserEndpoints, String>;
+
+/// The transport of a flow that names none.
+pub const DEFAULT: &str = <crate::tcp::TcpTransport as Transport>::NAME;
 
 static REGISTRY: RwLock<Vec<(String, Factory)>> = RwLock::new(Vec::new());
 
@@ -155,6 +159,18 @@ macro_rules! define_transports {
                     $(TransportSpec::$variant(s) => <$transport as Transport>::cc(s),)*
                     TransportSpec::User { .. } => None,
                 }
+            }
+
+            /// Reads the flow table of built-in transport `name` with its
+            /// [`Transport::parse`]; `None` when no built-in has the name.
+            pub fn parse_builtin(
+                name: &str,
+                flow: &FlowKeys<'_>,
+            ) -> Option<Result<TransportSpec, KeyError>> {
+                $(if name == <$transport as Transport>::NAME {
+                    return Some(<$transport as Transport>::parse(flow).map(TransportSpec::$variant));
+                })*
+                None
             }
 
             /// The built-in's two ends and whether it is reliable; `None` for a

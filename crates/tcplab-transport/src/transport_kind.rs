@@ -3,8 +3,10 @@
 use crate::cc::CcParams;
 use crate::endpoint::Endpoint;
 use crate::flow_context::FlowContext;
+use crate::flow_keys::FlowKeys;
 use crate::param_error::ParamError;
 use std::fmt::Debug;
+use tcplab_core::KeyError;
 
 /// A built-in transport, implemented by a unit type in the transport's folder and listed
 /// once in `builtin.rs`, which makes [`TransportSpec`](crate::TransportSpec) and
@@ -29,11 +31,21 @@ pub trait Transport {
         None
     }
 
+    /// Reads its settings from its `[[flow]]` table: the scenario parser has read the
+    /// keys every flow has (`name`, `count`, `bytes`, `start`, `stop`, `transport`, ...)
+    /// and reports as unknown any key no one took. An error names the file, key, value
+    /// and why ([`KeyError`], made with [`Keys::err`](tcplab_core::Keys::err)).
+    ///
+    /// TCP, datagram, TACK, TCP/NC and TCP-Forward read top-level keys in their folder's
+    /// `keys.rs`. The default reads the flow's `params` table through
+    /// [`from_params`](Self::from_params), blaming `params.<key>`.
+    fn parse(flow: &FlowKeys<'_>) -> Result<Self::Spec, KeyError> {
+        flow.params_spec(Self::NAME, Self::from_params)
+    }
+
     /// Reads its settings from the flow's `params` table (take the keys you use; the
-    /// scenario parser reports the ones left over) and its byte count (`None`:
-    /// unlimited). TCP, datagram, TACK, TCP/NC and TCP-Forward read top-level
-    /// `[[flow]]` keys with parsers of their own in `tcplab-scenario` and keep this
-    /// default.
+    /// ones left over are refused) and its byte count (`None`: unlimited), for a
+    /// transport that keeps the default [`parse`](Self::parse).
     fn from_params(params: &mut CcParams, bytes: Option<u64>) -> Result<Self::Spec, ParamError> {
         let _ = (params, bytes);
         Err(ParamError::NoParamsParser(Self::NAME))

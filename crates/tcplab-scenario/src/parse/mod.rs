@@ -8,20 +8,14 @@ use toml::{Table, Value};
 
 type R<T> = Result<T, ConfigError>;
 
-mod coded;
-mod datagram;
 mod flow;
 mod graph;
 mod jitter;
 mod link;
 mod link_table;
-mod params;
 mod qdisc;
 mod routed;
 mod section;
-mod stack;
-mod tack;
-mod tcp;
 mod timevar;
 mod topology;
 mod trace;
@@ -120,14 +114,12 @@ pub fn parse_network_table(t: &Table, source: &str) -> R<Scenario> {
 }
 
 fn parse_table(t: &Table, source: &str, flows_required: bool) -> R<Scenario> {
-    let spread = stack::spread_global(t);
-    let table = spread.as_ref().unwrap_or(t);
-    let root = Section {
-        packet: link::largest_packet(table),
-        ..Section::new(source, String::new(), table)
-    };
+    let mut root = Section::new(source, String::new(), t);
+    root.packet = link::largest_packet(t);
+    // A top-level `stack` is the profile of every TCP flow that names none.
     if let Some(name) = root.string("stack")? {
-        stack::check(&root, "stack", name)?;
+        tcplab_transport::tcp::stack::check(&root, "stack", name)?;
+        root.stack = Some(name);
     }
     let name = root.label("name")?.map(str::to_string).unwrap_or_else(|| {
         std::path::Path::new(source)

@@ -1,8 +1,10 @@
 //! TCP-Forward as a built-in transport (`transport = "tcp-forward"`).
 
-use super::{ForwardSink, ForwardSource, ForwardSpec};
+use super::{keys, ForwardSink, ForwardSource, ForwardSpec};
 use crate::flow_context::FlowContext;
+use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
+use tcplab_core::KeyError;
 
 /// `transport = "tcp-forward"`: [`ForwardSource`] and [`ForwardSink`].
 pub struct ForwardTransport;
@@ -17,6 +19,11 @@ impl Transport for ForwardTransport {
 
     fn cc(spec: &Box<ForwardSpec>) -> Option<&str> {
         Some(&spec.cc)
+    }
+
+    /// TCP-Forward's keys (`keys.rs`).
+    fn parse(flow: &FlowKeys<'_>) -> Result<Box<ForwardSpec>, KeyError> {
+        keys::forward_spec(flow, flow.bytes).map(Box::new)
     }
 
     fn build(

@@ -19,6 +19,7 @@ mod forward_sink;
 mod forward_source;
 mod forward_summary;
 mod forward_transport;
+mod keys;
 mod nc_sink;
 mod nc_source;
 mod nc_summary;

@@ -7,6 +7,7 @@
 //! the flows table reports what was sent, delivered and lost.
 
 mod histogram;
+mod keys;
 mod pattern;
 mod pcap;
 mod sink;

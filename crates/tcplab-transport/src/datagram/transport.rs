@@ -1,8 +1,10 @@
 //! Datagrams as a built-in transport (`transport = "datagram"`).
 
-use super::{DatagramSink, DatagramSource, DatagramSpec};
+use super::{keys, DatagramSink, DatagramSource, DatagramSpec};
 use crate::flow_context::FlowContext;
+use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
+use tcplab_core::KeyError;
 
 /// `transport = "datagram"`: [`DatagramSource`] and [`DatagramSink`]; unreliable.
 pub struct DatagramTransport;
@@ -13,6 +15,11 @@ impl Transport for DatagramTransport {
     type Spec = DatagramSpec;
     type Source = DatagramSource;
     type Sink = DatagramSink;
+
+    /// The datagram keys (`keys.rs`).
+    fn parse(flow: &FlowKeys<'_>) -> Result<DatagramSpec, KeyError> {
+        keys::datagram_spec(flow)
+    }
 
     fn build(
         spec: &DatagramSpec,

@@ -14,6 +14,7 @@ mod blocked;
 mod config;
 mod endpoint;
 mod frequency;
+mod keys;
 mod ledger;
 mod owd;
 mod packet;

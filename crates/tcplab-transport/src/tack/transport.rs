@@ -1,8 +1,10 @@
 //! TACK as a built-in transport (`transport = "tack"`).
 
-use super::{TackReceiver, TackSender, TackSpec};
+use super::{keys, TackReceiver, TackSender, TackSpec};
 use crate::flow_context::FlowContext;
+use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
+use tcplab_core::KeyError;
 
 /// `transport = "tack"`: [`TackSender`] and [`TackReceiver`].
 pub struct TackTransport;
@@ -16,6 +18,11 @@ impl Transport for TackTransport {
 
     fn cc(spec: &TackSpec) -> Option<&str> {
         Some(&spec.cc)
+    }
+
+    /// TACK's keys (`keys.rs`).
+    fn parse(flow: &FlowKeys<'_>) -> Result<TackSpec, KeyError> {
+        keys::tack_spec(flow, flow.bytes)
     }
 
     fn build(spec: &TackSpec, ctx: FlowContext) -> Result<(TackSender, TackReceiver), String> {

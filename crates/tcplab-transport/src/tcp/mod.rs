@@ -11,6 +11,7 @@ mod ecn;
 mod ecn_state;
 mod endpoint;
 mod handshake;
+mod keys;
 mod loss_recovery;
 pub mod pcap;
 mod prr;
@@ -25,6 +26,7 @@ mod scoreboard;
 mod segment;
 mod send_state;
 mod sender;
+pub mod stack;
 mod stats;
 mod summary;
 mod timer_wheel;
@@ -48,6 +50,7 @@ pub use config::{
     SenderConfig, SsthreshBasis, WindowBasis, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,
 };
 pub use endpoint::TcpSpec;
+pub(crate) use keys::tcp_spec;
 pub use receiver::Receiver;
 pub use segment::{
     IpEcn, SackBlock, Segment, Timestamps, ACK_HEADER_BYTES, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,

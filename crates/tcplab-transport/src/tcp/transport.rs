@@ -1,8 +1,10 @@
 //! TCP as a built-in transport (`transport = "tcp"`).
 
-use super::{Receiver, Sender, TcpSpec};
+use super::{keys, stack, Receiver, Sender, TcpSpec};
 use crate::flow_context::FlowContext;
+use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
+use tcplab_core::KeyError;
 
 /// `transport = "tcp"`: [`Sender`] and [`Receiver`].
 pub struct TcpTransport;
@@ -16,6 +18,13 @@ impl Transport for TcpTransport {
 
     fn cc(spec: &TcpSpec) -> Option<&str> {
         Some(&spec.cc)
+    }
+
+    /// TCP's keys (`keys.rs`) under the flow's `stack` profile, else the scenario's,
+    /// else [`stack::DEFAULT`].
+    fn parse(flow: &FlowKeys<'_>) -> Result<TcpSpec, KeyError> {
+        let default = flow.stack.unwrap_or(stack::DEFAULT);
+        keys::tcp_spec(flow, flow.bytes, Some(default))
     }
 
     fn build(spec: &TcpSpec, ctx: FlowContext) -> Result<(Sender, Receiver), String> {

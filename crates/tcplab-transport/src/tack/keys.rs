@@ -1,14 +1,14 @@
 //! TACK flow keys (`transport = "tack"`): controller, β, L, feedback richness, buffers,
 //! the receiver's filters and the sender's timers.
 
-use super::params::{check_controller, number_params};
-use super::section::MAX_MTU;
-use super::{Section, R};
-use tcplab_core::Dur;
-use tcplab_transport::tack::{LossResponse, TackConfig, TackSpec, TACK_DATA_HEADER_BYTES};
+use super::{LossResponse, TackConfig, TackSpec, TACK_DATA_HEADER_BYTES};
+use crate::flow_keys::{check_controller, number_params, MAX_MTU};
+use tcplab_core::{Dur, KeyError, Keys};
 use toml::Value;
 
-fn positive(f: &Section<'_>, k: &str) -> R<Option<Dur>> {
+type R<T> = Result<T, KeyError>;
+
+fn positive(f: &Keys<'_>, k: &str) -> R<Option<Dur>> {
     let d = f.duration(k)?;
     if d == Some(Dur::ZERO) {
         return Err(f.err(k, f.table.get(k), "must be > 0"));
@@ -17,7 +17,7 @@ fn positive(f: &Section<'_>, k: &str) -> R<Option<Dur>> {
 }
 
 /// Keys of a flow with `transport = "tack"`; `bytes` comes from the caller.
-pub(super) fn tack_spec(f: &Section<'_>, bytes: Option<u64>) -> R<TackSpec> {
+pub(super) fn tack_spec(f: &Keys<'_>, bytes: Option<u64>) -> R<TackSpec> {
     let cc_name = f.string("cc")?.unwrap_or("bbr").to_string();
     let cc_params = number_params(f, "cc_params")?;
     check_controller(f, &cc_name, &cc_params)?;

@@ -1,5 +1,6 @@
 //! Stack profiles: `stack = "linux" | "ns3" | "rfc" | "tcplab"` (per flow, or at the top
-//! level for every TCP flow) sets the defaults of one real stack in one word. A TCP flow
+//! level for every TCP flow) sets the defaults of one real stack in one word. They are
+//! TCP's defaults (TCP/NC reads them too, through TCP's keys), so they live with TCP. A TCP flow
 //! that names none runs under [`DEFAULT`]; `"tcplab"` names no values at all, so it
 //! keeps tcplab's own defaults (those of `SenderConfig`/`ReceiverConfig`). A profile is a table
 //! of key → value merged under the flow's own keys before the flow is parsed, so it goes
@@ -7,16 +8,16 @@
 //! written in the flow overrides it. docs/scenarios.md ("Stack profiles") cites where
 //! each value comes from.
 
-use super::{Section, R};
-use tcplab_transport::cc::{CcParams, ParamValue};
+use crate::cc::{CcParams, ParamValue};
+use tcplab_core::{KeyError, Keys};
 use toml::{Table, Value};
 
 /// The profile of a `transport = "tcp"` flow that names none (the kernel side by side in
 /// docs/validation.md validates it).
-pub(super) const DEFAULT: &str = "linux";
+pub const DEFAULT: &str = "linux";
 
 /// The profiles: (name, [(key, value as TOML)]).
-pub(super) const PROFILES: &[(&str, &[(&str, &str)])] = &[
+pub const PROFILES: &[(&str, &[(&str, &str)])] = &[
     (
         "linux",
         &[
@@ -258,7 +259,7 @@ pub(super) fn cc_params(name: &str, cc: &str, params: &mut CcParams) {
 /// itself turns SACK off or picks another recovery.
 const SACK_ONLY: &[&str] = &["loss_detection", "recovery_cwnd", "dsack"];
 
-pub(super) fn names() -> impl Iterator<Item = &'static str> {
+pub fn names() -> impl Iterator<Item = &'static str> {
     PROFILES.iter().map(|(n, _)| *n)
 }
 
@@ -274,7 +275,7 @@ fn value(text: &str) -> Value {
 }
 
 /// Checks a `stack` value at `sec.key(key)`.
-pub(super) fn check(sec: &Section<'_>, key: &str, name: &str) -> R<()> {
+pub fn check(sec: &Keys<'_>, key: &str, name: &str) -> Result<(), KeyError> {
     if profile(name).is_none() {
         let list = names().map(|n| format!("\"{n}\"")).collect::<Vec<_>>();
         return Err(sec.err(
@@ -287,7 +288,7 @@ pub(super) fn check(sec: &Section<'_>, key: &str, name: &str) -> R<()> {
 }
 
 /// The flow's table with profile `name`'s values under its own keys.
-pub(super) fn apply(f: &Section<'_>, name: &str) -> R<Table> {
+pub(super) fn apply(f: &Keys<'_>, name: &str) -> Result<Table, KeyError> {
     check(f, "stack", name)?;
     let own = f.table;
     let mut out = own.clone();
@@ -312,25 +313,6 @@ pub(super) fn apply(f: &Section<'_>, name: &str) -> R<Table> {
         }
     }
     Ok(out)
-}
-
-/// A top-level `stack` becomes the default of every TCP flow that names none.
-pub(super) fn spread_global(root: &Table) -> Option<Table> {
-    let name = root.get("stack")?.clone();
-    let mut t = root.clone();
-    if let Some(Value::Array(flows)) = t.get_mut("flow") {
-        for fl in flows.iter_mut() {
-            if let Value::Table(ft) = fl {
-                let tcp = ft
-                    .get("transport")
-                    .is_none_or(|v| v.as_str() == Some("tcp"));
-                if tcp && !ft.contains_key("stack") {
-                    ft.insert("stack".into(), name.clone());
-                }
-            }
-        }
-    }
-    Some(t)
 }
 
 #[cfg(test)]

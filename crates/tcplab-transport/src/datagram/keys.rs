@@ -6,15 +6,17 @@
 //! millisecond timestamp of the Mahimahi-format file `trace`. `packet_size` is the UDP
 //! payload (default 1472: a 1500-byte IP packet).
 
-use super::trace::load_trace;
-use super::{Section, R};
-use tcplab_transport::datagram::{DatagramSpec, Pattern, Period, UDP_HEADER_BYTES};
+use super::{DatagramSpec, Pattern, Period, UDP_HEADER_BYTES};
+use tcplab_core::{KeyError, Keys};
+use tcplab_link::DeliveryTrace;
 use toml::Value;
+
+type R<T> = Result<T, KeyError>;
 
 /// Largest payload: a 64 KiB IP packet less its headers.
 const MAX_PAYLOAD: u64 = 65_535 - UDP_HEADER_BYTES as u64;
 
-fn rate(f: &Section<'_>) -> R<u64> {
+fn rate(f: &Keys<'_>) -> R<u64> {
     match f.rate("rate")? {
         Some(0) => Err(f.err("rate", f.table.get("rate"), "must be > 0")),
         Some(r) => Ok(r),
@@ -26,7 +28,7 @@ fn rate(f: &Section<'_>) -> R<u64> {
     }
 }
 
-fn period(f: &Section<'_>, time_key: &str, dist_key: &str) -> R<Period> {
+fn period(f: &Keys<'_>, time_key: &str, dist_key: &str) -> R<Period> {
     let mean = f.duration(time_key)?.ok_or_else(|| {
         f.err(
             time_key,
@@ -67,7 +69,7 @@ fn period(f: &Section<'_>, time_key: &str, dist_key: &str) -> R<Period> {
 }
 
 /// Keys of a flow with `transport = "datagram"`.
-pub(super) fn datagram_spec(f: &Section<'_>) -> R<DatagramSpec> {
+pub(super) fn datagram_spec(f: &Keys<'_>) -> R<DatagramSpec> {
     let payload = f
         .uint("packet_size", 1, MAX_PAYLOAD)?
         .unwrap_or(1500 - UDP_HEADER_BYTES as u64) as u32;
@@ -86,7 +88,15 @@ pub(super) fn datagram_spec(f: &Section<'_>) -> R<DatagramSpec> {
                     "required for pattern = \"trace\": a file of millisecond timestamps",
                 )
             })?;
-            let t = load_trace(f, "trace", file)?;
+            // A Mahimahi trace file, read as a link's `trace` is (relative to the file).
+            let path = f.file_path("trace", file)?;
+            let t = DeliveryTrace::read(&path).map_err(|e| {
+                f.err(
+                    "trace",
+                    f.table.get("trace"),
+                    format!("{}: {e}", path.display()),
+                )
+            })?;
             Pattern::Trace {
                 ms: t.timestamps().into(),
             }

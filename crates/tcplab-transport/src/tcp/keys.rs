@@ -1,31 +1,30 @@
-//! TCP flow keys: congestion control, segment sizes, recovery, ACKs, timers, buffers.
+//! TCP's flow keys (`transport = "tcp"`, the default): congestion control, segment
+//! sizes, recovery, ACKs, timers, buffers; under a stack profile (`stack.rs`).
 
-use super::params::{check_controller, number_params};
-use super::section::MAX_MTU;
-use super::{stack, Section, R};
-use tcplab_core::Dur;
-use tcplab_transport::cc;
-use tcplab_transport::{
-    AckPolicy, Bursts, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd,
-    RecoveryMode, RtoRule, SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES,
-    TS_OPTION_BYTES,
+use super::stack;
+use super::{
+    AckPolicy, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
+    SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES, TS_OPTION_BYTES,
 };
+use crate::cc;
+use crate::flow_keys::{check_controller, number_params, MAX_MTU};
+use crate::{Bursts, RtoRule};
+use tcplab_core::{Dur, KeyError, Keys};
 use toml::Value;
+
+type R<T> = Result<T, KeyError>;
 
 /// Keys of a flow with `transport = "tcp"` (the default); `bytes` comes from the caller.
 /// A `stack` profile's keys are merged under the flow's own (`stack.rs`) and read through
 /// the same path; checks that depend on what the user wrote look at the flow's own table.
-/// `default` is the profile of a flow that names none (`stack::DEFAULT` for TCP flows;
+/// `default` is the profile of a flow that names none (the scenario's `stack`, else `stack::DEFAULT`, for TCP flows;
 /// `None` for the coded transports, which keep tcplab's defaults).
-pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>, default: Option<&str>) -> R<TcpSpec> {
+pub(crate) fn tcp_spec(f: &Keys<'_>, bytes: Option<u64>, default: Option<&str>) -> R<TcpSpec> {
     let Some(name) = f.string("stack")?.or(default) else {
         return tcp_keys(f, f, bytes, None);
     };
     let merged = stack::apply(f, name)?;
-    let g = Section {
-        packet: f.packet,
-        ..Section::new(f.file, f.path.clone(), &merged)
-    };
+    let g = Keys::new(f.file, f.path.clone(), &merged);
     let mut spec = tcp_keys(&g, f, bytes, Some(name))?;
     f.used.borrow_mut().extend(g.used.take());
     spec.stack = Some(name.to_string());
@@ -34,12 +33,7 @@ pub(super) fn tcp_spec(f: &Section<'_>, bytes: Option<u64>, default: Option<&str
 
 /// Reads the keys from `f`; `own` is the flow as written (for what the user chose);
 /// `profile` the stack profile merged into `f`.
-fn tcp_keys(
-    f: &Section<'_>,
-    own: &Section<'_>,
-    bytes: Option<u64>,
-    profile: Option<&str>,
-) -> R<TcpSpec> {
+fn tcp_keys(f: &Keys<'_>, own: &Keys<'_>, bytes: Option<u64>, profile: Option<&str>) -> R<TcpSpec> {
     let cc_name = f.string("cc")?.unwrap_or("newreno").to_string();
     let mut cc_params = number_params(f, "cc_params")?;
     if let Some(profile) = profile {
@@ -292,8 +286,8 @@ fn tcp_keys(
 /// (RFC 8257; Linux's DCTCP asks for ECN whatever `tcp_ecn` says), whose receiver then
 /// echoes marks the DCTCP way.
 fn ecn_keys(
-    f: &Section<'_>,
-    own: &Section<'_>,
+    f: &Keys<'_>,
+    own: &Keys<'_>,
     cc_name: &str,
     s: &mut SenderConfig,
     r: &mut ReceiverConfig,

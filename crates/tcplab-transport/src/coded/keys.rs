@@ -1,19 +1,21 @@
 //! Keys of the coded transports: `transport = "tcp-nc"` (TCP's keys plus `coding`) and
 //! `transport = "tcp-forward"` (`cc`, `cc_params`, `mss`/`mtu`, `initial_cwnd`, `coding`).
 
-use super::params::{check_controller, number_params};
-use super::section::MAX_MTU;
-use super::{tcp, Section, R};
-use tcplab_transport::cc::CcParams;
-use tcplab_transport::coded::{
+use super::{
     ForwardParams, ForwardSpec, NcParams, NcSpec, FORWARD_HEADER_BYTES, FORWARD_IP_UDP_BYTES,
     NC_FRAMING_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
 };
-use tcplab_transport::RecoveryMode;
+use crate::cc::CcParams;
+use crate::flow_keys::{check_controller, number_params, MAX_MTU};
+use crate::tcp;
+use crate::RecoveryMode;
+use tcplab_core::{KeyError, Keys};
+
+type R<T> = Result<T, KeyError>;
 
 /// Reads the `coding` table with `build`, naming the transport in errors.
 fn coding<T>(
-    f: &Section<'_>,
+    f: &Keys<'_>,
     transport: &str,
     build: impl Fn(&mut CcParams) -> Result<T, String>,
 ) -> R<T> {
@@ -26,7 +28,7 @@ fn coding<T>(
 
 /// The MSS that fits a symbol of `overhead` header bytes (plus `framing`) into the MTU,
 /// or the one given, checked.
-fn mss(f: &Section<'_>, overhead: u32) -> R<u32> {
+fn mss(f: &Keys<'_>, overhead: u32) -> R<u32> {
     let mtu = f.uint("mtu", 68, MAX_MTU as u64)?.unwrap_or(1500) as u32;
     match f.uint("mss", 1, u32::MAX as u64)? {
         None if mtu > overhead => Ok(mtu - overhead),
@@ -44,7 +46,7 @@ fn mss(f: &Section<'_>, overhead: u32) -> R<u32> {
     }
 }
 
-pub(super) fn nc_spec(f: &Section<'_>, bytes: Option<u64>) -> R<NcSpec> {
+pub(super) fn nc_spec(f: &Keys<'_>, bytes: Option<u64>) -> R<NcSpec> {
     // The receiver is the coding layer: TCP's receiver keys would be ignored.
     for k in ["ack", "ack_every", "ack_delay", "sack", "rcv_buf"] {
         if let Some(v) = f.table.get(k) {
@@ -82,7 +84,7 @@ pub(super) fn nc_spec(f: &Section<'_>, bytes: Option<u64>) -> R<NcSpec> {
     Ok(NcSpec { tcp: spec, coding })
 }
 
-pub(super) fn forward_spec(f: &Section<'_>, bytes: Option<u64>) -> R<ForwardSpec> {
+pub(super) fn forward_spec(f: &Keys<'_>, bytes: Option<u64>) -> R<ForwardSpec> {
     if bytes.is_none() {
         return Err(f.err(
             "bytes",
