@@ -28,9 +28,9 @@ macro_rules! builtin_transports {
                 packet Datagram($crate::datagram::Datagram);
             Tack: $crate::tack::TackTransport => TackSender, TackReceiver,
                 packet Tack($crate::tack::TackPacket);
-            TcpNc: $crate::coded::NcTransport => NcSource, NcSink,
+            TcpNc: $crate::nc::NcTransport => NcSource, NcSink,
                 packet Coded($crate::coded::CodedPacket);
-            Forward: $crate::coded::ForwardTransport => ForwardSource, ForwardSink;
+            Forward: $crate::forward::ForwardTransport => ForwardSource, ForwardSink;
             StopWait: $crate::stopwait::StopWait => StopWaitSource, StopWaitSink,
                 packet StopWait($crate::stopwait::StopWaitPacket);
         }

@@ -20,6 +20,8 @@ mod endpoint;
 mod error;
 mod flow_context;
 pub mod flow_keys;
+pub mod forward;
+pub mod nc;
 mod opaque;
 pub mod pacing;
 mod packet;

@@ -5,11 +5,12 @@ use tcplab_core::metrics::Collected;
 use tcplab_core::Metrics;
 use tcplab_core::{Dur, Rng};
 use tcplab_transport::cc::CcParams;
-use tcplab_transport::coded::{
-    DecodeStats, ForwardParams, ForwardSinkSummary, ForwardSourceSummary, ForwardSpec, NcParams,
-    NcSinkSummary, NcSourceSummary, NcSpec, PayloadPorts,
-};
+use tcplab_transport::coded::{DecodeStats, PayloadPorts};
 use tcplab_transport::datagram::{DatagramSpec, DatagramSummary, Pattern};
+use tcplab_transport::forward::{
+    ForwardParams, ForwardSinkSummary, ForwardSourceSummary, ForwardSpec,
+};
+use tcplab_transport::nc::{NcParams, NcSinkSummary, NcSourceSummary, NcSpec};
 use tcplab_transport::stopwait::{StopWaitSpec, StopWaitSummary};
 use tcplab_transport::tack::{TackConfig, TackReceiverSummary, TackSenderSummary, TackSpec};
 use tcplab_transport::tcp::{ReceiverConfig, SenderConfig};

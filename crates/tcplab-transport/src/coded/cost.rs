@@ -80,7 +80,7 @@ fn round(ns: f64) -> u64 {
 /// source takes one per symbol for its window quota): below 2^52 truncation is exact,
 /// so one more than a truncated value below `x` is its ceiling.
 #[inline]
-pub(super) fn ceil(x: f64) -> f64 {
+pub(crate) fn ceil(x: f64) -> f64 {
     if !(0.0..4_503_599_627_370_496.0).contains(&x) {
         return x.ceil();
     }

@@ -26,16 +26,16 @@
 //!   window, the repair symbols cover the window. Every overdue segment counts one
 //!   N_timeout (`redundancy.rs`) and restarts its clock.
 
-use super::app_bytes::segment_bytes;
-use super::cost::Cpu;
+use super::coding::ForwardParams;
 use super::diff::DiffDetector;
-use super::forward_summary::ForwardSourceSummary;
-use super::packet::{Code, CodedAck, CodedPacket, Symbol};
-use super::params::ForwardParams;
-use super::ready_queue::{earliest, ReadyQueue};
 use super::redundancy::Redundancy;
-use super::symbol_bytes::SymbolBytes;
+use super::summary::ForwardSourceSummary;
 use crate::cc::{AckInfo, CongestionControl, Controller, Window};
+use crate::coded::app_bytes::segment_bytes;
+use crate::coded::cost::Cpu;
+use crate::coded::packet::{Code, CodedAck, CodedPacket, Symbol};
+use crate::coded::ready_queue::{earliest, ReadyQueue};
+use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
@@ -258,7 +258,7 @@ impl ForwardSource {
     fn settle_window(&mut self) -> u32 {
         let n = self.p.window;
         let stride = if self.p.overlap { (n / 2).max(1) } else { n };
-        let quota = super::cost::ceil(f64::from(n) * self.red.r()) as u32;
+        let quota = crate::coded::cost::ceil(f64::from(n) * self.red.r()) as u32;
         loop {
             let can_slide = self.w_lo + stride < self.pushed;
             if can_slide
@@ -285,9 +285,9 @@ impl ForwardSource {
             return None;
         }
         if k == 0 || (self.w_lo..self.w_lo + k).all(|i| self.is_acked(i)) {
-            self.credit = self
-                .credit
-                .min(super::cost::ceil(f64::from(self.p.window) * self.red.r()));
+            self.credit = self.credit.min(crate::coded::cost::ceil(
+                f64::from(self.p.window) * self.red.r(),
+            ));
             return None;
         }
         self.credit -= 1.0;
@@ -464,7 +464,7 @@ impl ForwardSource {
         if known {
             self.red.on_timeout();
         }
-        let count = super::cost::ceil(f64::from(unacked) * self.red.r()).max(1.0) as u64;
+        let count = crate::coded::cost::ceil(f64::from(unacked) * self.red.r()).max(1.0) as u64;
         for _ in 0..count {
             let sym = self.symbol(start, end - start, true);
             self.repairs += 1;

@@ -17,13 +17,13 @@
 //! combinations mix every packet of its generation handed down so far, seen or not, and
 //! never a packet of another generation.
 
-use super::app_bytes::segment_bytes;
-use super::cost::Cpu;
-use super::nc_summary::NcSourceSummary;
-use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
-use super::params::NcParams;
-use super::ready_queue::{earliest, ReadyQueue};
-use super::symbol_bytes::SymbolBytes;
+use super::coding::NcParams;
+use super::summary::NcSourceSummary;
+use crate::coded::app_bytes::segment_bytes;
+use crate::coded::cost::Cpu;
+use crate::coded::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
+use crate::coded::ready_queue::{earliest, ReadyQueue};
+use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;

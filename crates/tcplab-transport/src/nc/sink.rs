@@ -11,16 +11,16 @@
 //! decoded in the statistics) only once the whole generation is decoded. Decoding costs CPU time (`cost.rs`): ACKs and deliveries of a
 //! symbol happen when the receiver's CPU has finished it.
 
-use super::app_bytes::segment_bytes;
-use super::cost::Cpu;
-use super::decode_stats::{Arrivals, DecodeStats};
-use super::entry::EntryLog;
-use super::nc_summary::NcSinkSummary;
-use super::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
-use super::params::NcParams;
-use super::ready_queue::ReadyQueue;
+use super::coding::NcParams;
 use super::seen::{Receipt, SeenTracker};
-use super::symbol_bytes::SymbolBytes;
+use super::summary::NcSinkSummary;
+use crate::coded::app_bytes::segment_bytes;
+use crate::coded::cost::Cpu;
+use crate::coded::decode_stats::{Arrivals, DecodeStats};
+use crate::coded::entry::EntryLog;
+use crate::coded::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
+use crate::coded::ready_queue::ReadyQueue;
+use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;

@@ -1,6 +1,6 @@
 //! TCP-Forward's columns of the flows table, as typed structs.
 
-use super::DecodeStats;
+use crate::coded::DecodeStats;
 use tcplab_core::Metrics;
 
 /// What a TCP-Forward source reports at the end of a flow.

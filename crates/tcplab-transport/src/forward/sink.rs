@@ -19,15 +19,15 @@
 //! reaching further back is dropped as stale. The bound uses only the sink's own
 //! settings: the header's `base` could be forged.
 
-use super::app_bytes::segment_bytes;
-use super::cost::Cpu;
-use super::decode_stats::{Arrivals, DecodeStats};
-use super::entry::EntryLog;
-use super::forward_summary::ForwardSinkSummary;
-use super::packet::{Code, CodedAck, CodedPacket, Symbol};
-use super::params::ForwardParams;
-use super::ready_queue::ReadyQueue;
-use super::symbol_bytes::SymbolBytes;
+use super::coding::ForwardParams;
+use super::summary::ForwardSinkSummary;
+use crate::coded::app_bytes::segment_bytes;
+use crate::coded::cost::Cpu;
+use crate::coded::decode_stats::{Arrivals, DecodeStats};
+use crate::coded::entry::EntryLog;
+use crate::coded::packet::{Code, CodedAck, CodedPacket, Symbol};
+use crate::coded::ready_queue::ReadyQueue;
+use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;

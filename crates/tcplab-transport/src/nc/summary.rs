@@ -1,7 +1,7 @@
 //! TCP/NC's columns of the flows table, as typed structs (the source's follow its TCP
 //! sender's [`TcpSummary`](crate::TcpSummary)).
 
-use super::DecodeStats;
+use crate::coded::DecodeStats;
 use tcplab_core::Metrics;
 
 /// What a TCP/NC source reports at the end of a flow, after its TCP sender's columns.
