@@ -74,7 +74,7 @@ import tcplab
 from ns3_build import P2P_CONNECT, WIRED_MODULES, compile_against, parse_value
 
 #: The `ns3` stack profile's keys that ns-3 has an attribute for, with the profile's value
-#: (crates/tcplab-sim/src/parse/stack.rs, docs/scenarios.md "Stack profiles"). Each is
+#: (crates/tcplab-transport/src/tcp/stack.rs, docs/scenarios.md "Stack profiles"). Each is
 #: the ns-3.4x attribute default named in NS3_ATTR.
 PROFILE = {
     "sack": True,

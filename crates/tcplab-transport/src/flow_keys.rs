@@ -6,10 +6,24 @@ use crate::cc::{self, BuildError, CcParams};
 use crate::param_error::ParamError;
 use std::ops::Deref;
 use tcplab_core::{KeyError, Keys};
-use toml::Value;
+use toml::{Table, Value};
 
 /// Largest MTU a flow accepts (jumbo frames).
 pub const MAX_MTU: u32 = 9000;
+
+/// A flow's MTU when it sets none: a 1500-byte Ethernet MTU.
+pub const DEFAULT_MTU: u32 = 1500;
+
+/// The largest packet a flow sends by its `mtu` key as written ([`DEFAULT_MTU`] without
+/// one, or with a value the parser will refuse): the default of
+/// [`Transport::largest_packet`](crate::Transport::largest_packet), and the rule for a
+/// registered transport.
+pub fn mtu_packet(table: &Table) -> u64 {
+    match table.get("mtu") {
+        Some(Value::Integer(i)) if *i > 0 => *i as u64,
+        _ => u64::from(DEFAULT_MTU),
+    }
+}
 
 /// A `[[flow]]` table given to [`Transport::parse`](crate::Transport::parse): its keys
 /// (the getters of [`Keys`]; take the ones you use, the scenario parser reports the rest

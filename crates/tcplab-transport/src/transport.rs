@@ -173,6 +173,16 @@ macro_rules! define_transports {
                 None
             }
 
+            /// The largest packet a flow of transport `name` sends, from its table as
+            /// written ([`Transport::largest_packet`]; a registered transport's by its
+            /// `mtu`).
+            pub fn largest_packet(name: &str, table: &toml::Table) -> u64 {
+                $(if name == <$transport as Transport>::NAME {
+                    return <$transport as Transport>::largest_packet(table);
+                })*
+                crate::flow_keys::mtu_packet(table)
+            }
+
             /// The built-in's two ends and whether it is reliable; `None` for a
             /// registered transport.
             fn build_builtin(

@@ -7,6 +7,7 @@ use crate::flow_keys::FlowKeys;
 use crate::param_error::ParamError;
 use std::fmt::Debug;
 use tcplab_core::KeyError;
+use toml::Table;
 
 /// A built-in transport, implemented by a unit type in the transport's folder and listed
 /// once in `builtin.rs`, which makes [`TransportSpec`](crate::TransportSpec) and
@@ -41,6 +42,14 @@ pub trait Transport {
     /// [`from_params`](Self::from_params), blaming `params.<key>`.
     fn parse(flow: &FlowKeys<'_>) -> Result<Self::Spec, KeyError> {
         flow.params_spec(Self::NAME, Self::from_params)
+    }
+
+    /// The largest IP packet a flow of this transport sends, from its `[[flow]]` table
+    /// as written (the scenario parser sizes byte-limited queues by it before any flow is
+    /// parsed); a value [`parse`](Self::parse) will refuse counts as the default. The
+    /// default reads `mtu` ([`flow_keys::mtu_packet`](crate::flow_keys::mtu_packet)).
+    fn largest_packet(table: &Table) -> u64 {
+        crate::flow_keys::mtu_packet(table)
     }
 
     /// Reads its settings from the flow's `params` table (take the keys you use; the

@@ -154,3 +154,18 @@ fn the_scenario_stack_is_the_profile_of_a_tcp_flow_that_names_none() {
     let e = StopWait::parse(&flow).unwrap_err();
     assert_eq!(e.key(), "flow[0].bytes", "{e}");
 }
+
+#[test]
+fn each_transport_says_how_large_its_packets_are() {
+    let t = |text: &str| -> Table { text.parse().unwrap() };
+    let largest = TransportSpec::largest_packet;
+    // The datagram's payload plus its 28 bytes of IP and UDP headers; TCP's MTU.
+    assert_eq!(largest("datagram", &t("packet_size = 8972")), 9000);
+    assert_eq!(largest("datagram", &t("mtu = 9000")), 1500);
+    assert_eq!(largest("tcp", &t("mtu = 9000")), 9000);
+    assert_eq!(largest("tack", &t("packet_size = 8972")), 1500);
+    // A registered (or unknown) transport: its `mtu`.
+    assert_eq!(largest("mine", &t("mtu = 4000")), 4000);
+    // A value the parser will refuse counts as the default.
+    assert_eq!(largest("tcp", &t("mtu = -1")), 1500);
+}

@@ -8,28 +8,23 @@ use super::{Section, R};
 use tcplab_core::units;
 use tcplab_core::Dur;
 use tcplab_link::{LinkParams, LossModel, QueueLimit};
-use tcplab_transport::datagram::UDP_HEADER_BYTES;
+use tcplab_transport::{transport, TransportSpec};
 use toml::{Table, Value};
 
-/// The largest packet a flow of the scenario sends, from the flow tables as written: a
-/// TCP-family flow's `mtu` (default 1500), a datagram flow's `packet_size` plus its
-/// IP/UDP headers. Values the flow parser will refuse count as the default here.
+/// The largest packet a flow of the scenario sends, from the flow tables as written: each
+/// transport says from which keys (`Transport::largest_packet`: a TCP-family flow's `mtu`,
+/// default 1500; a datagram flow's `packet_size` plus its IP/UDP headers). Values the flow
+/// parser will refuse count as the default here.
 pub(super) fn largest_packet(root: &Table) -> u64 {
     let Some(Value::Array(flows)) = root.get("flow") else {
         return DEFAULT_PACKET;
     };
-    let int = |t: &Table, k: &str| match t.get(k) {
-        Some(Value::Integer(i)) if *i > 0 => Some(*i as u64),
-        _ => None,
-    };
     flows
         .iter()
         .filter_map(Value::as_table)
-        .map(|t| match t.get("transport").and_then(Value::as_str) {
-            Some("datagram") => {
-                int(t, "packet_size").map_or(DEFAULT_PACKET, |p| p + u64::from(UDP_HEADER_BYTES))
-            }
-            _ => int(t, "mtu").unwrap_or(DEFAULT_PACKET),
+        .map(|t| {
+            let name = t.get("transport").and_then(Value::as_str);
+            TransportSpec::largest_packet(name.unwrap_or(transport::DEFAULT), t)
         })
         .max()
         .unwrap_or(DEFAULT_PACKET)

@@ -9,12 +9,15 @@
 use super::{DatagramSpec, Pattern, Period, UDP_HEADER_BYTES};
 use tcplab_core::{KeyError, Keys};
 use tcplab_link::DeliveryTrace;
-use toml::Value;
+use toml::{Table, Value};
 
 type R<T> = Result<T, KeyError>;
 
 /// Largest payload: a 64 KiB IP packet less its headers.
 const MAX_PAYLOAD: u64 = 65_535 - UDP_HEADER_BYTES as u64;
+
+/// The payload of a 1500-byte IP packet (the Ethernet MTU).
+const DEFAULT_PAYLOAD: u64 = 1500 - UDP_HEADER_BYTES as u64;
 
 fn rate(f: &Keys<'_>) -> R<u64> {
     match f.rate("rate")? {
@@ -68,11 +71,21 @@ fn period(f: &Keys<'_>, time_key: &str, dist_key: &str) -> R<Period> {
     })
 }
 
+/// The IP packet of a flow's `packet_size` as written (the default's, 1500 bytes, for a
+/// value [`datagram_spec`] will refuse).
+pub(super) fn largest_packet(t: &Table) -> u64 {
+    let payload = match t.get("packet_size") {
+        Some(Value::Integer(i)) if *i > 0 => *i as u64,
+        _ => DEFAULT_PAYLOAD,
+    };
+    payload + u64::from(UDP_HEADER_BYTES)
+}
+
 /// Keys of a flow with `transport = "datagram"`.
 pub(super) fn datagram_spec(f: &Keys<'_>) -> R<DatagramSpec> {
     let payload = f
         .uint("packet_size", 1, MAX_PAYLOAD)?
-        .unwrap_or(1500 - UDP_HEADER_BYTES as u64) as u32;
+        .unwrap_or(DEFAULT_PAYLOAD) as u32;
     let pattern = match f.string("pattern")?.unwrap_or("cbr") {
         "cbr" => Pattern::Cbr { rate_bps: rate(f)? },
         "onoff" => Pattern::OnOff {

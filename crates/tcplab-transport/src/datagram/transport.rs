@@ -5,6 +5,7 @@ use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
 use tcplab_core::KeyError;
+use toml::Table;
 
 /// `transport = "datagram"`: [`DatagramSource`] and [`DatagramSink`]; unreliable.
 pub struct DatagramTransport;
@@ -15,6 +16,11 @@ impl Transport for DatagramTransport {
     type Spec = DatagramSpec;
     type Source = DatagramSource;
     type Sink = DatagramSink;
+
+    /// Its `packet_size` (the UDP payload) plus the IP and UDP headers.
+    fn largest_packet(table: &Table) -> u64 {
+        keys::largest_packet(table)
+    }
 
     /// The datagram keys (`keys.rs`).
     fn parse(flow: &FlowKeys<'_>) -> Result<DatagramSpec, KeyError> {
