@@ -128,6 +128,30 @@ mod tests {
     use super::*;
     use tcplab_transport::AckPolicy;
 
+    /// The payload per packet shrinks by the bytes docs/wire-format.md's table gives,
+    /// each from the transport's own `wire.rs`.
+    #[test]
+    fn payload_per_packet_shrinks_as_the_wire_format_says() {
+        let cases = [
+            ("bytes = \"1MB\"\ntimestamps = false", 30),
+            ("bytes = \"1MB\"\ntimestamps = true", 28),
+            ("transport = \"tack\"\nbytes = \"1MB\"", 32),
+            ("transport = \"tcp-nc\"\nbytes = \"1MB\"", 16),
+            ("transport = \"tcp-forward\"\nbytes = \"1MB\"", 32),
+            (
+                "transport = \"datagram\"\nrate = \"1Mbps\"\nbytes = \"1MB\"",
+                32,
+            ),
+            ("transport = \"stopwait\"\nbytes = \"1MB\"", 0),
+        ];
+        for (text, shrink) in cases {
+            let f = parse_flow_table(&text.parse().unwrap(), "t.toml").unwrap();
+            let before = f.transport.wire().unwrap().mss;
+            let after = for_udp(f, "t.toml").unwrap().transport.wire().unwrap().mss;
+            assert_eq!(before - after, shrink, "{text}");
+        }
+    }
+
     #[test]
     fn the_receiver_takes_its_own_keys_and_names_any_other() {
         let r = receiver_config(&"ack_every = 1\nsack = false".parse().unwrap(), "recv").unwrap();

@@ -552,3 +552,25 @@ fn tcp_timestamps_reach_the_endpoints() {
     bad[h - 9] = 7;
     assert!(decode(&bad[..h + 10]).is_err());
 }
+
+/// A transport's message types are its own: none is one of the driver's (HELLO ... RESET),
+/// and each built-in the driver carries has a distinct HELLO code.
+#[test]
+fn transport_types_and_codes_are_distinct_from_the_drivers() {
+    for t in tcplab_transport::PACKET_TYPES.iter().flat_map(|t| t.iter()) {
+        assert_eq!(MessageType::from_u8(*t), None, "type {t}");
+    }
+    let codes: Vec<u8> = tcplab_transport::transport::WIRE_CODES
+        .iter()
+        .filter_map(|(c, _)| *c)
+        .collect();
+    for (i, c) in codes.iter().enumerate() {
+        assert!(!codes[..i].contains(c), "HELLO code {c} used twice");
+        let t = TransportCode::from_u8(*c).unwrap();
+        assert_eq!(TransportCode::from_name(t.name()), Some(t));
+    }
+    assert_eq!(
+        TransportCode::from_name("stopwait").map(TransportCode::code),
+        Some(5)
+    );
+}
