@@ -5,8 +5,6 @@
 use tcplab_transport::transport::WIRE_CODES;
 use tcplab_transport::{Packet, TransportSpec};
 
-pub use tcplab_transport::tcp::wire::MAX_SACK;
-
 /// The driver's own type codes (the byte at offset 3); a transport's packets use the
 /// codes their header declares (`WirePacket::TYPES`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,17 +143,5 @@ impl<'a> Message<'a> {
             | Message::Reset { conn, .. }
             | Message::Packet { conn, .. } => conn,
         }
-    }
-
-    /// Its type byte (`None`: a packet that does not travel).
-    pub fn type_byte(&self) -> Option<u8> {
-        Some(match self {
-            Message::Hello { .. } => MessageType::Hello as u8,
-            Message::HelloAck { .. } => MessageType::HelloAck as u8,
-            Message::Close { .. } => MessageType::Close as u8,
-            Message::CloseAck { .. } => MessageType::CloseAck as u8,
-            Message::Reset { .. } => MessageType::Reset as u8,
-            Message::Packet { pkt, .. } => return pkt.wire_type(),
-        })
     }
 }

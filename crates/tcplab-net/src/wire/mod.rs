@@ -26,7 +26,7 @@ pub use decode::decode;
 pub use encode::{encode, encode_packet_header};
 pub use error::WireError;
 pub use mac::{Key, TAG_LEN};
-pub use message::{Message, MessageType, Timestamps, TransportCode, MAX_SACK};
+pub use message::{Message, MessageType, Timestamps, TransportCode};
 
 /// "TL"
 pub const MAGIC: u16 = 0x544c;
