@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab import _tcplab
+from tcplab.catalog import TRANSPORTS
 from tcplab.cli_output import out_path
 from tcplab.result import Result
 
@@ -140,8 +141,8 @@ def send(to: str, flow: dict[str, Any] | None = None, *, sample: str | None = "1
     """Sends one flow with tcplab's endpoints over UDP to a :func:`recv` at `to`
     ("HOST:PORT"). `flow` holds ``[[flow]]`` keys (cc, bytes, recovery, stop, cc_params,
     ...; ``stop`` ends an unlimited flow), of any built-in transport (``transport`` =
-    "tcp", "tack", "tcp-nc", "tcp-forward", "datagram"): the receiver builds its end
-    from the same table, sent in the handshake. Raises NetworkError if the transfer fails or
+    "tcp", "tack", "tcp-nc", "tcp-forward", "datagram", "stopwait"): the receiver builds
+    its end from the same table, sent in the handshake. Raises NetworkError if the transfer fails or
     the receiver delivered other bytes than were sent.
 
     `key`: a file holding a pre-shared key (16 bytes or more); every datagram then
@@ -441,10 +442,11 @@ def add_commands(sub) -> None:
 
     s = sub.add_parser("send", help="send one flow with tcplab's endpoints over UDP",
                        description="The iperf-like sender: tcplab's sans-IO endpoints (TCP "
-                       "with any cc, recovery, ...; TACK, TCP/NC, TCP-Forward, datagrams) over "
-                       "UDP to a `tcplab recv`.")
+                       "with any cc, recovery, ...; TACK, TCP/NC, TCP-Forward, datagrams, "
+                       "stop-and-wait) over UDP to a `tcplab recv`.")
     s.add_argument("to", help="receiver HOST:PORT")
-    s.add_argument("--transport", choices=["tcp", "tack", "tcp-nc", "tcp-forward", "datagram"],
+    # Every built-in transport: the driver refuses one without messages, naming it.
+    s.add_argument("--transport", choices=list(TRANSPORTS),
                    help="the flow's transport (default: the flow's, else tcp); the "
                    "receiver needs no flag: it builds its end from the sender's handshake")
     s.add_argument("--cc", help="congestion control (default: the flow's, else newreno)")

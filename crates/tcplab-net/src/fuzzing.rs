@@ -44,16 +44,18 @@ pub fn session_input(data: &[u8]) -> Exercised {
     session_input_for(0, data)
 }
 
-/// The flows `session_input_for` runs: TCP, TACK, TCP/NC, TCP-Forward, datagrams.
-pub const FUZZ_FLOWS: [&str; 5] = [
+/// The flows `session_input_for` runs: TCP, TACK, TCP/NC, TCP-Forward, datagrams,
+/// stop-and-wait.
+pub const FUZZ_FLOWS: [&str; 6] = [
     "cc = \"cubic\"\nbytes = \"60000B\"\nrecovery = \"sack\"",
     "transport = \"tack\"\nbytes = \"60000B\"",
     "transport = \"tcp-nc\"\ncc = \"reno\"\nbytes = \"60000B\"",
     "transport = \"tcp-forward\"\nbytes = \"60000B\"",
     "transport = \"datagram\"\nrate = \"20Mbps\"\nbytes = \"60000B\"",
+    "transport = \"stopwait\"\nbytes = \"60000B\"",
 ];
 
-/// `session_input` for the transport `FUZZ_FLOWS[transport % 5]` (0: the TCP session
+/// `session_input` for the transport `FUZZ_FLOWS[transport % 6]` (0: the TCP session
 /// of `session_input`, with its 1000-byte MSS and 256 kB window).
 pub fn session_input_for(transport: u8, data: &[u8]) -> Exercised {
     let t = transport as usize % FUZZ_FLOWS.len();

@@ -17,8 +17,10 @@ use crate::udp::{ReceiverSession, SessionState, FUZZ_TABLES};
 use crate::wire::{self, Key, Message, TransportCode};
 use std::net::SocketAddr;
 use tcplab_core::{Dur, Time};
-use tcplab_transport::coded::Code;
-use tcplab_transport::ReceiverConfig;
+use tcplab_transport::coded::{Code, CodedPacket, Symbol};
+use tcplab_transport::datagram::Datagram;
+use tcplab_transport::tack::{TackData, TackPacket};
+use tcplab_transport::{Packet, ReceiverConfig, Segment};
 
 /// The receive window of the fuzzed TCP receivers (bytes).
 pub const FUZZ_RCV_BUF: u64 = 256 * 1000;
@@ -81,7 +83,7 @@ pub fn receiver_input(data: &[u8]) -> ReceiverRun {
                 conn = u64_of(b).max(1);
                 let h = if op % 8 == 1 {
                     let mss = (u64_of(b.get(1..).unwrap_or(&[])) % 70_000) as u32;
-                    let t = TransportCode::from_u8(b.first().map_or(0, |x| x % 5)).expect("0-4");
+                    let t = TransportCode::from_u8(b.first().map_or(0, |x| x % 6)).expect("0-5");
                     hello(conn, t, mss.max(1), Some(u64_of(b) >> 8), b)
                 } else {
                     let i = b.first().map_or(0, |&x| x as usize) % FUZZ_TABLES.len();
@@ -94,32 +96,28 @@ pub fn receiver_input(data: &[u8]) -> ReceiverRun {
             3..=6 => {
                 let seq = u64_of(b) % (1 << 24);
                 let plen = (b.get(8).copied().unwrap_or(1) as usize * 8).clamp(1, 1500);
-                let (msg, k, off) = match op % 8 {
+                let (pkt, k, off) = match op % 8 {
                     3 => (
-                        Message::Data {
-                            conn,
+                        Packet::Tcp(Segment {
                             seq,
-                            fin: false,
-                            retransmission: false,
-                            ts: None,
-                            tcp_ts: None,
-                            payload: &[],
-                        },
+                            len: plen as u32,
+                            ..Segment::default()
+                        }),
                         conn,
                         seq,
                     ),
                     4 => (
-                        Message::TackData {
-                            conn,
+                        Packet::Tack(TackPacket::Data(TackData {
+                            flow: 0,
+                            len: plen as u32,
                             seq,
                             pn: seq / 8,
                             pn_floor: 0,
-                            sent_at_ns: now.0,
+                            sent_at: now,
                             rtt_min_ns: 0,
                             fin: false,
                             retransmission: false,
-                            payload: &[],
-                        },
+                        })),
                         conn,
                         seq,
                     ),
@@ -133,34 +131,39 @@ pub fn receiver_input(data: &[u8]) -> ReceiverRun {
                         };
                         let start = (seq % 4096) as u32;
                         let span = u32::from(b.get(10).copied().unwrap_or(1)).max(1);
-                        let m = Message::Symbol {
-                            conn,
+                        let s = Symbol {
+                            flow: 0,
                             code,
                             repair: false,
                             start,
                             span,
                             seed,
                             base: start,
+                            payload: plen as u32,
                             newest: start.saturating_add(span),
-                            entered_ns: u64::from_be_bytes(
+                            entered: Time(u64::from_be_bytes(
                                 b.get(11..19)
                                     .and_then(|x| x.try_into().ok())
                                     .unwrap_or([0; 8]),
-                            ),
-                            payload: &[],
+                            )),
                         };
-                        (m, k, off)
+                        (Packet::Coded(CodedPacket::Symbol(s)), k, off)
                     }
                     _ => {
                         let (k, off) = payload::datagram_key(conn, seq);
-                        let m = Message::Datagram {
-                            conn,
+                        let d = Datagram {
                             seq,
-                            sent_at_ns: now.0,
-                            payload: &[],
+                            sent_at: now,
+                            len: plen as u32,
                         };
-                        (m, k, off)
+                        (Packet::Datagram(d), k, off)
                     }
+                };
+                let msg = Message::Packet {
+                    conn,
+                    pkt,
+                    ts: None,
+                    payload: &[],
                 };
                 let Ok(h) = wire::encode(&msg, &mut buf) else {
                     continue;

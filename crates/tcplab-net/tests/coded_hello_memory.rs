@@ -28,7 +28,7 @@ fn opened(bytes: u64, payload: bool) -> usize {
             conn: 7,
             mss,
             total: Some(bytes),
-            transport: TransportCode::TcpForward,
+            transport: TransportCode::from_name("tcp-forward").unwrap(),
             flow: table.as_bytes(),
         },
         &mut buf,

@@ -4,7 +4,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use tcplab_core::Rng;
-use tcplab_net::fuzzing::{session_input, session_input_for, wire_input, Exercised};
+use tcplab_net::fuzzing::{session_input, session_input_for, wire_input, Exercised, FUZZ_FLOWS};
 use tcplab_net::receiver_fuzzing::receiver_input;
 
 /// Counts each thread's live heap bytes and their peak, so a test can bound what one
@@ -112,7 +112,7 @@ fn session_entry_survives_hostile_chunks() {
 #[test]
 fn session_entry_survives_hostile_chunks_for_every_transport() {
     let mut rng = Rng::from_seed(13);
-    for t in 1..5u8 {
+    for t in 1..FUZZ_FLOWS.len() as u8 {
         let (mut done, mut hostile) = (0, 0);
         for round in 0..30 {
             let mut input = Vec::new();

@@ -15,6 +15,9 @@
 //! [`TransportSpec`]($crate::TransportSpec) and [`AnyEndpoint`]($crate::AnyEndpoint). Both
 //! stay enums so the per-packet path dispatches with a `match`, not a vtable. Adding a
 //! transport is its folder and one line here (docs/transports.md walks through it).
+//! `wire_packet.rs` writes the UDP driver's dispatch from the list too: each transport
+//! implements [`WireTransport`]($crate::WireTransport) and each header
+//! [`WirePacket`]($crate::WirePacket), in its folder's `wire.rs`.
 
 /// Hands the list of built-in transports to the generator macro `$generate` (the module
 /// documentation gives the form of a line).

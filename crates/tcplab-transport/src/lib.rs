@@ -40,6 +40,8 @@ pub mod tcp;
 pub mod timer_rounds;
 pub mod transport;
 mod transport_kind;
+mod wire_flow;
+mod wire_packet;
 
 pub use endpoint::{Endpoint, Progress};
 pub use error::Violation;
@@ -65,3 +67,8 @@ pub use tcp::{
 };
 pub use transport::{AnyEndpoint, FlowEndpoints, TransportSpec};
 pub use transport_kind::Transport;
+pub use wire_flow::{any_packet, Resize, WireFlow, WireTransport};
+pub use wire_packet::{
+    WireClaim, WirePacket, COMMON_HEADER, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, IP_UDP, PACKET_TYPES,
+    TIMESTAMP_OPTION,
+};

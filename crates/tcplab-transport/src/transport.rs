@@ -13,6 +13,7 @@ pub use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::packet::Packet;
 use crate::transport_kind::Transport;
+use crate::wire_flow::{WireFlow, WireTransport};
 use std::sync::RwLock;
 use tcplab_core::{KeyError, Metrics, Time};
 
@@ -133,6 +134,10 @@ macro_rules! define_transports {
         /// Names that select a built-in transport.
         pub const BUILTIN: &[&str] = &[$(<$transport as Transport>::NAME),*];
 
+        /// The built-in transports the UDP driver carries: (HELLO transport byte, name).
+        pub const WIRE_CODES: &[(Option<u8>, &str)] =
+            &[$((<$transport as WireTransport>::WIRE_CODE, <$transport as Transport>::NAME)),*];
+
         /// A flow's transport and its settings.
         #[derive(Clone, Debug)]
         pub enum TransportSpec {
@@ -150,6 +155,31 @@ macro_rules! define_transports {
                 match self {
                     $(TransportSpec::$variant(_) => <$transport as Transport>::NAME,)*
                     TransportSpec::User { name, .. } => name,
+                }
+            }
+
+            /// How the UDP driver carries it (see [`WireTransport::wire`]).
+            pub fn wire(&self) -> Option<WireFlow> {
+                match self {
+                    $(TransportSpec::$variant(s) => <$transport as WireTransport>::wire(s),)*
+                    TransportSpec::User { .. } => None,
+                }
+            }
+
+            /// The HELLO's transport byte (see [`WireTransport::WIRE_CODE`]).
+            pub fn wire_code(&self) -> Option<u8> {
+                match self {
+                    $(TransportSpec::$variant(_) => <$transport as WireTransport>::WIRE_CODE,)*
+                    TransportSpec::User { .. } => None,
+                }
+            }
+
+            /// See [`WireTransport::set_wire_payload`].
+            pub fn set_wire_payload(&mut self, payload: u32) {
+                match self {
+                    $(TransportSpec::$variant(s) =>
+                        <$transport as WireTransport>::set_wire_payload(s, payload),)*
+                    TransportSpec::User { .. } => {}
                 }
             }
 

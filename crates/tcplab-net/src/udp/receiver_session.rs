@@ -18,7 +18,7 @@ use crate::wire::{self, mac, Key, Message, Timestamps, TransportCode};
 use std::net::SocketAddr;
 use tcplab_core::{Dur, Rng, Time};
 use tcplab_transport::coded::SymbolBytes;
-use tcplab_transport::{AnyEndpoint, Endpoint, Packet, Receiver, ReceiverConfig};
+use tcplab_transport::{AnyEndpoint, Endpoint, Packet, Receiver, ReceiverConfig, WireClaim};
 
 /// RESET reasons: the HELLO was refused (its reason is in the receiver's report)...
 pub const RESET_REFUSED: u8 = 2;
@@ -117,7 +117,7 @@ impl ReceiverSession {
             conn: 0,
             mss: 0,
             total: None,
-            transport: TransportCode::Tcp,
+            transport: TransportCode::TCP,
             flow_desc: Vec::new(),
             shape: FlowShape::tcp(1, None),
             rcv: None,
@@ -316,8 +316,10 @@ impl ReceiverSession {
                 self.owe_hello_ack = true;
                 self.counters.accepted += 1;
             }
-            m if self.state == SessionState::Open && self.shape.sends_data_as(m.kind()) => {
-                if !self.handle_data(now, &msg) {
+            Message::Packet {
+                pkt, ts, payload, ..
+            } if self.state == SessionState::Open && self.shape.source_sends(&pkt) => {
+                if !self.handle_data(now, pkt, ts, payload) {
                     return;
                 }
             }
@@ -434,7 +436,7 @@ impl ReceiverSession {
                 super::MAX_FLOW_DESC
             ));
         }
-        let table = if flow.is_empty() && transport == TransportCode::Tcp {
+        let table = if flow.is_empty() && transport == TransportCode::TCP {
             None
         } else {
             let text = std::str::from_utf8(flow).map_err(|_| "its flow table is not UTF-8")?;
@@ -461,7 +463,7 @@ impl ReceiverSession {
             ));
         }
         let (mut shape, sink, symbol_bytes) = match (transport, table) {
-            (TransportCode::Tcp, _) => {
+            (TransportCode::TCP, _) => {
                 let mut cfg = self.cfg.clone();
                 cfg.mss = mss;
                 cfg.total_bytes = total;
@@ -487,51 +489,47 @@ impl ReceiverSession {
         })
     }
 
-    /// Checks a data-carrying message and hands it to the sink; false if rejected.
-    fn handle_data(&mut self, now: Time, msg: &Message<'_>) -> bool {
+    /// Checks a data packet and its payload `data` and hands it to the sink; false if
+    /// rejected. The checks follow what the packet claims (`WireClaim`), whatever its
+    /// transport.
+    fn handle_data(
+        &mut self,
+        now: Time,
+        mut pkt: Packet,
+        ts: Option<Timestamps>,
+        data: &[u8],
+    ) -> bool {
         let delivered = self.delivered();
         let mss = u64::from(self.shape.mss.max(1));
-        let (key, offset, data) = match *msg {
-            Message::Data {
-                seq,
-                ts,
-                payload: data,
-                ..
-            } => {
-                if !self.stream_in_window(seq, data.len() as u64, delivered) {
-                    self.counters.out_of_window += 1;
-                    return false;
-                }
-                if let Some(t) = ts {
-                    if !self.paws.fresh(t.val) && seq + data.len() as u64 <= delivered {
-                        // An old segment with an old timestamp: a replay or a stale duplicate.
-                        self.counters.replayed += 1;
-                        return false;
-                    }
-                }
-                (self.conn, seq, data)
+        let len = data.len() as u64;
+        let claim = match pkt.wire_claim() {
+            Some(c) if (self.shape.accepts)(&pkt) => c,
+            _ => {
+                self.counters.out_of_window += 1;
+                return false;
             }
-            Message::TackData {
-                seq,
-                pn,
-                payload: data,
-                ..
-            } => {
-                let pn_ok = pn <= self.pn_max.unwrap_or(0).saturating_add(PN_REACH);
-                if !self.stream_in_window(seq, data.len() as u64, delivered) || !pn_ok {
+        };
+        let (key, offset) = match claim {
+            WireClaim::Stream { offset, pn } => {
+                let pn_ok =
+                    pn.is_none_or(|pn| pn <= self.pn_max.unwrap_or(0).saturating_add(PN_REACH));
+                if !self.stream_in_window(offset, len, delivered) || !pn_ok {
                     self.counters.out_of_window += 1;
                     return false;
                 }
-                if self.pn_max.is_some_and(|m| pn <= m) && seq + data.len() as u64 <= delivered {
+                let old = offset.saturating_add(len) <= delivered;
+                // An old segment with an old timestamp, or an old packet number: a replay
+                // or a stale duplicate.
+                let stale_ts = ts.is_some_and(|t| !self.paws.fresh(t.val));
+                let stale_pn = pn.is_some_and(|pn| self.pn_max.is_some_and(|m| pn <= m));
+                if old && (stale_ts || stale_pn) {
                     self.counters.replayed += 1;
                     return false;
                 }
-                (self.conn, seq, data)
+                (self.conn, offset)
             }
-            Message::Datagram {
-                seq, payload: data, ..
-            } => {
-                if data.len() as u64 > mss {
+            WireClaim::Datagram { seq } => {
+                if len > mss {
                     self.counters.out_of_window += 1;
                     return false;
                 }
@@ -539,35 +537,23 @@ impl ReceiverSession {
                     self.counters.replayed += 1;
                     return false;
                 }
-                let (key, offset) = payload::datagram_key(self.conn, seq);
-                (key, offset, data)
+                payload::datagram_key(self.conn, seq)
             }
-            Message::Symbol {
-                code,
-                start,
-                span,
-                seed,
-                payload: data,
-                ..
-            } => {
-                let end = u64::from(start) + u64::from(span);
+            WireClaim::Symbol { end, seed, framing } => {
                 let reach = self
                     .shape
                     .segments()
                     .unwrap_or_else(|| delivered / mss + SYMBOL_REACH);
-                let len_ok =
-                    data.len() as u64 <= mss + u64::from(tcplab_transport::coded::NC_FRAMING_BYTES);
-                if Some(code) != self.shape.code() || end > reach || !len_ok {
+                if end > reach || len > mss + u64::from(framing) {
                     self.counters.out_of_window += 1;
                     return false;
                 }
-                let (key, offset) = payload::symbol_key(self.conn, seed);
-                (key, offset, data)
+                payload::symbol_key(self.conn, seed)
             }
-            _ => return false,
+            WireClaim::AckBytes { .. } | WireClaim::AckSegments { .. } => return false,
         };
-        let coded_bytes = match (*msg, &self.symbol_bytes) {
-            (Message::Symbol { seed, .. }, Some(store)) => Some((seed, store)),
+        let coded_bytes = match (claim, &self.symbol_bytes) {
+            (WireClaim::Symbol { seed, .. }, Some(store)) => Some((seed, store)),
             _ => None,
         };
         if coded_bytes.is_none() && payload::verify(key, offset, data).is_some() {
@@ -578,33 +564,25 @@ impl ReceiverSession {
             // The sink's decoder checks these bytes itself.
             store.put(seed, |b| b.extend_from_slice(data));
         }
-        match *msg {
-            Message::Data {
-                seq, ts: Some(t), ..
-            } if seq <= delivered => {
-                // RFC 7323: TS.Recent follows segments at the left edge of the window.
-                self.paws.update(t.val);
+        match claim {
+            WireClaim::Stream { offset, pn } => {
+                if let Some(t) = ts.filter(|_| offset <= delivered) {
+                    // RFC 7323: TS.Recent follows segments at the left edge of the window.
+                    self.paws.update(t.val);
+                }
+                if let Some(pn) = pn {
+                    self.pn_max = Some(self.pn_max.map_or(pn, |m| m.max(pn)));
+                }
             }
-            Message::TackData { pn, .. } => {
-                self.pn_max = Some(self.pn_max.map_or(pn, |m| m.max(pn)));
-            }
-            Message::Datagram { seq, .. } => self.seen.insert(seq),
+            WireClaim::Datagram { seq } => self.seen.insert(seq),
             _ => {}
         }
-        let Some(mut pkt) = msg.to_packet(0) else {
-            return false;
-        };
         // Send times cross the wire in real time: map them onto this session's clock.
-        let local = |t: &mut Time| *t = Time(t.0.saturating_sub(self.epoch_ns)).min(now);
-        match &mut pkt {
-            Packet::Datagram(d) => local(&mut d.sent_at),
-            Packet::Tack(tcplab_transport::tack::TackPacket::Data(d)) => local(&mut d.sent_at),
-            Packet::Coded(tcplab_transport::coded::CodedPacket::Symbol(s)) => local(&mut s.entered),
-            _ => {}
-        }
+        let epoch = self.epoch_ns;
+        pkt.map_wire_times(&mut |t| Time(t.0.saturating_sub(epoch)).min(now));
         self.counters.accepted += 1;
         self.data_accepted += 1;
-        self.payload_bytes += data.len() as u64;
+        self.payload_bytes += len;
         let rcv = self.rcv.as_mut().expect("open connections have a sink");
         if let (AnyEndpoint::TcpReceiver(r), Packet::Tcp(seg)) = (&mut *rcv, &pkt) {
             if seg.ts.is_some() {
@@ -703,10 +681,10 @@ impl ReceiverSession {
         }
         // ACKs before the CLOSE_ACK, so the sender never hears of a close before the data.
         while let Some(pkt) = self.rcv.as_mut().and_then(|r| r.poll_transmit(now)) {
-            let ts = self.stamp(now);
-            if let Some(m) = Message::ack_of_packet(self.conn, &pkt, Some(ts)) {
+            if self.shape.sink_sends(&pkt) {
+                let ts = pkt.carries_timestamp().then(|| self.stamp(now));
                 self.acks_sent += 1;
-                return wire::encode(&m, buf).ok();
+                return wire::encode_packet_header(buf, self.conn, &pkt, ts).ok();
             }
         }
         if self.owe_close_ack {

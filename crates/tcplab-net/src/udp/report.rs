@@ -368,7 +368,7 @@ impl Default for RecvOptions {
 #[derive(Clone, Debug)]
 pub struct RecvOutcome {
     pub peer: SocketAddr,
-    /// The flow's transport (`tcp`, `datagram`, `tack`, `tcp-nc`, `tcp-forward`).
+    /// The flow's transport (its scenario name: `tcp`, `tack`, `stopwait`, ...).
     pub transport: &'static str,
     pub conn_mss: u32,
     pub delivered: u64,

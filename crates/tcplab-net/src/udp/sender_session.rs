@@ -1,7 +1,9 @@
 //! The sending side of a UDP connection, sans-IO: datagrams in, datagrams out, time
-//! passed in. It wraps the source endpoint of any built-in transport (`AnyEndpoint`:
-//! TCP, datagram, TACK, TCP/NC, TCP-Forward) with the handshake, the wire format, the
-//! checks that keep hostile datagrams away from the endpoint, and the close.
+//! passed in. It wraps the source endpoint of any built-in transport the wire format
+//! carries (`AnyEndpoint`) with the handshake, the wire format, the checks that keep
+//! hostile datagrams away from the endpoint, and the close. What it knows of the
+//! transport comes from it: the message types each end sends ([`FlowShape`]) and what
+//! each packet claims (`tcplab_transport::WireClaim`).
 
 use super::counters::{InputCounters, Paws, TsClock};
 use super::flow_endpoints::FlowShape;
@@ -11,9 +13,8 @@ use crate::wire::{self, mac, Key, Message, Timestamps};
 use std::net::SocketAddr;
 use tcplab_core::{Dur, Time};
 use tcplab_transport::cc::Controller;
-use tcplab_transport::coded::{CodedPacket, Symbol, SymbolBytes};
-use tcplab_transport::tack::TackPacket;
-use tcplab_transport::{AnyEndpoint, Endpoint, Packet, Sender, SenderConfig};
+use tcplab_transport::coded::SymbolBytes;
+use tcplab_transport::{AnyEndpoint, Endpoint, Packet, Sender, SenderConfig, WireClaim};
 
 /// HELLO and CLOSE are repeated this often until answered...
 const CONTROL_RETRY: Dur = Dur::from_millis(200);
@@ -259,36 +260,23 @@ impl SenderSession {
                 self.started_at = Some(now);
                 self.ep.start(now);
             }
-            (
-                SessionState::Open | SessionState::Closing,
-                Message::Ack { ts, .. }
-                | Message::TackAck { ts, .. }
-                | Message::CodedAck { ts, .. },
-            ) if self.shape.acks_with(msg.kind()) => {
+            (SessionState::Open | SessionState::Closing, Message::Packet { pkt, ts, .. })
+                if self.shape.sink_sends(&pkt) =>
+            {
                 if let Some(t) = ts {
                     if !self.paws.fresh(t.val) {
                         self.counters.replayed += 1;
                         return;
                     }
                 }
-                let pkt = msg.to_packet(0).expect("an ACK is a packet");
-                if !self.ack_in_window(&pkt) {
+                let Some(point) = self.ack_in_window(&pkt) else {
                     self.counters.out_of_window += 1;
                     return;
-                }
+                };
                 if let Some(t) = ts {
                     self.paws.update(t.val);
                 }
                 self.counters.accepted += 1;
-                let point = match msg {
-                    Message::Ack { ack, .. } => ack,
-                    Message::TackAck { ack, .. } => ack.rcv_nxt,
-                    Message::CodedAck { cum, .. } => {
-                        let b = u64::from(cum) * u64::from(self.shape.mss);
-                        self.shape.total.map_or(b, |t| b.min(t))
-                    }
-                    _ => 0,
-                };
                 self.acked_bytes = self.acked_bytes.max(point);
                 if let Err(v) = self.ep.handle_packet(now, &pkt) {
                     self.fail(format!("sender invariant broken: {v}"));
@@ -342,17 +330,25 @@ impl SenderSession {
         self.last_heard = now;
     }
 
-    /// An ACK may only acknowledge (and SACK) bytes or segments that were sent.
-    fn ack_in_window(&self, pkt: &Packet) -> bool {
-        let max = self.ep.progress().sent_bytes;
-        match pkt {
-            Packet::Tcp(seg) => seg.ack <= max && seg.sack_blocks().iter().all(|b| b.end <= max),
-            Packet::Tack(TackPacket::Ack(a)) => a.rcv_nxt <= max,
-            Packet::Coded(CodedPacket::Ack(a)) => {
-                let segs = self.shape.segments().unwrap_or(u64::from(u32::MAX));
-                u64::from(a.index) < segs && u64::from(a.cum) <= segs
+    /// An ACK may only acknowledge (and SACK) bytes or segments that were sent; the
+    /// in-order point it reports (bytes), if it does.
+    fn ack_in_window(&self, pkt: &Packet) -> Option<u64> {
+        if !(self.shape.accepts)(pkt) {
+            return None;
+        }
+        match pkt.wire_claim()? {
+            WireClaim::AckBytes { cum, highest } => {
+                let max = self.ep.progress().sent_bytes;
+                (cum <= max && highest <= max).then_some(cum)
             }
-            _ => false,
+            WireClaim::AckSegments { cum, highest } => {
+                let segs = self.shape.segments().unwrap_or(u64::from(u32::MAX));
+                (highest <= segs && cum <= segs).then(|| {
+                    let b = cum.saturating_mul(u64::from(self.shape.mss));
+                    self.shape.total.map_or(b, |t| b.min(t))
+                })
+            }
+            _ => None,
         }
     }
 
@@ -457,73 +453,27 @@ impl SenderSession {
     /// Writes `pkt` as a datagram with its payload bytes; `None` for a packet a source
     /// has no business sending (skipped).
     fn encode(&mut self, now: Time, pkt: &Packet, buf: &mut [u8]) -> Result<Option<usize>, String> {
+        if !self.shape.source_sends(pkt) {
+            return Ok(None);
+        }
+        let Some(claim) = pkt.wire_claim() else {
+            return Ok(None);
+        };
         let conn = self.conn;
-        let (header, offset, key, len) = match *pkt {
-            Packet::Tcp(seg) if seg.len > 0 => {
-                let ts = Timestamps {
-                    val: self.ts.stamp(now.0),
-                    ecr: self.paws.recent().unwrap_or(0),
-                };
-                let h = wire::encode_data_header(
-                    buf,
-                    conn,
-                    seg.seq,
-                    seg.fin,
-                    seg.retransmission,
-                    Some(ts),
-                    seg.ts,
-                );
-                (h, seg.seq, conn, seg.len)
-            }
-            Packet::Datagram(d) => {
-                let m = Message::Datagram {
-                    conn,
-                    seq: d.seq,
-                    sent_at_ns: self.epoch_ns.saturating_add(d.sent_at.0),
-                    payload: &[],
-                };
-                let (key, off) = payload::datagram_key(conn, d.seq);
-                (wire::encode(&m, buf), off, key, d.len)
-            }
-            Packet::Tack(TackPacket::Data(d)) => {
-                let m = Message::TackData {
-                    conn,
-                    seq: d.seq,
-                    pn: d.pn,
-                    pn_floor: d.pn_floor,
-                    sent_at_ns: self.epoch_ns.saturating_add(d.sent_at.0),
-                    rtt_min_ns: d.rtt_min_ns,
-                    fin: d.fin,
-                    retransmission: d.retransmission,
-                    payload: &[],
-                };
-                (wire::encode(&m, buf), d.seq, conn, d.len)
-            }
-            Packet::Coded(CodedPacket::Symbol(Symbol {
-                code,
-                start,
-                span,
-                seed,
-                base,
-                payload: len,
-                repair,
-                newest,
-                entered,
-                ..
-            })) => {
-                let m = Message::Symbol {
-                    conn,
-                    code,
-                    repair,
-                    start,
-                    span,
-                    seed,
-                    base,
-                    newest,
-                    entered_ns: self.epoch_ns.saturating_add(entered.0),
-                    payload: &[],
-                };
-                let h = wire::encode(&m, buf).map_err(|e| format!("encoding a datagram: {e}"))?;
+        // Send times cross the wire in real time (the peer maps them onto its clock).
+        let mut wire_pkt = *pkt;
+        let epoch = self.epoch_ns;
+        wire_pkt.map_wire_times(&mut |t| Time(epoch.saturating_add(t.0)));
+        let ts = pkt.carries_timestamp().then(|| Timestamps {
+            val: self.ts.stamp(now.0),
+            ecr: self.paws.recent().unwrap_or(0),
+        });
+        let h = wire::encode_packet_header(buf, conn, &wire_pkt, ts)
+            .map_err(|e| format!("encoding a datagram: {e}"))?;
+        let (key, offset) = match claim {
+            WireClaim::Stream { offset, .. } => (conn, offset),
+            WireClaim::Datagram { seq } => payload::datagram_key(conn, seq),
+            WireClaim::Symbol { seed, .. } => {
                 if let Some(store) = &self.symbol_bytes {
                     // The coded bytes themselves (`payload = true`).
                     let out = &mut buf[h..];
@@ -539,15 +489,11 @@ impl SenderSession {
                         })?;
                     return Ok(Some(h + n));
                 }
-                let (key, off) = payload::symbol_key(conn, seed);
-                (Ok(h), off, key, len)
+                payload::symbol_key(conn, seed)
             }
-            Packet::Opaque(_) => {
-                return Err("a registered transport's packets have no wire format".into())
-            }
-            _ => return Ok(None),
+            WireClaim::AckBytes { .. } | WireClaim::AckSegments { .. } => return Ok(Some(h)),
         };
-        let h = header.map_err(|e| format!("encoding a datagram: {e}"))?;
+        let len = pkt.payload_len();
         let end = h + len as usize;
         if end > buf.len() {
             return Err(format!(

@@ -265,19 +265,19 @@ pub fn refused_hellos(keyed: bool) -> Vec<(&'static str, Vec<u8>)> {
         // 16 + 16 + 2 bytes: the 34-byte HELLO that made `tcplab recv` exit.
         (
             "a flow table that is not UTF-8",
-            hello(7, TransportCode::Tack, 1000, Some(60_000), &[0xff, 0xfe]),
+            hello(7, tack_code(), 1000, Some(60_000), &[0xff, 0xfe]),
         ),
         (
             "a flow table that is not TOML",
-            hello(8, TransportCode::Tack, 1000, Some(60_000), b"bytes = = 3"),
+            hello(8, tack_code(), 1000, Some(60_000), b"bytes = = 3"),
         ),
         (
             "transport byte tcp, table tack",
-            hello_for(tack, 9, Some(TransportCode::Tcp), keyed),
+            hello_for(tack, 9, Some(TransportCode::TCP), keyed),
         ),
         (
             "transport byte tack, table tcp",
-            hello_for("bytes = \"60000B\"", 10, Some(TransportCode::Tack), keyed),
+            hello_for("bytes = \"60000B\"", 10, Some(tack_code()), keyed),
         ),
         (
             "a flow table longer than a HELLO carries",
@@ -309,7 +309,7 @@ pub fn claiming_hellos(keyed: bool) -> Vec<(&'static str, Vec<u8>)> {
         ),
         (
             "tcp",
-            hello(23, TransportCode::Tcp, 1000, Some(60_000), b""),
+            hello(23, TransportCode::TCP, 1000, Some(60_000), b""),
         ),
         (
             // Its sink's state grows with the symbols that arrive, not the declared size.
@@ -336,3 +336,7 @@ pub const FUZZ_TABLES: [&str; 9] = [
     "transport = \"tcp-nc\"\nbytes = \"900GB\"",
     "transport = \"datagram\"\nrate = \"10Gbps\"\nbytes = \"900GB\"",
 ];
+
+fn tack_code() -> TransportCode {
+    TransportCode::from_name("tack").expect("the driver carries TACK")
+}

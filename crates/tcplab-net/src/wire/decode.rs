@@ -1,29 +1,25 @@
 //! Bounds-checked decoding of untrusted datagrams.
 
 use super::error::WireError;
-use super::message::{Message, MessageType, Timestamps, TransportCode, MAX_SACK};
+use super::message::{Message, MessageType, Timestamps, TransportCode};
 use super::{
-    COMMON_HEADER, FLAG_FIN, FLAG_INTERRUPTED, FLAG_REPAIR, FLAG_RETX, MAGIC, NONCE_LEN, OPT_NONCE,
-    OPT_PAD, OPT_SACK, OPT_TCP_TIMESTAMP, OPT_TIMESTAMP, TIMESTAMP_LEN, VERSION,
+    COMMON_HEADER, FLAG_INTERRUPTED, MAGIC, NONCE_LEN, OPT_NONCE, OPT_PAD, OPT_TIMESTAMP,
+    TIMESTAMP_LEN, VERSION,
 };
 use tcplab_transport::codec::Reader;
-use tcplab_transport::coded::wire as coded_wire;
-use tcplab_transport::datagram::wire as datagram_wire;
-use tcplab_transport::tack::wire as tack_wire;
-use tcplab_transport::tcp::wire as tcp_wire;
-use tcplab_transport::{SackBlock, Timestamps as TcpTimestamps};
+use tcplab_transport::{Packet, PACKET_TYPES};
 
-/// Options found in a datagram's options area.
+/// The driver's options found in a datagram's options area.
 #[derive(Default)]
 struct Options {
     ts: Option<Timestamps>,
-    tcp_ts: Option<TcpTimestamps>,
-    sack: [SackBlock; MAX_SACK],
-    n_sack: u8,
     nonce: Option<u64>,
 }
 
-fn options(area: &[u8]) -> Result<Options, WireError> {
+/// Reads the options area: the driver's own kinds here, any other kind handed to `pkt`
+/// (a transport packet's header reads its own and ignores the rest); a control
+/// message skips the kinds it does not use.
+fn options(area: &[u8], mut pkt: Option<&mut Packet>) -> Result<Options, WireError> {
     let mut o = Options::default();
     let mut r = Reader::new(area);
     while !r.at_end() {
@@ -44,20 +40,19 @@ fn options(area: &[u8]) -> Result<Options, WireError> {
                     ecr: v.u64("tsecr")?,
                 });
             }
-            OPT_TCP_TIMESTAMP => {
-                o.tcp_ts = Some(tcp_wire::get_tcp_ts(value, o.tcp_ts.is_some())?);
-            }
-            OPT_SACK => {
-                o.n_sack = tcp_wire::get_sack(value, o.n_sack != 0, &mut o.sack)?;
-            }
             OPT_NONCE => {
                 if len as usize != NONCE_LEN || o.nonce.is_some() {
                     return Err(WireError::BadOption { kind, len });
                 }
                 o.nonce = Some(v.u64("nonce")?);
             }
-            // Unknown kinds are skipped: later versions may add options old peers ignore.
-            _ => {}
+            // The transport's kinds; unknown ones are skipped: later versions may add
+            // options old peers ignore.
+            _ => {
+                if let Some(p) = pkt.as_deref_mut() {
+                    p.get_wire_option(kind, value)?;
+                }
+            }
         }
     }
     Ok(o)
@@ -75,12 +70,31 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
         return Err(WireError::UnsupportedVersion(version));
     }
     let ty = r.u8("type")?;
-    let kind = MessageType::from_u8(ty).ok_or(WireError::UnknownType(ty))?;
+    let kind = MessageType::from_u8(ty);
+    if kind.is_none() && !PACKET_TYPES.iter().any(|t| t.contains(&ty)) {
+        return Err(WireError::UnknownType(ty));
+    }
     let flags = r.u8("flags")?;
     let opt_len = r.u8("options length")? as usize;
     let _reserved = r.u16("reserved")?;
     let conn = r.u64("connection id")?;
     debug_assert_eq!(r.pos(), COMMON_HEADER);
+    let Some(kind) = kind else {
+        // A transport's packet: its header reads the fixed part and its options, and
+        // checks the payload's length.
+        let mut pkt =
+            Packet::get_wire_fixed(ty, flags, &mut r).ok_or(WireError::UnknownType(ty))??;
+        let o = options(r.take(opt_len, "options")?, Some(&mut pkt))?;
+        let payload = r.rest();
+        pkt.set_wire_payload(payload.len())?;
+        let ts = if pkt.carries_timestamp() { o.ts } else { None };
+        return Ok(Message::Packet {
+            conn,
+            pkt,
+            ts,
+            payload,
+        });
+    };
     let msg = match kind {
         MessageType::Hello => {
             let mss = r.u32("mss")?;
@@ -92,7 +106,7 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
             }
             let transport =
                 TransportCode::from_u8(code).ok_or(WireError::Invalid("transport code"))?;
-            options(r.take(opt_len, "options")?)?;
+            options(r.take(opt_len, "options")?, None)?;
             return Ok(Message::Hello {
                 conn,
                 mss,
@@ -105,7 +119,7 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
             let mss = r.u32("mss")?;
             let _ = r.u32("reserved")?;
             let rcv_buf = r.u64("receive buffer")?;
-            let o = options(r.take(opt_len, "options")?)?;
+            let o = options(r.take(opt_len, "options")?, None)?;
             if !r.rest().is_empty() {
                 return Err(WireError::Invalid("trailing bytes after a HELLO_ACK"));
             }
@@ -114,111 +128,6 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
                 mss,
                 rcv_buf,
                 nonce: o.nonce,
-            });
-        }
-        MessageType::Data => {
-            let seq = r.u64("sequence number")?;
-            let o = options(r.take(opt_len, "options")?)?;
-            let payload = r.rest();
-            tcp_wire::check_data(seq, payload.len())?;
-            return Ok(Message::Data {
-                conn,
-                seq,
-                fin: flags & FLAG_FIN != 0,
-                retransmission: flags & FLAG_RETX != 0,
-                ts: o.ts,
-                tcp_ts: o.tcp_ts,
-                payload,
-            });
-        }
-        MessageType::Ack => {
-            let ack = r.u64("ack")?;
-            let wnd = r.u64("window")?;
-            let o = options(r.take(opt_len, "options")?)?;
-            if !r.rest().is_empty() {
-                return Err(WireError::Invalid("trailing bytes after an ACK"));
-            }
-            return Ok(Message::Ack {
-                conn,
-                ack,
-                wnd,
-                sack: o.sack,
-                n_sack: o.n_sack,
-                ts: o.ts,
-                tcp_ts: o.tcp_ts,
-            });
-        }
-        MessageType::Datagram => {
-            let d = datagram_wire::get(&mut r)?;
-            options(r.take(opt_len, "options")?)?;
-            let payload = r.rest();
-            datagram_wire::check(payload.len())?;
-            return Ok(Message::Datagram {
-                conn,
-                seq: d.seq,
-                sent_at_ns: d.sent_at.0,
-                payload,
-            });
-        }
-        MessageType::Symbol => {
-            let s = coded_wire::get_symbol(&mut r)?;
-            options(r.take(opt_len, "options")?)?;
-            let payload = r.rest();
-            coded_wire::check_symbol(&s, payload.len())?;
-            return Ok(Message::Symbol {
-                conn,
-                code: s.code,
-                repair: flags & FLAG_REPAIR != 0,
-                start: s.start,
-                span: s.span,
-                seed: s.seed,
-                base: s.base,
-                newest: s.newest,
-                entered_ns: s.entered.0,
-                payload,
-            });
-        }
-        MessageType::TackData => {
-            let d = tack_wire::get_data(&mut r)?;
-            options(r.take(opt_len, "options")?)?;
-            let payload = r.rest();
-            tack_wire::check_data(&d, payload.len())?;
-            return Ok(Message::TackData {
-                conn,
-                seq: d.seq,
-                pn: d.pn,
-                pn_floor: d.pn_floor,
-                sent_at_ns: d.sent_at.0,
-                rtt_min_ns: d.rtt_min_ns,
-                fin: flags & FLAG_FIN != 0,
-                retransmission: flags & FLAG_RETX != 0,
-                payload,
-            });
-        }
-        MessageType::TackAck => {
-            let a = tack_wire::get_ack(&mut r)?;
-            let o = options(r.take(opt_len, "options")?)?;
-            if !r.rest().is_empty() {
-                return Err(WireError::Invalid("trailing bytes after a TACK"));
-            }
-            return Ok(Message::TackAck {
-                conn,
-                ack: a,
-                ts: o.ts,
-            });
-        }
-        MessageType::CodedAck => {
-            let a = coded_wire::get_ack(&mut r)?;
-            let o = options(r.take(opt_len, "options")?)?;
-            if !r.rest().is_empty() {
-                return Err(WireError::Invalid("trailing bytes after a coded ACK"));
-            }
-            return Ok(Message::CodedAck {
-                conn,
-                index: a.index,
-                cum: a.cum,
-                echo: a.echo,
-                ts: o.ts,
             });
         }
         MessageType::Close => Message::Close {
@@ -239,7 +148,7 @@ pub fn decode(buf: &[u8]) -> Result<Message<'_>, WireError> {
         },
     };
     // Control messages: options are parsed (and must be well formed) but carry nothing yet.
-    options(r.take(opt_len, "options")?)?;
+    options(r.take(opt_len, "options")?, None)?;
     if !r.rest().is_empty() {
         return Err(WireError::Invalid("trailing bytes after a control message"));
     }

@@ -1,21 +1,13 @@
 //! Encoding into a caller's buffer (no allocation).
 
 use super::error::WireError;
-use super::message::{Message, Timestamps};
+use super::message::{Message, MessageType, Timestamps};
 use super::{
-    COMMON_HEADER, FLAG_FIN, FLAG_INTERRUPTED, FLAG_REPAIR, FLAG_RETX, MAGIC, NONCE_LEN,
-    OPTION_HEADER, OPT_NONCE, OPT_TIMESTAMP, TIMESTAMP_LEN, VERSION,
+    COMMON_HEADER, FLAG_INTERRUPTED, MAGIC, NONCE_LEN, OPTION_HEADER, OPT_NONCE, OPT_TIMESTAMP,
+    TIMESTAMP_LEN, VERSION,
 };
-use tcplab_core::Time;
 use tcplab_transport::codec::Writer;
-use tcplab_transport::coded::wire as coded_wire;
-use tcplab_transport::coded::{CodedAck, Symbol};
-use tcplab_transport::datagram::wire as datagram_wire;
-use tcplab_transport::datagram::Datagram;
-use tcplab_transport::tack::wire as tack_wire;
-use tcplab_transport::tack::TackData;
-use tcplab_transport::tcp::wire as tcp_wire;
-use tcplab_transport::Timestamps as TcpTimestamps;
+use tcplab_transport::Packet;
 
 fn check(buf: &[u8], needed: usize) -> Result<(), WireError> {
     if buf.len() < needed {
@@ -50,73 +42,47 @@ fn put_ts(w: &mut Writer<'_>, ts: &Option<Timestamps>) {
     }
 }
 
-/// Writes a DATA header (common header, sequence number, timestamp options) at the start
-/// of `buf` and returns its length; the caller writes the payload right after it.
-pub fn encode_data_header(
+/// Writes a transport packet's header (common header, fixed part, the driver's
+/// timestamps if its header carries them, its own options) at the start of `buf` and
+/// returns its length; the caller writes the payload right after it.
+pub fn encode_packet_header(
     buf: &mut [u8],
     conn: u64,
-    seq: u64,
-    fin: bool,
-    retransmission: bool,
+    pkt: &Packet,
     ts: Option<Timestamps>,
-    tcp_ts: Option<TcpTimestamps>,
 ) -> Result<usize, WireError> {
-    let opt = ts_len(&ts) + tcp_wire::tcp_ts_len(&tcp_ts);
-    let n = COMMON_HEADER + tcp_wire::DATA_FIXED + opt;
-    check(buf, n)?;
+    let ty = pkt
+        .wire_type()
+        .ok_or(WireError::Invalid("a packet without a message type"))?;
+    let ts = if pkt.carries_timestamp() { ts } else { None };
+    let (fixed, own) = pkt.wire_fixed_and_options();
+    let opt = ts_len(&ts) + own;
+    if opt > usize::from(u8::MAX) {
+        return Err(WireError::Invalid("options length"));
+    }
+    check(buf, COMMON_HEADER + fixed + opt)?;
     let mut w = Writer::new(buf);
-    let flags = if fin { FLAG_FIN } else { 0 } | if retransmission { FLAG_RETX } else { 0 };
-    common(&mut w, super::MessageType::Data as u8, flags, opt, conn);
-    w.u64(seq);
+    common(&mut w, ty, pkt.wire_flags(), opt, conn);
+    pkt.put_wire_fixed(&mut w)?;
     put_ts(&mut w, &ts);
-    tcp_wire::put_tcp_ts(&mut w, &tcp_ts);
+    pkt.put_wire_options(&mut w);
+    debug_assert_eq!(w.pos(), COMMON_HEADER + fixed + opt);
     Ok(w.pos())
 }
 
-/// Encodes `msg` into `buf`; returns the datagram's length. A data message encoded with
-/// an empty payload gives its header alone: the caller then writes the payload bytes
-/// right after it (no copy).
+/// Encodes `msg` into `buf`; returns the datagram's length. A packet encoded with an
+/// empty payload gives its header alone: the caller then writes the payload bytes right
+/// after it (no copy).
 pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
     let conn = msg.conn();
-    let ty = msg.kind() as u8;
     match *msg {
-        Message::Data {
-            seq,
-            fin,
-            retransmission,
-            ts,
-            tcp_ts,
-            payload,
-            ..
+        Message::Packet {
+            pkt, ts, payload, ..
         } => {
-            let h = encode_data_header(buf, conn, seq, fin, retransmission, ts, tcp_ts)?;
+            let h = encode_packet_header(buf, conn, &pkt, ts)?;
             check(buf, h + payload.len())?;
             buf[h..h + payload.len()].copy_from_slice(payload);
             Ok(h + payload.len())
-        }
-        Message::Ack {
-            ack,
-            wnd,
-            sack,
-            n_sack,
-            ts,
-            tcp_ts,
-            ..
-        } => {
-            let n_sack = n_sack as usize;
-            if n_sack > sack.len() {
-                return Err(WireError::Invalid("SACK block count"));
-            }
-            let opt = ts_len(&ts) + tcp_wire::tcp_ts_len(&tcp_ts) + tcp_wire::sack_len(n_sack);
-            check(buf, COMMON_HEADER + tcp_wire::ACK_FIXED + opt)?;
-            let mut w = Writer::new(buf);
-            common(&mut w, ty, 0, opt, conn);
-            w.u64(ack);
-            w.u64(wnd);
-            put_ts(&mut w, &ts);
-            tcp_wire::put_tcp_ts(&mut w, &tcp_ts);
-            tcp_wire::put_sack(&mut w, &sack[..n_sack]);
-            Ok(w.pos())
         }
         Message::Hello {
             mss,
@@ -127,133 +93,12 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
         } => {
             check(buf, COMMON_HEADER + 16 + flow.len())?;
             let mut w = Writer::new(buf);
-            common(&mut w, ty, 0, 0, conn);
+            common(&mut w, MessageType::Hello as u8, 0, 0, conn);
             w.u32(mss);
-            w.u8(transport as u8);
+            w.u8(transport.code());
             w.put(&[0, 0, 0]);
             w.u64(total.unwrap_or(u64::MAX));
             w.put(flow);
-            Ok(w.pos())
-        }
-        Message::Datagram {
-            seq,
-            sent_at_ns,
-            payload,
-            ..
-        } => {
-            check(
-                buf,
-                COMMON_HEADER + datagram_wire::DATAGRAM_FIXED + payload.len(),
-            )?;
-            let mut w = Writer::new(buf);
-            common(&mut w, ty, 0, 0, conn);
-            let d = Datagram {
-                seq,
-                sent_at: Time(sent_at_ns),
-                len: payload.len() as u32,
-            };
-            datagram_wire::put(&mut w, &d);
-            w.put(payload);
-            Ok(w.pos())
-        }
-        Message::Symbol {
-            code,
-            repair,
-            start,
-            span,
-            seed,
-            base,
-            newest,
-            entered_ns,
-            payload,
-            ..
-        } => {
-            check(
-                buf,
-                COMMON_HEADER + coded_wire::SYMBOL_FIXED + payload.len(),
-            )?;
-            let mut w = Writer::new(buf);
-            common(&mut w, ty, if repair { FLAG_REPAIR } else { 0 }, 0, conn);
-            let s = Symbol {
-                flow: 0,
-                code,
-                start,
-                span,
-                seed,
-                base,
-                payload: payload.len() as u32,
-                repair,
-                newest,
-                entered: Time(entered_ns),
-            };
-            coded_wire::put_symbol(&mut w, &s);
-            w.put(payload);
-            Ok(w.pos())
-        }
-        Message::TackData {
-            seq,
-            pn,
-            pn_floor,
-            sent_at_ns,
-            rtt_min_ns,
-            fin,
-            retransmission,
-            payload,
-            ..
-        } => {
-            check(
-                buf,
-                COMMON_HEADER + tack_wire::TACK_DATA_FIXED + payload.len(),
-            )?;
-            let mut w = Writer::new(buf);
-            let flags = if fin { FLAG_FIN } else { 0 } | if retransmission { FLAG_RETX } else { 0 };
-            common(&mut w, ty, flags, 0, conn);
-            let d = TackData {
-                flow: 0,
-                len: payload.len() as u32,
-                seq,
-                pn,
-                pn_floor,
-                sent_at: Time(sent_at_ns),
-                rtt_min_ns,
-                fin,
-                retransmission,
-            };
-            tack_wire::put_data(&mut w, &d);
-            w.put(payload);
-            Ok(w.pos())
-        }
-        Message::TackAck { ack: a, ts, .. } => {
-            if a.n_gaps as usize > a.gaps.len() {
-                return Err(WireError::Invalid("TACK gap count"));
-            }
-            let opt = ts_len(&ts);
-            check(buf, COMMON_HEADER + tack_wire::ack_len(&a) + opt)?;
-            let mut w = Writer::new(buf);
-            common(&mut w, ty, 0, opt, conn);
-            tack_wire::put_ack(&mut w, &a)?;
-            put_ts(&mut w, &ts);
-            Ok(w.pos())
-        }
-        Message::CodedAck {
-            index,
-            cum,
-            echo,
-            ts,
-            ..
-        } => {
-            let opt = ts_len(&ts);
-            check(buf, COMMON_HEADER + coded_wire::ACK_FIXED + opt)?;
-            let mut w = Writer::new(buf);
-            common(&mut w, ty, 0, opt, conn);
-            let a = CodedAck {
-                flow: 0,
-                index,
-                cum,
-                echo,
-            };
-            coded_wire::put_ack(&mut w, &a);
-            put_ts(&mut w, &ts);
             Ok(w.pos())
         }
         Message::HelloAck {
@@ -265,7 +110,7 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             let opt = nonce.map_or(0, |_| OPTION_HEADER + NONCE_LEN);
             check(buf, COMMON_HEADER + 16 + opt)?;
             let mut w = Writer::new(buf);
-            common(&mut w, ty, 0, opt, conn);
+            common(&mut w, MessageType::HelloAck as u8, 0, opt, conn);
             w.u32(mss);
             w.u32(0);
             w.u64(rcv_buf);
@@ -282,7 +127,7 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
             check(buf, COMMON_HEADER + 8)?;
             let mut w = Writer::new(buf);
             let flags = if interrupted { FLAG_INTERRUPTED } else { 0 };
-            common(&mut w, ty, flags, 0, conn);
+            common(&mut w, MessageType::Close as u8, flags, 0, conn);
             w.u64(end);
             Ok(w.pos())
         }
@@ -295,7 +140,7 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
         } => {
             check(buf, COMMON_HEADER + 32)?;
             let mut w = Writer::new(buf);
-            common(&mut w, ty, 0, 0, conn);
+            common(&mut w, MessageType::CloseAck as u8, 0, 0, conn);
             w.u64(delivered);
             w.u64(acks_sent);
             w.u64(segments_received);
@@ -305,7 +150,7 @@ pub fn encode(msg: &Message<'_>, buf: &mut [u8]) -> Result<usize, WireError> {
         Message::Reset { reason, .. } => {
             check(buf, COMMON_HEADER + 1)?;
             let mut w = Writer::new(buf);
-            common(&mut w, ty, 0, 0, conn);
+            common(&mut w, MessageType::Reset as u8, 0, 0, conn);
             w.u8(reason);
             Ok(w.pos())
         }

@@ -2,9 +2,84 @@
 
 use super::*;
 use proptest::prelude::*;
-use tcplab_transport::coded::Code;
-use tcplab_transport::tack::{AckKind, Gap, TackAck, MAX_GAPS};
-use tcplab_transport::SackBlock;
+use tcplab_core::Time;
+use tcplab_transport::coded::{Code, CodedAck, CodedPacket, Symbol};
+use tcplab_transport::datagram::Datagram;
+use tcplab_transport::tack::{AckKind, Gap, TackAck, TackData, TackPacket, MAX_GAPS};
+use tcplab_transport::tcp::wire::{OPT_TCP_TIMESTAMP, TCP_TIMESTAMP_LEN};
+use tcplab_transport::{Packet, SackBlock, Segment, MAX_SACK_BLOCKS};
+
+/// A TCP DATA message (as the driver sends a data segment).
+fn tcp_data<'a>(
+    conn: u64,
+    seq: u64,
+    flags: [bool; 2],
+    ts: Option<Timestamps>,
+    tcp_ts: Option<tcplab_transport::Timestamps>,
+    payload: &'a [u8],
+    len: usize,
+) -> Message<'a> {
+    let [fin, retransmission] = flags;
+    let pkt = Packet::Tcp(Segment {
+        seq,
+        len: len as u32,
+        fin,
+        retransmission,
+        ts: tcp_ts,
+        ..Segment::default()
+    });
+    Message::Packet {
+        conn,
+        pkt,
+        ts,
+        payload,
+    }
+}
+
+/// A TCP ACK message with `sack` blocks.
+fn tcp_ack(
+    conn: u64,
+    ack: u64,
+    wnd: u64,
+    sack: &[SackBlock],
+    ts: Option<Timestamps>,
+    tcp_ts: Option<tcplab_transport::Timestamps>,
+) -> Message<'static> {
+    let mut seg = Segment {
+        ack,
+        wnd,
+        ts: tcp_ts,
+        n_sack: sack.len() as u8,
+        ..Segment::default()
+    };
+    seg.sack[..sack.len()].copy_from_slice(sack);
+    Message::Packet {
+        conn,
+        pkt: Packet::Tcp(seg),
+        ts,
+        payload: &[],
+    }
+}
+
+fn packet(conn: u64, pkt: Packet, ts: Option<Timestamps>) -> Message<'static> {
+    Message::Packet {
+        conn,
+        pkt,
+        ts,
+        payload: &[],
+    }
+}
+
+/// The TCP segment a decoded message carries.
+fn segment(m: Message<'_>) -> Segment {
+    match m {
+        Message::Packet {
+            pkt: Packet::Tcp(s),
+            ..
+        } => s,
+        other => panic!("not a TCP message: {other:?}"),
+    }
+}
 
 fn ts() -> impl Strategy<Value = Option<Timestamps>> {
     proptest::option::of(
@@ -19,17 +94,18 @@ fn tcp_ts() -> impl Strategy<Value = Option<tcplab_transport::Timestamps>> {
     )
 }
 
-fn sack() -> impl Strategy<Value = ([SackBlock; MAX_SACK], u8)> {
-    proptest::collection::vec((0u64..u64::MAX - 1, 1u64..1 << 40), 0..=MAX_SACK).prop_map(|v| {
-        let mut s = [SackBlock::default(); MAX_SACK];
-        for (i, (start, len)) in v.iter().enumerate() {
-            s[i] = SackBlock {
-                start: *start,
-                end: start.saturating_add(*len).max(start + 1),
-            };
-        }
-        (s, v.len() as u8)
-    })
+/// SACK blocks as many as an endpoint's ACK holds (the wire takes up to four).
+fn sack() -> impl Strategy<Value = Vec<SackBlock>> {
+    proptest::collection::vec((0u64..u64::MAX - 1, 1u64..1 << 40), 0..=MAX_SACK_BLOCKS).prop_map(
+        |v| {
+            v.iter()
+                .map(|(start, len)| SackBlock {
+                    start: *start,
+                    end: start.saturating_add(*len).max(start + 1),
+                })
+                .collect()
+        },
+    )
 }
 
 fn tack_ack() -> impl Strategy<Value = TackAck> {
@@ -63,33 +139,36 @@ fn tack_ack() -> impl Strategy<Value = TackAck> {
         })
 }
 
-/// A data-carrying message of any transport with `payload`.
-fn data_message(kind: u8, conn: u64, v: [u64; 5], flags: [bool; 2], payload: &[u8]) -> Message<'_> {
+/// A data-carrying message of any transport with `payload` (a header of `len` payload
+/// bytes: `payload.len()`, or more with the payload written after it).
+fn data_message(
+    kind: u8,
+    conn: u64,
+    v: [u64; 5],
+    flags: [bool; 2],
+    payload: &[u8],
+    len: usize,
+) -> Message<'_> {
     let [fin, retx] = flags;
-    match kind % 4 {
-        0 => Message::Data {
-            conn,
-            seq: v[0] / 2,
-            fin,
-            retransmission: retx,
-            ts: Some(Timestamps {
-                val: v[1],
-                ecr: v[2],
-            }),
-            tcp_ts: (v[4] % 3 != 0).then(|| tcplab_transport::Timestamps {
+    let pkt = match kind % 5 {
+        0 => {
+            let tcp_ts = (v[4] % 3 != 0).then(|| tcplab_transport::Timestamps {
                 val: v[3] as u32,
                 ecr: v[4] as u32,
-            }),
-            payload,
-        },
-        1 => Message::Datagram {
-            conn,
+            });
+            let ts = Some(Timestamps {
+                val: v[1],
+                ecr: v[2],
+            });
+            return tcp_data(conn, v[0] / 2, flags, ts, tcp_ts, payload, len);
+        }
+        1 => Packet::Datagram(Datagram {
             seq: v[0],
-            sent_at_ns: v[1],
-            payload,
-        },
-        2 => Message::Symbol {
-            conn,
+            sent_at: Time(v[1]),
+            len: len as u32,
+        }),
+        2 => Packet::Coded(CodedPacket::Symbol(Symbol {
+            flow: 0,
             code: if fin { Code::Rlnc } else { Code::Lt },
             repair: retx,
             start: (v[0] >> 33) as u32,
@@ -97,20 +176,30 @@ fn data_message(kind: u8, conn: u64, v: [u64; 5], flags: [bool; 2], payload: &[u
             seed: v[2] as u32,
             base: v[3] as u32,
             newest: v[4] as u32,
-            entered_ns: v[1],
-            payload,
-        },
-        _ => Message::TackData {
-            conn,
+            entered: Time(v[1]),
+            payload: len as u32,
+        })),
+        3 => Packet::StopWait(tcplab_transport::stopwait::StopWaitPacket {
+            seq: v[0] >> 24,
+            len: len as u32,
+        }),
+        _ => Packet::Tack(TackPacket::Data(TackData {
+            flow: 0,
+            len: len as u32,
             seq: v[0] / 2,
             pn: v[1],
             pn_floor: v[1].min(v[2]),
-            sent_at_ns: v[3],
+            sent_at: Time(v[3]),
             rtt_min_ns: v[4],
             fin,
             retransmission: retx,
-            payload,
-        },
+        })),
+    };
+    Message::Packet {
+        conn,
+        pkt,
+        ts: None,
+        payload,
     }
 }
 
@@ -120,7 +209,7 @@ fn control() -> impl Strategy<Value = Message<'static>> {
             any::<u64>(),
             1u32..,
             proptest::option::of(0u64..u64::MAX),
-            0u8..5
+            0u8..6
         )
             .prop_map(|(conn, mss, total, t)| Message::Hello {
                 conn,
@@ -129,17 +218,26 @@ fn control() -> impl Strategy<Value = Message<'static>> {
                 transport: TransportCode::from_u8(t).unwrap(),
                 flow: b"cc = \"bbr\"\ntransport = \"tack\"\n",
             }),
-        (any::<u64>(), tack_ack(), ts()).prop_map(|(conn, ack, ts)| Message::TackAck {
+        (any::<u64>(), tack_ack(), ts()).prop_map(|(conn, ack, ts)| packet(
             conn,
-            ack,
+            Packet::Tack(TackPacket::Ack(ack)),
             ts
+        )),
+        (any::<u64>(), any::<[u32; 3]>(), ts()).prop_map(|(conn, v, ts)| {
+            let a = CodedAck {
+                flow: 0,
+                index: v[0],
+                cum: v[1],
+                echo: v[2],
+            };
+            packet(conn, Packet::Coded(CodedPacket::Ack(a)), ts)
         }),
-        (any::<u64>(), any::<[u32; 3]>(), ts()).prop_map(|(conn, v, ts)| Message::CodedAck {
-            conn,
-            index: v[0],
-            cum: v[1],
-            echo: v[2],
-            ts
+        (any::<u64>(), any::<u64>(), ts()).prop_map(|(conn, seq, ts)| {
+            let a = tcplab_transport::stopwait::StopWaitPacket {
+                seq: seq.min(u64::MAX - 1),
+                len: 0,
+            };
+            packet(conn, Packet::StopWait(a), ts)
         }),
         (
             any::<u64>(),
@@ -176,17 +274,9 @@ fn control() -> impl Strategy<Value = Message<'static>> {
             ts(),
             tcp_ts()
         )
-            .prop_map(
-                |(conn, ack, wnd, (sack, n_sack), ts, tcp_ts)| Message::Ack {
-                    conn,
-                    ack,
-                    wnd,
-                    sack,
-                    n_sack,
-                    ts,
-                    tcp_ts,
-                }
-            ),
+            .prop_map(|(conn, ack, wnd, sack, ts, tcp_ts)| tcp_ack(
+                conn, ack, wnd, &sack, ts, tcp_ts
+            )),
     ]
 }
 
@@ -212,30 +302,29 @@ proptest! {
     fn data_round_trips(conn: u64, seq in 0u64..u64::MAX / 2, fin: bool, retx: bool, ts in ts(),
                         tcp_ts in tcp_ts(),
                         payload in proptest::collection::vec(any::<u8>(), 1..1500)) {
-        let m = Message::Data {
-            conn, seq, fin, retransmission: retx, ts, tcp_ts, payload: &payload,
-        };
+        let m = tcp_data(conn, seq, [fin, retx], ts, tcp_ts, &payload, payload.len());
         let mut buf = vec![0u8; 2048];
         let n = encode(&m, &mut buf).unwrap();
         prop_assert_eq!(decode(&buf[..n]), Ok(m));
         // The in-place header writer lays out the same bytes.
         let mut b2 = vec![0u8; 2048];
-        let h = encode_data_header(&mut b2, conn, seq, fin, retx, ts, tcp_ts).unwrap();
+        let Message::Packet { pkt, .. } = m else { unreachable!() };
+        let h = encode_packet_header(&mut b2, conn, &pkt, ts).unwrap();
         b2[h..h + payload.len()].copy_from_slice(&payload);
         prop_assert_eq!(&buf[..n], &b2[..h + payload.len()]);
     }
 
-    /// Every data-carrying message (TCP, datagram, coded symbol, TACK) round-trips, and
+    /// Every data-carrying message (TCP, datagram, coded symbol, stop-and-wait, TACK) round-trips, and
     /// its header encoded alone (empty payload) is the prefix the payload follows.
     #[test]
     fn data_messages_of_every_transport_round_trip(kind: u8, conn: u64, v: [u64; 5],
             flags: [bool; 2], payload in proptest::collection::vec(any::<u8>(), 1..1500)) {
-        let m = data_message(kind, conn, v, flags, &payload);
+        let m = data_message(kind, conn, v, flags, &payload, payload.len());
         let mut buf = vec![0u8; 2048];
         let n = encode(&m, &mut buf).unwrap();
         prop_assert_eq!(decode(&buf[..n]), Ok(m));
         let mut h = vec![0u8; 2048];
-        let hn = encode(&data_message(kind, conn, v, flags, &[]), &mut h).unwrap();
+        let hn = encode(&data_message(kind, conn, v, flags, &[], payload.len()), &mut h).unwrap();
         prop_assert_eq!(hn + payload.len(), n);
         prop_assert_eq!(&h[..hn], &buf[..hn]);
         for cut in 0..hn {
@@ -252,7 +341,7 @@ proptest! {
         if valid_prefix && b.len() >= 4 {
             b[0..2].copy_from_slice(&MAGIC.to_be_bytes());
             b[2] = VERSION;
-            b[3] = [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19][b[3] as usize % 12];
+            b[3] = [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21][b[3] as usize % 14];
         }
         if let Ok(m) = decode(&b) {
             let mut out = vec![0u8; 512];
@@ -265,23 +354,17 @@ proptest! {
 #[test]
 fn golden_ack_bytes() {
     // Pinned: changing the layout must change VERSION and docs/wire-format.md.
-    let m = Message::Ack {
-        conn: 0x0102_0304_0506_0708,
-        ack: 2920,
-        wnd: 65536,
-        sack: [
-            SackBlock {
-                start: 4380,
-                end: 5840,
-            },
-            SackBlock::default(),
-            SackBlock::default(),
-            SackBlock::default(),
-        ],
-        n_sack: 1,
-        ts: Some(Timestamps { val: 7, ecr: 9 }),
-        tcp_ts: None,
-    };
+    let m = tcp_ack(
+        0x0102_0304_0506_0708,
+        2920,
+        65536,
+        &[SackBlock {
+            start: 4380,
+            end: 5840,
+        }],
+        Some(Timestamps { val: 7, ecr: 9 }),
+        None,
+    );
     let mut buf = [0u8; 128];
     let n = encode(&m, &mut buf).unwrap();
     let hex: String = buf[..n].iter().map(|b| format!("{b:02x}")).collect();
@@ -312,15 +395,7 @@ fn golden_ack_bytes() {
 #[test]
 fn unknown_options_are_skipped_and_bad_ones_rejected() {
     let mut buf = [0u8; 128];
-    let m = Message::Ack {
-        conn: 1,
-        ack: 0,
-        wnd: 1,
-        sack: [SackBlock::default(); MAX_SACK],
-        n_sack: 0,
-        ts: None,
-        tcp_ts: None,
-    };
+    let m = tcp_ack(1, 0, 1, &[], None, None);
     let n = encode(&m, &mut buf).unwrap();
     // Append an unknown option (kind 99, 3 bytes) and a pad byte.
     buf[5] = 6;
@@ -364,21 +439,8 @@ fn rejects_other_versions_types_and_backwards_sack() {
     let mut b = buf;
     b[0] = 0;
     assert!(matches!(decode(&b[..n]), Err(WireError::BadMagic(_))));
-    let mut m = [SackBlock::default(); MAX_SACK];
-    m[0] = SackBlock { start: 10, end: 10 };
-    let n = encode(
-        &Message::Ack {
-            conn: 1,
-            ack: 0,
-            wnd: 0,
-            sack: m,
-            n_sack: 1,
-            ts: None,
-            tcp_ts: None,
-        },
-        &mut buf,
-    )
-    .unwrap();
+    let m = [SackBlock { start: 10, end: 10 }];
+    let n = encode(&tcp_ack(1, 0, 0, &m, None, None), &mut buf).unwrap();
     assert_eq!(
         decode(&buf[..n]),
         Err(WireError::Invalid("SACK block (end <= start)"))
@@ -404,11 +466,11 @@ fn golden_tack_ack_bytes() {
         ..TackAck::default()
     };
     ack.gaps[0] = Gap { start: 4, len: 2 };
-    let m = Message::TackAck {
-        conn: 0x0102_0304_0506_0708,
-        ack,
-        ts: None,
-    };
+    let m = packet(
+        0x0102_0304_0506_0708,
+        Packet::Tack(TackPacket::Ack(ack)),
+        None,
+    );
     let mut buf = [0u8; 128];
     let n = encode(&m, &mut buf).unwrap();
     let hex: String = buf[..n].iter().map(|b| format!("{b:02x}")).collect();
@@ -438,12 +500,12 @@ fn hello_carries_the_transport_and_the_flow_table() {
         conn: 5,
         mss: 1418,
         total: Some(1_000_000),
-        transport: TransportCode::Tack,
+        transport: TransportCode::from_name("tack").unwrap(),
         flow: b"transport = \"tack\"",
     };
     let mut buf = [0u8; 128];
     let n = encode(&m, &mut buf).unwrap();
-    assert_eq!(buf[20], TransportCode::Tack as u8);
+    assert_eq!(buf[20], 2);
     assert_eq!(decode(&buf[..n]), Ok(m));
     // An unknown transport code is a malformed field, not a panic.
     buf[20] = 99;
@@ -466,22 +528,49 @@ fn tcp_timestamps_reach_the_endpoints() {
         ..Segment::default()
     };
     let mut buf = [0u8; 128];
-    let n = encode(&Message::ack_of(9, &ack, None), &mut buf).unwrap();
+    let n = encode(&packet(9, Packet::Tcp(ack), None), &mut buf).unwrap();
     assert_eq!(n, COMMON_HEADER + 16 + OPTION_HEADER + TCP_TIMESTAMP_LEN);
     assert_eq!(&buf[32..36], &[OPT_TCP_TIMESTAMP, 8, 0xde, 0xad]);
-    assert_eq!(decode(&buf[..n]).unwrap().to_segment(0).unwrap().ts, stamp);
+    assert_eq!(segment(decode(&buf[..n]).unwrap()).ts, stamp);
     let plain = Segment { ts: None, ..ack };
     assert_eq!(
-        encode(&Message::ack_of(9, &plain, None), &mut buf).unwrap(),
+        encode(&packet(9, Packet::Tcp(plain), None), &mut buf).unwrap(),
         COMMON_HEADER + 16
     );
     let payload = [7u8; 10];
-    let h = encode_data_header(&mut buf, 9, 0, false, false, None, stamp).unwrap();
+    let data = Packet::Tcp(Segment {
+        len: 10,
+        ts: stamp,
+        ..Segment::default()
+    });
+    let h = encode_packet_header(&mut buf, 9, &data, None).unwrap();
     buf[h..h + 10].copy_from_slice(&payload);
-    let seg = decode(&buf[..h + 10]).unwrap().to_segment(0).unwrap();
+    let seg = segment(decode(&buf[..h + 10]).unwrap());
     assert_eq!((seg.len, seg.ts), (10, stamp));
     // A wrong length is rejected like any known option's.
     let mut bad = buf;
     bad[h - 9] = 7;
     assert!(decode(&bad[..h + 10]).is_err());
+}
+
+/// A transport's message types are its own: none is one of the driver's (HELLO ... RESET),
+/// and each built-in the driver carries has a distinct HELLO code.
+#[test]
+fn transport_types_and_codes_are_distinct_from_the_drivers() {
+    for t in tcplab_transport::PACKET_TYPES.iter().flat_map(|t| t.iter()) {
+        assert_eq!(MessageType::from_u8(*t), None, "type {t}");
+    }
+    let codes: Vec<u8> = tcplab_transport::transport::WIRE_CODES
+        .iter()
+        .filter_map(|(c, _)| *c)
+        .collect();
+    for (i, c) in codes.iter().enumerate() {
+        assert!(!codes[..i].contains(c), "HELLO code {c} used twice");
+        let t = TransportCode::from_u8(*c).unwrap();
+        assert_eq!(TransportCode::from_name(t.name()), Some(t));
+    }
+    assert_eq!(
+        TransportCode::from_name("stopwait").map(TransportCode::code),
+        Some(5)
+    );
 }

@@ -7,6 +7,7 @@
 //! - `spec.rs`: its settings and how they are read from `params` ([`StopWaitSpec`]);
 //! - `packet.rs`: its header ([`StopWaitPacket`]) and what it is on the wire;
 //! - `pcap.rs`: how a capture shows it;
+//! - `wire.rs`: its messages in the UDP driver's datagrams (`tcplab send`/`recv`);
 //! - `source.rs`, `sink.rs`: the two endpoints;
 //! - `summary.rs`: its columns of the flows table ([`StopWaitSummary`]);
 //! - `transport.rs`: the [`Transport`](crate::Transport) that ties them together,
@@ -19,6 +20,7 @@ mod source;
 mod spec;
 mod summary;
 mod transport;
+pub mod wire;
 
 pub use packet::{StopWaitPacket, HEADER_BYTES};
 pub use sink::StopWaitSink;

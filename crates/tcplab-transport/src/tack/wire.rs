@@ -1,8 +1,13 @@
 //! TACK's messages in the UDP driver's wire format (docs/wire-format.md): the fixed
 //! parts of TACK_DATA and TACK_ACK after the driver's common header.
 
-use super::{AckKind, Gap, TackAck, TackData, MAX_GAPS};
+use super::{
+    AckKind, Gap, TackAck, TackData, TackPacket, TackSpec, TackTransport, MAX_GAPS,
+    TACK_DATA_HEADER_BYTES,
+};
 use crate::codec::{CodecError, Reader, Writer};
+use crate::wire_flow::{any_packet, Resize, WireFlow, WireTransport};
+use crate::wire_packet::{WireClaim, WirePacket, COMMON_HEADER, FLAG_FIN, FLAG_RETX, IP_UDP};
 use tcplab_core::Time;
 
 /// Message type codes (the common header's type byte).
@@ -131,4 +136,107 @@ pub fn get_ack(r: &mut Reader<'_>) -> Result<TackAck, CodecError> {
         return Err(CodecError::Invalid("TACK base (above largest)"));
     }
     Ok(a)
+}
+
+/// TACK in the driver's datagrams: TACK_DATA (its fixed part, then the payload) and
+/// TACK_ACK (its fixed part and gaps, then the driver's timestamps).
+impl WirePacket for TackPacket {
+    const TYPES: &'static [u8] = &[DATA_TYPE, ACK_TYPE];
+
+    fn wire_type(&self) -> Option<u8> {
+        Some(match self {
+            TackPacket::Data(_) => DATA_TYPE,
+            TackPacket::Ack(_) => ACK_TYPE,
+        })
+    }
+    fn wire_flags(&self) -> u8 {
+        match self {
+            TackPacket::Data(d) => {
+                (if d.fin { FLAG_FIN } else { 0 }) | if d.retransmission { FLAG_RETX } else { 0 }
+            }
+            TackPacket::Ack(_) => 0,
+        }
+    }
+    fn carries_timestamp(&self) -> bool {
+        matches!(self, TackPacket::Ack(_))
+    }
+    fn fixed_len(&self) -> usize {
+        match self {
+            TackPacket::Data(_) => TACK_DATA_FIXED,
+            TackPacket::Ack(a) => TACK_ACK_FIXED + GAP_BYTES * (a.n_gaps as usize).min(MAX_GAPS),
+        }
+    }
+    fn put_fixed(&self, w: &mut Writer<'_>) -> Result<(), CodecError> {
+        match self {
+            TackPacket::Data(d) => put_data(w, d),
+            TackPacket::Ack(a) => put_ack(w, a)?,
+        }
+        Ok(())
+    }
+    fn get_fixed(ty: u8, flags: u8, r: &mut Reader<'_>) -> Result<Self, CodecError> {
+        Ok(if ty == DATA_TYPE {
+            TackPacket::Data(TackData {
+                fin: flags & FLAG_FIN != 0,
+                retransmission: flags & FLAG_RETX != 0,
+                ..get_data(r)?
+            })
+        } else {
+            TackPacket::Ack(get_ack(r)?)
+        })
+    }
+    fn set_payload(&mut self, len: usize) -> Result<(), CodecError> {
+        match self {
+            TackPacket::Data(d) => {
+                check_data(d, len)?;
+                d.len = u32::try_from(len).map_err(|_| CodecError::Invalid("payload length"))?;
+            }
+            TackPacket::Ack(_) if len != 0 => {
+                return Err(CodecError::Invalid("trailing bytes after a TACK"))
+            }
+            TackPacket::Ack(_) => {}
+        }
+        Ok(())
+    }
+    fn map_times(&mut self, f: &mut dyn FnMut(Time) -> Time) {
+        if let TackPacket::Data(d) = self {
+            d.sent_at = f(d.sent_at);
+        }
+    }
+    fn claim(&self) -> WireClaim {
+        match self {
+            TackPacket::Data(d) => WireClaim::Stream {
+                offset: d.seq,
+                pn: Some(d.pn),
+            },
+            TackPacket::Ack(a) => WireClaim::AckBytes {
+                cum: a.rcv_nxt,
+                highest: a.rcv_nxt,
+            },
+        }
+    }
+}
+
+impl WireTransport for TackTransport {
+    const WIRE_CODE: Option<u8> = Some(2);
+
+    fn wire(spec: &TackSpec) -> Option<WireFlow> {
+        Some(WireFlow {
+            mss: spec.cfg.mss,
+            rcv_buf: spec.cfg.rcv_buf,
+            reliable: true,
+            source_types: &[DATA_TYPE],
+            sink_types: &[ACK_TYPE],
+            accepts: any_packet,
+            symbol_bytes: false,
+            resize: Some(Resize {
+                key: "flow.mss",
+                extra: (IP_UDP + COMMON_HEADER + TACK_DATA_FIXED) as u32 - TACK_DATA_HEADER_BYTES,
+            }),
+            refuse: None,
+        })
+    }
+
+    fn set_wire_payload(spec: &mut TackSpec, payload: u32) {
+        spec.cfg.mss = payload;
+    }
 }

@@ -2,8 +2,15 @@
 //! of DATA and ACK after the driver's common header, and the two options only TCP
 //! carries (SACK blocks, the endpoint's RFC 7323 timestamps).
 
-use super::{SackBlock, Timestamps, MAX_SACK_BLOCKS};
+use super::{
+    SackBlock, Segment, TcpSpec, TcpTransport, Timestamps, DATA_HEADER_BYTES, MAX_SACK_BLOCKS,
+    TS_OPTION_BYTES,
+};
 use crate::codec::{CodecError, Reader, Writer};
+use crate::wire_flow::{any_packet, Resize, WireFlow, WireTransport};
+use crate::wire_packet::{
+    WireClaim, WirePacket, COMMON_HEADER, FLAG_FIN, FLAG_RETX, IP_UDP, TIMESTAMP_OPTION,
+};
 
 /// Message type codes (the common header's type byte).
 pub const DATA_TYPE: u8 = 3;
@@ -117,4 +124,187 @@ pub fn check_data(seq: u64, payload_len: usize) -> Result<(), CodecError> {
         return Err(CodecError::Invalid("sequence number (wraps)"));
     }
     Ok(())
+}
+
+/// Bytes a full DATA datagram (IPv4, UDP, the driver's common header and timestamps,
+/// the sequence number, with `timestamps` the endpoint's RFC 7323 option) has beyond the
+/// simulated segment's headers (with `timestamps` their 12 option bytes).
+pub const fn data_extra(timestamps: bool) -> u32 {
+    let base = (IP_UDP + COMMON_HEADER + DATA_FIXED + TIMESTAMP_OPTION) as u32 - DATA_HEADER_BYTES;
+    if timestamps {
+        base + (OPTION_HEADER + TCP_TIMESTAMP_LEN) as u32 - TS_OPTION_BYTES
+    } else {
+        base
+    }
+}
+
+/// A TCP flow whose sender turns ECN on: the datagrams have no IP ECN field to carry ECT
+/// and CE (the key that turned it on, its value, why).
+pub fn ecn_refusal(t: &TcpSpec) -> Option<(&'static str, String, &'static str)> {
+    const WHY: &str = "ECN runs in the simulator only: the UDP driver does not carry the IP \
+                       ECN field (use `tcplab emulate` for ECN on real packets)";
+    t.sender.ecn.then(|| {
+        if t.cc == "dctcp" {
+            ("flow.cc", "\"dctcp\"".to_string(), WHY)
+        } else {
+            ("flow.ecn", "true".to_string(), WHY)
+        }
+    })
+}
+
+/// Sets both ends' MSS to `payload`; the driver's HELLO opens the connection, so the
+/// endpoint's SYN exchange (`handshake = true`, the scenario default) is off.
+pub fn set_payload(t: &mut TcpSpec, payload: u32) {
+    t.sender.mss = payload;
+    t.receiver.mss = payload;
+    t.sender.handshake = false;
+}
+
+/// TCP in the driver's datagrams: a segment with payload is a DATA message (its
+/// sequence number, the driver's timestamps and the endpoint's RFC 7323 option), a pure
+/// ACK an ACK message (ack and window, then the options and its SACK blocks). A SYN or
+/// a FIN without data does not travel: the driver's HELLO and CLOSE open and end the
+/// connection.
+impl WirePacket for Segment {
+    const TYPES: &'static [u8] = &[DATA_TYPE, ACK_TYPE];
+
+    fn wire_type(&self) -> Option<u8> {
+        if self.syn {
+            None
+        } else if self.len > 0 {
+            Some(DATA_TYPE)
+        } else if !self.fin {
+            Some(ACK_TYPE)
+        } else {
+            None
+        }
+    }
+    fn wire_flags(&self) -> u8 {
+        if self.len > 0 {
+            (if self.fin { FLAG_FIN } else { 0 }) | if self.retransmission { FLAG_RETX } else { 0 }
+        } else {
+            0
+        }
+    }
+    fn carries_timestamp(&self) -> bool {
+        true
+    }
+    fn fixed_len(&self) -> usize {
+        if self.len > 0 {
+            DATA_FIXED
+        } else {
+            ACK_FIXED
+        }
+    }
+    fn put_fixed(&self, w: &mut Writer<'_>) -> Result<(), CodecError> {
+        if self.len > 0 {
+            w.u64(self.seq);
+        } else {
+            w.u64(self.ack);
+            w.u64(self.wnd);
+        }
+        Ok(())
+    }
+    fn options_len(&self) -> usize {
+        let sack = if self.len > 0 {
+            0
+        } else {
+            sack_len(self.n_sack as usize)
+        };
+        tcp_ts_len(&self.ts) + sack
+    }
+    fn put_options(&self, w: &mut Writer<'_>) {
+        put_tcp_ts(w, &self.ts);
+        if self.len == 0 {
+            put_sack(w, self.sack_blocks());
+        }
+    }
+    fn get_fixed(ty: u8, flags: u8, r: &mut Reader<'_>) -> Result<Self, CodecError> {
+        Ok(if ty == DATA_TYPE {
+            Segment {
+                seq: r.u64("sequence number")?,
+                // Marks a DATA message until `set_payload` knows the length.
+                len: u32::MAX,
+                fin: flags & FLAG_FIN != 0,
+                retransmission: flags & FLAG_RETX != 0,
+                ..Segment::default()
+            }
+        } else {
+            Segment {
+                ack: r.u64("ack")?,
+                wnd: r.u64("window")?,
+                ..Segment::default()
+            }
+        })
+    }
+    fn get_option(&mut self, kind: u8, value: &[u8]) -> Result<(), CodecError> {
+        match kind {
+            OPT_TCP_TIMESTAMP => self.ts = Some(get_tcp_ts(value, self.ts.is_some())?),
+            OPT_SACK => {
+                // Read (and checked) on any message; kept on ACKs, the only ones that
+                // carry them (`set_payload` drops a DATA message's).
+                let mut blocks = [SackBlock::default(); MAX_SACK];
+                let n = get_sack(value, self.n_sack != 0, &mut blocks)?;
+                let n = (n as usize).min(MAX_SACK_BLOCKS);
+                self.sack[..n].copy_from_slice(&blocks[..n]);
+                self.n_sack = n as u8;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+    fn set_payload(&mut self, len: usize) -> Result<(), CodecError> {
+        if self.len > 0 {
+            check_data(self.seq, len)?;
+            self.len = u32::try_from(len).map_err(|_| CodecError::Invalid("payload length"))?;
+            self.sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+            self.n_sack = 0;
+        } else if len != 0 {
+            return Err(CodecError::Invalid("trailing bytes after an ACK"));
+        }
+        Ok(())
+    }
+    fn claim(&self) -> WireClaim {
+        if self.len > 0 {
+            WireClaim::Stream {
+                offset: self.seq,
+                pn: None,
+            }
+        } else {
+            let highest = self
+                .sack_blocks()
+                .iter()
+                .fold(self.ack, |m, b| m.max(b.end));
+            WireClaim::AckBytes {
+                cum: self.ack,
+                highest,
+            }
+        }
+    }
+}
+
+impl WireTransport for TcpTransport {
+    const WIRE_CODE: Option<u8> = Some(0);
+
+    fn wire(spec: &TcpSpec) -> Option<WireFlow> {
+        Some(WireFlow {
+            mss: spec.sender.mss,
+            // The driver's caps apply (a HELLO-less flow uses its receiver's buffer).
+            rcv_buf: u64::MAX,
+            reliable: true,
+            source_types: &[DATA_TYPE],
+            sink_types: &[ACK_TYPE],
+            accepts: any_packet,
+            symbol_bytes: false,
+            resize: Some(Resize {
+                key: "flow.mss",
+                extra: data_extra(spec.sender.timestamps),
+            }),
+            refuse: ecn_refusal(spec),
+        })
+    }
+
+    fn set_wire_payload(spec: &mut TcpSpec, payload: u32) {
+        set_payload(spec, payload);
+    }
 }
