@@ -11,6 +11,7 @@ pub mod pcapng;
 pub mod peak_heap;
 pub mod rng;
 pub mod splitmix;
+pub mod table_columns;
 pub mod time;
 pub mod units;
 
@@ -18,4 +19,5 @@ pub use column_def::ColumnDef;
 pub use metrics::{Metrics, Value};
 pub use rng::{Rng, RngStream};
 pub use splitmix::SplitMix64;
+pub use table_columns::TableColumns;
 pub use time::{Dur, Time};

@@ -31,6 +31,7 @@ mod records;
 mod retransmissions;
 mod rtt;
 mod rx_coalescing;
+pub mod series_columns;
 pub mod stopwait;
 pub mod tack;
 pub mod tcp;

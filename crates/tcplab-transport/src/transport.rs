@@ -13,7 +13,7 @@ pub use crate::flow_context::FlowContext;
 use crate::packet::Packet;
 use crate::transport_kind::Transport;
 use std::sync::RwLock;
-use tcplab_core::{Metrics, Time};
+use tcplab_core::{ColumnDef, Metrics, Time};
 
 /// The two ends of a user-registered transport.
 pub struct UserEndpoints {
@@ -128,6 +128,16 @@ macro_rules! define_transports {
         $(, packet $kind:ident($header:ty))?;)*) => {
         /// Names that select a built-in transport.
         pub const BUILTIN: &[&str] = &[$(<$transport as Transport>::NAME),*];
+
+        /// Each built-in transport's name and the columns its ends publish: flows
+        /// table, then `flow_series` ([`Transport::flow_columns`]).
+        pub fn builtin_columns() -> Vec<(&'static str, Vec<ColumnDef>, Vec<ColumnDef>)> {
+            vec![$((
+                <$transport as Transport>::NAME,
+                <$transport as Transport>::flow_columns(),
+                <$transport as Transport>::series_columns(),
+            )),*]
+        }
 
         /// A flow's transport and its settings.
         #[derive(Clone, Debug)]

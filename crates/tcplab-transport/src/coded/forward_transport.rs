@@ -1,8 +1,10 @@
 //! TCP-Forward as a built-in transport (`transport = "tcp-forward"`).
 
 use super::{ForwardSink, ForwardSource, ForwardSpec};
+use super::{ForwardSinkSummary, ForwardSourceSummary};
 use crate::flow_context::FlowContext;
 use crate::transport_kind::Transport;
+use tcplab_core::ColumnDef;
 
 /// `transport = "tcp-forward"`: [`ForwardSource`] and [`ForwardSink`].
 pub struct ForwardTransport;
@@ -17,6 +19,20 @@ impl Transport for ForwardTransport {
 
     fn cc(spec: &Box<ForwardSpec>) -> Option<&str> {
         Some(&spec.cc)
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        ForwardSourceSummary::COLUMNS
+            .into_iter()
+            .chain(ForwardSinkSummary::columns())
+            .collect()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        ForwardSource::SERIES
+            .into_iter()
+            .chain(ForwardSink::SERIES)
+            .collect()
     }
 
     fn build(

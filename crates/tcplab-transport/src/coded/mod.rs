@@ -11,6 +11,7 @@
 //! docs/coded-transports.md.
 
 mod app_bytes;
+mod coded_columns;
 mod cost;
 mod decode_stats;
 mod diff;

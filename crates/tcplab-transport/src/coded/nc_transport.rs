@@ -1,8 +1,12 @@
 //! TCP/NC as a built-in transport (`transport = "tcp-nc"`).
 
 use super::{NcSink, NcSource, NcSpec};
+use super::{NcSinkSummary, NcSourceSummary};
 use crate::flow_context::FlowContext;
+use crate::series_columns::{SYMBOLS_SENT, TCP_SENDER};
+use crate::tcp::TcpSummary;
 use crate::transport_kind::Transport;
+use tcplab_core::ColumnDef;
 
 /// `transport = "tcp-nc"`: [`NcSource`] and [`NcSink`].
 pub struct NcTransport;
@@ -17,6 +21,21 @@ impl Transport for NcTransport {
 
     fn cc(spec: &Box<NcSpec>) -> Option<&str> {
         Some(&spec.tcp.cc)
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        TcpSummary::columns()
+            .chain(NcSourceSummary::COLUMNS)
+            .chain(NcSinkSummary::columns())
+            .collect()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        TCP_SENDER
+            .into_iter()
+            .chain([SYMBOLS_SENT])
+            .chain(NcSink::SERIES)
+            .collect()
     }
 
     fn build(spec: &Box<NcSpec>, ctx: FlowContext) -> Result<(NcSource, NcSink), String> {

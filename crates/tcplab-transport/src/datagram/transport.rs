@@ -1,8 +1,11 @@
 //! Datagrams as a built-in transport (`transport = "datagram"`).
 
+use super::DatagramSummary;
 use super::{DatagramSink, DatagramSource, DatagramSpec};
 use crate::flow_context::FlowContext;
+use crate::series_columns::DELIVERED;
 use crate::transport_kind::Transport;
+use tcplab_core::ColumnDef;
 
 /// `transport = "datagram"`: [`DatagramSource`] and [`DatagramSink`]; unreliable.
 pub struct DatagramTransport;
@@ -13,6 +16,17 @@ impl Transport for DatagramTransport {
     type Spec = DatagramSpec;
     type Source = DatagramSource;
     type Sink = DatagramSink;
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        DatagramSummary::COLUMNS.to_vec()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        DatagramSource::SERIES
+            .into_iter()
+            .chain([DELIVERED])
+            .collect()
+    }
 
     fn build(
         spec: &DatagramSpec,

@@ -1,8 +1,10 @@
 //! TACK as a built-in transport (`transport = "tack"`).
 
 use super::{TackReceiver, TackSender, TackSpec};
+use super::{TackReceiverSummary, TackSenderSummary};
 use crate::flow_context::FlowContext;
 use crate::transport_kind::Transport;
+use tcplab_core::ColumnDef;
 
 /// `transport = "tack"`: [`TackSender`] and [`TackReceiver`].
 pub struct TackTransport;
@@ -16,6 +18,19 @@ impl Transport for TackTransport {
 
     fn cc(spec: &TackSpec) -> Option<&str> {
         Some(&spec.cc)
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        TackSenderSummary::columns()
+            .chain(TackReceiverSummary::COLUMNS)
+            .collect()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        TackSender::SERIES
+            .into_iter()
+            .chain(TackReceiver::SERIES)
+            .collect()
     }
 
     fn build(spec: &TackSpec, ctx: FlowContext) -> Result<(TackSender, TackReceiver), String> {

@@ -1,8 +1,11 @@
 //! TCP as a built-in transport (`transport = "tcp"`).
 
 use super::{Receiver, Sender, TcpSpec};
+use super::{TcpSummary, RECEIVER_COLUMNS};
 use crate::flow_context::FlowContext;
+use crate::series_columns::{DELIVERED, TCP_SENDER};
 use crate::transport_kind::Transport;
+use tcplab_core::ColumnDef;
 
 /// `transport = "tcp"`: [`Sender`] and [`Receiver`].
 pub struct TcpTransport;
@@ -16,6 +19,14 @@ impl Transport for TcpTransport {
 
     fn cc(spec: &TcpSpec) -> Option<&str> {
         Some(&spec.cc)
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        TcpSummary::columns().chain(RECEIVER_COLUMNS).collect()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        TCP_SENDER.into_iter().chain([DELIVERED]).collect()
     }
 
     fn build(spec: &TcpSpec, ctx: FlowContext) -> Result<(Sender, Receiver), String> {
