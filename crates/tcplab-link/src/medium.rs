@@ -16,7 +16,7 @@
 use crate::admit::Admit;
 use crate::link::Link;
 use crate::Packet;
-use tcplab_core::{ColumnDef, Metrics, Time};
+use tcplab_core::{Metrics, Time};
 
 /// A node's attachment to a medium, numbered from 0 in the order the nodes were given.
 pub type Port = u16;
@@ -26,24 +26,6 @@ pub type Port = u16;
 pub struct Delivery<P> {
     pub to: Port,
     pub pkt: P,
-}
-
-/// The links-table columns the built-in media publish from `summary`: a link
-/// direction's (a half-duplex cable's too) and its queue discipline's, and an 802.11
-/// cell's channels'.
-pub fn summary_columns() -> impl Iterator<Item = ColumnDef> {
-    crate::link_columns::summary::ALL
-        .into_iter()
-        .chain(crate::qdisc::SUMMARY_COLUMNS)
-        .chain(crate::wlan::SUMMARY_COLUMNS)
-}
-
-/// The `link_series` columns the built-in media publish from `sample`, likewise.
-pub fn series_columns() -> impl Iterator<Item = ColumnDef> {
-    crate::link_columns::series::ALL
-        .into_iter()
-        .chain(crate::qdisc::SERIES_COLUMNS)
-        .chain(crate::wlan::SERIES_COLUMNS)
 }
 
 /// A sans-IO medium (see the module docs).
