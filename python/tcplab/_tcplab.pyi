@@ -58,8 +58,8 @@ def transports() -> list[str]:
     """The names ``transport = "..."`` accepts: built-ins first, then registered ones."""
 
 def columns() -> list[tuple[str, list[tuple[str, str, str, float, float]]]]:
-    """The results columns declared in Rust: table → (name, unit, description, low, high),
-    in the order a row writes them."""
+    """Every results column a Rust component publishes, as declared beside its code: table →
+    (name, unit, description, low, high), in the order a row writes them."""
 
 def bench_run(source: str, text: str, seed: int) -> dict[str, Any]:
     """Times one simulation (wall_s, events, packet_hops, end_time_s); Ctrl-C stops it."""

@@ -52,18 +52,39 @@ def test_sweep_orders_sizes_by_value():
 
 # ---- the column reference
 
+WLAN_QDISC = {"duration": "0.5s", "sample": "50ms",
+              "node": [{"name": "ap"}, {"name": "sta"}, {"name": "wan"}],
+              "link": [{"between": ["wan", "ap"], "rate": "20Mbps", "delay": "5ms",
+                        "discipline": "fq_codel"}],
+              "wlan": [{"name": "cell", "standard": "802.11n", "ap": "ap",
+                        "stations": ["sta"]}],
+              "flow": [{"from": "wan", "to": "sta", "transport": "tack", "cc": "bbr",
+                        "bytes": "unlimited"},
+                       {"from": "sta", "to": "wan", "transport": "stopwait",
+                        "bytes": "20KB", "params": {"timeout_ms": 50}}]}
+
+
 def test_every_published_column_is_documented_with_metadata(tmp_path):
     results = [tcplab.simulate(ROOT / "examples" / "newreno-lossy.toml"),
                tcplab.simulate(ROOT / "examples" / "handover-wave.toml"),
                tcplab.simulate(tcplab.Scenario(DATAGRAM)),
                tcplab.simulate(ROOT / "examples" / "tandem-tcp-nc.toml"),
-               tcplab.simulate(ROOT / "examples" / "tandem-tcp-forward.toml")]
+               tcplab.simulate(ROOT / "examples" / "tandem-tcp-forward.toml"),
+               tcplab.simulate(ROOT / "examples" / "pie-bufferbloat.toml"),
+               tcplab.simulate(tcplab.Scenario(WLAN_QDISC))]
     for res in results:
         for name, table in res.tables.items():
-            missing = [f.name for f in table.schema if f.name not in columns.COLUMNS[name]]
-            assert not missing, f"{name}: document {missing} in tcplab/columns.py"
+            for f in table.schema:
+                # Declared once: in Rust beside the code that publishes it, or here for
+                # the run labels Python stamps on every row, never both.
+                rust, python = f.name in columns.RUST_COLUMNS[name], f.name in columns._RUN
+                assert rust != python, f"{name}.{f.name}: declared {'twice' if rust else 'nowhere'}"
+                assert f.metadata[b"description"], f"{name}.{f.name}"
     f = results[0].tables["flows"].schema.field("goodput_bps")
     assert f.metadata[b"unit"] == b"bit/s"
+    links = results[-1].tables["links"].schema
+    assert links.field("sojourn_p99_ms").metadata[b"unit"] == b"ms"
+    assert links.field("ampdu_mean").metadata[b"unit"] == b"frames"
     # The metadata survives Parquet.
     import pyarrow.parquet as pq
 
@@ -73,17 +94,28 @@ def test_every_published_column_is_documented_with_metadata(tmp_path):
 
 
 def test_the_columns_rust_declares_are_read_from_rust_and_not_declared_again():
-    rust = dict(_tcplab.columns())["flows"]
-    names = [c[0] for c in rust]
-    # FlowOutcome's columns, then TcpSummary's (Retransmissions' inside), in row order.
+    rust = dict(_tcplab.columns())
+    assert list(rust) == ["flows", "links", "flow_series", "link_series", "cc_trace",
+                          "packets"]
+    names = [c[0] for c in rust["flows"]]
+    # FlowOutcome's columns first, in row order; every transport's after.
     assert names[:3] == ["flow", "name", "transport"] and "goodput_bps" in names
-    assert {"recovery", "retransmission_ratio", "rtos", "rtt_max_s"} <= set(names)
-    for name, unit, description, low, high in rust:
-        assert description, name
-        assert columns.COLUMNS["flows"][name] == columns.Column(unit, description, low, high)
+    assert {"recovery", "retransmission_ratio", "rtos", "rtt_max_s", "acks_sent",
+            "blocked_hist", "owd_p99_s", "decode_busy_s", "stopwait_resent"} <= set(names)
+    assert {"sojourn_p99_ms", "dropped_aqm", "airtime_share"} <= {c[0] for c in rust["links"]}
+    for table, cols in rust.items():
+        for name, unit, description, low, high in cols:
+            assert description, name
+            assert columns.COLUMNS[table][name] == columns.Column(unit, description, low, high)
+    # Python declares only what it adds itself.
+    for table, cols in columns.COLUMNS.items():
+        assert set(cols) - set(columns.RUST_COLUMNS[table]) <= set(columns._RUN), table
     assert columns.valid_range("retransmission_ratio") == (0.0, 1.0)
-    with pytest.raises(RuntimeError, match=r"\['goodput_bps'\] are declared in Rust"):
-        columns._after_rust("flows", {"goodput_bps": columns.Column("bit/s", "again")})
+    assert columns.valid_range("pie_drop_prob", "link_series") == (0.0, 1.0)
+    for table, name in [("flows", "goodput_bps"), ("links", "dropped_queue"),
+                        ("flow_series", "cwnd")]:
+        with pytest.raises(RuntimeError, match=rf"\['{name}'\] are declared in Rust"):
+            columns._declare(table, {name: columns.Column("", "again")})
 
 
 def test_results_doc_is_generated_from_the_reference():

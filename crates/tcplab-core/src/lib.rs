@@ -12,6 +12,7 @@ pub mod pcapng;
 pub mod peak_heap;
 pub mod rng;
 pub mod splitmix;
+pub mod table_columns;
 pub mod time;
 pub mod units;
 
@@ -20,4 +21,5 @@ pub use keys::{KeyError, Keys};
 pub use metrics::{Metrics, Value};
 pub use rng::{Rng, RngStream};
 pub use splitmix::SplitMix64;
+pub use table_columns::TableColumns;
 pub use time::{Dur, Time};

@@ -907,7 +907,8 @@ impl<P: Packet> Link<P> {
         self.extras.as_mut()?.outage_drops.pop()
     }
 
-    /// Publishes the state of the queue and the cumulative counters (one time-series row).
+    /// Publishes the state of the queue and the cumulative counters (one time-series row;
+    /// the columns are declared in `link_columns.rs`).
     pub fn sample(&mut self, now: Time, out: &mut dyn Metrics) {
         let (qp, qb) = self.queue_len(now);
         let c = self.counters();
@@ -922,7 +923,8 @@ impl<P: Packet> Link<P> {
         }
     }
 
-    /// Publishes the final counters (one row of the links table).
+    /// Publishes the final counters (one row of the links table; the columns are declared
+    /// in `link_columns.rs`).
     pub fn summary(&self, out: &mut dyn Metrics) {
         let c = self.counters();
         out.put("offered_pkts", c.offered_pkts.into());

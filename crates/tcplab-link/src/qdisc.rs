@@ -20,7 +20,81 @@ use crate::sojourn::SojournHistogram;
 use crate::step::{self, StepParams};
 use crate::Packet;
 use std::collections::VecDeque;
-use tcplab_core::{Metrics, Rng, Time};
+use tcplab_core::{ColumnDef, Metrics, Rng, Time};
+
+/// The `link_series` columns [`Qdisc::sample`] writes, each discipline its own after the
+/// two every one has.
+pub const SERIES_COLUMNS: [ColumnDef; 7] = [
+    ColumnDef::new(
+        "dropped_aqm",
+        "packets",
+        "discipline: algorithm drops so far (cumulative)",
+    )
+    .at_least(0.0),
+    ColumnDef::new(
+        "marked_ce",
+        "packets",
+        "discipline: CE marks so far (cumulative)",
+    )
+    .at_least(0.0),
+    ColumnDef::new(
+        "fq_flows_active",
+        "",
+        "FQ-CoDel: flows on the new or old list",
+    )
+    .at_least(0.0),
+    ColumnDef::new("codel_dropping", "", "CoDel: 1 while in its dropping state").within(0.0, 1.0),
+    ColumnDef::new(
+        "codel_count",
+        "",
+        "CoDel: drops in the current (or last) dropping state",
+    )
+    .at_least(0.0),
+    ColumnDef::new("pie_drop_prob", "", "PIE: drop probability").within(0.0, 1.0),
+    ColumnDef::new("red_avg_pkts", "packets", "RED: average queue (EWMA)").at_least(0.0),
+];
+
+/// The links-table columns [`Qdisc::summary`] writes, in its order (the sojourn
+/// percentiles once a packet has left).
+pub const SUMMARY_COLUMNS: [ColumnDef; 6] = [
+    ColumnDef::new(
+        "dropped_limit",
+        "packets",
+        "discipline: drops at the queue's limit (FQ-CoDel: from the fattest flow)",
+    )
+    .at_least(0.0),
+    ColumnDef::new(
+        "dropped_aqm",
+        "packets",
+        "discipline: drops by its algorithm (RED/PIE early drops, CoDel dequeue drops)",
+    )
+    .at_least(0.0),
+    ColumnDef::new(
+        "marked_ce",
+        "packets",
+        "discipline: ECN-capable packets marked CE instead of dropped",
+    )
+    .at_least(0.0),
+    ColumnDef::new(
+        "sojourn_p50_ms",
+        "ms",
+        "discipline: median time packets waited before transmission (log-linear histogram, \
+         within 3 %)",
+    )
+    .at_least(0.0),
+    ColumnDef::new(
+        "sojourn_p95_ms",
+        "ms",
+        "discipline: 95th percentile of that wait",
+    )
+    .at_least(0.0),
+    ColumnDef::new(
+        "sojourn_p99_ms",
+        "ms",
+        "discipline: 99th percentile of that wait",
+    )
+    .at_least(0.0),
+];
 
 /// A FIFO of waiting packets and their bytes.
 #[derive(Debug)]

@@ -66,3 +66,28 @@ pub fn append_flow(to: &mut Table, from: &Table, flow: u32, off: f64) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tcplab_scenario::row_labels;
+    use tcplab_transport::series_columns::{DELIVERED, TCP_SENDER};
+
+    /// A real flow's sample row holds the simulator's `flow_series` columns, as declared
+    /// beside the simulated TCP sender's `sample` (so the reference covers it).
+    #[test]
+    fn a_sample_holds_declared_columns() {
+        let mut t = Table::default();
+        FlowSample::default().push_to(&mut t);
+        let declared: Vec<&str> = row_labels::FLOW_SERIES
+            .iter()
+            .chain(&TCP_SENDER)
+            .chain([&DELIVERED])
+            .map(|c| c.name)
+            .collect();
+        for c in t.columns() {
+            assert!(declared.contains(&&*c.name), "{} is not declared", c.name);
+        }
+        assert_eq!(t.columns().len(), 11);
+    }
+}

@@ -257,16 +257,19 @@ fn transports() -> Vec<String> {
 /// One declared column as Python sees it: (name, unit, description, low, high).
 type ColumnRow = (&'static str, &'static str, &'static str, f64, f64);
 
-/// The results columns declared in Rust, where they are published: table → list of
-/// (name, unit, description, low, high), in the order a row writes them
-/// (`tcplab.columns` builds its reference from this).
+/// The results columns, each declared in Rust beside the code that publishes it: table →
+/// list of (name, unit, description, low, high), in the order a row writes them (the
+/// simulator's tables, then the emulator's packet log). `tcplab.columns` builds its
+/// reference from this.
 #[pyfunction]
 fn columns() -> Vec<(&'static str, Vec<ColumnRow>)> {
-    let flows = tcplab_sim::FlowOutcome::COLUMNS
+    let row = |c: &tcplab_core::ColumnDef| (c.name, c.unit, c.description, c.low, c.high);
+    let mut tables: Vec<_> = tcplab_sim::columns()
         .into_iter()
-        .chain(tcplab_transport::TcpSummary::columns());
-    let row = |c: tcplab_core::ColumnDef| (c.name, c.unit, c.description, c.low, c.high);
-    vec![("flows", flows.map(row).collect())]
+        .map(|t| (t.table, t.columns.iter().map(row).collect()))
+        .collect();
+    tables.push(("packets", net::PACKET_COLUMNS.iter().map(row).collect()));
+    tables
 }
 
 /// Deliberately panics inside Rust: lets tests prove panics surface as exceptions.

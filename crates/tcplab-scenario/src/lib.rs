@@ -12,6 +12,7 @@ mod flow_outcome;
 mod parse;
 mod results;
 mod routing;
+pub mod row_labels;
 mod scenario;
 
 pub use error::ConfigError;

@@ -8,6 +8,7 @@
 mod budget;
 pub mod capture;
 mod collect;
+mod columns;
 mod error;
 mod event;
 mod flow;
@@ -19,6 +20,7 @@ mod run;
 mod sampling;
 
 pub use budget::{check_memory, estimate_memory};
+pub use columns::columns;
 pub use error::{ConfigError, SimError};
 pub use event::EventQueue;
 pub use run::{simulate, simulate_tapped, simulate_with, Control};

@@ -34,6 +34,7 @@ mod records;
 mod retransmissions;
 mod rtt;
 mod rx_coalescing;
+pub mod series_columns;
 pub mod stopwait;
 pub mod tack;
 pub mod tcp;

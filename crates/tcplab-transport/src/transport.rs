@@ -15,7 +15,7 @@ use crate::packet::Packet;
 use crate::transport_kind::Transport;
 use crate::wire_flow::{WireFlow, WireTransport};
 use std::sync::RwLock;
-use tcplab_core::{KeyError, Metrics, Time};
+use tcplab_core::{ColumnDef, KeyError, Metrics, Time};
 
 /// The two ends of a user-registered transport.
 pub struct UserEndpoints {
@@ -137,6 +137,15 @@ macro_rules! define_transports {
         /// The built-in transports the UDP driver carries: (HELLO transport byte, name).
         pub const WIRE_CODES: &[(Option<u8>, &str)] =
             &[$((<$transport as WireTransport>::WIRE_CODE, <$transport as Transport>::NAME)),*];
+        /// Each built-in transport's name and the columns its ends publish: flows
+        /// table, then `flow_series` ([`Transport::flow_columns`]).
+        pub fn builtin_columns() -> Vec<(&'static str, Vec<ColumnDef>, Vec<ColumnDef>)> {
+            vec![$((
+                <$transport as Transport>::NAME,
+                <$transport as Transport>::flow_columns(),
+                <$transport as Transport>::series_columns(),
+            )),*]
+        }
 
         /// A flow's transport and its settings.
         #[derive(Clone, Debug)]

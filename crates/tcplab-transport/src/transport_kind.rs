@@ -8,6 +8,7 @@ use crate::param_error::ParamError;
 use std::fmt::Debug;
 use tcplab_core::KeyError;
 use toml::Table;
+use tcplab_core::ColumnDef;
 
 /// A built-in transport, implemented by a unit type in the transport's folder and listed
 /// once in `builtin.rs`, which makes [`TransportSpec`](crate::TransportSpec) and
@@ -59,6 +60,14 @@ pub trait Transport {
         let _ = (params, bytes);
         Err(ParamError::NoParamsParser(Self::NAME))
     }
+
+    /// The columns its two ends publish in the flows table (`summary`: the source's,
+    /// then the sink's), each declared beside the code that publishes it. The results
+    /// reference (`tcplab.columns`, docs/results.md) is built from these.
+    fn flow_columns() -> Vec<ColumnDef>;
+
+    /// The columns its two ends publish in `flow_series` (`sample`), likewise.
+    fn series_columns() -> Vec<ColumnDef>;
 
     /// Builds the two ends of one run of a flow with `spec`.
     fn build(spec: &Self::Spec, ctx: FlowContext) -> Result<(Self::Source, Self::Sink), String>;

@@ -124,3 +124,61 @@ fn each_end_publishes_its_summary_struct() {
     let (src, _) = published(&TransportSpec::Tcp(tcp()));
     assert_eq!(src, tcp_cols);
 }
+
+/// The columns each built-in's ends publish (summaries, then samples) are the ones its
+/// `Transport` declares, in order: the results reference lists what a row holds.
+#[test]
+fn each_builtin_declares_the_columns_its_ends_publish() {
+    let specs = [
+        TransportSpec::Tcp(tcp()),
+        TransportSpec::Tack(TackSpec {
+            cc: "bbr".into(),
+            cc_params: CcParams::default(),
+            cfg: TackConfig::default(),
+        }),
+        TransportSpec::Datagram(DatagramSpec {
+            pattern: Pattern::Cbr {
+                rate_bps: 1_000_000,
+            },
+            payload: 1000,
+        }),
+        TransportSpec::TcpNc(Box::new(NcSpec {
+            tcp: tcp(),
+            coding: NcParams::default(),
+        })),
+        TransportSpec::Forward(Box::new(ForwardSpec {
+            cc: "vegas".into(),
+            cc_params: CcParams::default(),
+            mss: 1000,
+            initial_cwnd: 2,
+            coding: ForwardParams::default(),
+        })),
+        TransportSpec::StopWait(StopWaitSpec {
+            timeout: Dur::from_millis(100),
+            payload: 1000,
+            bytes: 100_000,
+        }),
+    ];
+    let declared = tcplab_transport::transport::builtin_columns();
+    assert_eq!(declared.len(), specs.len(), "one spec per built-in here");
+    for spec in &specs {
+        let (name, flows, series) = declared.iter().find(|(n, ..)| *n == spec.name()).unwrap();
+        let names = |c: &[tcplab_core::ColumnDef]| c.iter().map(|c| c.name).collect::<Vec<_>>();
+        let (src, sink) = published(spec);
+        assert_eq!(concat(src, sink), names(flows), "{name}: flows");
+        let ends = spec
+            .build(FlowContext {
+                flow: 0,
+                bytes: Some(100_000),
+                source_rng: Rng::named(1, "source"),
+                sink_rng: Rng::named(1, "sink"),
+                payload: PayloadPorts::default(),
+            })
+            .unwrap();
+        let sampled = concat(
+            keys(|out| ends.source.sample(out)),
+            keys(|out| ends.sink.sample(out)),
+        );
+        assert_eq!(sampled, names(series), "{name}: flow_series");
+    }
+}

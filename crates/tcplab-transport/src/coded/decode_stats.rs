@@ -1,7 +1,7 @@
 //! What a coded sink measures about decoding: events, decoding delay, end-to-end latency,
 //! the first decode.
 
-use tcplab_core::{Dur, Metrics, Time};
+use tcplab_core::{ColumnDef, Dur, Metrics, Time};
 
 /// Decoding delay of a segment: from the arrival of the first symbol that combines it to
 /// the moment the receiver's CPU has decoded it (seed 004, Fig. 9).
@@ -39,6 +39,33 @@ impl DecodeStats {
     pub fn mean_delay(&self) -> Option<Dur> {
         (self.decoded > 0).then(|| Dur((self.delay_sum_ns / u128::from(self.decoded)) as u64))
     }
+
+    /// The columns [`DecodeStats::publish`] writes, in its order.
+    pub const COLUMNS: [ColumnDef; 7] = [
+        ColumnDef::new(
+            "decode_events",
+            "",
+            "symbols that decoded at least one segment",
+        )
+        .at_least(0.0),
+        ColumnDef::new("segments_decoded", "segments", "segments the sink decoded").at_least(0.0),
+        ColumnDef::new(
+            "decode_delay_mean_s",
+            "s",
+            "mean time from a segment's first symbol to its decode",
+        )
+        .at_least(0.0),
+        ColumnDef::new("decode_delay_max_s", "s", "largest such decoding delay").at_least(0.0),
+        ColumnDef::new("first_decode_s", "s", "when the first segment was decoded").at_least(0.0),
+        ColumnDef::new(
+            "latency_mean_s",
+            "s",
+            "mean end-to-end latency: from a segment's entry into the sender's coding layer \
+             to its decode (encoding, transfer and decoding)",
+        )
+        .at_least(0.0),
+        ColumnDef::new("latency_max_s", "s", "largest such end-to-end latency").at_least(0.0),
+    ];
 
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put("decode_events", self.events.into());

@@ -14,6 +14,7 @@
 //! docs/coded-transports.md.
 
 pub(crate) mod app_bytes;
+pub(crate) mod coded_columns;
 pub(crate) mod cost;
 pub(crate) mod decode_stats;
 pub(crate) mod entry;

@@ -4,7 +4,7 @@ use super::{Datagram, DatagramSpec, Pattern, UDP_HEADER_BYTES};
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
-use tcplab_core::{Dur, Metrics, Rng, Time};
+use tcplab_core::{ColumnDef, Dur, Metrics, Rng, Time};
 
 /// See the module docs of [`crate::datagram`].
 #[derive(Debug)]
@@ -115,6 +115,12 @@ impl DatagramSource {
         self.switch_at = None;
         self.finished_at.get_or_insert(now);
     }
+}
+
+impl DatagramSource {
+    /// The `flow_series` columns its `sample` writes.
+    pub const SERIES: [ColumnDef; 1] =
+        [ColumnDef::new("sent", "B", "bytes a datagram source sent so far").at_least(0.0)];
 }
 
 impl Endpoint for DatagramSource {

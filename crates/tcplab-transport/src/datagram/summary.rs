@@ -1,6 +1,6 @@
 //! A datagram sink's columns of the flows table, as a typed struct.
 
-use tcplab_core::Metrics;
+use tcplab_core::{ColumnDef, Metrics};
 
 /// What a datagram sink reports at the end of a flow: reordering and one-way delay
 /// (`None` before any datagram arrived).
@@ -16,6 +16,22 @@ pub struct DatagramSummary {
 }
 
 impl DatagramSummary {
+    /// The columns [`DatagramSummary::publish`] writes, in its order.
+    pub const COLUMNS: [ColumnDef; 7] = [
+        ColumnDef::new(
+            "packets_reordered",
+            "packets",
+            "datagrams that arrived after a later one",
+        )
+        .at_least(0.0),
+        ColumnDef::new("owd_min_s", "s", "smallest one-way delay of a datagram").at_least(0.0),
+        ColumnDef::new("owd_mean_s", "s", "mean one-way delay of the datagrams").at_least(0.0),
+        ColumnDef::new("owd_p50_s", "s", "median one-way delay").at_least(0.0),
+        ColumnDef::new("owd_p95_s", "s", "95th percentile one-way delay").at_least(0.0),
+        ColumnDef::new("owd_p99_s", "s", "99th percentile one-way delay").at_least(0.0),
+        ColumnDef::new("owd_max_s", "s", "largest one-way delay").at_least(0.0),
+    ];
+
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put("packets_reordered", self.packets_reordered.into());

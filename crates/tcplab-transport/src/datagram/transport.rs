@@ -6,6 +6,9 @@ use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
 use tcplab_core::KeyError;
 use toml::Table;
+use super::DatagramSummary;
+use crate::series_columns::DELIVERED;
+use tcplab_core::ColumnDef;
 
 /// `transport = "datagram"`: [`DatagramSource`] and [`DatagramSink`]; unreliable.
 pub struct DatagramTransport;
@@ -25,6 +28,17 @@ impl Transport for DatagramTransport {
     /// The datagram keys (`keys.rs`).
     fn parse(flow: &FlowKeys<'_>) -> Result<DatagramSpec, KeyError> {
         keys::datagram_spec(flow)
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        DatagramSummary::COLUMNS.to_vec()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        DatagramSource::SERIES
+            .into_iter()
+            .chain([DELIVERED])
+            .collect()
     }
 
     fn build(

@@ -31,9 +31,10 @@ use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
+use crate::series_columns::DELIVERED;
 use std::collections::VecDeque;
 use tcplab_coding::lt::{DegreeSpec, LtDecoder, LtParams};
-use tcplab_core::{Metrics, Time};
+use tcplab_core::{ColumnDef, Metrics, Time};
 
 /// Segments of progress a reordered symbol may lag behind the newest before it is
 /// dropped: what the decoders keep below the sender's coding window (a memory bound
@@ -243,6 +244,19 @@ impl ForwardSink {
         }
         Ok(())
     }
+}
+
+impl ForwardSink {
+    /// The `flow_series` columns its `sample` writes, in its order.
+    pub const SERIES: [ColumnDef; 2] = [
+        DELIVERED,
+        ColumnDef::new(
+            "buffered_symbols",
+            "symbols",
+            "tcp-forward: symbols the peeling decoder holds undecoded",
+        )
+        .at_least(0.0),
+    ];
 }
 
 impl Endpoint for ForwardSink {

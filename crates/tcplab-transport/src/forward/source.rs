@@ -40,9 +40,10 @@ use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
 use crate::rtt::RttEstimator;
+use crate::series_columns::{CWND, IN_FLIGHT, RTT, SRTT, SYMBOLS_SENT};
 use std::collections::VecDeque;
 use tcplab_coding::lt::{DegreeSpec, LtStreamEncoder, WindowSampler};
-use tcplab_core::{Dur, Metrics, Time};
+use tcplab_core::{ColumnDef, Dur, Metrics, Time};
 
 /// A segment's Diff_p clock: ElapsedTime_p runs from `since` (its push into the coding
 /// buffer, or its last repair); `seed` is the first symbol sent since then, so only ACKs
@@ -473,6 +474,24 @@ impl ForwardSource {
         self.rescan_oldest();
         self.refresh_deadline();
     }
+}
+
+impl ForwardSource {
+    /// The `flow_series` columns its `sample` writes, in its order.
+    pub const SERIES: [ColumnDef; 7] = [
+        CWND,
+        SRTT,
+        RTT,
+        IN_FLIGHT,
+        ColumnDef::new("redundancy", "", "tcp-forward: adaptive R").at_least(1.0),
+        SYMBOLS_SENT,
+        ColumnDef::new(
+            "coding_buffer",
+            "segments",
+            "tcp-forward: segments coded, not yet acknowledged",
+        )
+        .at_least(0.0),
+    ];
 }
 
 impl Endpoint for ForwardSource {

@@ -1,7 +1,9 @@
 //! TCP-Forward's columns of the flows table, as typed structs.
 
 use crate::coded::DecodeStats;
-use tcplab_core::Metrics;
+use crate::coded::coded_columns::*;
+use crate::tcp::{TcpSummary, ACKS_SENT};
+use tcplab_core::{ColumnDef, Metrics};
 
 /// What a TCP-Forward source reports at the end of a flow.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -24,6 +26,50 @@ pub struct ForwardSourceSummary {
 }
 
 impl ForwardSourceSummary {
+    /// The columns [`ForwardSourceSummary::publish`] writes, in its order.
+    pub const COLUMNS: [ColumnDef; 14] = [
+        CODING,
+        PAYLOAD_MODE,
+        SYMBOLS_SENT,
+        ColumnDef::new(
+            "repair_symbols",
+            "symbols",
+            "tcp-forward: symbols sent on a Diff_p timeout",
+        )
+        .at_least(0.0),
+        CODED_SEGMENTS,
+        REDUNDANCY_MEASURED,
+        REDUNDANCY,
+        ColumnDef::new(
+            "n_segments",
+            "segments",
+            "tcp-forward: N_segments of the adaptive R",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "n_timeout",
+            "segments",
+            "tcp-forward: N_timeout of the adaptive R",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "timeout_events",
+            "",
+            "tcp-forward: Diff_p timeouts (repair bursts)",
+        )
+        .at_least(0.0),
+        CODING_WINDOW,
+        ColumnDef::new(
+            "min_elapsed_s",
+            "s",
+            "tcp-forward: shortest time a segment spent in the coding window (minE of the \
+             Diff_p test)",
+        )
+        .at_least(0.0),
+        ENCODE_BUSY,
+        TcpSummary::RTT_MIN,
+    ];
+
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put("coding", "lt".into());
@@ -54,6 +100,14 @@ pub struct ForwardSinkSummary<'a> {
 }
 
 impl ForwardSinkSummary<'_> {
+    /// Every column [`ForwardSinkSummary::publish`] writes, in its order.
+    pub fn columns() -> impl Iterator<Item = ColumnDef> {
+        [ACKS_SENT, SYMBOLS_RECEIVED, REDUNDANT_SYMBOLS]
+            .into_iter()
+            .chain(DecodeStats::COLUMNS)
+            .chain([DECODE_BUSY])
+    }
+
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put("acks_sent", self.acks_sent.into());

@@ -1,10 +1,12 @@
 //! TCP-Forward as a built-in transport (`transport = "tcp-forward"`).
 
 use super::{keys, ForwardSink, ForwardSource, ForwardSpec};
+use super::{ForwardSinkSummary, ForwardSourceSummary};
 use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
 use tcplab_core::KeyError;
+use tcplab_core::ColumnDef;
 
 /// `transport = "tcp-forward"`: [`ForwardSource`] and [`ForwardSink`].
 pub struct ForwardTransport;
@@ -24,6 +26,20 @@ impl Transport for ForwardTransport {
     /// TCP-Forward's keys (`keys.rs`).
     fn parse(flow: &FlowKeys<'_>) -> Result<Box<ForwardSpec>, KeyError> {
         keys::forward_spec(flow, flow.bytes).map(Box::new)
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        ForwardSourceSummary::COLUMNS
+            .into_iter()
+            .chain(ForwardSinkSummary::columns())
+            .collect()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        ForwardSource::SERIES
+            .into_iter()
+            .chain(ForwardSink::SERIES)
+            .collect()
     }
 
     fn build(

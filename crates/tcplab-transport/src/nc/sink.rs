@@ -24,13 +24,14 @@ use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
+use crate::series_columns::DELIVERED;
 use crate::tcp::Segment;
 use std::collections::VecDeque;
 use tcplab_coding::gf256;
 use tcplab_coding::rlnc::{
     seeded_coefficients, CoefficientsRef, RlncDecoder, RlncOutcome, RlncSymbolRef,
 };
-use tcplab_core::{Metrics, Time};
+use tcplab_core::{ColumnDef, Metrics, Time};
 
 /// What a symbol leads to once the CPU has processed it.
 #[derive(Clone, Copy, Debug)]
@@ -341,6 +342,19 @@ impl NcSink {
         }
         Ok(())
     }
+}
+
+impl NcSink {
+    /// The `flow_series` columns its `sample` writes, in its order.
+    pub const SERIES: [ColumnDef; 2] = [
+        DELIVERED,
+        ColumnDef::new(
+            "undecoded_rows",
+            "",
+            "tcp-nc: combinations held, not yet decoded",
+        )
+        .at_least(0.0),
+    ];
 }
 
 impl Endpoint for NcSink {

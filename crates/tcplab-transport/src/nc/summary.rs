@@ -2,7 +2,9 @@
 //! sender's [`TcpSummary`](crate::TcpSummary)).
 
 use crate::coded::DecodeStats;
-use tcplab_core::Metrics;
+use crate::coded::coded_columns::*;
+use crate::tcp::ACKS_SENT;
+use tcplab_core::{ColumnDef, Metrics};
 
 /// What a TCP/NC source reports at the end of a flow, after its TCP sender's columns.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -20,6 +22,24 @@ pub struct NcSourceSummary {
 }
 
 impl NcSourceSummary {
+    /// The columns [`NcSourceSummary::publish`] writes, in its order.
+    pub const COLUMNS: [ColumnDef; 9] = [
+        CODING,
+        PAYLOAD_MODE,
+        SYMBOLS_SENT,
+        CODED_SEGMENTS,
+        ColumnDef::new(
+            "segments_handed_down",
+            "segments",
+            "tcp-nc: segments TCP handed to the coding layer (retransmissions included)",
+        )
+        .at_least(0.0),
+        REDUNDANCY,
+        REDUNDANCY_MEASURED,
+        CODING_WINDOW,
+        ENCODE_BUSY,
+    ];
+
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put("coding", "rlnc".into());
@@ -45,6 +65,20 @@ pub struct NcSinkSummary<'a> {
 }
 
 impl NcSinkSummary<'_> {
+    /// Every column [`NcSinkSummary::publish`] writes, in its order.
+    pub fn columns() -> impl Iterator<Item = ColumnDef> {
+        let innovative = ColumnDef::new(
+            "innovative_symbols",
+            "symbols",
+            "tcp-nc: received combinations that raised the rank",
+        )
+        .at_least(0.0);
+        [ACKS_SENT, SYMBOLS_RECEIVED, innovative, REDUNDANT_SYMBOLS]
+            .into_iter()
+            .chain(DecodeStats::COLUMNS)
+            .chain([DECODE_BUSY])
+    }
+
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put("acks_sent", self.acks_sent.into());

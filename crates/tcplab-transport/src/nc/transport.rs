@@ -5,6 +5,10 @@ use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
 use tcplab_core::KeyError;
+use super::{NcSinkSummary, NcSourceSummary};
+use crate::series_columns::{SYMBOLS_SENT, TCP_SENDER};
+use crate::tcp::TcpSummary;
+use tcplab_core::ColumnDef;
 
 /// `transport = "tcp-nc"`: [`NcSource`] and [`NcSink`].
 pub struct NcTransport;
@@ -24,6 +28,21 @@ impl Transport for NcTransport {
     /// TCP's keys plus `coding` (`keys.rs`).
     fn parse(flow: &FlowKeys<'_>) -> Result<Box<NcSpec>, KeyError> {
         keys::nc_spec(flow, flow.bytes).map(Box::new)
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        TcpSummary::columns()
+            .chain(NcSourceSummary::COLUMNS)
+            .chain(NcSinkSummary::columns())
+            .collect()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        TCP_SENDER
+            .into_iter()
+            .chain([SYMBOLS_SENT])
+            .chain(NcSink::SERIES)
+            .collect()
     }
 
     fn build(spec: &Box<NcSpec>, ctx: FlowContext) -> Result<(NcSource, NcSink), String> {

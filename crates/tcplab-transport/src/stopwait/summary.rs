@@ -1,6 +1,6 @@
 //! Stop-and-wait's columns of the flows table, as a typed struct.
 
-use tcplab_core::Metrics;
+use tcplab_core::{ColumnDef, Metrics};
 
 /// What a stop-and-wait source reports at the end of a flow.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -10,6 +10,14 @@ pub struct StopWaitSummary {
 }
 
 impl StopWaitSummary {
+    /// The columns [`StopWaitSummary::publish`] writes, in its order.
+    pub const COLUMNS: [ColumnDef; 1] = [ColumnDef::new(
+        "stopwait_resent",
+        "packets",
+        "stop-and-wait: packets sent again after a timeout",
+    )
+    .at_least(0.0)];
+
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put("stopwait_resent", self.resent.into());

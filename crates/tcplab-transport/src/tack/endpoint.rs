@@ -10,7 +10,8 @@ use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
 use crate::retransmissions::Retransmissions;
-use tcplab_core::{Dur, Metrics, Time, Value};
+use crate::series_columns::{CWND, DELIVERED, IN_FLIGHT, PACING_RATE, RTO, RTOS, RTT, SRTT, STATE};
+use tcplab_core::{ColumnDef, Dur, Metrics, Time, Value};
 
 impl TackSpec {
     /// Builds the sender and receiver of flow `flow`.
@@ -32,6 +33,32 @@ fn foreign(flow: u32) -> Violation {
         flow,
         expected: "TACK",
     }
+}
+
+impl TackSender {
+    /// The `flow_series` columns its `sample` writes, in its order.
+    pub const SERIES: [ColumnDef; 10] = [
+        CWND,
+        SRTT,
+        RTT,
+        ColumnDef::new(
+            "rtt_min_s",
+            "s",
+            "TACK: the sender's RTT_min (one-way-delay based)",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "rtt_min_legacy_s",
+            "s",
+            "TACK: RTT_min by legacy ACK timing",
+        )
+        .at_least(0.0),
+        RTO,
+        IN_FLIGHT,
+        PACING_RATE,
+        STATE,
+        RTOS,
+    ];
 }
 
 impl Endpoint for TackSender {
@@ -100,6 +127,25 @@ impl Endpoint for TackSender {
         }
         .publish(out);
     }
+}
+
+impl TackReceiver {
+    /// The `flow_series` columns its `sample` writes, in its order.
+    pub const SERIES: [ColumnDef; 3] = [
+        DELIVERED,
+        ColumnDef::new(
+            "tack_bw_bps",
+            "bit/s",
+            "TACK: the receiver's delivery-rate estimate",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "tack_hz",
+            "Hz",
+            "TACK: the receiver's current TACK frequency",
+        )
+        .at_least(0.0),
+    ];
 }
 
 impl Endpoint for TackReceiver {

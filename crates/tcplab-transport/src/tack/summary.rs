@@ -1,7 +1,8 @@
 //! TACK's columns of the flows table, as typed structs.
 
 use crate::retransmissions::Retransmissions;
-use tcplab_core::Metrics;
+use crate::tcp::{TcpSummary, ACKS_SENT};
+use tcplab_core::{ColumnDef, Metrics};
 
 /// What a TACK sender reports at the end of a flow.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -19,6 +20,48 @@ pub struct TackSenderSummary {
 }
 
 impl TackSenderSummary {
+    /// The columns [`TackSenderSummary::publish`] writes after the [`Retransmissions`]
+    /// columns, in its order: unit, meaning, range.
+    pub const COLUMNS: [ColumnDef; 7] = [
+        TcpSummary::RTOS,
+        ColumnDef::new(
+            "loss_events",
+            "",
+            "TACK: losses the sender learned of from ACKs",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "tacks_received",
+            "",
+            "TACK: periodic ACKs the sender received",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "iacks_received",
+            "",
+            "TACK: instant ACKs the sender received",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "ack_path_loss",
+            "",
+            "TACK: share of ACKs lost on the way back",
+        )
+        .within(0.0, 1.0),
+        TcpSummary::RTT_MIN,
+        ColumnDef::new(
+            "rtt_min_legacy_s",
+            "s",
+            "TACK: RTT_min by legacy ACK timing (comparison)",
+        )
+        .at_least(0.0),
+    ];
+
+    /// Every column [`TackSenderSummary::publish`] writes, in its order.
+    pub fn columns() -> impl Iterator<Item = ColumnDef> {
+        Retransmissions::COLUMNS.into_iter().chain(Self::COLUMNS)
+    }
+
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         self.packets.publish(out);
@@ -46,6 +89,39 @@ pub struct TackReceiverSummary {
 }
 
 impl TackReceiverSummary {
+    /// The columns [`TackReceiverSummary::publish`] writes, in its order.
+    pub const COLUMNS: [ColumnDef; 7] = [
+        ACKS_SENT,
+        ColumnDef::new("tacks_sent", "", "TACK: periodic ACKs the receiver sent").at_least(0.0),
+        ColumnDef::new(
+            "iacks_loss",
+            "",
+            "TACK: instant ACKs on a loss (a gap still open after the IACK delay)",
+        )
+        .at_least(0.0),
+        ColumnDef::new("iacks_window", "", "TACK: instant ACKs on a window update").at_least(0.0),
+        ColumnDef::new(
+            "blocked_mean_bytes",
+            "bytes",
+            "TACK: mean of the bytes blocked out of order in the receive buffer when a TACK \
+             was sent",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "blocked_max_bytes",
+            "bytes",
+            "TACK: most bytes blocked out of order when a TACK was sent",
+        )
+        .at_least(0.0),
+        ColumnDef::new(
+            "blocked_hist",
+            "",
+            "TACK: TACKs sent per quantity of blocked bytes, 41 counts separated by spaces: \
+             nothing blocked, then quarter decades from 1 byte (bin k >= 1: 10^((k-1)/4) to \
+             10^(k/4) bytes)",
+        ),
+    ];
+
     /// Publishes the columns, in the table's order (`acks_sent` is their sum).
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put(

@@ -1,10 +1,12 @@
 //! TACK as a built-in transport (`transport = "tack"`).
 
 use super::{keys, TackReceiver, TackSender, TackSpec};
+use super::{TackReceiverSummary, TackSenderSummary};
 use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
 use tcplab_core::KeyError;
+use tcplab_core::ColumnDef;
 
 /// `transport = "tack"`: [`TackSender`] and [`TackReceiver`].
 pub struct TackTransport;
@@ -23,6 +25,19 @@ impl Transport for TackTransport {
     /// TACK's keys (`keys.rs`).
     fn parse(flow: &FlowKeys<'_>) -> Result<TackSpec, KeyError> {
         keys::tack_spec(flow, flow.bytes)
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        TackSenderSummary::columns()
+            .chain(TackReceiverSummary::COLUMNS)
+            .collect()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        TackSender::SERIES
+            .into_iter()
+            .chain(TackReceiver::SERIES)
+            .collect()
     }
 
     fn build(spec: &TackSpec, ctx: FlowContext) -> Result<(TackSender, TackReceiver), String> {

@@ -27,6 +27,22 @@ pub struct TcpSummary<'a> {
     pub rtt_max_s: Option<f64>,
 }
 
+/// Every receiver's count of the acknowledgements it sent (TCP's, TACK's, the coded
+/// sinks', the UDP driver's peer).
+pub const ACKS_SENT: ColumnDef =
+    ColumnDef::new("acks_sent", "", "acknowledgements the receiver sent").at_least(0.0);
+
+/// The columns a TCP receiver's `summary` writes (`tcp/endpoint.rs`), in its order.
+pub const RECEIVER_COLUMNS: [ColumnDef; 2] = [
+    ACKS_SENT,
+    ColumnDef::new(
+        "ce_received",
+        "",
+        "data segments that arrived marked CE (ECN on)",
+    )
+    .at_least(0.0),
+];
+
 impl TcpSummary<'_> {
     /// The columns [`TcpSummary::publish`] writes after `recovery` and the
     /// [`Retransmissions`] columns, in its order: unit, meaning, range.
@@ -35,8 +51,13 @@ impl TcpSummary<'_> {
         "",
         "loss recovery: `reno`, `newreno` or `sack` (TCP flows)",
     );
+    /// Also published by TACK's sender (its own count).
+    pub const RTOS: ColumnDef = ColumnDef::new("rtos", "", "retransmission timeouts").at_least(0.0);
+    /// Also published by TACK's and TCP-Forward's senders.
+    pub const RTT_MIN: ColumnDef =
+        ColumnDef::new("rtt_min_s", "s", "smallest RTT sample").at_least(0.0);
     pub const COLUMNS: [ColumnDef; 11] = [
-        ColumnDef::new("rtos", "", "retransmission timeouts").at_least(0.0),
+        Self::RTOS,
         ColumnDef::new(
             "fast_retransmits",
             "",
@@ -64,7 +85,7 @@ impl TcpSummary<'_> {
             "window reductions answering an ECN-Echo (RFC 3168)",
         )
         .at_least(0.0),
-        ColumnDef::new("rtt_min_s", "s", "smallest RTT sample").at_least(0.0),
+        Self::RTT_MIN,
         ColumnDef::new("rtt_mean_s", "s", "mean RTT sample").at_least(0.0),
         ColumnDef::new("rtt_max_s", "s", "largest RTT sample").at_least(0.0),
     ];

@@ -5,6 +5,9 @@ use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
 use tcplab_core::KeyError;
+use super::{TcpSummary, RECEIVER_COLUMNS};
+use crate::series_columns::{DELIVERED, TCP_SENDER};
+use tcplab_core::ColumnDef;
 
 /// `transport = "tcp"`: [`Sender`] and [`Receiver`].
 pub struct TcpTransport;
@@ -25,6 +28,14 @@ impl Transport for TcpTransport {
     fn parse(flow: &FlowKeys<'_>) -> Result<TcpSpec, KeyError> {
         let default = flow.stack.unwrap_or(stack::DEFAULT);
         keys::tcp_spec(flow, flow.bytes, Some(default))
+    }
+
+    fn flow_columns() -> Vec<ColumnDef> {
+        TcpSummary::columns().chain(RECEIVER_COLUMNS).collect()
+    }
+
+    fn series_columns() -> Vec<ColumnDef> {
+        TCP_SENDER.into_iter().chain([DELIVERED]).collect()
     }
 
     fn build(spec: &TcpSpec, ctx: FlowContext) -> Result<(Sender, Receiver), String> {
