@@ -171,3 +171,85 @@ impl SendBatch {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::UdpSocket;
+    use std::os::fd::AsFd;
+    use std::time::{Duration, Instant};
+
+    fn pair() -> (UdpSocket, UdpSocket) {
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        crate::probe::enable_rx_timestamps(&rx).unwrap();
+        (rx, tx)
+    }
+
+    /// Receives until `n` datagrams are in `rx`'s batch (one call once they all wait).
+    fn recv_all(rx: &UdpSocket, batch: &mut RecvBatch, n: usize) -> usize {
+        let t0 = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(20));
+            let got = batch.recv(rx.as_fd()).unwrap();
+            if got >= n || t0.elapsed() > Duration::from_secs(5) {
+                return got;
+            }
+            assert_eq!(got, 0, "a partial batch");
+        }
+    }
+
+    #[test]
+    fn a_full_batch_goes_out_in_order_with_its_lengths_and_source() {
+        let (rx, tx) = pair();
+        let mut out = SendBatch::new(256, rx.local_addr().unwrap()).unwrap();
+        for i in 0..BATCH {
+            assert!(out.push_with(|b| {
+                b[..2].copy_from_slice(&(i as u16).to_be_bytes());
+                Some(10 + i)
+            }));
+        }
+        assert!(out.is_full());
+        assert!(out.flush(tx.as_fd()).unwrap());
+        assert!(out.is_empty());
+        let mut batch = RecvBatch::new(256);
+        assert_eq!(recv_all(&rx, &mut batch, BATCH), BATCH);
+        for i in 0..BATCH {
+            let (from, bytes) = batch.get(i);
+            assert_eq!(from, tx.local_addr().unwrap());
+            assert_eq!(bytes.len(), 10 + i);
+            assert_eq!(u16::from_be_bytes([bytes[0], bytes[1]]), i as u16);
+        }
+    }
+
+    #[test]
+    fn each_datagram_of_one_call_keeps_its_own_kernel_timestamp() {
+        let (rx, tx) = pair();
+        let to = rx.local_addr().unwrap();
+        for _ in 0..3 {
+            tx.send_to(&[1, 2, 3], to).unwrap();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let mut batch = RecvBatch::new(64);
+        assert_eq!(recv_all(&rx, &mut batch, 3), 3);
+        let stamps: Vec<u64> = (0..3).map(|i| batch.stamp(i).expect("stamped")).collect();
+        // 5 ms apart when sent; one stamp for the whole call would give 0.
+        assert!(stamps[1] - stamps[0] >= 4_000_000, "{stamps:?}");
+        assert!(stamps[2] - stamps[1] >= 4_000_000, "{stamps:?}");
+        let now = crate::sys::clock::realtime_ns();
+        assert!(
+            stamps[2] <= now && now - stamps[0] < 5_000_000_000,
+            "{stamps:?}"
+        );
+    }
+
+    #[test]
+    fn a_longer_datagram_is_cut_to_the_slot_and_an_empty_socket_gives_zero() {
+        let (rx, tx) = pair();
+        let mut batch = RecvBatch::new(8);
+        assert_eq!(batch.recv(rx.as_fd()).unwrap(), 0);
+        tx.send_to(&[9; 20], rx.local_addr().unwrap()).unwrap();
+        assert_eq!(recv_all(&rx, &mut batch, 1), 1);
+        assert_eq!(batch.get(0).1, &[9; 8]);
+    }
+}
