@@ -6,18 +6,19 @@
 //! e.g. 'cc = "cubic"\nbytes = "500MB"\nmtu = 9000' or 'transport = "tack"\nbytes = "300MB"'
 //! (any transport the driver carries).
 
+use rustix::time::ClockId;
 use std::net::UdpSocket;
 use tcplab_core::Dur;
 use tcplab_net::probe;
 use tcplab_net::udp::{self, RecvOptions, SendOptions};
 
-fn thread_cpu_s() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+fn cpu_s(clock: ClockId) -> f64 {
+    let ts = rustix::time::clock_gettime(clock);
     ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+fn thread_cpu_s() -> f64 {
+    cpu_s(ClockId::ThreadCPUTime)
 }
 
 fn main() {
@@ -55,12 +56,8 @@ fn main() {
         let sc_cpu = thread_cpu_s() - c0;
         (rh.join().unwrap(), (s, sc_cpu))
     });
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let cpu = ru.ru_utime.tv_sec as f64
-        + ru.ru_utime.tv_usec as f64 / 1e6
-        + ru.ru_stime.tv_sec as f64
-        + ru.ru_stime.tv_usec as f64 / 1e6;
+    // User and system time of every thread of the process.
+    let cpu = cpu_s(ClockId::ProcessCPUTime);
     let f = &s.results.flows;
     let g = f.floats("goodput_bps").unwrap()[0];
     let wall = f.opt_floats("completion_s").unwrap()[0].unwrap_or(s.wall_s);

@@ -5,7 +5,11 @@
 //!   or receives crosses tcplab's sans-IO [`tcplab_link::Link`] model on the wall clock.
 //! - [`ktcp`]: a bulk sender/receiver on the kernel's TCP (cubic, bbr, reno) with
 //!   `TCP_INFO` sampled into the simulator's flow tables.
-//! - [`sys`]: the Linux system calls underneath (TUN, namespaces, timers).
+//! - [`sys`]: the Linux system calls underneath (TUN, namespaces, timers), through rustix;
+//!   the few it has no safe wrapper for are in `sys::ffi`, the only module allowed
+//!   `unsafe` code.
+
+#![deny(unsafe_code)]
 
 pub mod emu;
 pub mod error;

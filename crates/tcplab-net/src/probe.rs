@@ -6,10 +6,13 @@
 //! `CLOCK_REALTIME`, shared by every namespace.
 
 use crate::sys::clock::realtime_ns;
-use crate::sys::cvt;
+use crate::sys::{ffi, named};
+use rustix::io::Errno;
+use rustix::thread::ClockId;
+use rustix::time::Timespec;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::time::Duration;
 use tcplab_core::{Dur, Rng, Time};
 use tcplab_link::{Link, LinkParams, Packet};
@@ -37,19 +40,12 @@ pub struct Received {
 }
 
 fn sleep_until_realtime(t_ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (t_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (t_ns % 1_000_000_000) as libc::c_long,
+    let ts = Timespec {
+        tv_sec: (t_ns / 1_000_000_000) as i64,
+        tv_nsec: (t_ns % 1_000_000_000) as i64,
     };
-    // SAFETY: `ts` is valid; EINTR just ends the sleep early, and the caller re-checks.
-    unsafe {
-        libc::clock_nanosleep(
-            libc::CLOCK_REALTIME,
-            libc::TIMER_ABSTIME,
-            &ts,
-            std::ptr::null_mut(),
-        );
-    }
+    // EINTR just ends the sleep early, and the caller re-checks.
+    let _ = rustix::thread::clock_nanosleep_absolute(ClockId::Realtime, &ts);
 }
 
 /// Sends `count` probes of `payload` bytes to `to` at `rate_bps` (counting IP bytes),
@@ -87,7 +83,7 @@ pub fn send_paced(
             }),
             // A full socket buffer is a local drop; the probe simply never arrives.
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => {}
+            Err(e) if e.raw_os_error() == Some(Errno::NOBUFS.raw_os_error()) => {}
             Err(e) => return Err(e),
         }
     }
@@ -97,83 +93,43 @@ pub fn send_paced(
 /// Sets the socket's receive buffer to `bytes`, past `rmem_max` when root
 /// (`SO_RCVBUFFORCE`), so a sink keeps up with bursts at hundreds of Mbit/s.
 pub fn force_recv_buffer(sock: &UdpSocket, bytes: i32) -> io::Result<()> {
-    set_int_option(sock, libc::SO_RCVBUFFORCE, bytes, "SO_RCVBUFFORCE")
+    rustix::net::sockopt::set_socket_recv_buffer_size_force(sock, buffer_size(bytes)?)
+        .map_err(|e| named(e, "SO_RCVBUFFORCE"))
 }
 
 /// Sets the socket's receive buffer to `bytes` (`SO_RCVBUF`, capped by `rmem_max`).
 pub fn set_recv_buffer(sock: &UdpSocket, bytes: i32) -> io::Result<()> {
-    set_int_option(sock, libc::SO_RCVBUF, bytes, "SO_RCVBUF")
+    rustix::net::sockopt::set_socket_recv_buffer_size(sock, buffer_size(bytes)?)
+        .map_err(|e| named(e, "SO_RCVBUF"))
 }
 
-/// `setsockopt(SOL_SOCKET, option, value)` for an int-valued option.
-fn set_int_option(sock: &UdpSocket, option: libc::c_int, value: i32, what: &str) -> io::Result<()> {
-    let v: libc::c_int = value;
-    // SAFETY: setsockopt with a c_int option value that outlives the call.
-    cvt(
-        unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                option,
-                (&v as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        },
-        what,
-    )?;
-    Ok(())
+fn buffer_size(bytes: i32) -> io::Result<usize> {
+    usize::try_from(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("socket buffer size {bytes} is negative"),
+        )
+    })
 }
 
 /// Asks the kernel to stamp each datagram's arrival (`SO_TIMESTAMPNS`).
 pub fn enable_rx_timestamps(sock: &UdpSocket) -> io::Result<()> {
-    let on: libc::c_int = 1;
-    // SAFETY: setsockopt with a c_int option value.
-    cvt(
-        unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_TIMESTAMPNS,
-                (&on as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        },
-        "SO_TIMESTAMPNS",
-    )?;
-    Ok(())
+    ffi::enable_rx_timestamps(sock.as_fd()).map_err(|e| named(e, "SO_TIMESTAMPNS"))
 }
 
-/// Receives one datagram with its kernel timestamp (ns, `CLOCK_REALTIME`).
-fn recv_stamped(sock: &UdpSocket, buf: &mut [u8]) -> io::Result<(usize, u64)> {
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    let mut cmsg = [0u64; 16];
-    // SAFETY: an all-zero msghdr is valid; pointers set below outlive the call.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cmsg.as_mut_ptr().cast();
-    msg.msg_controllen = std::mem::size_of_val(&cmsg);
-    // SAFETY: `msg` describes valid buffers.
-    let n = unsafe { libc::recvmsg(sock.as_raw_fd(), &mut msg, 0) };
-    if n < 0 {
-        return Err(io::Error::last_os_error());
+/// Receives one datagram (waiting up to the socket's read timeout) with its kernel
+/// timestamp (ns, `CLOCK_REALTIME`; the time of the call when unstamped).
+fn recv_stamped(
+    sock: &UdpSocket,
+    rx: &mut ffi::StampedRecv,
+    buf: &mut [u8],
+) -> io::Result<(usize, u64)> {
+    let size = buf.len();
+    if rx.recv(sock.as_fd(), buf, size, true)? == 0 {
+        return Err(io::ErrorKind::WouldBlock.into());
     }
-    let mut stamp = realtime_ns();
-    // SAFETY: walking the control buffer the kernel filled, with the libc macros.
-    unsafe {
-        let mut c = libc::CMSG_FIRSTHDR(&msg);
-        while !c.is_null() {
-            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SO_TIMESTAMPNS {
-                let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                stamp = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
-            }
-            c = libc::CMSG_NXTHDR(&msg, c);
-        }
-    }
-    Ok((n as usize, stamp))
+    let d = rx.get(0);
+    Ok((d.len, d.stamp_ns.unwrap_or_else(realtime_ns)))
 }
 
 /// Collects probes until `idle` passes without one (after the first) or `limit` elapses.
@@ -181,10 +137,11 @@ pub fn receive(sock: &UdpSocket, idle: Duration, limit: Duration) -> io::Result<
     enable_rx_timestamps(sock)?;
     sock.set_read_timeout(Some(idle))?;
     let mut buf = vec![0u8; 65536];
+    let mut rx = ffi::StampedRecv::new(1);
     let mut out = Vec::new();
     let t0 = std::time::Instant::now();
     while t0.elapsed() < limit {
-        match recv_stamped(sock, &mut buf) {
+        match recv_stamped(sock, &mut rx, &mut buf) {
             Ok((n, recv_ns)) if n >= 16 => {
                 if u32::from_be_bytes(buf[0..4].try_into().expect("4 bytes")) != MAGIC {
                     continue;

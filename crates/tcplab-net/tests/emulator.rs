@@ -187,15 +187,7 @@ fn without_root_the_error_says_so() {
         "1",
     ])
     .env("TCPLAB_TEST_AS_NOBODY", "1");
-    // SAFETY: setgid/setuid are async-signal-safe; only they run between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setgid(65534) != 0 || libc::setuid(65534) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    cmd.gid(65534).uid(65534);
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),

@@ -33,21 +33,8 @@ fn codel_link() -> EmuConfig {
     EmuConfig::new(sc, 1).unwrap()
 }
 
-fn setsockopt_int(fd: i32, level: i32, name: i32, v: i32) {
-    // SAFETY: an int option on an open socket.
-    let r = unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            name,
-            (&v as *const i32).cast(),
-            std::mem::size_of::<i32>() as libc::socklen_t,
-        )
-    };
-    assert_eq!(r, 0, "setsockopt: {}", std::io::Error::last_os_error());
-}
-
 /// One datagram and the TOS byte it arrived with (IP_RECVTOS), or None on timeout.
+/// (rustix's `recvmsg` does not decode an `IP_TOS` control message, hence libc here.)
 fn recv_tos(sock: &UdpSocket) -> Option<u8> {
     let mut buf = [0u8; 2048];
     let mut cbuf = [0u64; 16];
@@ -100,7 +87,7 @@ fn in_csum_errors() -> u64 {
 /// from the namespace; returns (the TOS byte of each one received, the emulator's
 /// results).
 fn overload(
-    tos: i32,
+    tos: u8,
     n: usize,
     pcap: Option<std::path::PathBuf>,
 ) -> (Vec<u8>, tcplab_net::emu::EmuResults) {
@@ -108,7 +95,7 @@ fn overload(
     cfg.pcap = pcap;
     let emu = Emulation::start(cfg).unwrap();
     let sink = UdpSocket::bind((emu.host_addr(), 0)).unwrap();
-    setsockopt_int(sink.as_raw_fd(), libc::IPPROTO_IP, libc::IP_RECVTOS, 1);
+    rustix::net::sockopt::set_ip_recvtos(&sink, true).unwrap();
     sink.set_read_timeout(Some(Duration::from_millis(1500)))
         .unwrap();
     let to = sink.local_addr().unwrap();
@@ -117,7 +104,7 @@ fn overload(
             emu.ns()
                 .run_in(|| {
                     let sock = UdpSocket::bind("0.0.0.0:0").unwrap();
-                    setsockopt_int(sock.as_raw_fd(), libc::IPPROTO_IP, libc::IP_TOS, tos);
+                    rustix::net::sockopt::set_ip_tos(&sock, tos).unwrap();
                     let t0 = Instant::now();
                     let gap = Duration::from_micros(2_000); // 1000 B per 2 ms: 4 Mbit/s
                     for i in 0..n {

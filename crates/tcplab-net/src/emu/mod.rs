@@ -24,6 +24,7 @@ pub use results::{EmuInfo, EmuResults};
 pub use runner::Emulation;
 
 use crate::error::NetError;
+use rustix::process::{Pid, Signal};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -81,8 +82,7 @@ pub fn run_command(
         .env("TCPLAB_EMU_HOST", emu.host_addr().to_string())
         .env("TCPLAB_EMU_ADDR", emu.ns_addr().to_string())
         .env("MAHIMAHI_BASE", emu.host_addr().to_string());
-    // SAFETY: isatty only reads the descriptor's state.
-    let own_group = unsafe { libc::isatty(0) } != 1;
+    let own_group = !rustix::termios::isatty(std::io::stdin());
     if own_group {
         cmd.process_group(0);
     }
@@ -107,10 +107,16 @@ pub fn run_command(
 }
 
 /// Signals the child (its whole process group if it has its own).
-fn signal(child: &std::process::Child, own_group: bool, sig: libc::c_int) {
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: signals our own child, or the process group it leads.
-    unsafe { libc::kill(if own_group { -pid } else { pid }, sig) };
+fn signal(child: &std::process::Child, own_group: bool, sig: Signal) {
+    let Some(pid) = Pid::from_raw(child.id() as i32) else {
+        return;
+    };
+    // Best effort, as before: the child may have exited already.
+    let _ = if own_group {
+        rustix::process::kill_process_group(pid, sig)
+    } else {
+        rustix::process::kill_process(pid, sig)
+    };
 }
 
 /// Waits for the child; returns its status and whether `stop` ended it.
@@ -130,24 +136,24 @@ fn wait(
         if let Some(s) = child.try_wait()? {
             if own_group && interrupted.is_some() {
                 // What the command left running in its group goes with it.
-                signal(child, true, libc::SIGKILL);
+                signal(child, true, Signal::KILL);
             }
             return Ok((s, interrupted.is_some()));
         }
         if interrupted.is_none() && stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             // A terminal already sent SIGINT to a child in our group.
             if own_group {
-                signal(child, true, libc::SIGINT);
+                signal(child, true, Signal::INT);
             }
             interrupted = Some(Instant::now());
         }
         if interrupted.is_some_and(|t| t.elapsed() >= INTERRUPT_GRACE) {
-            signal(child, own_group, libc::SIGKILL);
+            signal(child, own_group, Signal::KILL);
             return Ok((child.wait()?, true));
         }
         match (timeout, termed) {
             (Some(limit), None) if t0.elapsed() >= limit => {
-                signal(child, false, libc::SIGTERM);
+                signal(child, false, Signal::TERM);
                 termed = Some(Instant::now());
             }
             (_, Some(t)) if t.elapsed() >= Duration::from_secs(1) => {

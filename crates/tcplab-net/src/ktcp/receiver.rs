@@ -4,9 +4,9 @@ use super::{encode_reply, RecvStatus, TcpInfo, MAGIC, PREAMBLE, UNTIL_CLOSED, VE
 use crate::error::NetError;
 use crate::payload;
 use crate::sys::clock::monotonic_ns;
+use rustix::event::{PollFd, PollFlags, Timespec};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -102,7 +102,7 @@ pub fn receive_until(
     if status == RecvStatus::Ok && expected.is_some_and(|e| e != got) {
         status = RecvStatus::Short;
     }
-    let acks = TcpInfo::read(c.as_raw_fd()).map_or(0, |t| t.segs_out);
+    let acks = TcpInfo::read(&c).map_or(0, |t| t.segs_out);
     let _ = c.write_all(&encode_reply(got, last, acks, status));
     Ok(RecvReport {
         peer,
@@ -120,24 +120,25 @@ fn accept_within(
     idle: Duration,
     stop: Option<&AtomicBool>,
 ) -> Result<(std::net::TcpStream, SocketAddr), NetError> {
-    let mut pfd = libc::pollfd {
-        fd: l.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
     let slice = if stop.is_some() {
         idle.min(STOP_POLL)
     } else {
         idle
     };
-    let ms = slice.as_millis().min(i32::MAX as u128) as i32;
+    // Whole milliseconds, as poll(2) takes them.
+    let ms = slice.as_millis().min(i32::MAX as u128) as i64;
+    let timeout = Timespec {
+        tv_sec: ms / 1000,
+        tv_nsec: ms % 1000 * 1_000_000,
+    };
     let mut waited = Duration::ZERO;
     let r = loop {
         if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             return Err(NetError::Interrupted);
         }
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        let mut pfd = [PollFd::new(l, PollFlags::IN)];
+        // An error (EINTR) counts as readiness, as a connection does: accept decides.
+        let r = rustix::event::poll(&mut pfd, Some(&timeout)).unwrap_or(1);
         waited += slice;
         if r != 0 || waited >= idle {
             break r;

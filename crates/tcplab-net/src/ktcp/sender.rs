@@ -7,9 +7,9 @@ use crate::error::NetError;
 use crate::payload;
 use crate::rows::FlowSample;
 use crate::sys::clock::Clock;
+use rustix::net::{AddressFamily, SocketFlags, SocketType};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -81,43 +81,21 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
     }
     let io = |what: &'static str| move |e| NetError::io(what, e);
     // The controller is chosen before connecting, so the handshake already uses it.
-    // SAFETY: plain socket creation; ownership taken below.
-    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-    if fd < 0 {
-        return Err(NetError::io("socket", std::io::Error::last_os_error()));
-    }
-    // SAFETY: fresh descriptor.
-    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-    set_congestion(owned.as_raw_fd(), &cfg.cc).map_err(io("choosing the congestion control"))?;
-    let sa = match cfg.to {
-        SocketAddr::V4(a) => libc::sockaddr_in {
-            sin_family: libc::AF_INET as libc::sa_family_t,
-            sin_port: a.port().to_be(),
-            sin_addr: libc::in_addr {
-                s_addr: u32::from(*a.ip()).to_be(),
-            },
-            sin_zero: [0; 8],
-        },
-        SocketAddr::V6(_) => {
-            return Err(NetError::Protocol(
-                "the kernel-TCP sender speaks IPv4".into(),
-            ))
-        }
-    };
-    // SAFETY: `sa` is a valid sockaddr_in for the call.
-    let r = unsafe {
-        libc::connect(
-            owned.as_raw_fd(),
-            (&sa as *const libc::sockaddr_in).cast(),
-            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-        )
-    };
-    if r != 0 {
-        return Err(NetError::io(
-            format!("connecting to {}", cfg.to),
-            std::io::Error::last_os_error(),
+    let SocketAddr::V4(to) = cfg.to else {
+        return Err(NetError::Protocol(
+            "the kernel-TCP sender speaks IPv4".into(),
         ));
-    }
+    };
+    let owned = rustix::net::socket_with(
+        AddressFamily::INET,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC,
+        None,
+    )
+    .map_err(|e| NetError::io("socket", e.into()))?;
+    set_congestion(&owned, &cfg.cc).map_err(io("choosing the congestion control"))?;
+    rustix::net::connect(&owned, &to)
+        .map_err(|e| NetError::io(format!("connecting to {}", cfg.to), e.into()))?;
     let mut c = TcpStream::from(owned);
     let ns_before = NsCounters::read().unwrap_or_default();
     let clock = Clock::start();
@@ -130,7 +108,9 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
 
     let done = AtomicBool::new(false);
     let interrupted = AtomicBool::new(false);
-    let fd = c.as_raw_fd();
+    // The sampler's handle on the same socket: it reads TCP_INFO and, on Ctrl-C, shuts
+    // the socket down, which wakes the writer (EPIPE) and the reply's reader (EOF).
+    let probe = c.try_clone().map_err(io("socket"))?;
     let (written, samples) = std::thread::scope(|s| {
         let sampler = s.spawn(|| {
             let mut out = Vec::new();
@@ -143,14 +123,12 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
                 if stop.is_some_and(|s| s.load(Ordering::Relaxed))
                     && !interrupted.swap(true, Ordering::Relaxed)
                 {
-                    // SAFETY: `fd` is `c`'s, open until this scope ends; shutting it
-                    // down wakes the writer (EPIPE) and the reply's reader (EOF).
-                    unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
+                    let _ = probe.shutdown(Shutdown::Both);
                 }
                 let now = Duration::from_nanos(clock.elapsed().as_nanos());
                 if let Some(every) = cfg.sample {
                     if now >= next {
-                        if let Ok(info) = TcpInfo::read(fd) {
+                        if let Ok(info) = TcpInfo::read(&probe) {
                             out.push(sample(&info, clock.now().as_secs_f64()));
                         }
                         next = now + Duration::from_nanos(every.as_nanos());
@@ -182,7 +160,7 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
             .stop
             .as_deref()
             .is_some_and(|s| s.load(Ordering::Relaxed));
-    let last = TcpInfo::read(fd).map_err(io("TCP_INFO"))?;
+    let last = TcpInfo::read(&probe).map_err(io("TCP_INFO"))?;
     let ns = NsCounters::read().unwrap_or_default().since(&ns_before);
     let (written, reply) = match written {
         Ok(w) => w,

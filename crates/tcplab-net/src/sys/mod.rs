@@ -1,28 +1,26 @@
 //! Thin, safe wrappers over the Linux system calls the drivers need: TUN devices, network
 //! namespaces, interface configuration, high-resolution timers, clocks, scheduling.
-//! Calls go through rustix where it has them (clocks, timerfd, namespaces, timer slack,
-//! credentials); `unsafe` stays for what it lacks or marks unsafe itself: the TUN and
-//! interface ioctls, `sched_setscheduler`, `unshare` and a `pre_exec` hook.
+//! Calls go through rustix; the few it has no safe wrapper for are in [`ffi`], the
+//! crate's only `unsafe` code (the list and the reasons are there).
 //!
 //! Everything here is Linux-only; each wrapper returns an `io::Error` naming what failed.
 
 pub mod clock;
+#[allow(unsafe_code)]
+pub(crate) mod ffi;
 pub mod ifconfig;
 pub mod netns;
 pub mod sched;
+pub mod tcp_info;
 pub mod timer;
 pub mod tun;
 
 use std::io;
 
-/// Turns a `-1` return into the thread's `errno`, with `what` in the message.
-pub(crate) fn cvt<T: PartialEq + From<i8>>(ret: T, what: &str) -> io::Result<T> {
-    if ret == T::from(-1) {
-        let e = io::Error::last_os_error();
-        Err(io::Error::new(e.kind(), format!("{what}: {e}")))
-    } else {
-        Ok(ret)
-    }
+/// `e` with `what` in front of its message (the kind kept).
+pub(crate) fn named(e: impl Into<io::Error>, what: &str) -> io::Error {
+    let e = e.into();
+    io::Error::new(e.kind(), format!("{what}: {e}"))
 }
 
 /// True when the process runs as root (network namespaces and TUN devices need it).

@@ -5,26 +5,19 @@
 //! `/var/run/netns`: when the descriptor closes and the last process inside exits the
 //! kernel deletes the namespace and its interfaces, so nothing outlives the emulator.
 
-use rustix::thread::{move_into_link_name_space, LinkNameSpaceType, UnshareFlags};
+use super::{ffi, named};
+use rustix::thread::{move_into_link_name_space, LinkNameSpaceType};
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 pub struct NetNs {
     fd: OwnedFd,
 }
 
-fn named(what: &'static str) -> impl FnOnce(rustix::io::Errno) -> io::Error {
-    move |e| {
-        let e = io::Error::from(e);
-        io::Error::new(e.kind(), format!("{what}: {e}"))
-    }
-}
-
 fn setns(fd: BorrowedFd<'_>) -> io::Result<()> {
     // Affects only the calling thread.
-    move_into_link_name_space(fd, Some(LinkNameSpaceType::Network)).map_err(named("setns"))
+    move_into_link_name_space(fd, Some(LinkNameSpaceType::Network)).map_err(|e| named(e, "setns"))
 }
 
 impl NetNs {
@@ -35,11 +28,9 @@ impl NetNs {
     ) -> io::Result<(NetNs, T)> {
         std::thread::scope(|s| {
             s.spawn(|| {
-                // SAFETY: moves only this thread into a new network namespace; it shares
-                // its file table still (the hazard rustix marks this unsafe for is
-                // CLONE_FILES, not asked here).
-                unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNET) }
-                    .map_err(named("unshare(CLONE_NEWNET)"))
+                // Moves only this thread into the new namespace.
+                ffi::unshare_net()
+                    .map_err(|e| named(e, "unshare(CLONE_NEWNET)"))
                     .map_err(|e| {
                         io::Error::new(e.kind(), format!("{e} (network namespaces need root)"))
                     })?;
@@ -48,7 +39,7 @@ impl NetNs {
                     rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
                     rustix::fs::Mode::empty(),
                 )
-                .map_err(named("open /proc/thread-self/ns/net"))?;
+                .map_err(|e| named(e, "open /proc/thread-self/ns/net"))?;
                 let ns = NetNs { fd };
                 let out = setup()?;
                 Ok((ns, out))
@@ -78,17 +69,6 @@ impl NetNs {
 
     /// Makes `cmd` start inside the namespace.
     pub fn prepare(&self, cmd: &mut Command) {
-        let fd = self.fd.as_raw_fd();
-        // SAFETY: pre_exec runs between fork and exec: the closure only makes the setns
-        // system call (async-signal-safe), on a descriptor the child inherited open.
-        unsafe {
-            cmd.pre_exec(move || {
-                let fd = BorrowedFd::borrow_raw(fd);
-                Ok(move_into_link_name_space(
-                    fd,
-                    Some(LinkNameSpaceType::Network),
-                )?)
-            });
-        }
+        ffi::setns_before_exec(cmd, self.fd.as_raw_fd());
     }
 }

@@ -12,10 +12,6 @@ pub fn tighten_timer_slack() {
 /// timer fires instead of waiting for other processes' time slices; the kernel's RT
 /// throttling still leaves other tasks 5 % of each CPU should a FIFO thread spin.
 pub fn try_realtime(priority: i32) -> bool {
-    let p = libc::sched_param {
-        sched_priority: priority,
-    };
     // (rustix has no sched_setscheduler.)
-    // SAFETY: `p` is valid for the call; pid 0 is the calling thread.
-    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+    super::ffi::set_fifo(priority).is_ok()
 }

@@ -1,10 +1,11 @@
 //! TUN devices: a network interface whose packets a process reads and writes as whole
 //! IP datagrams on a file descriptor.
 
-use super::cvt;
-use std::ffi::CStr;
+use super::{ffi, named};
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 /// An open, non-persistent TUN device: it disappears when the descriptor closes, so a
 /// crashed emulator leaves nothing behind.
@@ -13,44 +14,34 @@ pub struct Tun {
     name: String,
 }
 
+/// `IFNAMSIZ`: an interface name and its NUL.
+const IFNAMSIZ: usize = 16;
+
 impl Tun {
     /// Creates a TUN device (`IFF_TUN | IFF_NO_PI`: raw IP packets, no extra header) in
     /// the calling thread's network namespace. `pattern` may hold `%d` for the kernel to
     /// pick a free number.
     pub fn create(pattern: &str) -> io::Result<Tun> {
-        if pattern.len() >= libc::IFNAMSIZ {
+        if pattern.len() >= IFNAMSIZ {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("interface name {pattern:?} is longer than 15 bytes"),
             ));
         }
-        let path = c"/dev/net/tun";
-        // SAFETY: `path` is NUL-terminated; the descriptor is owned below.
-        let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
-        let fd = cvt(fd, "open /dev/net/tun").map_err(|e| {
+        let fd = rustix::fs::open(
+            "/dev/net/tun",
+            OFlags::RDWR | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| {
+            let e = named(e, "open /dev/net/tun");
             io::Error::new(
                 e.kind(),
                 format!("{e} (the emulator needs the tun module and root or CAP_NET_ADMIN)"),
             )
         })?;
-        // SAFETY: `fd` is a fresh descriptor nobody else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        // SAFETY: an all-zero ifreq is a valid value.
-        let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
-        for (d, s) in ifr.ifr_name.iter_mut().zip(pattern.bytes()) {
-            *d = s as libc::c_char;
-        }
-        ifr.ifr_ifru.ifru_flags = (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short;
-        // SAFETY: TUNSETIFF reads and writes the ifreq we pass.
-        cvt(
-            unsafe { libc::ioctl(fd.as_raw_fd(), libc::TUNSETIFF, &mut ifr) },
-            "TUNSETIFF",
-        )?;
-        // SAFETY: the kernel NUL-terminates ifr_name.
-        let name = unsafe { CStr::from_ptr(ifr.ifr_name.as_ptr()) }
-            .to_string_lossy()
-            .into_owned();
-        set_nonblocking(fd.as_raw_fd())?;
+        let name = ffi::tun_set_iff(fd.as_fd(), pattern).map_err(|e| named(e, "TUNSETIFF"))?;
+        set_nonblocking(fd.as_fd())?;
         Ok(Tun { fd, name })
     }
 
@@ -60,26 +51,16 @@ impl Tun {
 
     /// Reads one packet into `buf`; `Ok(None)` when none is waiting.
     pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
-        // SAFETY: reads at most buf.len() bytes into `buf`.
-        let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock => Ok(None),
-                io::ErrorKind::Interrupted => Ok(None),
-                _ => Err(e),
-            };
+        match rustix::io::read(&self.fd, buf) {
+            Ok(n) => Ok(Some(n)),
+            Err(Errno::AGAIN | Errno::INTR) => Ok(None),
+            Err(e) => Err(e.into()),
         }
-        Ok(Some(n as usize))
     }
 
     /// Injects one packet into the kernel as if it arrived on this interface.
     pub fn send(&self, pkt: &[u8]) -> io::Result<()> {
-        // SAFETY: writes pkt.len() bytes from `pkt`.
-        let n = unsafe { libc::write(self.fd.as_raw_fd(), pkt.as_ptr().cast(), pkt.len()) };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        rustix::io::write(&self.fd, pkt)?;
         Ok(())
     }
 }
@@ -90,14 +71,8 @@ impl AsRawFd for Tun {
     }
 }
 
-pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: F_GETFL/F_SETFL on a descriptor we own.
-    unsafe {
-        let fl = cvt(libc::fcntl(fd, libc::F_GETFL), "fcntl(F_GETFL)")?;
-        cvt(
-            libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK),
-            "fcntl(F_SETFL)",
-        )?;
-    }
-    Ok(())
+/// Sets `O_NONBLOCK` on `fd`.
+fn set_nonblocking(fd: BorrowedFd<'_>) -> io::Result<()> {
+    let fl = rustix::fs::fcntl_getfl(fd).map_err(|e| named(e, "fcntl(F_GETFL)"))?;
+    rustix::fs::fcntl_setfl(fd, fl | OFlags::NONBLOCK).map_err(|e| named(e, "fcntl(F_SETFL)"))
 }

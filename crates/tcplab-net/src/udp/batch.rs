@@ -1,23 +1,21 @@
 //! Batched datagram I/O: `recvmmsg` and `sendmmsg` move up to [`BATCH`] datagrams per
 //! system call, which is where a user-space transport spends its time at high rates.
+//! Sending goes through rustix's `sendmmsg`; receiving through `sys::ffi` (rustix has
+//! no `recvmmsg` and cannot read the `SO_TIMESTAMPNS` stamp each datagram carries).
 
-use std::io;
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-use std::os::fd::RawFd;
+use crate::sys::ffi::StampedRecv;
+use rustix::io::Errno;
+use rustix::net::{MMsgHdr, SendAncillaryBuffer, SendFlags, SocketAddrAny};
+use std::io::{self, IoSlice};
+use std::net::SocketAddr;
+use std::os::fd::BorrowedFd;
 
 /// Datagrams per system call.
 pub const BATCH: usize = 64;
 
-fn to_sockaddr(a: SocketAddr) -> io::Result<libc::sockaddr_in> {
+fn to_sockaddr(a: SocketAddr) -> io::Result<SocketAddrAny> {
     match a {
-        SocketAddr::V4(v4) => Ok(libc::sockaddr_in {
-            sin_family: libc::AF_INET as libc::sa_family_t,
-            sin_port: v4.port().to_be(),
-            sin_addr: libc::in_addr {
-                s_addr: u32::from(*v4.ip()).to_be(),
-            },
-            sin_zero: [0; 8],
-        }),
+        SocketAddr::V4(v4) => Ok(SocketAddrAny::from(v4)),
         SocketAddr::V6(_) => Err(io::Error::new(
             io::ErrorKind::Unsupported,
             "the UDP driver speaks IPv4",
@@ -25,26 +23,11 @@ fn to_sockaddr(a: SocketAddr) -> io::Result<libc::sockaddr_in> {
     }
 }
 
-fn from_sockaddr(s: &libc::sockaddr_in) -> SocketAddr {
-    SocketAddr::V4(SocketAddrV4::new(
-        Ipv4Addr::from(u32::from_be(s.sin_addr.s_addr)),
-        u16::from_be(s.sin_port),
-    ))
-}
-
-/// Control-message space per datagram (one `SO_TIMESTAMPNS` timespec and slack).
-const CMSG_SPACE: usize = 64;
-
 /// Buffers for one `recvmmsg` call.
 pub struct RecvBatch {
     bufs: Vec<u8>,
     size: usize,
-    addrs: Vec<libc::sockaddr_in>,
-    lens: Vec<usize>,
-    /// Control messages, 8-byte aligned.
-    cmsgs: Vec<u64>,
-    /// The kernel's receive time of each datagram (`CLOCK_REALTIME` ns), when stamped.
-    stamps: Vec<Option<u64>>,
+    raw: StampedRecv,
     n: usize,
 }
 
@@ -55,82 +38,36 @@ impl RecvBatch {
         RecvBatch {
             bufs: vec![0; size * BATCH],
             size,
-            // SAFETY: an all-zero sockaddr_in is valid.
-            addrs: vec![unsafe { std::mem::zeroed() }; BATCH],
-            lens: vec![0; BATCH],
-            cmsgs: vec![0; BATCH * CMSG_SPACE / 8],
-            stamps: vec![None; BATCH],
+            raw: StampedRecv::new(BATCH),
             n: 0,
         }
     }
 
     /// Receives what is waiting (up to `BATCH`); `Ok(0)` when nothing is.
-    pub fn recv(&mut self, fd: RawFd) -> io::Result<usize> {
-        let mut iov: [libc::iovec; BATCH] = std::array::from_fn(|i| libc::iovec {
-            iov_base: self.bufs[i * self.size..].as_mut_ptr().cast(),
-            iov_len: self.size,
-        });
-        // SAFETY: zeroed mmsghdrs are valid; the pointers set below outlive the call.
-        let mut msgs: [libc::mmsghdr; BATCH] = unsafe { std::mem::zeroed() };
-        for (i, m) in msgs.iter_mut().enumerate() {
-            m.msg_hdr.msg_iov = &mut iov[i];
-            m.msg_hdr.msg_iovlen = 1;
-            m.msg_hdr.msg_name = (&mut self.addrs[i] as *mut libc::sockaddr_in).cast();
-            m.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-            m.msg_hdr.msg_control = self.cmsgs[i * CMSG_SPACE / 8..].as_mut_ptr().cast();
-            m.msg_hdr.msg_controllen = CMSG_SPACE;
-        }
-        // SAFETY: `msgs` describes BATCH valid buffers and address slots.
-        let r = unsafe {
-            libc::recvmmsg(
-                fd,
-                msgs.as_mut_ptr(),
-                BATCH as libc::c_uint,
-                libc::MSG_DONTWAIT,
-                std::ptr::null_mut(),
-            )
-        };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            self.n = 0;
-            return match e.kind() {
-                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
-                _ => Err(e),
-            };
-        }
-        self.n = r as usize;
-        for (i, m) in msgs.iter().take(self.n).enumerate() {
-            self.lens[i] = (m.msg_len as usize).min(self.size);
-            self.stamps[i] = None;
-            // SAFETY: walking the control buffer the kernel filled, with the libc macros.
-            unsafe {
-                let mut c = libc::CMSG_FIRSTHDR(&m.msg_hdr);
-                while !c.is_null() {
-                    if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SO_TIMESTAMPNS
-                    {
-                        let ts: libc::timespec =
-                            std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                        self.stamps[i] = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
-                    }
-                    c = libc::CMSG_NXTHDR(&m.msg_hdr, c);
-                }
+    pub fn recv(&mut self, fd: BorrowedFd<'_>) -> io::Result<usize> {
+        self.n = match self.raw.recv(fd, &mut self.bufs, self.size, false) {
+            Ok(n) => n,
+            Err(e) => {
+                self.n = 0;
+                return match e.kind() {
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
+                    _ => Err(e),
+                };
             }
-        }
+        };
         Ok(self.n)
     }
 
     /// The kernel's receive timestamp of datagram `i` (`CLOCK_REALTIME` ns), if stamped.
     pub fn stamp(&self, i: usize) -> Option<u64> {
-        self.stamps[i]
+        self.raw.get(i).stamp_ns
     }
 
     /// Datagram `i` of the last call: sender and bytes.
     pub fn get(&self, i: usize) -> (SocketAddr, &[u8]) {
+        let d = self.raw.get(i);
         let off = i * self.size;
-        (
-            from_sockaddr(&self.addrs[i]),
-            &self.bufs[off..off + self.lens[i]],
-        )
+        (d.from, &self.bufs[off..off + d.len])
     }
 }
 
@@ -142,7 +79,7 @@ pub struct SendBatch {
     /// Datagrams queued, and how many of them are already sent (after a partial send).
     n: usize,
     sent: usize,
-    dest: libc::sockaddr_in,
+    dest: SocketAddrAny,
     dest_addr: SocketAddr,
 }
 
@@ -195,50 +132,124 @@ impl SendBatch {
 
     /// Sends what is queued. Returns false when the socket buffer is full (the rest stays
     /// queued for the next call); true once everything left.
-    pub fn flush(&mut self, fd: RawFd) -> io::Result<bool> {
+    pub fn flush(&mut self, fd: BorrowedFd<'_>) -> io::Result<bool> {
         while self.sent < self.n {
             let k = self.n - self.sent;
-            let mut iov: [libc::iovec; BATCH] = std::array::from_fn(|j| {
+            let iov: [IoSlice<'_>; BATCH] = std::array::from_fn(|j| {
                 let i = (self.sent + j).min(BATCH - 1);
-                libc::iovec {
-                    iov_base: self.bufs[i * self.size..].as_mut_ptr().cast(),
-                    iov_len: self.lens[i],
-                }
+                let off = i * self.size;
+                IoSlice::new(&self.bufs[off..off + self.lens[i]])
             });
-            // SAFETY: zeroed mmsghdrs are valid; pointers set below outlive the call.
-            let mut msgs: [libc::mmsghdr; BATCH] = unsafe { std::mem::zeroed() };
-            for (j, m) in msgs.iter_mut().take(k).enumerate() {
-                m.msg_hdr.msg_iov = &mut iov[j];
-                m.msg_hdr.msg_iovlen = 1;
-                m.msg_hdr.msg_name = (&mut self.dest as *mut libc::sockaddr_in).cast();
-                m.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let mut no_control: [SendAncillaryBuffer<'_, '_, '_>; BATCH] =
+                std::array::from_fn(|_| SendAncillaryBuffer::default());
+            let mut iov_j = iov.iter();
+            let mut msgs = no_control.each_mut().map(|c| {
+                let one = std::slice::from_ref(iov_j.next().expect("one iovec per message"));
+                MMsgHdr::new_with_addr(&self.dest, one, c)
+            });
+            match rustix::net::sendmmsg(fd, &mut msgs[..k], SendFlags::empty()) {
+                Ok(r) => self.sent += r,
+                Err(Errno::AGAIN) => return Ok(false),
+                Err(Errno::INTR) => continue,
+                // ENOBUFS: the device queue overflowed; the datagrams are lost like any
+                // packet a router drops, and the transport recovers them.
+                Err(Errno::NOBUFS) => {
+                    self.sent = self.n;
+                    break;
+                }
+                // The peer's port is closed (an ICMP error came back): not fatal for a
+                // datagram transport; its timers decide.
+                Err(Errno::CONNREFUSED) => {
+                    self.sent += 1;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
             }
-            // SAFETY: `msgs[..k]` describe valid buffers.
-            let r = unsafe { libc::sendmmsg(fd, msgs.as_mut_ptr(), k as libc::c_uint, 0) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                return match e.kind() {
-                    io::ErrorKind::WouldBlock => Ok(false),
-                    io::ErrorKind::Interrupted => continue,
-                    // ENOBUFS: the device queue overflowed; the datagrams are lost like
-                    // any packet a router drops, and the transport recovers them.
-                    _ if e.raw_os_error() == Some(libc::ENOBUFS) => {
-                        self.sent = self.n;
-                        break;
-                    }
-                    // The peer's port is closed (an ICMP error came back): not fatal
-                    // for a datagram transport; its timers decide.
-                    _ if e.raw_os_error() == Some(libc::ECONNREFUSED) => {
-                        self.sent += 1;
-                        continue;
-                    }
-                    _ => Err(e),
-                };
-            }
-            self.sent += r as usize;
         }
         self.n = 0;
         self.sent = 0;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::UdpSocket;
+    use std::os::fd::AsFd;
+    use std::time::{Duration, Instant};
+
+    fn pair() -> (UdpSocket, UdpSocket) {
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        crate::probe::enable_rx_timestamps(&rx).unwrap();
+        (rx, tx)
+    }
+
+    /// Receives until `n` datagrams are in `rx`'s batch (one call once they all wait).
+    fn recv_all(rx: &UdpSocket, batch: &mut RecvBatch, n: usize) -> usize {
+        let t0 = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(20));
+            let got = batch.recv(rx.as_fd()).unwrap();
+            if got >= n || t0.elapsed() > Duration::from_secs(5) {
+                return got;
+            }
+            assert_eq!(got, 0, "a partial batch");
+        }
+    }
+
+    #[test]
+    fn a_full_batch_goes_out_in_order_with_its_lengths_and_source() {
+        let (rx, tx) = pair();
+        let mut out = SendBatch::new(256, rx.local_addr().unwrap()).unwrap();
+        for i in 0..BATCH {
+            assert!(out.push_with(|b| {
+                b[..2].copy_from_slice(&(i as u16).to_be_bytes());
+                Some(10 + i)
+            }));
+        }
+        assert!(out.is_full());
+        assert!(out.flush(tx.as_fd()).unwrap());
+        assert!(out.is_empty());
+        let mut batch = RecvBatch::new(256);
+        assert_eq!(recv_all(&rx, &mut batch, BATCH), BATCH);
+        for i in 0..BATCH {
+            let (from, bytes) = batch.get(i);
+            assert_eq!(from, tx.local_addr().unwrap());
+            assert_eq!(bytes.len(), 10 + i);
+            assert_eq!(u16::from_be_bytes([bytes[0], bytes[1]]), i as u16);
+        }
+    }
+
+    #[test]
+    fn each_datagram_of_one_call_keeps_its_own_kernel_timestamp() {
+        let (rx, tx) = pair();
+        let to = rx.local_addr().unwrap();
+        for _ in 0..3 {
+            tx.send_to(&[1, 2, 3], to).unwrap();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let mut batch = RecvBatch::new(64);
+        assert_eq!(recv_all(&rx, &mut batch, 3), 3);
+        let stamps: Vec<u64> = (0..3).map(|i| batch.stamp(i).expect("stamped")).collect();
+        // 5 ms apart when sent; one stamp for the whole call would give 0.
+        assert!(stamps[1] - stamps[0] >= 4_000_000, "{stamps:?}");
+        assert!(stamps[2] - stamps[1] >= 4_000_000, "{stamps:?}");
+        let now = crate::sys::clock::realtime_ns();
+        assert!(
+            stamps[2] <= now && now - stamps[0] < 5_000_000_000,
+            "{stamps:?}"
+        );
+    }
+
+    #[test]
+    fn a_longer_datagram_is_cut_to_the_slot_and_an_empty_socket_gives_zero() {
+        let (rx, tx) = pair();
+        let mut batch = RecvBatch::new(8);
+        assert_eq!(batch.recv(rx.as_fd()).unwrap(), 0);
+        tx.send_to(&[9; 20], rx.local_addr().unwrap()).unwrap();
+        assert_eq!(recv_all(&rx, &mut batch, 1), 1);
+        assert_eq!(batch.get(0).1, &[9; 8]);
     }
 }

@@ -16,7 +16,7 @@ use crate::sys::timer::TimerFd;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tcplab_core::Time;
@@ -61,7 +61,7 @@ fn drain<S: Session>(
     sess: &mut S,
     now: Time,
     tx: &mut SendBatch,
-    fd: std::os::fd::RawFd,
+    fd: BorrowedFd<'_>,
     st: &mut LoopStats,
 ) -> Result<bool, NetError> {
     let sendmmsg = |e| NetError::io("sendmmsg", e);
@@ -119,11 +119,11 @@ pub fn run<S: Session>(
     let io = |what: &'static str| move |e| NetError::io(what, e);
     sock.set_nonblocking(true).map_err(io("socket"))?;
     sched::tighten_timer_slack();
-    let fd = sock.as_raw_fd();
+    let fd = sock.as_fd();
     let mut poll = Poll::new().map_err(io("epoll"))?;
     let mut timer = TimerFd::new().map_err(io("timerfd"))?;
     poll.registry()
-        .register(&mut SourceFd(&fd), SOCK, Interest::READABLE)
+        .register(&mut SourceFd(&sock.as_raw_fd()), SOCK, Interest::READABLE)
         .map_err(io("epoll_ctl"))?;
     poll.registry()
         .register(&mut SourceFd(&timer.as_raw_fd()), TIMER, Interest::READABLE)
@@ -205,7 +205,7 @@ pub fn run<S: Session>(
                 Interest::READABLE
             };
             poll.registry()
-                .reregister(&mut SourceFd(&fd), SOCK, interest)
+                .reregister(&mut SourceFd(&sock.as_raw_fd()), SOCK, interest)
                 .map_err(io("epoll_ctl"))?;
             want_write = blocked;
         }
