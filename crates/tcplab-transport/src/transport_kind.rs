@@ -6,9 +6,9 @@ use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::param_error::ParamError;
 use std::fmt::Debug;
+use tcplab_core::ColumnDef;
 use tcplab_core::KeyError;
 use toml::Table;
-use tcplab_core::ColumnDef;
 
 /// A built-in transport, implemented by a unit type in the transport's folder and listed
 /// once in `builtin.rs`, which makes [`TransportSpec`](crate::TransportSpec) and

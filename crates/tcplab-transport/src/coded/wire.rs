@@ -7,9 +7,9 @@ use super::{
     Code, CodedAck, CodedPacket, Symbol, FORWARD_HEADER_BYTES, FORWARD_IP_UDP_BYTES,
     NC_FRAMING_BYTES, NC_HEADER_BYTES, NC_IP_TCP_BYTES,
 };
+use crate::codec::{CodecError, Reader, Writer};
 use crate::forward::{ForwardSpec, ForwardTransport};
 use crate::nc::{NcSpec, NcTransport};
-use crate::codec::{CodecError, Reader, Writer};
 use crate::packet::Packet;
 use crate::tcp::wire as tcp_wire;
 use crate::wire_flow::{Resize, WireFlow, WireTransport};

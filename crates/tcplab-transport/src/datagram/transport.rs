@@ -1,14 +1,14 @@
 //! Datagrams as a built-in transport (`transport = "datagram"`).
 
+use super::DatagramSummary;
 use super::{keys, DatagramSink, DatagramSource, DatagramSpec};
 use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
+use crate::series_columns::DELIVERED;
 use crate::transport_kind::Transport;
+use tcplab_core::ColumnDef;
 use tcplab_core::KeyError;
 use toml::Table;
-use super::DatagramSummary;
-use crate::series_columns::DELIVERED;
-use tcplab_core::ColumnDef;
 
 /// `transport = "datagram"`: [`DatagramSource`] and [`DatagramSink`]; unreliable.
 pub struct DatagramTransport;

@@ -1,7 +1,7 @@
 //! TCP-Forward's columns of the flows table, as typed structs.
 
-use crate::coded::DecodeStats;
 use crate::coded::coded_columns::*;
+use crate::coded::DecodeStats;
 use crate::tcp::{TcpSummary, ACKS_SENT};
 use tcplab_core::{ColumnDef, Metrics};
 

@@ -5,8 +5,8 @@ use super::{ForwardSinkSummary, ForwardSourceSummary};
 use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
-use tcplab_core::KeyError;
 use tcplab_core::ColumnDef;
+use tcplab_core::KeyError;
 
 /// `transport = "tcp-forward"`: [`ForwardSource`] and [`ForwardSink`].
 pub struct ForwardTransport;

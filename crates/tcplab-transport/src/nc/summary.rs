@@ -1,8 +1,8 @@
 //! TCP/NC's columns of the flows table, as typed structs (the source's follow its TCP
 //! sender's [`TcpSummary`](crate::TcpSummary)).
 
-use crate::coded::DecodeStats;
 use crate::coded::coded_columns::*;
+use crate::coded::DecodeStats;
 use crate::tcp::ACKS_SENT;
 use tcplab_core::{ColumnDef, Metrics};
 

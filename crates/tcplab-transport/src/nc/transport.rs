@@ -1,14 +1,14 @@
 //! TCP/NC as a built-in transport (`transport = "tcp-nc"`).
 
 use super::{keys, NcSink, NcSource, NcSpec};
+use super::{NcSinkSummary, NcSourceSummary};
 use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
-use crate::transport_kind::Transport;
-use tcplab_core::KeyError;
-use super::{NcSinkSummary, NcSourceSummary};
 use crate::series_columns::{SYMBOLS_SENT, TCP_SENDER};
 use crate::tcp::TcpSummary;
+use crate::transport_kind::Transport;
 use tcplab_core::ColumnDef;
+use tcplab_core::KeyError;
 
 /// `transport = "tcp-nc"`: [`NcSource`] and [`NcSink`].
 pub struct NcTransport;

@@ -1,13 +1,13 @@
 //! TCP as a built-in transport (`transport = "tcp"`).
 
 use super::{keys, stack, Receiver, Sender, TcpSpec};
+use super::{TcpSummary, RECEIVER_COLUMNS};
 use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
-use crate::transport_kind::Transport;
-use tcplab_core::KeyError;
-use super::{TcpSummary, RECEIVER_COLUMNS};
 use crate::series_columns::{DELIVERED, TCP_SENDER};
+use crate::transport_kind::Transport;
 use tcplab_core::ColumnDef;
+use tcplab_core::KeyError;
 
 /// `transport = "tcp"`: [`Sender`] and [`Receiver`].
 pub struct TcpTransport;
