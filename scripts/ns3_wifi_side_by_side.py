@@ -22,7 +22,9 @@ spatial streams, 80 MHz, 400 ns guard interval (866.7 Mbit/s) at a fixed rate (n
 ConstantRateWifiManager; tcplab's `rate_control = "fixed"`), Block ACKs and ACKs at 24
 Mbit/s (ns-3 answers at the highest basic rate not above the data rate's non-HT reference
 rate; tcplab's `control_rate`), EDCA best effort; `--standard 802.11n` uses HT MCS 15, 40
-MHz instead. Cell names are `<stations>sta-<traffic>-ampdu<on|off>-per<0|10>`:
+MHz instead; the `--tack` cells also run 802.11g (ERP-OFDM 54 Mbit/s, 20 MHz at 2.4 GHz;
+ns-3's 802.11g MAC is the DCF without QoS, tcplab's preset the same). Cell names are
+`<stations>sta-<traffic>-ampdu<on|off>-per<0|10>`:
 - traffic `udp`: with 1 station the access point sends it 1 Gbit/s of 1472-byte
   datagrams (W1's cell); with 8, each station sends the access point 200 Mbit/s (W8's);
   goodput = all datagrams received over the run.
@@ -147,7 +149,7 @@ SATURATING_QUEUE_PKTS = 5000
 THIN_ACK_DELAY = "2.5ms"
 #: Offered UDP load in the TACK cells: above each ceiling (examples/tack_wlan_efficiency.py).
 TACK_UDP_RATE = {"802.11g": "100Mbps", "802.11n": "500Mbps", "802.11ac": "1Gbps"}
-#: The paper's gains of TCP-TACK over TCP BBR (Figure 1) and its TCP / UDP shares.
+#: The paper's gains of TCP-TACK over TCP BBR (Figure 1), in %.
 PAPER_GAIN = {"802.11g": 26.3, "802.11n": 28.1, "802.11ac": 27.7}
 
 
