@@ -4,7 +4,7 @@ table (the one in docs/validation.md).
 
     python scripts/ns3_wifi_side_by_side.py [--ns3-prefix DIR] [--cells PATTERNS]
         [--duration S] [--seed N] [--standard 802.11ac|802.11n] [--set KEY=VALUE]
-        [--ns3-arg ARG] [--no-ns3] [--csv FILE]
+        [--ns3-arg ARG] [--no-ns3] [--csv FILE] [--tack [--seeds N]]
 
 ns-3 comes from the PyPI wheel (ns-3.44, every module's headers and shared libraries):
 
@@ -22,7 +22,9 @@ spatial streams, 80 MHz, 400 ns guard interval (866.7 Mbit/s) at a fixed rate (n
 ConstantRateWifiManager; tcplab's `rate_control = "fixed"`), Block ACKs and ACKs at 24
 Mbit/s (ns-3 answers at the highest basic rate not above the data rate's non-HT reference
 rate; tcplab's `control_rate`), EDCA best effort; `--standard 802.11n` uses HT MCS 15, 40
-MHz instead. Cell names are `<stations>sta-<traffic>-ampdu<on|off>-per<0|10>`:
+MHz instead; the `--tack` cells also run 802.11g (ERP-OFDM 54 Mbit/s, 20 MHz at 2.4 GHz;
+ns-3's 802.11g MAC is the DCF without QoS, tcplab's preset the same). Cell names are
+`<stations>sta-<traffic>-ampdu<on|off>-per<0|10>`:
 - traffic `udp`: with 1 station the access point sends it 1 Gbit/s of 1472-byte
   datagrams (W1's cell); with 8, each station sends the access point 200 Mbit/s (W8's);
   goodput = all datagrams received over the run.
@@ -60,6 +62,13 @@ undo one of these each; --set KEY=VALUE writes a `[[wlan]]` key into tcplab's ce
 `--set ampdu_time=550us`), --ns3-arg passes an argument to the ns-3 program (e.g.
 `--ns3-arg=--ns3::BulkSendApplication::SendSize=1448`): one switch at a time, for
 controlled experiments. The TCP cells of docs/validation.md run with `--queue 5000`.
+`--tack [--seeds N]` runs instead the TACK study's setting (TACK_PHYS below) on 802.11g, n
+and ac with one station, as docs/validation.md's second table: UDP, TCP BBR with L = 2 and
+with ACKs thinned to TACK's rate, and TCP Cubic with both (a sender that keeps the channel
+busy, so the gain is the airtime's alone), in ns-3 and in tcplab (`stack = "ns3"`), and
+the study's own TCP BBR and TCP-TACK in tcplab (`tcplab.reproduce.tack.wlan`); it prints
+the second-half goodputs, TCP's share of the UDP ceiling, the station's channel accesses
+and the gain from thinning, beside 802.11g's airtime worked out by hand (`g_by_hand`).
 --ns3-only and --no-ns3 run one side; ns-3's output and times are kept under the build
 directory, and --reuse prints a kept run again instead of running ns-3 (--detail adds
 its counters: MAC queue drops, TCP recoveries and timeouts, goodput by tenths of the run).
@@ -73,6 +82,7 @@ import hashlib
 import os
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -90,6 +100,9 @@ DEFAULT_PREFIX = "/work/ns3pip/lib/python3.11/site-packages/ns3"
 PHY = {
     "802.11ac": {"mode": "VhtMcs9", "width": 80, "streams": 2},
     "802.11n": {"mode": "HtMcs15", "width": 40, "streams": 2},
+    # ERP-OFDM 54 Mbit/s; ns-3 answers at 24 Mbit/s, the highest mandatory ERP-OFDM rate
+    # not above the data rate (`GetControlAnswerMode`), tcplab's preset `control_rate`.
+    "802.11g": {"mode": "ErpOfdmRate54Mbps", "width": 20, "streams": 1},
 }
 #: What the TCP flows share on both sides (over the `ns3` stack profile).
 TCP_FLOW = {"mss": 1448, "snd_buf": "4MiB", "rcv_buf": "4MiB"}
@@ -114,6 +127,37 @@ UDP_SIZE = 1472
 #: Offered UDP load: the access point to 1 station (W1), each of 8 stations to the AP (W8).
 UDP_RATE = {1: "1Gbps", 8: "200Mbps"}
 WIRE = {"rate": "10Gbps", "delay": "5ms", "queue": "100000pkt"}
+
+#: `--tack`: the TACK study's setting (python/tcplab/reproduce/tack.py, `wlan`): one
+#: station receives one bulk flow from a server behind a 10 Gbit/s, 5 ms wire (RTT_min 10
+#: ms) on 802.11g, n and ac, beside one saturating UDP flow from the access point, with
+#: the study's 1000-packet AP queue on both sides (`--queue 1000`). TCP BBR runs with
+#: ns-3's delayed ACK (DelAckCount 2, tcplab's `ack_every = 2`) and thinned to about
+#: TACK's ACK rate, β / RTT_min = 4 / 10 ms: one ACK per the segments the cell's UDP
+#: ceiling carries in RTT_min / β = 2.5 ms (ceilings from docs/wlan.md's formula: 29.93 /
+#: 256.3 / 618.5 Mbit/s -> 6 / 55 / 133 segments of 1448 bytes, rounded down), and the
+#: delayed-ACK timer at RTT_min / β too (ns-3's DelAckTimeout, tcplab's `ack_delay`), so
+#: that an ACK leaves at most 2.5 ms after the first segment it covers, as a periodic TACK
+#: does. With the default 200 ms timer a count above the initial window of 10 segments
+#: waits 200 ms for every ACK of the start-up: ns-3's TCP BBR carried 0.5 Mbit/s on
+#: 802.11n with DelAckCount 55.
+TACK_PHYS = {"802.11g": ("g", 29.93e6), "802.11n": ("n", 256.3e6),
+             "802.11ac": ("ac", 618.5e6)}
+TACK_RTT_MIN_S, TACK_BETA = 0.010, 4
+TACK_QUEUE_PKTS = 1000
+SATURATING_QUEUE_PKTS = 5000
+THIN_ACK_DELAY = "2.5ms"
+#: Offered UDP load in the TACK cells: above each ceiling (examples/tack_wlan_efficiency.py).
+TACK_UDP_RATE = {"802.11g": "100Mbps", "802.11n": "500Mbps", "802.11ac": "1Gbps"}
+#: The paper's gains of TCP-TACK over TCP BBR (Figure 1), in %.
+PAPER_GAIN = {"802.11g": 26.3, "802.11n": 28.1, "802.11ac": 27.7}
+
+
+def thin_ack_every(standard: str) -> int:
+    """Segments of 1448 bytes the cell's UDP ceiling carries in RTT_min / β."""
+    ceiling = TACK_PHYS[standard][1]
+    return int(ceiling * TACK_RTT_MIN_S / TACK_BETA / (TCP_FLOW["mss"] * 8))
+
 
 PROGRAM_NAME = "tcplab_wifi_side_by_side"
 PROGRAM = r"""// Generated by tcplab's scripts/ns3_wifi_side_by_side.py; not part of ns-3.
@@ -212,10 +256,27 @@ PsduTx(WifiConstPsduMap psdus, WifiTxVector, double)
 {
     for (auto& [id, psdu] : psdus)
     {
-        if (psdu->GetNMpdus() > 0 && psdu->GetHeader(0).IsQosData())
+        if (psdu->GetNMpdus() > 0 && psdu->GetHeader(0).IsData())
         {
             g_psdus++;
             g_mpdus += psdu->GetNMpdus();
+        }
+    }
+}
+
+// The (first) station's data PPDUs: its channel accesses carrying TCP ACKs.
+static uint64_t g_staPsdus = 0;
+static uint64_t g_staMpdus = 0;
+
+static void
+StaPsduTx(WifiConstPsduMap psdus, WifiTxVector, double)
+{
+    for (auto& [id, psdu] : psdus)
+    {
+        if (psdu->GetNMpdus() > 0 && psdu->GetHeader(0).IsData())
+        {
+            g_staPsdus++;
+            g_staMpdus += psdu->GetNMpdus();
         }
     }
 }
@@ -271,7 +332,10 @@ main(int argc, char* argv[])
     sta.Create(stations);
 
     WifiHelper wifi;
-    wifi.SetStandard(standard == "802.11n" ? WIFI_STANDARD_80211n : WIFI_STANDARD_80211ac);
+    bool erp = standard == "802.11g";
+    wifi.SetStandard(erp                     ? WIFI_STANDARD_80211g
+                     : standard == "802.11n" ? WIFI_STANDARD_80211n
+                                             : WIFI_STANDARD_80211ac);
     wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
                                  "DataMode",
                                  StringValue(mode),
@@ -281,7 +345,8 @@ main(int argc, char* argv[])
     YansWifiPhyHelper phy;
     phy.SetChannel(channel.Create());
     phy.Set("ChannelSettings",
-            StringValue("{0, " + std::to_string(width) + ", BAND_5GHZ, 0}"));
+            StringValue("{0, " + std::to_string(width) +
+                        (erp ? ", BAND_2_4GHZ, 0}" : ", BAND_5GHZ, 0}")));
     phy.Set("Antennas", UintegerValue(streams));
     phy.Set("MaxSupportedTxSpatialStreams", UintegerValue(streams));
     phy.Set("MaxSupportedRxSpatialStreams", UintegerValue(streams));
@@ -294,9 +359,12 @@ main(int argc, char* argv[])
     mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid), "BE_MaxAmpduSize",
                 UintegerValue(ampdu));
     NetDeviceContainer apDev = wifi.Install(phy, mac, ap);
-    Config::Set("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/HtConfiguration/"
-                "ShortGuardIntervalSupported",
-                BooleanValue(sgi));
+    if (!erp)
+    {
+        Config::Set("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/HtConfiguration/"
+                    "ShortGuardIntervalSupported",
+                    BooleanValue(sgi));
+    }
 
     std::vector<Ptr<DataMpduErrorModel>> ems;
     NetDeviceContainer all(apDev, staDev);
@@ -385,11 +453,17 @@ main(int argc, char* argv[])
                 ? "/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin"
                 : "/NodeList/1/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin",
             MakeCallback(&PsduTx));
+        Config::ConnectWithoutContext(
+            "/NodeList/2/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin",
+            MakeCallback(&StaPsduTx));
     });
     for (uint32_t i = 0; i < all.GetN(); i++)
     {
-        auto q = DynamicCast<WifiNetDevice>(all.Get(i))->GetMac()->GetQosTxop(AC_BE)
-                     ->GetWifiMacQueue();
+        // 802.11g runs ns-3's non-QoS DCF (one Txop), n/ac EDCA best effort.
+        auto mac = DynamicCast<WifiNetDevice>(all.Get(i))->GetMac();
+        Ptr<Txop> txop = mac->GetQosSupported() ? Ptr<Txop>(mac->GetQosTxop(AC_BE))
+                                                : mac->GetTxop();
+        auto q = txop->GetWifiMacQueue();
         q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&QueueDrop));
         q->TraceConnectWithoutContext("Expired", MakeCallback(&Expired));
     }
@@ -446,6 +520,9 @@ main(int argc, char* argv[])
                 g_psdus ? double(g_mpdus) / g_psdus : 0.0,
                 (unsigned long long)checked,
                 (unsigned long long)corrupted);
+    std::printf("sta_psdus %llu sta_mpdus %llu\n",
+                (unsigned long long)g_staPsdus,
+                (unsigned long long)g_staMpdus);
     std::printf("queue_drops %llu expired %llu recoveries %llu rtos %llu\nseries_bytes",
                 (unsigned long long)g_queueDrops,
                 (unsigned long long)g_expired,
@@ -486,15 +563,37 @@ def cells() -> list[dict]:
     return out
 
 
+def tack_cells() -> list[dict]:
+    """`--tack`'s cells: per PHY, UDP, TCP BBR with L = 2 and with L thinned."""
+    out = []
+    for std, (short, _) in TACK_PHYS.items():
+        base = {"stations": 1, "ampdu": True, "per": 0, "standard": std}
+        out.append({**base, "name": f"tack-{short}-udp", "traffic": "udp",
+                    "udp_rate": TACK_UDP_RATE[std]})
+        thin = {"ack_delay": THIN_ACK_DELAY}
+        for every in (2, thin_ack_every(std)):
+            out.append({**base, "name": f"tack-{short}-bbr-L{every}", "traffic": "bbr",
+                        "ack_every": every, **(thin if every > 2 else {})})
+        # A TCP that never leaves the channel idle: Cubic whose 4 MiB window (2,900
+        # segments) sits in a 5000-packet AP queue, so goodput is what the cell's airtime
+        # gives a TCP flow and its ACKs, whatever the sender's controller does with them.
+        for every in (2, thin_ack_every(std)):
+            out.append({**base, "name": f"tack-{short}-cubic-L{every}", "traffic": "cubic",
+                        "ack_every": every, "queue": SATURATING_QUEUE_PKTS,
+                        **(thin if every > 2 else {})})
+    return out
+
+
 def tcplab_scenario(cell: dict, standard: str, duration: float, overrides: dict,
                     preset_ampdu: bool = False, own_queue: bool = False,
                     queue: int = NS3_QUEUE_PKTS) -> tcplab.Scenario:
     n = cell["stations"]
     stas = [f"sta{i + 1}" for i in range(n)]
+    standard = cell.get("standard", standard)
     wlan = {"standard": standard, "ap": "ap", "stations": stas}
     if not cell["ampdu"]:
         wlan["ampdu"] = False
-    elif not preset_ampdu:
+    elif not preset_ampdu and standard != "802.11g":
         wlan.update(NS3_AMPDU)
     if not own_queue:
         wlan.update({"queue": f"{queue}pkt", "node_queue": f"{queue}pkt"})
@@ -506,14 +605,37 @@ def tcplab_scenario(cell: dict, standard: str, duration: float, overrides: dict,
           "node": nodes, "wlan": [wlan]}
     if cell["traffic"] == "udp":
         pairs = [("ap", stas[0])] if n == 1 else [(s, "ap") for s in stas]
-        sc["flow"] = [{"transport": "datagram", "from": a, "to": b, "rate": UDP_RATE[n],
+        rate = cell.get("udp_rate", UDP_RATE[n])
+        sc["flow"] = [{"transport": "datagram", "from": a, "to": b, "rate": rate,
                        "packet_size": UDP_SIZE, "bytes": "unlimited"} for a, b in pairs]
     else:
         sc["node"] = [{"name": "server"}, *nodes]
         sc["link"] = [{"between": ["server", "ap"], **WIRE}]
         sc["flow"] = [{"transport": "tcp", "stack": "ns3", **TCP_FLOW, "cc": cell["traffic"],
                        "from": "server", "to": s, "bytes": "unlimited"} for s in stas]
+        for key in ("ack_every", "ack_delay"):
+            if key in cell:
+                for f in sc["flow"]:
+                    f[key] = cell[key]
+    if "standard" in cell:
+        sc["sample"] = f"{duration / 10:g}s"
     return tcplab.Scenario(sc, source=f"ns3_wifi_side_by_side {cell['name']}")
+
+
+def study_scenario(cell: dict, duration: float) -> tcplab.Scenario:
+    """The TACK study's own TCP BBR (its flow keys, default stack, its queues) in the
+    cell's PHY with the cell's ACK count: what `tcplab reproduce tack` runs."""
+    from tcplab.reproduce.tack import TRANSPORTS, wlan
+
+    flow = dict(TRANSPORTS["TCP BBR (L=2)"])
+    if cell["traffic"] == "udp":
+        flow = {"transport": "datagram", "rate": cell["udp_rate"]}
+    elif cell["traffic"] == "tack":
+        flow = dict(TRANSPORTS["TCP-TACK"])
+    else:
+        flow.update({k: cell[k] for k in ("ack_every", "ack_delay") if k in cell})
+    return wlan(cell["standard"], TACK_RTT_MIN_S * 1e3, flow, duration,
+                f"study-{cell['name']}", sample=f"{duration / 10:g}s")
 
 
 def senders(cell: dict) -> list[str]:
@@ -533,11 +655,33 @@ def run_tcplab(cell: dict, sc: tcplab.Scenario, seed: int, duration: float) -> d
     ok = rows["tx_attempts"] - rows["collisions"]
     frames = float((rows["ampdu_mean"].fillna(0) * ok).sum())
     ampdu = frames / float(ok.sum()) if float(ok.sum()) > 0 else float("nan")
-    return {"goodput": goodput, "ampdu": ampdu, "wall": wall, "cpu": cpu}
+    out = {"goodput": goodput, "ampdu": ampdu, "wall": wall, "cpu": cpu}
+    if "standard" in cell:
+        out.update(second_half(res, duration))
+        wl = links[links["link"] == "wlan"].set_index("direction")
+        sta = [d for d in wl.index if d.startswith("sta")][0]
+        out["sta_access_hz"] = float(wl.loc[sta, "tx_attempts"]) / duration
+        out["sta_mpdus_per_access"] = float(wl.loc[sta, "ampdu_mean"] or 1)
+    return out
+
+
+def second_half(res, duration: float) -> dict:
+    """Goodput over the second half of the run, from the `delivered` series (one flow)."""
+    s = res.series("delivered")
+    d = s.drop_duplicates("t_s").set_index("t_s")["delivered"]
+    half = d.index[d.index >= duration / 2 - 1e-9][0]
+    return {"late": float(d.iloc[-1] - d[half]) * 8 / float(d.index[-1] - half)}
+
+
+def run_study(cell: dict, seed: int, duration: float) -> dict:
+    """The study's own flow in the cell (`study_scenario`): second-half goodput."""
+    res = tcplab.simulate(study_scenario(cell, duration), seed=seed)
+    return second_half(res, duration)
 
 
 def ns3_args(cell: dict, standard: str, duration: float, extra: list[str],
              queue: int = NS3_QUEUE_PKTS, bar: bool = False) -> list[str]:
+    standard = cell.get("standard", standard)
     phy = PHY[standard]
     args = [] if bar else list(NS3_FIXED)
     args += [f"--stations={cell['stations']}", f"--standard={standard}",
@@ -546,13 +690,19 @@ def ns3_args(cell: dict, standard: str, duration: float, extra: list[str],
             f"--per={cell['per'] / 100}", f"--duration={duration:g}",
             f"--wireRate={WIRE['rate']}", f"--wireDelay={WIRE['delay']}"]
     if cell["traffic"] == "udp":
-        args += ["--traffic=udp", f"--udpRate={UDP_RATE[cell['stations']]}",
-                 f"--udpSize={UDP_SIZE}"]
+        rate = cell.get("udp_rate", UDP_RATE[cell["stations"]])
+        args += ["--traffic=udp", f"--udpRate={rate}", f"--udpSize={UDP_SIZE}"]
     else:
         keys = {**PROFILE, **TCP_FLOW, "cc": cell["traffic"]}
+        keys.update({k: cell[k] for k in ("ack_every", "ack_delay") if k in cell})
         args += ["--traffic=tcp"]
         args += [f"--{NS3_ATTR[k]}={ns3_value(k, v)}" for k, v in keys.items()
                  if k in NS3_ATTR]
+        if "standard" in cell:
+            # `--tack`: whole segments from the application, as tcplab's (a window that
+            # reaches the send buffer otherwise gets BulkSendApplication's 512-byte writes
+            # sent as they come; docs/validation.md).
+            args += ["--ns3::BulkSendApplication::SendSize=1448"]
     if queue != NS3_QUEUE_PKTS:
         # tcplab's queues have no packet lifetime: ns-3's 500 ms (MaxDelay) would drop
         # from a longer queue at the slower rates.
@@ -587,10 +737,146 @@ def run_ns3(binary: Path, cell: dict, args: list[str], seed: int, reuse: bool) -
     m = re.search(r"goodput_bps (\S+) psdus (\d+) mpdus (\d+) ampdu_mean (\S+)", stdout)
     if not m:
         raise RuntimeError(f"{cell['name']}: no result in ns-3's output: {stdout[-500:]}")
-    return {"goodput": float(m.group(1)), "ampdu": float(m.group(4)), "wall": wall, "cpu": cpu,
-            "detail": " ".join(stdout.split())}
+    out = {"goodput": float(m.group(1)), "ampdu": float(m.group(4)), "wall": wall, "cpu": cpu,
+           "detail": " ".join(stdout.split())}
+    series = [int(x) for x in stdout.split("series_bytes", 1)[1].split()]
+    duration = float(re.search(r"--duration=(\S+)", " ".join(args)).group(1))
+    # Goodput over the second half: from the 5th tenth of the run to its end.
+    out["late"] = (series[9] - series[4]) * 8 / (duration / 2)
+    sta = re.search(r"sta_psdus (\d+) sta_mpdus (\d+)", stdout)
+    if sta:
+        out["sta_access_hz"] = int(sta.group(1)) / duration
+        out["sta_mpdus_per_access"] = int(sta.group(2)) / max(int(sta.group(1)), 1)
+    return out
 
 
+
+
+#: 802.11g by hand (IEEE 802.11-2020 clause 18, ERP-OFDM, with the OFDM timing of Table
+#: 17-21 and the short slot of an ERP-only BSS): slot 9 µs, SIFS 10 µs, DIFS = SIFS + 2
+#: slots, aCWmin 15; a PPDU is 20 µs of preamble and SIGNAL, 4 µs symbols of N_DBPS data
+#: bits holding 16 SERVICE + 8·PSDU + 6 tail bits, and a 6 µs signal extension; N_DBPS 216
+#: at 54 Mbit/s (data), 96 at 24 Mbit/s (the ACK's rate). MPDU = IP packet + 36 bytes (MAC
+#: header 24, LLC/SNAP 8, FCS 4); ACK frame 14 bytes. A TCP ACK is 52 bytes of IP (20 IP +
+#: 20 TCP + 12 of timestamp option), a data segment 1500 (1448 of payload), UDP 1472 of
+#: payload in 1500.
+G_SLOT, G_SIFS, G_CWMIN = 9.0, 10.0, 15
+
+
+def g_ppdu_us(psdu_bytes: int, ndbps: int) -> float:
+    return 20 + 4 * -(-(16 + 8 * psdu_bytes + 6) // ndbps) + 6
+
+
+def g_access_us(ip_bytes: int, backoff: bool = True) -> float:
+    """One channel access: DIFS, the mean backoff (if `backoff`), the data PPDU, SIFS and
+    the ACK (Bianchi's T with n = 1; docs/wlan.md)."""
+    return (G_SIFS + 2 * G_SLOT + backoff * G_CWMIN / 2 * G_SLOT
+            + g_ppdu_us(ip_bytes + 36, 216) + G_SIFS + g_ppdu_us(14, 96))
+
+
+def g_by_hand(every: int, ack_backoff: bool = True) -> tuple[float, float]:
+    """(UDP ceiling, TCP goodput with one TCP ACK per `every` data frames) in bit/s on
+    802.11g, without collisions. With `ack_backoff` each access is taken alone, the TCP
+    ACK's with a whole mean backoff of its own (the most the ACKs can cost); without, the
+    station's backoff is counted down entirely while the access point's runs, so its ACK
+    costs only DIFS, its PPDU, SIFS and the ACK frame (the least). Two contenders' counters
+    run together (post-backoff), so a cell lies between the two, less its collisions."""
+    udp = 1472 * 8 / g_access_us(1500) * 1e6
+    ack = g_access_us(52, ack_backoff)
+    tcp = every * 1448 * 8 / (every * g_access_us(1500) + ack) * 1e6
+    return udp, tcp
+
+
+def mean_of(runs: list[dict]) -> dict:
+    """The mean of each number the runs share."""
+    keys = [k for k in runs[0] if all(isinstance(r.get(k), float | int) for r in runs)]
+    return {k: sum(r[k] for r in runs) / len(runs) for k in keys}
+
+
+def tack_table(rows: list, duration: float) -> None:
+    """`--tack`'s summary per PHY (second half of each run, mean over the seeds): TCP BBR's
+    share of the UDP ceiling and the gain from thinning its ACKs, in ns-3, in tcplab with
+    the same TCP (`stack = "ns3"`) and with the study's own TCP, beside TCP-TACK's gain in
+    tcplab."""
+    groups: dict = {}
+    for c, ours, theirs in rows:
+        groups.setdefault(c["name"], []).append((c, ours, theirs))
+    by = {}
+    for name, g in groups.items():
+        ok = all(o and t for _, o, t in g)
+        by[name] = (g[0][0], ok and mean_of([o for _, o, _ in g]),
+                    ok and mean_of([t for _, _, t in g]))
+    seeds = sorted({c["seed"] for c, _, _ in rows})
+
+    def study(cell: dict) -> float:
+        return statistics.mean(run_study(cell, s, duration)["late"] for s in seeds)
+
+    print(f"\nSecond half of each {duration:g} s run, mean of seeds {seeds}, Mbit/s; "
+          "station accesses per second (MPDUs per access) for TCP BBR L = 2; gain of "
+          "thinned ACKs = L = thinned over L = 2; tcplab ns3 = `stack = \"ns3\"` as ns-3, "
+          "study = the TACK study's TCP BBR and TCP-TACK.\n")
+    print("| PHY | UDP ns-3 / tcplab | TCP BBR L=2 ns-3 / tcplab ns3 / study | TCP/UDP ns-3 / "
+          "tcplab ns3 / study | station accesses/s ns-3 / tcplab | L thinned | TCP BBR "
+          "thinned ns-3 / tcplab ns3 / study | gain of thinned ACKs ns-3 / tcplab ns3 / study"
+          " | TCP-TACK study (gain) | paper gain |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for std, (short, _) in TACK_PHYS.items():
+        thin = thin_ack_every(std)
+        names = [f"tack-{short}-udp", f"tack-{short}-bbr-L2", f"tack-{short}-bbr-L{thin}"]
+        if not all(n in by and by[n][1] and by[n][2] for n in names):
+            continue
+        (uc, u, un), (tc, t, tn), (hc, h, hn) = (by[n] for n in names)
+        t_study, h_study = study(tc), study(hc)
+        k_study, u_study = study({**tc, "traffic": "tack"}), study(uc)
+
+        def mb(x):
+            return f"{x / 1e6:.1f}"
+
+        def gain(a, b):
+            return f"{100 * (a / b - 1):+.1f} %"
+
+        if std == "802.11g":
+            for alone in (True, False):
+                udp, tcp2 = g_by_hand(2, alone)
+                _, tcpn = g_by_hand(thin, alone)
+                how = "each access alone" if alone else "the ACK's backoff hidden"
+                print(f"| 802.11g by hand ({how}) | {mb(udp)} | {mb(tcp2)} | "
+                      f"{tcp2 / udp:.2f} | | {thin} | {mb(tcpn)} | {gain(tcpn, tcp2)} | | |")
+        print(f"| {std} | {mb(un['late'])} / {mb(u['late'])} | {mb(tn['late'])} / "
+              f"{mb(t['late'])} / {mb(t_study)} | {tn['late'] / un['late']:.2f} / "
+              f"{t['late'] / u['late']:.2f} / {t_study / u_study:.2f} | "
+              f"{tn.get('sta_access_hz', 0):.0f} ({tn.get('sta_mpdus_per_access', 0):.1f}) / "
+              f"{t['sta_access_hz']:.0f} ({t['sta_mpdus_per_access']:.1f}) | {thin} | "
+              f"{mb(hn['late'])} / {mb(h['late'])} / {mb(h_study)} | "
+              f"{gain(hn['late'], tn['late'])} / {gain(h['late'], t['late'])} / "
+              f"{gain(h_study, t_study)} | {mb(k_study)} ({gain(k_study, t_study)}) | "
+              f"+{PAPER_GAIN[std]:.1f} % |", flush=True)
+    print("\nTCP BBR with thinned ACKs, second half of each seed's run (ns-3 / tcplab ns3), "
+          "Mbit/s:")
+    for std, (short, _) in TACK_PHYS.items():
+        runs = groups.get(f"tack-{short}-bbr-L{thin_ack_every(std)}", [])
+        if runs and all(o and t for _, o, t in runs):
+            print(f"- {std}: " + ", ".join(f"seed {c['seed']} {t['late'] / 1e6:.1f} / "
+                                           f"{o['late'] / 1e6:.1f}" for c, o, t in runs))
+    print("\nTCP Cubic keeping the channel busy (4 MiB window in a 5000-packet AP queue): "
+          "what the airtime alone gives, Mbit/s, second half.\n")
+    print("| PHY | TCP Cubic L=2 ns-3 / tcplab | TCP/UDP ns-3 / tcplab | station accesses/s "
+          "ns-3 / tcplab | L thinned | TCP Cubic thinned ns-3 / tcplab | TCP/UDP ns-3 / "
+          "tcplab | gain of thinned ACKs ns-3 / tcplab |")
+    print("|---|---|---|---|---|---|---|---|")
+    for std, (short, _) in TACK_PHYS.items():
+        thin = thin_ack_every(std)
+        names = [f"tack-{short}-udp", f"tack-{short}-cubic-L2", f"tack-{short}-cubic-L{thin}"]
+        if not all(n in by and by[n][1] and by[n][2] for n in names):
+            continue
+        (_, u, un), (_, t, tn), (_, h, hn) = (by[n] for n in names)
+        print(f"| {std} | {tn['late'] / 1e6:.1f} / {t['late'] / 1e6:.1f} | "
+              f"{tn['late'] / un['late']:.2f} / {t['late'] / u['late']:.2f} | "
+              f"{tn.get('sta_access_hz', 0):.0f} / {t['sta_access_hz']:.0f} | {thin} | "
+              f"{hn['late'] / 1e6:.1f} / {h['late'] / 1e6:.1f} | "
+              f"{hn['late'] / un['late']:.2f} / {h['late'] / u['late']:.2f} | "
+              f"{100 * (hn['late'] / tn['late'] - 1):+.1f} % / "
+              f"{100 * (h['late'] / t['late'] - 1):+.1f} % |", flush=True)
 
 
 def main() -> None:
@@ -600,6 +886,8 @@ def main() -> None:
     ap.add_argument("--cells", default="*", help="comma-separated shell patterns")
     ap.add_argument("--duration", type=float, default=3.0, help="simulated seconds")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="with --tack: seeds --seed .. --seed + N - 1, means in the summary")
     ap.add_argument("--standard", default="802.11ac", choices=sorted(PHY))
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--ns3-arg", action="append", default=[], metavar="ARG")
@@ -617,6 +905,9 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true",
                     help="take ns-3's numbers (and wall time) from an earlier run with the "
                     "same program and arguments, kept in the build directory")
+    ap.add_argument("--tack", action="store_true",
+                    help="the TACK study's cells on 802.11g/n/ac (TACK_PHYS) with a 1000-packet "
+                    "queue, then a table of TCP/UDP and the gain from thinned ACKs")
     ap.add_argument("--csv", help="also write every cell's numbers here")
     ap.add_argument("--detail", action="store_true",
                     help="after the table, ns-3's counters per cell (MAC queue drops, TCP "
@@ -629,7 +920,10 @@ def main() -> None:
             raise SystemExit(f"ns3_wifi_side_by_side: --set {kv!r}: expected KEY=VALUE")
         overrides[k] = parse_value(v)
     pats = a.cells.split(",")
-    grid = [c for c in cells() if any(fnmatch.fnmatch(c["name"], p) for p in pats)]
+    if a.tack and a.queue == NS3_QUEUE_PKTS:
+        a.queue = TACK_QUEUE_PKTS
+    every = tack_cells() if a.tack else cells()
+    grid = [c for c in every if any(fnmatch.fnmatch(c["name"], p) for p in pats)]
     if not grid:
         raise SystemExit(f"ns3_wifi_side_by_side: no cell matches {a.cells!r}")
     binary = None if a.no_ns3 else build(Path(a.ns3_prefix), Path(a.build))
@@ -644,46 +938,53 @@ def main() -> None:
     if a.ns3_bar:
         print("ns-3: an explicit BlockAckReq after a missed Block ACK")
     if a.queue != NS3_QUEUE_PKTS:
-        print(f"queues: {a.queue} packets a node on both sides")
+        print(f"queues: {a.queue} packets a node on both sides"
+              + (f" ({SATURATING_QUEUE_PKTS} in the Cubic cells)" if a.tack else ""))
     if overrides or a.ns3_arg:
         print(f"tcplab --set {overrides}; ns-3 args {a.ns3_arg}")
     print("\n| cell | goodput ns-3 | tcplab | ratio | A-MPDU ns-3 | tcplab | ratio "
           "| within 15 % | wall ns-3 s | tcplab s | speed-up | CPU ns-3 s | tcplab s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     rows = []
-    for cell in grid:
+    seeds = range(a.seed, a.seed + a.seeds) if a.tack else [a.seed]
+    runs = [{**c, "seed": s} if a.tack else c for s in seeds for c in grid]
+    for cell in runs:
+        seed = cell.get("seed", a.seed)
+        label = cell["name"] + (f" (seed {seed})" if a.seeds > 1 and a.tack else "")
         theirs = None
         if binary is not None:
             theirs = run_ns3(binary, cell,
-                             ns3_args(cell, a.standard, a.duration, a.ns3_arg, a.queue,
-                                      a.ns3_bar),
-                             a.seed, a.reuse)
+                             ns3_args(cell, a.standard, a.duration, a.ns3_arg,
+                                      cell.get("queue", a.queue), a.ns3_bar),
+                             seed, a.reuse)
         if a.ns3_only:
             rows.append((cell, None, theirs))
-            print(f"| {cell['name']} | {theirs['goodput'] / 1e6:.1f} | | | "
+            print(f"| {label} | {theirs['goodput'] / 1e6:.1f} | | | "
                   f"{theirs['ampdu']:.1f} | | | | {theirs['wall']:.1f} | | |", flush=True)
             continue
         sc = tcplab_scenario(cell, a.standard, a.duration, overrides, a.preset_ampdu,
-                             a.own_queue, a.queue)
-        ours = run_tcplab(cell, sc, a.seed, a.duration)
+                             a.own_queue, cell.get("queue", a.queue))
+        ours = run_tcplab(cell, sc, seed, a.duration)
         rows.append((cell, ours, theirs))
         if theirs is None:
-            print(f"| {cell['name']} | | {ours['goodput'] / 1e6:.1f} | | | "
+            print(f"| {label} | | {ours['goodput'] / 1e6:.1f} | | | "
                   f"{ours['ampdu']:.1f} | | | | {ours['wall']:.3f} | |", flush=True)
             continue
         g = ours["goodput"] / theirs["goodput"]
-        aggregating = cell["ampdu"]
+        aggregating = cell["ampdu"] and cell.get("standard") != "802.11g"
         m = ours["ampdu"] / theirs["ampdu"] if aggregating else float("nan")
         ok = abs(g - 1) <= 0.15 and (not aggregating or abs(m - 1) <= 0.15)
         # Runs kept from before the script measured CPU time have none.
         cpu_ns3 = "" if theirs["cpu"] != theirs["cpu"] else f"{theirs['cpu']:.2f}"
-        print(f"| {cell['name']} | {theirs['goodput'] / 1e6:.1f} | {ours['goodput'] / 1e6:.1f} "
+        print(f"| {label} | {theirs['goodput'] / 1e6:.1f} | {ours['goodput'] / 1e6:.1f} "
               f"| {g:.2f} | {theirs['ampdu']:.1f} | {ours['ampdu']:.1f} | "
               f"{'' if not aggregating else f'{m:.2f}'} | {'yes' if ok else '**no**'} | "
               f"{theirs['wall']:.1f} | {ours['wall']:.3f} | "
               f"{theirs['wall'] / ours['wall']:.0f}× | "
               f"{cpu_ns3} | "
               f"{ours['cpu']:.3f} |", flush=True)
+    if a.tack and not a.ns3_only:
+        tack_table(rows, a.duration)
     if a.detail:
         print()
         for cell, _, theirs in rows:
