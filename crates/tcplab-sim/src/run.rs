@@ -25,7 +25,7 @@ use tcplab_link::Delivery;
 use tcplab_scenario::{Results, RunInfo};
 use tcplab_scenario::{Sampling, Scenario};
 use tcplab_transport::coded::PayloadPorts;
-use tcplab_transport::{Endpoint, FlowContext, RxCoalescing, Violation};
+use tcplab_transport::{Endpoint, FlowContext, Packet, RxCoalescing, Violation};
 
 /// Asked every few thousand events whether to go on (Ctrl-C, time limits).
 pub type Control<'a> = &'a mut dyn FnMut() -> bool;
@@ -415,13 +415,16 @@ impl World<'_, '_> {
             m => m as u32,
         } as usize;
         let (end, count) = (&mut fl.ends[side], &mut fl.count[side]);
-        while let Some((slot, (wire_len, payload, ect))) = net.packets.put_next(
-            &mut spare,
-            || end.poll_transmit(now),
-            |body| (body.wire_len(), body.payload_len() != 0, body.ecn_capable()),
-        ) {
+        // The handle the network moves for a packet stored in `slot`.
+        let handle = move |slot, p: &Packet| {
+            let (len, payload, ect) = (p.wire_len(), p.payload_len() != 0, p.ecn_capable());
+            Pkt::new(slot, first, len, f as u32, side == SINK, payload, ect)
+        };
+        while let Some(pkt) = net
+            .packets
+            .put_next(&mut spare, end.poll_transmit(now), handle)
+        {
             count.sent += 1;
-            let pkt = Pkt::new(slot, first, wire_len, f as u32, side == SINK, payload, ect);
             if !net.admit(medium, pkt) {
                 count.dropped += 1;
             }

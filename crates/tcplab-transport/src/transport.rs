@@ -391,7 +391,9 @@ impl Endpoint for AnyEndpoint {
     fn handle_timeout(&mut self, now: Time) {
         self.each_handle_timeout(now)
     }
-    #[inline]
+    /// Always inlined: a driver's loop polls after every packet, and out of line the
+    /// packet came back through memory (B1: 0.1 M more instructions, 0.7 %).
+    #[inline(always)]
     fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         match self {
             AnyEndpoint::TcpSender(e) => Endpoint::poll_transmit(e, now),

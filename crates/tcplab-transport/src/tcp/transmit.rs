@@ -187,7 +187,7 @@ impl Sender {
         let s = &mut self.s;
         let sent = s.record_sent(now, idx, idle);
         // PRR's count is read only with PRR configured (`prr_active`).
-        if (s.in_recovery || s.in_cwr()) && s.uses_prr() {
+        if s.uses_prr() && (s.in_recovery || s.in_cwr()) {
             s.prr.on_sent(sent.len as u64);
         }
         // The wire length only matters to a paced sender.
