@@ -4,7 +4,7 @@ traffic-control model. Prints the Markdown tables of docs/validation.md ("Agains
 traffic-control model").
 
     python scripts/ns3_ecn.py [--ns3-prefix DIR] [--out DIR] [--only CASE,...]
-                              [--duration SECONDS]
+                              [--duration SECONDS] [--flow JSON]
 
 The cases, each the bundled example of its discipline (seed 1):
 
@@ -35,6 +35,10 @@ between drops only as tcplab's does (`Wait` false: drops spread by the count, me
 1/(2 p_b)), its typical packet is 500 bytes (ns-3's and tcplab's default) and its link
 rate the bottleneck's; ns-3's PIE de-randomises as tcplab's (`UseDerandomization`).
 
+`--flow` adds keys to every tcplab flow (a JSON object, e.g. `'{"cc_params": {"ca_growth":
+"per-ack"}}'` or a stack profile), for the one-switch experiments of docs/validation.md;
+ns-3's side does not change.
+
 Two sojourn times are printed for ns-3: `qdisc` is its `SojournTime` trace, which ends
 when the queue disc hands the packet to the device; `tx` ends when the device starts to
 transmit it, as tcplab's sojourn does (ns-3's one-packet device queue holds each packet
@@ -44,6 +48,7 @@ for up to one transmission time in between: 1.2 ms at 10 Mbit/s).
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 from pathlib import Path
@@ -375,7 +380,7 @@ def run_ns3(binary: Path, args: dict) -> dict:
     return got
 
 
-def tcplab_scenario(example: str, edits: dict, flows_ecn) -> dict:
+def tcplab_scenario(example: str, edits: dict, flows_ecn, flow_keys: dict | None = None) -> dict:
     data = tomllib.loads((ROOT / "examples" / example).read_text())
     data["bottleneck"].update(edits)
     if isinstance(flows_ecn, bool):
@@ -383,6 +388,8 @@ def tcplab_scenario(example: str, edits: dict, flows_ecn) -> dict:
             f["ecn"] = flows_ecn
     else:  # DCTCP: the example's one flow, `flows_ecn` times
         data["flow"] = [dict(data["flow"][0]) for _ in range(flows_ecn)]
+    for f in data["flow"]:
+        f.update(flow_keys or {})
     return data
 
 
@@ -443,6 +450,9 @@ def main() -> None:
     ap.add_argument("--duration", type=float,
                     help="seconds, for both sides of every case but DCTCP's (default: each "
                     "example's own, 60 s)")
+    ap.add_argument("--flow", type=json.loads, default={},
+                    help="JSON object of keys added to every tcplab flow (ns-3's side is "
+                    "unchanged), e.g. '{\"stack\": \"ns3\"}'")
     a = ap.parse_args()
     binary = build(Path(a.ns3_prefix), Path(a.out))
     names = a.only.split(",") if a.only else list(CASES)
@@ -451,7 +461,7 @@ def main() -> None:
         example, edits, flows_ecn, ns3_args = CASES[name]
         if name.startswith("dctcp"):
             ns3_args = dctcp_args(flows_ecn)
-        data = tcplab_scenario(example, edits, flows_ecn)
+        data = tcplab_scenario(example, edits, flows_ecn, a.flow)
         if a.duration and not name.startswith("dctcp"):
             ns3_args = {**ns3_args, "duration": a.duration}
             data["duration"] = f"{a.duration}s"
