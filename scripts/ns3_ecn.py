@@ -4,7 +4,7 @@ traffic-control model. Prints the Markdown tables of docs/validation.md ("Agains
 traffic-control model").
 
     python scripts/ns3_ecn.py [--ns3-prefix DIR] [--out DIR] [--only CASE,...]
-                              [--duration SECONDS]
+                              [--duration SECONDS] [--flow JSON]
 
 The cases, each the bundled example of its discipline (seed 1):
 
@@ -35,15 +35,25 @@ between drops only as tcplab's does (`Wait` false: drops spread by the count, me
 1/(2 p_b)), its typical packet is 500 bytes (ns-3's and tcplab's default) and its link
 rate the bottleneck's; ns-3's PIE de-randomises as tcplab's (`UseDerandomization`).
 
+`--flow` adds keys to every tcplab flow (a JSON object, e.g. `'{"cc_params": {"ca_growth":
+"per-ack"}}'` or a stack profile), for the one-switch experiments of docs/validation.md;
+ns-3's side does not change.
+
 Two sojourn times are printed for ns-3: `qdisc` is its `SojournTime` trace, which ends
 when the queue disc hands the packet to the device; `tx` ends when the device starts to
 transmit it, as tcplab's sojourn does (ns-3's one-packet device queue holds each packet
 for up to one transmission time in between: 1.2 ms at 10 Mbit/s).
+
+A third table counts each side's TCP events: timeouts (ns-3: entries into `CA_LOSS`),
+fast recoveries (`CA_RECOVERY`; tcplab: fast retransmits), window cuts answering
+ECN-Echo (`CA_CWR`; tcplab: `ecn_cuts`), and DCTCP's mean alpha from 0.1 s (ns-3: over
+its `CongestionEstimate` updates; tcplab: over its `dctcp_alpha` series).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 from pathlib import Path
@@ -74,6 +84,47 @@ static std::vector<double> g_sojourn_ms;
 static std::vector<double> g_tx_ms;
 static std::unordered_map<uint64_t, Time> g_enq;
 static std::vector<uint32_t> g_queue;
+
+// Each sender's TCP: entries into loss (timeouts), fast recovery and CWR (ECN-Echo
+// answered), and DCTCP's alpha at each update from `g_alphaFrom` on.
+static uint32_t g_loss = 0;
+static uint32_t g_recovery = 0;
+static uint32_t g_cwr = 0;
+static double g_alphaSum = 0;
+static uint64_t g_alphaN = 0;
+static double g_alphaFrom = 0;
+
+static void
+CongState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
+{
+    if (to != from)
+    {
+        g_loss += to == TcpSocketState::CA_LOSS;
+        g_recovery += to == TcpSocketState::CA_RECOVERY;
+        g_cwr += to == TcpSocketState::CA_CWR;
+    }
+}
+
+static void
+Alpha(uint32_t, uint32_t, double alpha)
+{
+    if (Simulator::Now().GetSeconds() >= g_alphaFrom)
+    {
+        g_alphaSum += alpha;
+        g_alphaN++;
+    }
+}
+
+// Called just after sender `node`'s application has opened its socket.
+static void
+WatchSender(uint32_t node)
+{
+    std::string path = "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/*/";
+    Config::ConnectWithoutContextFailSafe(path + "CongState", MakeCallback(&CongState));
+    Config::ConnectWithoutContextFailSafe(
+        path + "CongestionOps/$ns3::TcpDctcp/CongestionEstimate",
+        MakeCallback(&Alpha));
+}
 
 static void
 Rx(uint32_t i, Ptr<const Packet> p, const Address&)
@@ -292,12 +343,14 @@ main(int argc, char* argv[])
         bulk.SetAttribute("SendSize", UintegerValue(1460));
         auto app = bulk.Install(s.Get(i));
         app.Start(Seconds(i * spacing));
+        Simulator::Schedule(Seconds(i * spacing) + NanoSeconds(1), &WatchSender, s.Get(i)->GetId());
         PacketSinkHelper sink("ns3::TcpSocketFactory",
                               InetSocketAddress(Ipv4Address::GetAny(), port));
         auto sapp = sink.Install(r.Get(i));
         sapp.Start(Seconds(0));
         sapp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&Rx, i));
     }
+    g_alphaFrom = sampleFrom;
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
     auto st = qd.Get(0)->GetStats();
@@ -313,6 +366,8 @@ main(int argc, char* argv[])
     std::cout << "\n";
     Percentiles("qdisc", g_sojourn_ms);
     Percentiles("tx", g_tx_ms);
+    std::cout << "tcp " << g_loss << " " << g_recovery << " " << g_cwr << " "
+              << (g_alphaN ? g_alphaSum / g_alphaN : -1.0) << "\n";
     std::cout << "queue";
     for (auto n : g_queue)
     {
@@ -372,10 +427,12 @@ def run_ns3(binary: Path, args: dict) -> dict:
             got[key] = [float(x) for x in vals[:3]]
         elif key == "queue":
             got["queue"] = [int(x) for x in vals]
+        elif key == "tcp":
+            got["tcp"] = [int(vals[0]), int(vals[1]), int(vals[2]), float(vals[3])]
     return got
 
 
-def tcplab_scenario(example: str, edits: dict, flows_ecn) -> dict:
+def tcplab_scenario(example: str, edits: dict, flows_ecn, flow_keys: dict | None = None) -> dict:
     data = tomllib.loads((ROOT / "examples" / example).read_text())
     data["bottleneck"].update(edits)
     if isinstance(flows_ecn, bool):
@@ -383,6 +440,8 @@ def tcplab_scenario(example: str, edits: dict, flows_ecn) -> dict:
             f["ecn"] = flows_ecn
     else:  # DCTCP: the example's one flow, `flows_ecn` times
         data["flow"] = [dict(data["flow"][0]) for _ in range(flows_ecn)]
+    for f in data["flow"]:
+        f.update(flow_keys or {})
     return data
 
 
@@ -399,11 +458,17 @@ def run_tcplab(data: dict, name: str) -> dict:
         "bytes": [int(b) for b in res.flows["bytes_delivered"]],
         "tx": [float(f["sojourn_p50_ms"]), float(f["sojourn_p95_ms"]),
                float(f["sojourn_p99_ms"])],
+        # As ns-3's `tcp` line: timeouts, fast recoveries, ECN-Echo window cuts, DCTCP's
+        # mean alpha (from 0.1 s, as the queue samples).
+        "tcp": [int(res.flows["rtos"].sum()), int(res.flows["fast_retransmits"].sum()),
+                int(res.flows["ecn_cuts"].sum()), -1.0],
     }
     if "dctcp" in name:
         q = res.series("queue")
         q = q[(q["link"] == "bottleneck") & (q["direction"] == "fwd") & (q["t_s"] >= 0.1)]
         got["queue"] = [int(x) for x in q["queue_pkts"]]
+        a = res.series("dctcp_alpha")
+        got["tcp"][3] = float(a[a["t_s"] >= 0.1]["dctcp_alpha"].mean())
     return got
 
 
@@ -443,15 +508,18 @@ def main() -> None:
     ap.add_argument("--duration", type=float,
                     help="seconds, for both sides of every case but DCTCP's (default: each "
                     "example's own, 60 s)")
+    ap.add_argument("--flow", type=json.loads, default={},
+                    help="JSON object of keys added to every tcplab flow (ns-3's side is "
+                    "unchanged), e.g. '{\"stack\": \"ns3\"}'")
     a = ap.parse_args()
     binary = build(Path(a.ns3_prefix), Path(a.out))
     names = a.only.split(",") if a.only else list(CASES)
-    rows, dctcp = [], []
+    rows, dctcp, tcp = [], [], []
     for name in names:
         example, edits, flows_ecn, ns3_args = CASES[name]
         if name.startswith("dctcp"):
             ns3_args = dctcp_args(flows_ecn)
-        data = tcplab_scenario(example, edits, flows_ecn)
+        data = tcplab_scenario(example, edits, flows_ecn, a.flow)
         if a.duration and not name.startswith("dctcp"):
             ns3_args = {**ns3_args, "duration": a.duration}
             data["duration"] = f"{a.duration}s"
@@ -474,12 +542,19 @@ def main() -> None:
                          f"| {tmax - tmin:.1f} / {nmax - nmin:.1f} / {a_model:.1f} "
                          f"| {ratio(tmax - tmin, nmax - nmin)} | {tc} / {nc} "
                          f"| {gt / 1e3:.2f} / {gn / 1e3:.2f} Gbit/s |")
+        (tl, tr, tc, ta), (nl, nr, nc, na) = t["tcp"], n["tcp"]
+        alpha = f"{ta:.3f} / {na:.3f}" if na >= 0 else "—"
+        tcp.append(f"| {name} | {tl} / {nl} | {tr} / {nr} | {tc} / {nc} | {alpha} |")
         print(rows[-1], flush=True)
     print("\n| case | CE marks (tcplab / ns-3) | AQM drops | limit drops "
           "| median sojourn ms (ns-3 qdisc) | ratio | p95 sojourn ms (ns-3 qdisc) | ratio "
           "| goodput Mbit/s | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
+    print("\n| case | timeouts (tcplab / ns-3) | fast recoveries | ECN-Echo window cuts "
+          "| DCTCP's mean α |")
+    print("|---|---|---|---|---|")
+    print("\n".join(tcp))
     if dctcp:
         print("\n| N | Q_max (tcplab / ns-3 / model) | Q_min | A | A ratio | cycles "
               "| goodput |")

@@ -102,6 +102,12 @@ impl CoDel {
         self.count
     }
 
+    /// Adds `n` drops made outside the control law (FQ-CoDel's overflow batch) to
+    /// `count`, as Linux's `fq_codel_drop` does (`flow->cvars.count += i`).
+    pub fn add_count(&mut self, n: u32) {
+        self.count = self.count.wrapping_add(n);
+    }
+
     /// The drop after one at `t`: `control_law` with the current `count`.
     fn next_drop(&self, t: Time, interval: Dur) -> Time {
         control_law(t, interval, self.rec_inv_sqrt)

@@ -7,10 +7,12 @@
 //! list, else of the old list; a flow whose deficit is used up gets another quantum and
 //! goes to the back of the old list; a new flow that empties moves to the old list (so
 //! it cannot regain priority at once) unless the old list is empty, and an old flow that
-//! empties leaves the lists. Over the limit, the packet at the head of the flow with the
-//! most bytes is dropped (RFC 8290 section 4.1.2; Linux drops up to half of that flow in
-//! a batch, not modelled). Packets live in one slab with a free list and per-flow linked
-//! lists, so the per-packet path allocates nothing once the slab has grown.
+//! empties leaves the lists. Over the limit, packets are dropped from the head of the
+//! flow with the most bytes (RFC 8290 section 4.1) in a batch, as Linux's `fq_codel_drop`
+//! (net/sched/sch_fq_codel.c) and ns-3's `FqCoDelDrop` do: until half of that flow's
+//! bytes are gone, at most 64 packets, and the flow's CoDel `count` rises by the number
+//! dropped. Packets live in one slab with a free list and per-flow linked lists, so the
+//! per-packet path allocates nothing once the slab has grown.
 
 use crate::codel::{CoDel, CoDelParams, Source};
 use crate::queued::{Out, Queued};
@@ -44,6 +46,10 @@ impl Default for FqCoDelParams {
 }
 
 const NIL: u32 = u32::MAX;
+
+/// Most packets one overflow drops from the fattest flow: Linux sch_fq_codel's
+/// `drop_batch_size` default (64), ns-3 FqCoDelQueueDisc's `DropBatchSize` (64).
+const DROP_BATCH: u32 = 64;
 
 /// Which scheduling list a flow is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,14 +218,27 @@ impl<P: Packet> FqCoDel<P> {
         }
     }
 
-    /// Drops the packet at the head of the flow with the most bytes.
-    pub fn drop_from_fattest(&mut self, drops: &mut Vec<P>) {
+    /// Over the limit: drops packets from the head of the flow with the most bytes
+    /// until half of its bytes are gone, at least one and at most `DROP_BATCH`, and
+    /// raises that flow's CoDel count by as many (Linux's `fq_codel_drop`: "tell codel
+    /// to increase its signal strength also"). Returns the packets dropped.
+    pub fn drop_from_fattest(&mut self, drops: &mut Vec<P>) -> u64 {
         let fattest = (0..self.flows.len())
             .max_by_key(|&i| (self.flows[i].bytes, std::cmp::Reverse(i)))
             .expect("at least one flow");
-        if let Some(x) = pop_head(&mut self.flows[fattest], &mut self.slab) {
+        let f = &mut self.flows[fattest];
+        let threshold = f.bytes / 2;
+        let (mut n, mut len) = (0u32, 0u64);
+        while let Some(x) = pop_head(f, &mut self.slab) {
+            n += 1;
+            len += x.len as u64;
             drops.push(x.pkt);
+            if n >= DROP_BATCH || len >= threshold {
+                break;
+            }
         }
+        f.codel.add_count(n);
+        n as u64
     }
 
     /// RFC 8290 section 4.2's scheduler.
@@ -406,13 +425,41 @@ mod tests {
     #[test]
     fn over_the_limit_the_fattest_flow_loses_its_head() {
         let mut q = fq(1514);
-        for _ in 0..5 {
+        for _ in 0..2 {
             q.enqueue(Time::ZERO, Pkt { flow: 1, len: 1500 }, 1500);
         }
         q.enqueue(Time::ZERO, Pkt { flow: 2, len: 1500 }, 1500);
         let mut drops = Vec::new();
-        q.drop_from_fattest(&mut drops);
+        assert_eq!(q.drop_from_fattest(&mut drops), 1);
         assert_eq!(drops, vec![Pkt { flow: 1, len: 1500 }]);
-        assert_eq!(q.backlog(), (5, 7500));
+        assert_eq!(q.backlog(), (2, 3000));
+    }
+
+    /// Linux's fq_codel_drop (and ns-3's FqCoDelDrop): one overflow drops half of the
+    /// fattest flow's bytes from its head, at most 64 packets, and adds them to its
+    /// CoDel count; the other flows keep theirs.
+    #[test]
+    fn an_overflow_drops_half_the_fattest_flow_in_a_batch() {
+        let mut q = fq(1514);
+        for _ in 0..10 {
+            q.enqueue(Time::ZERO, Pkt { flow: 1, len: 1500 }, 1500);
+        }
+        for _ in 0..3 {
+            q.enqueue(Time::ZERO, Pkt { flow: 2, len: 1500 }, 1500);
+        }
+        let mut drops = Vec::new();
+        assert_eq!(q.drop_from_fattest(&mut drops), 5);
+        assert!(drops.iter().all(|p| p.flow == 1));
+        assert_eq!(q.backlog(), (8, 12_000));
+        let b = q.bucket(&Pkt { flow: 1, len: 1 });
+        assert_eq!(q.flows[b].codel.count(), 5);
+        // A flow of 200 small packets loses at most 64 of them.
+        let mut q = fq(1514);
+        for _ in 0..200 {
+            q.enqueue(Time::ZERO, Pkt { flow: 3, len: 100 }, 100);
+        }
+        drops.clear();
+        assert_eq!(q.drop_from_fattest(&mut drops), 64);
+        assert_eq!(q.backlog(), (136, 13_600));
     }
 }

@@ -224,13 +224,13 @@ impl<P: Packet> Qdisc<P> {
             }
         };
         if let Some(fq) = &mut self.fq {
-            // RFC 8290 section 4.1: the packet joins its flow; over the limit, a packet
-            // is dropped from the head of the flow with the most bytes.
+            // RFC 8290 section 4.1: the packet joins its flow; over the limit, packets
+            // are dropped from the head of the flow with the most bytes (a batch, as
+            // Linux's fq_codel_drop).
             let full = busy && over(1, len as u64);
             fq.enqueue(now, pkt, len);
             if full {
-                fq.drop_from_fattest(drops);
-                self.counters.dropped_limit += 1;
+                self.counters.dropped_limit += fq.drop_from_fattest(drops);
             }
             return Admit::Queued;
         }
