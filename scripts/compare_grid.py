@@ -1,7 +1,9 @@
 """The side-by-side table of docs/validation.md: `tcplab compare` for Cubic and BBR at
 20 and 100 Mbit/s, 10 and 40 ms one-way delay, 0 and 0.5 % loss (a one-BDP drop-tail
-queue). Needs root (the emulated runs). Prints a Markdown table; --out keeps the tables
-and figures of every point.
+queue). Needs root (the emulated runs). Prints a Markdown table with the emulator's
+lateness (mean, p99 and worst departure behind the link model's schedule, in the emulated
+rows) and the load average when each cell started; --out keeps the tables and figures of
+every point. About 11 minutes.
 
     python scripts/compare_grid.py [--out results/compare-grid] [--seed 1] [--stack linux]
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import time
 from pathlib import Path
 
@@ -49,8 +52,9 @@ def main() -> None:
     t0 = time.time()
     for cc, rate, delay, loss in itertools.product(ccs, [20, 100], [10, 40], ["0%", "0.5%"]):
         sc = scenario(cc, rate, delay, loss, a.stack)
+        load = os.getloadavg()[0]
         res = compare(sc, seed=a.seed)
-        t = res.table.assign(cc=cc, rate_Mbps=rate, delay_ms=delay, loss=loss)
+        t = res.table.assign(cc=cc, rate_Mbps=rate, delay_ms=delay, loss=loss, load=load)
         rows.append(t)
         if a.out:
             out = Path(a.out)
@@ -63,7 +67,8 @@ def main() -> None:
     if a.out:
         df.to_csv(Path(a.out) / "grid.csv", index=False)
     cols = ["cc", "rate_Mbps", "delay_ms", "loss", "mode", "goodput_Mbps", "retx_segments",
-            "rtos", "rtt_min_ms", "srtt_p50_ms", "srtt_p95_ms", "srtt_p99_ms"]
+            "rtos", "rtt_min_ms", "srtt_p50_ms", "srtt_p95_ms", "srtt_p99_ms",
+            "emu_late_mean_ms", "emu_late_p99_ms", "emu_late_max_ms", "load"]
     print(to_markdown(df[cols].set_index("cc")))
 
 

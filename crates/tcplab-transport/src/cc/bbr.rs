@@ -107,6 +107,8 @@ pub struct Bbr {
     /// After a timeout: restore the saved cwnd once this much has been delivered (all
     /// data outstanding at the timeout), as Linux does on leaving the Loss state.
     rto_restore_at: Option<u64>,
+    /// `rto_restore`: whether a timeout's saved cwnd comes back at all.
+    rto_restore: bool,
     loss_this_ack: bool,
     mss: u32,
 }
@@ -131,7 +133,8 @@ impl Bbr {
     /// `min_pipe_cwnd` 4, `full_bw_growth` 1.25, `full_bw_rounds` 3, `pacing_margin` 0.01,
     /// `loss_deduction` 1 (0: cwnd is not cut by the losses an ACK reports, `on_lost`;
     /// 2: ns-3's cut by the change of the lost count in recovery, `on_lost_change`).
-    /// `send_quantum` `"rate"` (or `"mss"`).
+    /// `send_quantum` `"rate"` (or `"mss"`). `rto_restore` 1 (0: ns-3's, the window saved
+    /// at a timeout is never restored).
     pub fn from_params(p: &mut CcParams) -> Result<Bbr, String> {
         let high_gain = p.take(
             "high_gain",
@@ -170,6 +173,13 @@ impl Bbr {
         // `TcpBbr::SetSendQuantum` (`m_sendQuantum = 1 * tcb->m_segmentSize`), which also
         // makes `InFlight`'s three quanta three segments.
         let quantum_mss = p.take_choice("send_quantum", "rate", &["rate", "mss"], &[])? == "mss";
+        // 1: Linux's `bbr_set_cwnd_to_recover_or_restore` restores the window saved at the
+        // timeout (`prior_cwnd`) when the sender leaves TCP_CA_Loss. 0: ns-3.48's
+        // `TcpSocketBase::ProcessAck` leaves CA_LOSS with `CongestionStateSet(CA_OPEN)`
+        // alone, no `CA_EVENT_COMPLETE_CWR` (sent only on leaving CA_RECOVERY), so
+        // `TcpBbr::RestoreCwnd` never runs after a timeout and cwnd grows back from one
+        // segment by what each ACK delivers (`TcpBbr::SetCwnd`).
+        let rto_restore = p.take("rto_restore", 1.0, |v| v == 0.0 || v == 1.0, "0 or 1")?;
         let mut cycle = [1.0; CYCLE_LEN];
         cycle[0] = up;
         cycle[1] = down;
@@ -217,6 +227,7 @@ impl Bbr {
             packet_conservation: false,
             conservation_fresh: false,
             rto_restore_at: None,
+            rto_restore: rto_restore == 1.0,
             loss_this_ack: false,
             mss: 1,
         })
@@ -535,7 +546,7 @@ impl CongestionControl for Bbr {
                 self.save_cwnd(w);
                 self.in_recovery = false;
                 self.packet_conservation = false;
-                self.rto_restore_at = Some(self.last_delivered + in_flight);
+                self.rto_restore_at = self.rto_restore.then_some(self.last_delivered + in_flight);
                 w.cwnd = mss;
             }
         }
@@ -708,6 +719,38 @@ mod tests {
         assert_eq!(w.cwnd, 93_000);
         b.on_lost_change(&mut w, 200_000, 0, true);
         assert_eq!(w.cwnd, 1_000);
+    }
+
+    /// After a timeout the saved window comes back once everything outstanding at the
+    /// timeout is delivered (Linux, leaving TCP_CA_Loss); with `rto_restore = 0` (ns-3)
+    /// cwnd grows from one segment by what is delivered.
+    #[test]
+    fn timeout_restores_the_saved_window_unless_ns3() {
+        let run = |restore: f64| {
+            let mut b =
+                Bbr::from_params(&mut CcParams::new().with("rto_restore", restore)).unwrap();
+            let mut w = Window {
+                cwnd: 10_000,
+                ssthresh: u64::MAX,
+                mss: 1000,
+            };
+            b.init(&mut w, Time::ZERO);
+            w.cwnd = 100_000;
+            let rto = CongestionEvent::Rto { repeated: false };
+            b.on_congestion_event(&mut w, rto, Time::ZERO, 80_000);
+            assert_eq!(w.cwnd, 1_000);
+            // One ACK that delivers everything outstanding at the timeout.
+            let ack = AckInfo {
+                delivered: 80_000,
+                in_flight: 0,
+                ..AckInfo::bare(Time::ZERO + Dur::from_millis(100), 80_000)
+            };
+            b.on_ack(&mut w, &ack);
+            w.cwnd
+        };
+        assert_eq!(run(1.0), 100_000);
+        assert!(run(0.0) < 100_000, "{}", run(0.0));
+        assert!(Bbr::from_params(&mut CcParams::new().with("rto_restore", 2.0)).is_err());
     }
 
     #[test]

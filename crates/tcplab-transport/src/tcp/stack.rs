@@ -170,13 +170,16 @@ const CC_PARAMS: &[CcRow] = &[
     ),
     // ns-3's TcpBbr: a send quantum of one segment (SetSendQuantum), so InFlight's
     // three quanta are three segments; in recovery cwnd is cut by every change of the
-    // lost count (TcpSocketBase::ReceivedAck, TcpBbr::ModulateCwndForRecovery).
+    // lost count (TcpSocketBase::ReceivedAck, TcpBbr::ModulateCwndForRecovery); the
+    // window saved at a timeout is never restored (ProcessAck leaves CA_LOSS without
+    // CA_EVENT_COMPLETE_CWR, so TcpBbr::RestoreCwnd does not run).
     (
         "ns3",
         &["bbr"],
         &[
             ("send_quantum", ParamText::Name("mss")),
             ("loss_deduction", ParamText::Number(2.0)),
+            ("rto_restore", ParamText::Number(0.0)),
         ],
     ),
     // ns-3's TcpVegas (tcp-vegas.cc): its own rules (smoothed RTT, loss cuts one
