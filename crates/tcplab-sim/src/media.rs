@@ -145,35 +145,6 @@ pub(crate) enum AnyMedium {
     Wlan(Box<Wlan<Pkt>>),
 }
 
-macro_rules! dispatch {
-    ($self:ident, $m:ident => $e:expr) => {
-        match $self {
-            AnyMedium::Link($m) => $e,
-            AnyMedium::Shared($m) => {
-                let $m = &mut **$m;
-                $e
-            }
-            AnyMedium::Wlan($m) => {
-                let $m = &mut **$m;
-                $e
-            }
-        }
-    };
-    (ref $self:ident, $m:ident => $e:expr) => {
-        match $self {
-            AnyMedium::Link($m) => $e,
-            AnyMedium::Shared($m) => {
-                let $m = &**$m;
-                $e
-            }
-            AnyMedium::Wlan($m) => {
-                let $m = &**$m;
-                $e
-            }
-        }
-    };
-}
-
 impl AnyMedium {
     /// The link direction, if this medium is one: the loop's fast path for the medium
     /// nearly every packet hop wakes.
@@ -186,15 +157,27 @@ impl AnyMedium {
     }
     #[inline]
     pub fn handle_packet(&mut self, now: Time, step: Step, pkt: Pkt) -> Admit {
-        dispatch!(self, m => Medium::handle_packet(m, now, step.from, step.to, pkt))
+        match self {
+            AnyMedium::Link(m) => Medium::handle_packet(m, now, step.from, step.to, pkt),
+            AnyMedium::Shared(m) => Medium::handle_packet(m.as_mut(), now, step.from, step.to, pkt),
+            AnyMedium::Wlan(m) => Medium::handle_packet(m.as_mut(), now, step.from, step.to, pkt),
+        }
     }
     #[inline]
     pub fn handle_timeout(&mut self, now: Time) {
-        dispatch!(self, m => Medium::handle_timeout(m, now))
+        match self {
+            AnyMedium::Link(m) => Medium::handle_timeout(m, now),
+            AnyMedium::Shared(m) => Medium::handle_timeout(m.as_mut(), now),
+            AnyMedium::Wlan(m) => Medium::handle_timeout(m.as_mut(), now),
+        }
     }
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Delivery<Pkt>> {
-        dispatch!(self, m => Medium::poll_transmit(m, now))
+        match self {
+            AnyMedium::Link(m) => Medium::poll_transmit(m, now),
+            AnyMedium::Shared(m) => Medium::poll_transmit(m.as_mut(), now),
+            AnyMedium::Wlan(m) => Medium::poll_transmit(m.as_mut(), now),
+        }
     }
     /// Whether the medium may lose admitted packets at a wake-up (contention, retries);
     /// link directions and the shared link only lose them when their parameters change.
@@ -207,11 +190,19 @@ impl AnyMedium {
     }
 
     pub fn poll_dropped(&mut self) -> Option<Pkt> {
-        dispatch!(self, m => Medium::poll_dropped(m))
+        match self {
+            AnyMedium::Link(m) => Medium::poll_dropped(m),
+            AnyMedium::Shared(m) => Medium::poll_dropped(m.as_mut()),
+            AnyMedium::Wlan(m) => Medium::poll_dropped(m.as_mut()),
+        }
     }
     #[inline]
     pub fn poll_timeout(&self) -> Option<Time> {
-        dispatch!(ref self, m => Medium::poll_timeout(m))
+        match self {
+            AnyMedium::Link(m) => Medium::poll_timeout(m),
+            AnyMedium::Shared(m) => Medium::poll_timeout(m.as_ref()),
+            AnyMedium::Wlan(m) => Medium::poll_timeout(m.as_ref()),
+        }
     }
     /// Applies a scheduled change (links only: cells have no schedules).
     pub fn set_params(&mut self, now: Time, p: LinkParams) {
@@ -222,10 +213,18 @@ impl AnyMedium {
         }
     }
     pub fn sample(&mut self, channel: usize, now: Time, out: &mut dyn Metrics) {
-        dispatch!(self, m => Medium::sample(m, channel, now, out))
+        match self {
+            AnyMedium::Link(m) => Medium::sample(m, channel, now, out),
+            AnyMedium::Shared(m) => Medium::sample(m.as_mut(), channel, now, out),
+            AnyMedium::Wlan(m) => Medium::sample(m.as_mut(), channel, now, out),
+        }
     }
     pub fn summary(&self, channel: usize, out: &mut dyn Metrics) {
-        dispatch!(ref self, m => Medium::summary(m, channel, out))
+        match self {
+            AnyMedium::Link(m) => Medium::summary(m, channel, out),
+            AnyMedium::Shared(m) => Medium::summary(m.as_ref(), channel, out),
+            AnyMedium::Wlan(m) => Medium::summary(m.as_ref(), channel, out),
+        }
     }
 }
 

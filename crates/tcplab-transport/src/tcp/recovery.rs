@@ -55,59 +55,101 @@ impl Recovery {
     }
 }
 
-macro_rules! dispatch {
-    ($self:ident, $r:ident => $e:expr) => {
-        match $self {
-            Recovery::Reno($r) => $e,
-            Recovery::Sack($r) => $e,
-            Recovery::Rack($r) => $e,
-        }
-    };
-}
-
 impl LossRecovery for Recovery {
     /// Inline: called for every segment an ACK delivers, and only RACK's is not empty
     /// (the others' arms vanish; out of line it was a call per segment).
     #[inline]
     fn on_delivered(&mut self, now: Time, idx: u64, rec: &SentRecord, min_rtt: Option<Dur>) {
-        dispatch!(self, r => r.on_delivered(now, idx, rec, min_rtt))
+        match self {
+            Recovery::Reno(r) => r.on_delivered(now, idx, rec, min_rtt),
+            Recovery::Sack(r) => r.on_delivered(now, idx, rec, min_rtt),
+            Recovery::Rack(r) => r.on_delivered(now, idx, rec, min_rtt),
+        }
     }
     fn on_ack(&mut self, s: &mut SendState, now: Time, ack: u64, acked: u64) -> bool {
-        dispatch!(self, r => r.on_ack(s, now, ack, acked))
+        match self {
+            Recovery::Reno(r) => r.on_ack(s, now, ack, acked),
+            Recovery::Sack(r) => r.on_ack(s, now, ack, acked),
+            Recovery::Rack(r) => r.on_ack(s, now, ack, acked),
+        }
     }
     fn on_dup_ack(&mut self, s: &mut SendState, now: Time, early: bool) {
-        dispatch!(self, r => r.on_dup_ack(s, now, early))
+        match self {
+            Recovery::Reno(r) => r.on_dup_ack(s, now, early),
+            Recovery::Sack(r) => r.on_dup_ack(s, now, early),
+            Recovery::Rack(r) => r.on_dup_ack(s, now, early),
+        }
     }
     fn after_ack(&mut self, s: &mut SendState, now: Time, a: &AckSummary) {
-        dispatch!(self, r => r.after_ack(s, now, a))
+        match self {
+            Recovery::Reno(r) => r.after_ack(s, now, a),
+            Recovery::Sack(r) => r.after_ack(s, now, a),
+            Recovery::Rack(r) => r.after_ack(s, now, a),
+        }
     }
     #[inline]
     fn next_segment(&mut self, s: &mut SendState) -> Option<u64> {
-        dispatch!(self, r => r.next_segment(s))
+        match self {
+            Recovery::Reno(r) => r.next_segment(s),
+            Recovery::Sack(r) => r.next_segment(s),
+            Recovery::Rack(r) => r.next_segment(s),
+        }
     }
     fn take_probe(&mut self, s: &mut SendState) -> Option<u64> {
-        dispatch!(self, r => r.take_probe(s))
+        match self {
+            Recovery::Reno(r) => r.take_probe(s),
+            Recovery::Sack(r) => r.take_probe(s),
+            Recovery::Rack(r) => r.take_probe(s),
+        }
     }
     fn on_sent(&mut self, s: &mut SendState, now: Time, idx: u64, retransmission: bool) {
-        dispatch!(self, r => r.on_sent(s, now, idx, retransmission))
+        match self {
+            Recovery::Reno(r) => r.on_sent(s, now, idx, retransmission),
+            Recovery::Sack(r) => r.on_sent(s, now, idx, retransmission),
+            Recovery::Rack(r) => r.on_sent(s, now, idx, retransmission),
+        }
     }
     fn on_head_retransmit(&mut self, s: &mut SendState, idx: u64) {
-        dispatch!(self, r => r.on_head_retransmit(s, idx))
+        match self {
+            Recovery::Reno(r) => r.on_head_retransmit(s, idx),
+            Recovery::Sack(r) => r.on_head_retransmit(s, idx),
+            Recovery::Rack(r) => r.on_head_retransmit(s, idx),
+        }
     }
     fn on_rto(&mut self, s: &mut SendState) {
-        dispatch!(self, r => r.on_rto(s))
+        match self {
+            Recovery::Reno(r) => r.on_rto(s),
+            Recovery::Sack(r) => r.on_rto(s),
+            Recovery::Rack(r) => r.on_rto(s),
+        }
     }
     fn pipe(&self, s: &SendState) -> Option<u64> {
-        dispatch!(self, r => r.pipe(s))
+        match self {
+            Recovery::Reno(r) => r.pipe(s),
+            Recovery::Sack(r) => r.pipe(s),
+            Recovery::Rack(r) => r.pipe(s),
+        }
     }
     fn in_network(&mut self, s: &mut SendState) -> u64 {
-        dispatch!(self, r => r.in_network(s))
+        match self {
+            Recovery::Reno(r) => r.in_network(s),
+            Recovery::Sack(r) => r.in_network(s),
+            Recovery::Rack(r) => r.in_network(s),
+        }
     }
     fn timeout(&self) -> Option<Time> {
-        dispatch!(self, r => r.timeout())
+        match self {
+            Recovery::Reno(r) => r.timeout(),
+            Recovery::Sack(r) => r.timeout(),
+            Recovery::Rack(r) => r.timeout(),
+        }
     }
     fn on_timeout(&mut self, s: &mut SendState, now: Time) {
-        dispatch!(self, r => r.on_timeout(s, now))
+        match self {
+            Recovery::Reno(r) => r.on_timeout(s, now),
+            Recovery::Sack(r) => r.on_timeout(s, now),
+            Recovery::Rack(r) => r.on_timeout(s, now),
+        }
     }
 }
 
