@@ -51,8 +51,9 @@ counts every PPDU it sends, tcplab those that did not collide.
 
 Settings made the same on both sides (see NS3_AMPDU, NS3_QUEUE_PKTS and NS3_FIXED below):
 ns-3's A-MPDU limits and its transmit queue (one WifiMacQueue of 500 packets per access
-category, shared by all receivers: tcplab's `queue` and `node_queue`; `--queue N` sets
-both sides, and then lifts ns-3's 500 ms packet lifetime, which tcplab's queues lack),
+category, shared by all receivers and served oldest head first: tcplab's `queue`,
+`node_queue` and `schedule = "fcfs"`; `--queue N` sets both sides, and then lifts ns-3's
+500 ms packet lifetime, which tcplab's queues lack),
 and no explicit BlockAckReq after a missed Block ACK in ns-3 (as in Linux's drivers and
 tcplab). ns-3's own defaults stand elsewhere: no queue disc above the device (the
 default FqCoDel is removed so both sides drop tail), passive scanning and association
@@ -113,8 +114,10 @@ TCP_FLOW = {"mss": 1448, "snd_buf": "4MiB", "rcv_buf": "4MiB"}
 #: change to the presets does not change the comparison (`--preset-ampdu` drops them).
 NS3_AMPDU = {"ampdu_bytes": 65535, "ampdu_time": "5484us"}
 #: ns-3's transmit queue, given to tcplab's cell: one WifiMacQueue per access category,
-#: shared by every receiver, `MaxSize` 500 packets (`--queue N` sets both sides;
-#: `--own-queue` keeps tcplab's preset: 1000 packets per destination, no limit per node).
+#: shared by every receiver, `MaxSize` 500 packets (`--queue N` sets both sides), whose
+#: per-receiver queues `FcfsWifiQueueScheduler` serves oldest head first (tcplab's
+#: `schedule = "fcfs"`). `--own-queue` keeps tcplab's preset: 1000 packets per
+#: destination, no limit per node, round robin.
 NS3_QUEUE_PKTS = 500
 #: After a missed Block ACK ns-3's originator first sends an explicit BlockAckReq
 #: (`QosTxop::UseExplicitBarAfterMissedBlockAck`, default true); Linux's drivers (ath9k's
@@ -596,7 +599,7 @@ def tcplab_scenario(cell: dict, standard: str, duration: float, overrides: dict,
     elif not preset_ampdu and standard != "802.11g":
         wlan.update(NS3_AMPDU)
     if not own_queue:
-        wlan.update({"queue": f"{queue}pkt", "node_queue": f"{queue}pkt"})
+        wlan.update({"queue": f"{queue}pkt", "node_queue": f"{queue}pkt", "schedule": "fcfs"})
     if cell["per"]:
         wlan["per"] = f"{cell['per']}%"
     wlan.update(overrides)
@@ -899,7 +902,7 @@ def main() -> None:
     ap.add_argument("--ns3-bar", action="store_true",
                     help="ns-3 keeps its explicit BlockAckReq after a missed Block ACK")
     ap.add_argument("--own-queue", action="store_true",
-                    help="tcplab keeps its preset's queues instead of ns-3's")
+                    help="tcplab keeps its preset's queues (and round robin) instead of ns-3's")
     ap.add_argument("--no-ns3", action="store_true", help="run tcplab's side only")
     ap.add_argument("--ns3-only", action="store_true", help="run ns-3's side only")
     ap.add_argument("--reuse", action="store_true",

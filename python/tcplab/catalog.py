@@ -319,6 +319,8 @@ KEYS: tuple[Key, ...] = (
     Key(_WLAN, "queue", "preset", "packets or bytes", "each station's transmit queue"),
     Key(_WLAN, "node_queue", "unlimited", "packets", "what a node holds over all its "
         "destinations' queues (ns-3's shared WifiMacQueue: 500pkt)"),
+    Key(_WLAN, "schedule", "round_robin", "\"round_robin\" | \"fcfs\"", "which destination's "
+        "queue an access serves: round robin (mac80211) or oldest head first (ns-3)"),
     Key(_WLAN, "mcs", "n: 15, ac: 9", "integer", "802.11n/ac data PHY from the HT (0-31) or "
         "VHT (0-9) MCS; exclusive with data_rate"),
     Key(_WLAN, "streams", "2", "1-4", "802.11ac: spatial streams of the VHT MCS"),

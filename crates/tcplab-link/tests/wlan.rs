@@ -410,3 +410,33 @@ fn snr_sets_the_frame_error_rate() {
     let (clean, _) = run(30.0, 1500);
     assert!(clean < 1e-3, "{clean}");
 }
+
+/// Oldest head first (`fcfs`, ns-3's `FcfsWifiQueueScheduler`, whose priority is the
+/// enqueue time of a queue's head) against round robin: the access point holds 42 frames
+/// for station 1, then 42 for station 2, with 10 % frame errors. Both serve station 1
+/// first. Round robin then moves on to station 2, so station 1's MPDUs in error wait
+/// for station 2's A-MPDU; oldest head first sends them first (they were queued before
+/// all of station 2's), so station 1 has everything before station 2 gets anything.
+/// Returns (last arrival at station 1, first arrival at station 2).
+fn two_stations(fcfs: bool) -> (Time, Time) {
+    let mut p = WlanParams::preset("802.11ac").unwrap();
+    p.per = 0.1;
+    p.fcfs = fcfs;
+    let mut m = Wlan::new(p, 3, Rng::from_seed(11));
+    for i in 0..84u32 {
+        m.handle_packet(Time::ZERO, 0, 1 + (i / 42) as u16, data(i));
+    }
+    let got = drain(&mut m);
+    assert_eq!(got.len(), 84);
+    assert!(m.counters(0).mpdu_errors > 0);
+    let at = |port: u16| got.iter().filter(move |x| x.1 == port).map(|x| x.0);
+    (at(1).max().unwrap(), at(2).min().unwrap())
+}
+
+#[test]
+fn fcfs_retransmits_before_serving_newer_frames() {
+    let (last1, first2) = two_stations(true);
+    assert!(last1 < first2, "fcfs: {last1:?} {first2:?}");
+    let (last1, first2) = two_stations(false);
+    assert!(last1 > first2, "round robin: {last1:?} {first2:?}");
+}

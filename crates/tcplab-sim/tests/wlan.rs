@@ -392,6 +392,14 @@ node_queue = "64KB""#,
             "wlan[0].node_queue",
             "packets",
         ),
+        (
+            r#"standard = "802.11ac"
+ap = "ap"
+stations = ["sta1"]
+schedule = "drr""#,
+            "wlan[0].schedule",
+            "fcfs",
+        ),
     ] {
         let e = parse_scenario_str(&base(wlan), "bad.toml").unwrap_err();
         assert_eq!(e.key, key, "{e}");

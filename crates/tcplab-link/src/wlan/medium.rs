@@ -609,7 +609,7 @@ impl<P: Packet> Wlan<P> {
         for w in 0..self.winners.len() {
             let s = self.winners[w];
             let d = self.sta[s]
-                .next_destination()
+                .next_destination(self.p.fcfs)
                 .expect("a winner has a frame");
             let ports = self.sta.len();
             let rate = match self.minstrel.get_mut(s * ports + d) {
@@ -692,7 +692,9 @@ impl<P: Packet> Medium<P> for Wlan<P> {
             pkt,
             attempts: 0,
             seq,
+            order: st.enqueued,
         });
+        st.enqueued += 1;
         st.queued += 1;
         st.c.max_queue_pkts = st.c.max_queue_pkts.max(st.queued as u64);
         if st.queued == 1 {

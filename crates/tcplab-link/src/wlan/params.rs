@@ -55,6 +55,12 @@ pub struct WlanParams {
     /// by every receiver (`MaxSize` 500 packets), so its access point holds 500 packets
     /// however many stations it serves.
     pub node_queue: Option<u32>,
+    /// How a node picks the destination queue an access serves: round robin over the
+    /// non-empty queues after each successful access (Linux mac80211's per-station
+    /// scheduling), or oldest head first (`true`: ns-3's `FcfsWifiQueueScheduler`, whose
+    /// priority is the enqueue time of a queue's head, so MPDUs left in error go back out
+    /// in the node's next access).
+    pub fcfs: bool,
     /// Probability that an MPDU is received in error (per station link, both directions).
     pub per: f64,
     /// The data PHY's modulation and code rate (`None` for DSSS or a rate outside the
@@ -127,6 +133,7 @@ impl WlanParams {
             station_ampdu: true,
             queue: 1000,
             node_queue: None,
+            fcfs: false,
             per: 0.0,
             modulation: None,
             mcs: None,

@@ -10,6 +10,9 @@ pub(super) struct Frame<P> {
     pub attempts: u32,
     /// Its sequence number on the (originator, recipient) link.
     pub seq: u64,
+    /// The node's count of frames queued before it: the enqueue order that oldest-head-
+    /// first scheduling compares (a retransmission keeps its place).
+    pub order: u64,
 }
 
 /// Everything a station did, counted since the cell was created.
@@ -54,6 +57,8 @@ pub(super) struct Station<P> {
     /// The next sequence number for each destination.
     pub next_seq: Vec<u64>,
     pub queued: u32,
+    /// Frames ever queued (the next frame's `order`).
+    pub enqueued: u64,
     /// The next destination served (round robin over non-empty queues).
     pub rr: usize,
     /// Backoff slots left, counted from the slot origin of the current idle period.
@@ -71,6 +76,7 @@ impl<P> Station<P> {
             queues: (0..ports).map(|_| VecDeque::new()).collect(),
             next_seq: vec![0; ports],
             queued: 0,
+            enqueued: 0,
             rr: 0,
             backoff: 0,
             cw: cw_min,
@@ -85,8 +91,15 @@ impl<P> Station<P> {
         self.backoff.max(self.from_slot)
     }
 
-    /// The destination it serves next: the first non-empty queue from `rr` on.
-    pub fn next_destination(&self) -> Option<usize> {
+    /// The destination it serves next: with `fcfs` the queue whose head was queued
+    /// first, else the first non-empty queue from `rr` on.
+    pub fn next_destination(&self, fcfs: bool) -> Option<usize> {
+        if fcfs {
+            return (0..self.queues.len())
+                .filter_map(|d| self.queues[d].front().map(|f| (f.order, d)))
+                .min()
+                .map(|(_, d)| d);
+        }
         let n = self.queues.len();
         (0..n)
             .map(|i| (self.rr + i) % n)

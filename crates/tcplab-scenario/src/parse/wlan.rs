@@ -12,6 +12,7 @@
 //! # data_rate, preamble, control_rate, mac_overhead, ampdu, ampdu_frames,
 //! # ampdu_bytes, ampdu_time, queue, cost
 //! node_queue = "500pkt"        # packets a node holds over all its destinations' queues
+//! schedule = "fcfs"            # destination queues served oldest head first ("round_robin")
 //! mcs = 7                      # 802.11n/ac: the data PHY from an MCS (instead of data_rate)
 //! streams = 1                  # 802.11ac: spatial streams (HT's MCS index implies them)
 //! channel_width = 20           # MHz
@@ -364,6 +365,17 @@ fn overrides(w: &Section<'_>, standard: &str, p: &mut WlanParams) -> R<()> {
                 "rate_control",
                 w.table.get("rate_control"),
                 "\"fixed\" (the data rate or mcs) or \"minstrel\"",
+            ))
+        }
+    }
+    match w.string("schedule")? {
+        None | Some("round_robin") => {}
+        Some("fcfs") => p.fcfs = true,
+        Some(_) => {
+            return Err(w.err(
+                "schedule",
+                w.table.get("schedule"),
+                "\"round_robin\" (Linux mac80211) or \"fcfs\" (oldest queue head first, ns-3)",
             ))
         }
     }
