@@ -4,7 +4,7 @@ table (the one in docs/validation.md).
 
     python scripts/ns3_wifi_side_by_side.py [--ns3-prefix DIR] [--cells PATTERNS]
         [--duration S] [--seed N] [--standard 802.11ac|802.11n] [--set KEY=VALUE]
-        [--ns3-arg ARG] [--no-ns3] [--csv FILE] [--tack [--seeds N]]
+        [--ns3-arg ARG] [--cc-param KEY=VALUE] [--no-ns3] [--csv FILE] [--tack [--seeds N]]
 
 ns-3 comes from the PyPI wheel (ns-3.44, every module's headers and shared libraries):
 
@@ -60,7 +60,8 @@ default FqCoDel is removed so both sides drop tail), passive scanning and associ
 before the traffic starts at 1 s (the run measures `--duration` seconds from then), and
 BulkSendApplication's 512-byte writes. `--preset-ampdu`, `--own-queue` and `--ns3-bar`
 undo one of these each; --set KEY=VALUE writes a `[[wlan]]` key into tcplab's cell (e.g.
-`--set ampdu_time=550us`), --ns3-arg passes an argument to the ns-3 program (e.g.
+`--set ampdu_time=550us`), --cc-param KEY=VALUE a key of tcplab's TCP flows' `cc_params`
+(e.g. `--cc-param extra_acked_gain=1`), --ns3-arg passes an argument to the ns-3 program (e.g.
 `--ns3-arg=--ns3::BulkSendApplication::SendSize=1448`): one switch at a time, for
 controlled experiments. The TCP cells of docs/validation.md run with `--queue 5000`.
 `--tack [--seeds N]` runs instead the TACK study's setting (TACK_PHYS below) on 802.11g, n
@@ -589,7 +590,8 @@ def tack_cells() -> list[dict]:
 
 def tcplab_scenario(cell: dict, standard: str, duration: float, overrides: dict,
                     preset_ampdu: bool = False, own_queue: bool = False,
-                    queue: int = NS3_QUEUE_PKTS) -> tcplab.Scenario:
+                    queue: int = NS3_QUEUE_PKTS,
+                    cc_params: dict | None = None) -> tcplab.Scenario:
     n = cell["stations"]
     stas = [f"sta{i + 1}" for i in range(n)]
     standard = cell.get("standard", standard)
@@ -620,6 +622,9 @@ def tcplab_scenario(cell: dict, standard: str, duration: float, overrides: dict,
             if key in cell:
                 for f in sc["flow"]:
                     f[key] = cell[key]
+        if cc_params:
+            for f in sc["flow"]:
+                f["cc_params"] = dict(cc_params)
     if "standard" in cell:
         sc["sample"] = f"{duration / 10:g}s"
     return tcplab.Scenario(sc, source=f"ns3_wifi_side_by_side {cell['name']}")
@@ -894,6 +899,8 @@ def main() -> None:
     ap.add_argument("--standard", default="802.11ac", choices=sorted(PHY))
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--ns3-arg", action="append", default=[], metavar="ARG")
+    ap.add_argument("--cc-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a key of tcplab's TCP flows' cc_params")
     ap.add_argument("--preset-ampdu", action="store_true",
                     help="tcplab keeps its preset's A-MPDU limits instead of ns-3's")
     ap.add_argument("--queue", type=int, default=NS3_QUEUE_PKTS,
@@ -922,6 +929,12 @@ def main() -> None:
         if not sep:
             raise SystemExit(f"ns3_wifi_side_by_side: --set {kv!r}: expected KEY=VALUE")
         overrides[k] = parse_value(v)
+    cc_params = {}
+    for kv in a.cc_param:
+        k, sep, v = kv.partition("=")
+        if not sep:
+            raise SystemExit(f"ns3_wifi_side_by_side: --cc-param {kv!r}: expected KEY=VALUE")
+        cc_params[k] = parse_value(v)
     pats = a.cells.split(",")
     if a.tack and a.queue == NS3_QUEUE_PKTS:
         a.queue = TACK_QUEUE_PKTS
@@ -943,8 +956,8 @@ def main() -> None:
     if a.queue != NS3_QUEUE_PKTS:
         print(f"queues: {a.queue} packets a node on both sides"
               + (f" ({SATURATING_QUEUE_PKTS} in the Cubic cells)" if a.tack else ""))
-    if overrides or a.ns3_arg:
-        print(f"tcplab --set {overrides}; ns-3 args {a.ns3_arg}")
+    if overrides or a.ns3_arg or cc_params:
+        print(f"tcplab --set {overrides} cc_params {cc_params}; ns-3 args {a.ns3_arg}")
     print("\n| cell | goodput ns-3 | tcplab | ratio | A-MPDU ns-3 | tcplab | ratio "
           "| within 15 % | wall ns-3 s | tcplab s | speed-up | CPU ns-3 s | tcplab s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -966,7 +979,7 @@ def main() -> None:
                   f"{theirs['ampdu']:.1f} | | | | {theirs['wall']:.1f} | | |", flush=True)
             continue
         sc = tcplab_scenario(cell, a.standard, a.duration, overrides, a.preset_ampdu,
-                             a.own_queue, cell.get("queue", a.queue))
+                             a.own_queue, cell.get("queue", a.queue), cc_params)
         ours = run_tcplab(cell, sc, seed, a.duration)
         rows.append((cell, ours, theirs))
         if theirs is None:
