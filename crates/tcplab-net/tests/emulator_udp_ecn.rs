@@ -37,9 +37,17 @@ fn dctcp_over_the_udp_driver_answers_the_emulators_step_marks() {
     let table: toml::Table = format!("cc = \"dctcp\"\nbytes = {bytes}\nack = \"per-packet\"")
         .parse()
         .unwrap();
+    // The receiver's ACK policy is its own (`tcplab recv --set ack=per-packet`).
+    let receiver = udp::flow_spec(&table, "test.toml")
+        .unwrap()
+        .tcp()
+        .unwrap()
+        .receiver
+        .clone();
     let (s, r) = std::thread::scope(|sc| {
         let rh = sc.spawn(|| {
             let o = RecvOptions {
+                receiver,
                 listen_timeout: Some(Dur::from_secs(10)),
                 ..RecvOptions::default()
             };

@@ -225,13 +225,6 @@ fn ecn_flows_are_carried_for_tcp_and_refused_for_tcp_nc() {
     let e = udp::flow_spec(&text.parse().unwrap(), "f.toml").unwrap_err();
     assert_eq!(e.key, "flow.ecn", "{text}: {e}");
     assert!(e.to_string().contains("TCP flows only"), "{e}");
-    // Without its table the receiver would not echo marks: refused, naming the way.
-    let o = SendOptions::new(
-        "127.0.0.1:9".parse().unwrap(),
-        flow("bytes = \"1MB\"\necn = true"),
-    );
-    let e = udp::send(&o).unwrap_err();
-    assert!(e.to_string().contains("from_table"), "{e}");
 }
 
 /// RFC 7323 timestamps over the UDP driver: the endpoint's option (kind 3) travels in

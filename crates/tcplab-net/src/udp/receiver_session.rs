@@ -482,7 +482,8 @@ impl ReceiverSession {
                 cfg.total_bytes = total;
                 // ECN as the flow's table sets it (the HELLO stands for the SYN that
                 // asks for it, RFC 3168 section 6.1.1): echoed the RFC 3168 way, or
-                // DCTCP's (RFC 8257 section 3.2).
+                // DCTCP's (RFC 8257 section 3.2). Without a table, this receiver's own
+                // setting (`RecvOptions::receiver.ecn`).
                 if let Some(TransportSpec::Tcp(t)) = table.map(|f| f.transport) {
                     cfg.ecn = t.receiver.ecn;
                 }

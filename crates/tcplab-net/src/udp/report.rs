@@ -155,11 +155,11 @@ pub fn send_from(sock: UdpSocket, opts: &SendOptions) -> Result<SendOutcome, Net
     let (shape, ends) = flow_endpoints::build(f, conn).map_err(cfg_err)?;
     let desc = match (&opts.flow_desc, &f.transport) {
         (Some(d), _) => d.clone().into_bytes(),
-        (None, TransportSpec::Tcp(t)) if !t.sender.ecn => Vec::new(),
+        (None, TransportSpec::Tcp(_)) => Vec::new(),
         (None, _) => {
             return Err(cfg_err(
-                "the receiver builds a non-TCP flow, and a TCP flow's ECN, from its \
-                 [[flow]] table: use SendOptions::from_table"
+                "the receiver builds a non-TCP flow from its [[flow]] table: use \
+                 SendOptions::from_table"
                     .into(),
             ))
         }
