@@ -1,7 +1,9 @@
 //! Batched datagram I/O: `recvmmsg` and `sendmmsg` move up to [`BATCH`] datagrams per
 //! system call, which is where a user-space transport spends its time at high rates.
-//! Sending goes through rustix's `sendmmsg`; receiving through `sys::ffi` (rustix has
-//! no `recvmmsg` and cannot read the `SO_TIMESTAMPNS` stamp each datagram carries).
+//! Sending goes through rustix's `sendmmsg` (and `setsockopt(IP_TOS)` for each run of
+//! datagrams with another ECN field); receiving through `sys::ffi` (rustix has no
+//! `recvmmsg` and cannot read the `SO_TIMESTAMPNS` stamp and `IP_TOS` byte each
+//! datagram carries).
 
 use crate::sys::ffi::StampedRecv;
 use rustix::io::Errno;
