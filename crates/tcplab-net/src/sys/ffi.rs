@@ -2,10 +2,10 @@
 //! library) has no safe wrapper for, each behind a safe function. The crate root denies
 //! `unsafe_code`; this module alone allows it. What is here, and why not rustix 1.1:
 //!
-//! - `recvmmsg` with each datagram's `SO_TIMESTAMPNS` and `IP_TOS` control messages: rustix has
-//!   `sendmmsg` but no `recvmmsg`, and its `recvmsg` decodes only `SCM_RIGHTS` and
-//!   `SCM_CREDENTIALS` (other control messages are skipped), so a kernel receive
-//!   timestamp or TOS byte cannot be read through it. The UDP driver hands every
+//! - `recvmmsg` with each datagram's `SO_TIMESTAMPNS` and `IP_TOS` control messages:
+//!   rustix has `sendmmsg` but no `recvmmsg`, and its `recvmsg` decodes only
+//!   `SCM_RIGHTS` and `SCM_CREDENTIALS` (other control messages are skipped), so a
+//!   kernel receive timestamp or TOS byte cannot be read through it. The UDP driver hands every
 //!   datagram to its session at that timestamp, with its ECN field (docs/real-network.md).
 //! - `setsockopt(SO_TIMESTAMPNS)` and `getsockopt(TCP_INFO)`: rustix has neither option.
 //! - `sched_setscheduler(SCHED_FIFO)`: not in rustix.
