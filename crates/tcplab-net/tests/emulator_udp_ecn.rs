@@ -78,3 +78,36 @@ fn dctcp_over_the_udp_driver_answers_the_emulators_step_marks() {
     assert_eq!(res.links.ints("dropped_limit").unwrap()[0], 0);
     assert!(goodput > 5e6, "{goodput}");
 }
+
+/// The same through `transfer::through_emulator`, what `tcplab compare` runs for its
+/// UDP mode: the receiver takes the flow's ECN setting from the flow itself.
+#[test]
+fn compares_udp_mode_carries_dctcp_through_the_step_queue() {
+    if let Err(e) = check_privileges("the emulator tests") {
+        eprintln!("skipped: {e}");
+        return;
+    }
+    let bytes: u64 = 3_000_000;
+    let flow = udp::flow_spec(
+        &"cc = \"dctcp\"\nbytes = \"unlimited\"\nack = \"per-packet\""
+            .parse()
+            .unwrap(),
+        "test.toml",
+    )
+    .unwrap();
+    let t = tcplab_net::transfer::through_emulator(
+        step_link(),
+        &tcplab_net::transfer::Transport::Udp {
+            flow: Box::new(flow),
+        },
+        Some(bytes),
+        None,
+        Dur::from_millis(10),
+    )
+    .unwrap();
+    let marked = t.emu.links.ints("marked_ce").unwrap()[0];
+    let cuts = t.flows.ints("ecn_cuts").unwrap()[0];
+    eprintln!("compare's UDP mode: {marked} CE marks, {cuts} cuts");
+    assert_eq!(t.receiver_bytes, bytes);
+    assert!(marked > 10 && cuts > 3, "{marked} marks, {cuts} cuts");
+}
