@@ -142,6 +142,12 @@ fn ce_marks_are_echoed_and_answered() {
         let f = &s.results.flows;
         let cuts = f.ints("ecn_cuts").unwrap()[0];
         assert!(seen.marked > 10, "{table}: {seen:?}");
+        // Each mark the relay set that reached the receiver's socket was counted.
+        assert!(
+            r.ce_received > 0 && r.ce_received <= seen.marked,
+            "{table}: {} CE received, {seen:?}",
+            r.ce_received
+        );
         assert!(seen.ece > 0, "{table}: {seen:?}");
         assert!(seen.cwr > 0, "{table}: {seen:?}");
         assert!(cuts > 0, "{table}: {cuts} cuts, {seen:?}");
