@@ -93,8 +93,8 @@ impl Session for ReceiverSession {
         ReceiverSession::handle_timeout(self, now)
     }
     fn poll_datagram(&mut self, now: tcplab_core::Time, buf: &mut [u8]) -> Option<(usize, u8)> {
-        // Its ACKs and control messages are Not-ECT (RFC 3168 section 6.1.4).
-        ReceiverSession::poll_datagram(self, now, buf).map(|n| (n, 0))
+        let n = ReceiverSession::poll_datagram(self, now, buf)?;
+        Some((n, self.last_ecn()))
     }
     fn poll_timeout(&self) -> Option<tcplab_core::Time> {
         ReceiverSession::poll_timeout(self)

@@ -95,6 +95,8 @@ pub struct ReceiverSession {
     pn_max: Option<u64>,
     data_accepted: u64,
     acks_sent: u64,
+    /// The IP ECN field of the datagram [`Self::poll_datagram`] wrote last.
+    last_ecn: u8,
     linger_until: Option<Time>,
     last_heard: Time,
     started_at: Option<Time>,
@@ -144,6 +146,7 @@ impl ReceiverSession {
             pn_max: None,
             data_accepted: 0,
             acks_sent: 0,
+            last_ecn: 0,
             linger_until: None,
             last_heard: Time::ZERO,
             started_at: None,
@@ -676,7 +679,15 @@ impl ReceiverSession {
         }
     }
 
+    /// The IP ECN field the datagram [`Self::poll_datagram`] wrote last goes out with:
+    /// its sink's (a TCP receiver's ACKs are Not-ECT, RFC 3168 section 6.1.4), Not-ECT
+    /// on the driver's own messages.
+    pub fn last_ecn(&self) -> u8 {
+        self.last_ecn
+    }
+
     fn next_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
+        self.last_ecn = 0;
         if self.owe_reset {
             self.owe_reset = false;
             let m = Message::Reset {
@@ -704,6 +715,7 @@ impl ReceiverSession {
             if self.shape.sink_sends(&pkt) {
                 let ts = pkt.carries_timestamp().then(|| self.stamp(now));
                 self.acks_sent += 1;
+                self.last_ecn = pkt.ip_ecn();
                 return wire::encode_packet_header(buf, self.conn, &pkt, ts).ok();
             }
         }
