@@ -311,7 +311,9 @@ def _cmd_recv(a: argparse.Namespace) -> int:
           f"{r['duration_s']:.3f} s: {r['goodput_bps'] / 1e6:.2f} Mbit/s; "
           f"{r['segments_received']} segments "
           f"({r['duplicate_segments']} duplicate, {r['out_of_order_segments']} out of order), "
-          f"{r['acks_sent']} ACKs; rejected datagrams: {rejected or 'none'}")
+          f"{r['acks_sent']} ACKs"
+          + (f", {r['ce_received']} CE-marked" if r.get("ce_received") else "")
+          + f"; rejected datagrams: {rejected or 'none'}")
     return 0
 
 

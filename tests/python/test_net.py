@@ -40,7 +40,8 @@ def test_udp_pair_on_loopback_matches_simulator_tables():
                                            "flow": [{"cc": "bbr", "bytes": "1MB"}]}))
     udp, simulated = res.tables["flows"].schema.names, sim.tables["flows"].schema.names
     # The simulator's columns, but for the packet counts only its links can see and the
-    # CE marks its receivers count (the UDP driver carries no ECN and refuses ECN flows).
+    # CE marks its receivers count (over UDP the receiver, another process, reports them:
+    # `recv`'s ce_received).
     # The UDP driver runs the simulated endpoints, so its row names their stack too.
     assert set(simulated) - set(udp) == {"packets_sent", "packets_delivered", "packets_lost",
                                          "packets_in_flight", "ce_received"}

@@ -396,6 +396,7 @@ fn udp_recv<'py>(
     d.set_item("duplicate_segments", out.stats.duplicate_segments)?;
     d.set_item("out_of_order_segments", out.stats.out_of_order_segments)?;
     d.set_item("acks_sent", out.acks_sent)?;
+    d.set_item("ce_received", out.ce_received)?;
     d.set_item("input", counters_dict(py, &out.counters)?)?;
     d.set_item("loop", loop_dict(py, &out.loop_stats)?)?;
     d.set_item("sender_interrupted", out.sender_interrupted)?;

@@ -70,6 +70,6 @@ pub use transport::{AnyEndpoint, FlowEndpoints, TransportSpec};
 pub use transport_kind::Transport;
 pub use wire_flow::{any_packet, Resize, WireFlow, WireTransport};
 pub use wire_packet::{
-    WireClaim, WirePacket, COMMON_HEADER, FLAG_FIN, FLAG_REPAIR, FLAG_RETX, IP_UDP, PACKET_TYPES,
-    TIMESTAMP_OPTION,
+    WireClaim, WirePacket, COMMON_HEADER, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_REPAIR, FLAG_RETX,
+    IP_UDP, PACKET_TYPES, TIMESTAMP_OPTION,
 };

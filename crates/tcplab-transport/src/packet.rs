@@ -66,6 +66,26 @@ macro_rules! define_packet {
                 }
             }
 
+            /// Its IP ECN field ([`PacketKind::ip_ecn`]): what the UDP driver sets in the
+            /// datagram's IP header.
+            #[inline]
+            pub fn ip_ecn(&self) -> u8 {
+                match self {
+                    $($(Packet::$kind(p) => PacketKind::ip_ecn(p),)?)*
+                    Packet::Opaque(_) => 0,
+                }
+            }
+
+            /// Sets its IP ECN field as a datagram arrived with it
+            /// ([`PacketKind::set_ip_ecn`]).
+            #[inline]
+            pub fn set_ip_ecn(&mut self, ecn: u8) {
+                match self {
+                    $($(Packet::$kind(p) => PacketKind::set_ip_ecn(p, ecn),)?)*
+                    Packet::Opaque(_) => {}
+                }
+            }
+
             /// Its IPv4 packet's first bytes for a capture (see [`PacketKind::pcap_header`]).
             pub fn pcap(&self, ends: Endpoints, from_sink: bool) -> Wire {
                 let mut w = Wire::default();

@@ -16,6 +16,16 @@ pub trait PacketKind: Copy {
     }
     /// Sets Congestion Experienced (only called on an ECN-capable packet).
     fn set_ce(&mut self) {}
+    /// Its IP header's ECN field (RFC 3168 section 5: 0 Not-ECT, 1 ECT(1), 2 ECT(0),
+    /// 3 CE); 0 for a packet that does not carry one.
+    fn ip_ecn(&self) -> u8 {
+        0
+    }
+    /// Sets its ECN field to the two low bits of `ecn` as a datagram arrived with them
+    /// (a real network's IP header); ignored by a packet that does not carry one.
+    fn set_ip_ecn(&mut self, ecn: u8) {
+        let _ = ecn;
+    }
     /// Writes its IPv4 packet's first bytes into `w` for a capture (see [`crate::pcap`]),
     /// sent from `ends.src_*` to `ends.dst_*`; `from_sink`: it travels from the flow's
     /// sink towards its source.

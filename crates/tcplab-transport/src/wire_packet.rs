@@ -28,6 +28,10 @@ pub const FLAG_FIN: u8 = 0x01;
 pub const FLAG_RETX: u8 = 0x02;
 /// SYMBOL: sent by loss recovery (TCP-Forward's Diff_p repair symbols).
 pub const FLAG_REPAIR: u8 = 0x04;
+/// TCP DATA: Congestion Window Reduced (RFC 3168 section 6.1.2).
+pub const FLAG_CWR: u8 = 0x10;
+/// TCP ACK: ECN-Echo (RFC 3168 section 6.1.3; RFC 8257 section 3.2 with DCTCP).
+pub const FLAG_ECE: u8 = 0x20;
 
 /// What a packet claims, for the driver's checks before an endpoint sees it: the
 /// receiver's on data, the sender's on acknowledgements. Each kind of claim is checked

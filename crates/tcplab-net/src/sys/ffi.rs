@@ -2,11 +2,11 @@
 //! library) has no safe wrapper for, each behind a safe function. The crate root denies
 //! `unsafe_code`; this module alone allows it. What is here, and why not rustix 1.1:
 //!
-//! - `recvmmsg` with each datagram's `SO_TIMESTAMPNS` control message: rustix has
-//!   `sendmmsg` but no `recvmmsg`, and its `recvmsg` decodes only `SCM_RIGHTS` and
-//!   `SCM_CREDENTIALS` (other control messages are skipped), so a kernel receive
-//!   timestamp cannot be read through it. The UDP driver hands every datagram to its
-//!   session at that timestamp (docs/real-network.md).
+//! - `recvmmsg` with each datagram's `SO_TIMESTAMPNS` and `IP_TOS` control messages:
+//!   rustix has `sendmmsg` but no `recvmmsg`, and its `recvmsg` decodes only
+//!   `SCM_RIGHTS` and `SCM_CREDENTIALS` (other control messages are skipped), so a
+//!   kernel receive timestamp or TOS byte cannot be read through it. The UDP driver hands every
+//!   datagram to its session at that timestamp, with its ECN field (docs/real-network.md).
 //! - `setsockopt(SO_TIMESTAMPNS)` and `getsockopt(TCP_INFO)`: rustix has neither option.
 //! - `sched_setscheduler(SCHED_FIFO)`: not in rustix.
 //! - The TUN (`TUNSETIFF`) and interface (`SIOCSIF*`, `SIOCADDRT`) ioctls: rustix's
@@ -49,7 +49,7 @@ fn sockaddr_in(a: SocketAddrV4) -> libc::sockaddr_in {
 pub const MAX_BATCH: usize = 64;
 
 /// Control-message space per datagram: one `SO_TIMESTAMPNS` timespec (32 bytes with its
-/// header) and slack.
+/// header) and one `IP_TOS` byte (24 with its header and padding), and slack.
 const CMSG_SPACE: usize = 64;
 
 /// One received datagram: its sender, length and kernel receive time.
@@ -60,10 +60,13 @@ pub struct Datagram {
     pub len: usize,
     /// `CLOCK_REALTIME` ns, when the kernel stamped it.
     pub stamp_ns: Option<u64>,
+    /// Its IPv4 header's TOS byte (`IP_RECVTOS` on; 0 without it): DSCP and the ECN
+    /// field in the two low bits.
+    pub tos: u8,
 }
 
 /// `recvmmsg` into caller-owned buffer slots, with each datagram's `SO_TIMESTAMPNS`
-/// stamp. The address and control-message storage is allocated once, here.
+/// stamp and `IP_TOS` byte. The address and control-message storage is allocated once, here.
 pub struct StampedRecv {
     names: Vec<libc::sockaddr_in>,
     /// Control messages, 8-byte aligned.
@@ -84,6 +87,7 @@ impl StampedRecv {
                     from: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0)),
                     len: 0,
                     stamp_ns: None,
+                    tos: 0,
                 };
                 slots
             ],
@@ -136,9 +140,11 @@ impl StampedRecv {
         let n = r as usize;
         for (i, m) in msgs.iter().take(n).enumerate() {
             let mut stamp_ns = None;
+            let mut tos = 0;
             // SAFETY: walks the control buffer the kernel filled for message i, with the
             // libc macros, which stay inside msg_controllen; the timespec is read
-            // unaligned from its message's data.
+            // unaligned from its message's data, the TOS byte (the kernel writes one
+            // byte for `IP_RECVTOS`, `ip_cmsg_recv_tos`) from its first data byte.
             unsafe {
                 let mut c = libc::CMSG_FIRSTHDR(&m.msg_hdr);
                 while !c.is_null() {
@@ -147,6 +153,11 @@ impl StampedRecv {
                         let ts: libc::timespec =
                             std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
                         stamp_ns = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+                    } else if (*c).cmsg_level == libc::IPPROTO_IP
+                        && (*c).cmsg_type == libc::IP_TOS
+                        && (*c).cmsg_len as usize >= libc::CMSG_LEN(1) as usize
+                    {
+                        tos = *libc::CMSG_DATA(c);
                     }
                     c = libc::CMSG_NXTHDR(&m.msg_hdr, c);
                 }
@@ -159,6 +170,7 @@ impl StampedRecv {
                 )),
                 len: (m.msg_len as usize).min(size),
                 stamp_ns,
+                tos,
             };
         }
         Ok(n)

@@ -1,7 +1,9 @@
 //! Batched datagram I/O: `recvmmsg` and `sendmmsg` move up to [`BATCH`] datagrams per
 //! system call, which is where a user-space transport spends its time at high rates.
-//! Sending goes through rustix's `sendmmsg`; receiving through `sys::ffi` (rustix has
-//! no `recvmmsg` and cannot read the `SO_TIMESTAMPNS` stamp each datagram carries).
+//! Sending goes through rustix's `sendmmsg` (and `setsockopt(IP_TOS)` for each run of
+//! datagrams with another ECN field); receiving through `sys::ffi` (rustix has no
+//! `recvmmsg` and cannot read the `SO_TIMESTAMPNS` stamp and `IP_TOS` byte each
+//! datagram carries).
 
 use crate::sys::ffi::StampedRecv;
 use rustix::io::Errno;
@@ -63,6 +65,12 @@ impl RecvBatch {
         self.raw.get(i).stamp_ns
     }
 
+    /// The ECN field (RFC 3168 section 5, the TOS byte's two low bits) datagram `i`
+    /// arrived with; 0 (Not-ECT) unless the socket has `IP_RECVTOS` on.
+    pub fn ecn(&self, i: usize) -> u8 {
+        self.raw.get(i).tos & 0b11
+    }
+
     /// Datagram `i` of the last call: sender and bytes.
     pub fn get(&self, i: usize) -> (SocketAddr, &[u8]) {
         let d = self.raw.get(i);
@@ -71,11 +79,17 @@ impl RecvBatch {
     }
 }
 
-/// Datagrams queued for one destination, sent with `sendmmsg`.
+/// Datagrams queued for one destination, sent with `sendmmsg`, each with its own IP ECN
+/// field: a run of datagrams with the same field goes out in one call after
+/// `setsockopt(IP_TOS)` set it (only when it changes: a sender's data is ECT, its
+/// retransmissions, control messages and a receiver's ACKs Not-ECT).
 pub struct SendBatch {
     bufs: Vec<u8>,
     size: usize,
     lens: Vec<usize>,
+    ecn: [u8; BATCH],
+    /// The TOS the socket sends with now (a new socket's is 0).
+    tos: u8,
     /// Datagrams queued, and how many of them are already sent (after a partial send).
     n: usize,
     sent: usize,
@@ -89,6 +103,8 @@ impl SendBatch {
             bufs: vec![0; size * BATCH],
             size,
             lens: vec![0; BATCH],
+            ecn: [0; BATCH],
+            tos: 0,
             n: 0,
             sent: 0,
             dest: to_sockaddr(dest)?,
@@ -116,13 +132,15 @@ impl SendBatch {
         self.n == self.sent
     }
 
-    /// Fills the next slot with `f(buf) -> Some(len)`; false if `f` produced nothing.
-    pub fn push_with(&mut self, f: impl FnOnce(&mut [u8]) -> Option<usize>) -> bool {
+    /// Fills the next slot with `f(buf) -> Some((len, ecn))` (`ecn`: the IP ECN field it
+    /// goes out with); false if `f` produced nothing.
+    pub fn push_with(&mut self, f: impl FnOnce(&mut [u8]) -> Option<(usize, u8)>) -> bool {
         debug_assert!(!self.is_full());
         let off = self.n * self.size;
         match f(&mut self.bufs[off..off + self.size]) {
-            Some(len) => {
+            Some((len, ecn)) => {
                 self.lens[self.n] = len;
+                self.ecn[self.n] = ecn & 0b11;
                 self.n += 1;
                 true
             }
@@ -134,7 +152,17 @@ impl SendBatch {
     /// queued for the next call); true once everything left.
     pub fn flush(&mut self, fd: BorrowedFd<'_>) -> io::Result<bool> {
         while self.sent < self.n {
-            let k = self.n - self.sent;
+            // The run of datagrams sharing the first one's ECN field.
+            let ecn = self.ecn[self.sent];
+            let k = self.ecn[self.sent..self.n]
+                .iter()
+                .take_while(|&&e| e == ecn)
+                .count();
+            if ecn != self.tos {
+                // DSCP 0, the ECN field in the low bits (RFC 3168 section 5).
+                rustix::net::sockopt::set_ip_tos(fd, ecn)?;
+                self.tos = ecn;
+            }
             let iov: [IoSlice<'_>; BATCH] = std::array::from_fn(|j| {
                 let i = (self.sent + j).min(BATCH - 1);
                 let off = i * self.size;
@@ -206,7 +234,7 @@ mod tests {
         for i in 0..BATCH {
             assert!(out.push_with(|b| {
                 b[..2].copy_from_slice(&(i as u16).to_be_bytes());
-                Some(10 + i)
+                Some((10 + i, 0))
             }));
         }
         assert!(out.is_full());

@@ -26,9 +26,12 @@ const TIMER: Token = Token(1);
 
 /// What the loop needs from a session (both sides implement it).
 pub trait Session {
-    fn handle_datagram(&mut self, now: Time, from: SocketAddr, bytes: &[u8]);
+    /// A datagram arrived at `now` with the IP ECN field `ecn` (RFC 3168 section 5).
+    fn handle_datagram(&mut self, now: Time, from: SocketAddr, bytes: &[u8], ecn: u8);
     fn handle_timeout(&mut self, now: Time);
-    fn poll_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize>;
+    /// The next datagram written into `buf`: its length and the IP ECN field it is
+    /// sent with.
+    fn poll_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<(usize, u8)>;
     fn poll_timeout(&self) -> Option<Time>;
     /// Where the next datagram goes (`None` until a peer is known).
     fn peer(&self) -> Option<SocketAddr>;
@@ -131,6 +134,8 @@ pub fn run<S: Session>(
     // Each datagram is handed over at the kernel's receive time, not the batch's: a
     // burst read in one call keeps its spacing (ACK-train dispersion, RTT samples).
     crate::probe::enable_rx_timestamps(sock).map_err(io("SO_TIMESTAMPNS"))?;
+    // Each datagram's IP ECN field reaches the endpoint (a CE mark a router set).
+    rustix::net::sockopt::set_ip_recvtos(sock, true).map_err(|e| io("IP_RECVTOS")(e.into()))?;
     let rt_minus_mono = crate::sys::clock::realtime_ns() as i128
         - clock.to_monotonic_ns(clock.now()) as i128
         + clock.origin_monotonic_ns() as i128;
@@ -172,7 +177,7 @@ pub fn run<S: Session>(
                     Time(mono).clamp(last, now)
                 });
                 last = t;
-                sess.handle_datagram(t, from, bytes);
+                sess.handle_datagram(t, from, bytes, rx.ecn(i));
                 if !blocked {
                     blocked = !drain(sess, t, &mut tx, fd, &mut st)?;
                 }

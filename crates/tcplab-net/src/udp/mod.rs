@@ -48,14 +48,22 @@ pub enum SessionState {
 }
 
 impl Session for SenderSession {
-    fn handle_datagram(&mut self, now: tcplab_core::Time, from: std::net::SocketAddr, b: &[u8]) {
+    fn handle_datagram(
+        &mut self,
+        now: tcplab_core::Time,
+        from: std::net::SocketAddr,
+        b: &[u8],
+        _ecn: u8,
+    ) {
+        // ACKs are Not-ECT (RFC 3168 section 6.1.4): the sender reads none.
         SenderSession::handle_datagram(self, now, from, b)
     }
     fn handle_timeout(&mut self, now: tcplab_core::Time) {
         SenderSession::handle_timeout(self, now)
     }
-    fn poll_datagram(&mut self, now: tcplab_core::Time, buf: &mut [u8]) -> Option<usize> {
-        SenderSession::poll_datagram(self, now, buf)
+    fn poll_datagram(&mut self, now: tcplab_core::Time, buf: &mut [u8]) -> Option<(usize, u8)> {
+        let n = SenderSession::poll_datagram(self, now, buf)?;
+        Some((n, self.last_ecn()))
     }
     fn poll_timeout(&self) -> Option<tcplab_core::Time> {
         SenderSession::poll_timeout(self)
@@ -72,14 +80,21 @@ impl Session for SenderSession {
 }
 
 impl Session for ReceiverSession {
-    fn handle_datagram(&mut self, now: tcplab_core::Time, from: std::net::SocketAddr, b: &[u8]) {
-        ReceiverSession::handle_datagram(self, now, from, b)
+    fn handle_datagram(
+        &mut self,
+        now: tcplab_core::Time,
+        from: std::net::SocketAddr,
+        b: &[u8],
+        ecn: u8,
+    ) {
+        ReceiverSession::handle_datagram_ecn(self, now, from, b, ecn)
     }
     fn handle_timeout(&mut self, now: tcplab_core::Time) {
         ReceiverSession::handle_timeout(self, now)
     }
-    fn poll_datagram(&mut self, now: tcplab_core::Time, buf: &mut [u8]) -> Option<usize> {
-        ReceiverSession::poll_datagram(self, now, buf)
+    fn poll_datagram(&mut self, now: tcplab_core::Time, buf: &mut [u8]) -> Option<(usize, u8)> {
+        let n = ReceiverSession::poll_datagram(self, now, buf)?;
+        Some((n, self.last_ecn()))
     }
     fn poll_timeout(&self) -> Option<tcplab_core::Time> {
         ReceiverSession::poll_timeout(self)
@@ -95,6 +110,8 @@ impl Session for ReceiverSession {
     }
 }
 
+#[cfg(test)]
+mod ecn_tests;
 #[cfg(test)]
 mod hello_tests;
 #[cfg(test)]

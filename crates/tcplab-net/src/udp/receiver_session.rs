@@ -18,7 +18,9 @@ use crate::wire::{self, mac, Key, Message, Timestamps, TransportCode};
 use std::net::SocketAddr;
 use tcplab_core::{Dur, Rng, Time};
 use tcplab_transport::coded::SymbolBytes;
-use tcplab_transport::{AnyEndpoint, Endpoint, Packet, Receiver, ReceiverConfig, WireClaim};
+use tcplab_transport::{
+    AnyEndpoint, Endpoint, Packet, Receiver, ReceiverConfig, TransportSpec, WireClaim,
+};
 
 /// RESET reasons: the HELLO was refused (its reason is in the receiver's report)...
 pub const RESET_REFUSED: u8 = 2;
@@ -93,6 +95,8 @@ pub struct ReceiverSession {
     pn_max: Option<u64>,
     data_accepted: u64,
     acks_sent: u64,
+    /// The IP ECN field of the datagram [`Self::poll_datagram`] wrote last.
+    last_ecn: u8,
     linger_until: Option<Time>,
     last_heard: Time,
     started_at: Option<Time>,
@@ -142,6 +146,7 @@ impl ReceiverSession {
             pn_max: None,
             data_accepted: 0,
             acks_sent: 0,
+            last_ecn: 0,
             linger_until: None,
             last_heard: Time::ZERO,
             started_at: None,
@@ -275,6 +280,13 @@ impl ReceiverSession {
 
     /// Processes one received datagram. Never panics; every datagram is counted.
     pub fn handle_datagram(&mut self, now: Time, from: SocketAddr, bytes: &[u8]) {
+        self.handle_datagram_ecn(now, from, bytes, 0)
+    }
+
+    /// [`Self::handle_datagram`] for a datagram whose IP header carried the ECN field
+    /// `ecn` (its two low bits; RFC 3168 section 5): its packet reaches the sink with it,
+    /// as a simulated link's CE mark does.
+    pub fn handle_datagram_ecn(&mut self, now: Time, from: SocketAddr, bytes: &[u8], ecn: u8) {
         let key = self.key.as_ref();
         let Some(msg) = self
             .counters
@@ -317,8 +329,12 @@ impl ReceiverSession {
                 self.counters.accepted += 1;
             }
             Message::Packet {
-                pkt, ts, payload, ..
+                mut pkt,
+                ts,
+                payload,
+                ..
             } if self.state == SessionState::Open && self.shape.source_sends(&pkt) => {
+                pkt.set_ip_ecn(ecn);
                 if !self.handle_data(now, pkt, ts, payload) {
                     return;
                 }
@@ -463,10 +479,17 @@ impl ReceiverSession {
             ));
         }
         let (mut shape, sink, symbol_bytes) = match (transport, table) {
-            (TransportCode::TCP, _) => {
+            (TransportCode::TCP, table) => {
                 let mut cfg = self.cfg.clone();
                 cfg.mss = mss;
                 cfg.total_bytes = total;
+                // ECN as the flow's table sets it (the HELLO stands for the SYN that
+                // asks for it, RFC 3168 section 6.1.1): echoed the RFC 3168 way, or
+                // DCTCP's (RFC 8257 section 3.2). Without a table, this receiver's own
+                // setting (`RecvOptions::receiver.ecn`).
+                if let Some(TransportSpec::Tcp(t)) = table.map(|f| f.transport) {
+                    cfg.ecn = t.receiver.ecn;
+                }
                 let shape = FlowShape {
                     rcv_buf: cfg.rcv_buf,
                     ..FlowShape::tcp(mss, total)
@@ -656,7 +679,15 @@ impl ReceiverSession {
         }
     }
 
+    /// The IP ECN field the datagram [`Self::poll_datagram`] wrote last goes out with:
+    /// its sink's (a TCP receiver's ACKs are Not-ECT, RFC 3168 section 6.1.4), Not-ECT
+    /// on the driver's own messages.
+    pub fn last_ecn(&self) -> u8 {
+        self.last_ecn
+    }
+
     fn next_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
+        self.last_ecn = 0;
         if self.owe_reset {
             self.owe_reset = false;
             let m = Message::Reset {
@@ -684,6 +715,7 @@ impl ReceiverSession {
             if self.shape.sink_sends(&pkt) {
                 let ts = pkt.carries_timestamp().then(|| self.stamp(now));
                 self.acks_sent += 1;
+                self.last_ecn = pkt.ip_ecn();
                 return wire::encode_packet_header(buf, self.conn, &pkt, ts).ok();
             }
         }

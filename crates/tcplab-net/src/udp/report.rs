@@ -375,6 +375,9 @@ pub struct RecvOutcome {
     /// Data datagrams accepted and ACK datagrams sent (every transport).
     pub data_received: u64,
     pub acks_sent: u64,
+    /// Data packets that arrived with CE in their IP header's ECN field (TCP; 0 for other
+    /// transports), the simulator's `ce_received`.
+    pub ce_received: u64,
     /// The TCP receiver's statistics (default for other transports).
     pub stats: ReceiverStats,
     /// From the HELLO to the last byte delivered.
@@ -454,6 +457,7 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
         delivered,
         data_received: sess.data_accepted(),
         acks_sent: sess.acks_sent(),
+        ce_received: sess.receiver().map_or(0, |r| r.ce_received()),
         stats,
         duration_s: secs,
         goodput_bps: if secs > 0.0 {

@@ -58,6 +58,8 @@ pub struct SenderSession {
     counters: InputCounters,
     report: Option<PeerReport>,
     datagrams_sent: u64,
+    /// The IP ECN field of the datagram [`Self::poll_datagram`] wrote last.
+    last_ecn: u8,
     /// The highest in-order point an accepted ACK reported (bytes).
     acked_bytes: u64,
     /// The pre-shared key and the session nonce from the HELLO_ACK (0 before it).
@@ -113,6 +115,7 @@ impl SenderSession {
             counters: InputCounters::default(),
             report: None,
             datagrams_sent: 0,
+            last_ecn: 0,
             acked_bytes: 0,
             key: None,
             nonce: 0,
@@ -407,7 +410,15 @@ impl SenderSession {
         }
     }
 
+    /// The IP ECN field (RFC 3168 section 5) the datagram [`Self::poll_datagram`] wrote
+    /// last goes out with: the endpoint's on its packets (ECT on an ECN flow's new data),
+    /// Not-ECT on the driver's own messages.
+    pub fn last_ecn(&self) -> u8 {
+        self.last_ecn
+    }
+
     fn next_datagram(&mut self, now: Time, buf: &mut [u8]) -> Option<usize> {
+        self.last_ecn = 0;
         // A source may finish while sending (an unreliable one has no ACK to wait for).
         self.maybe_close(now);
         if let Some(t) = self.control_at {
@@ -439,6 +450,7 @@ impl SenderSession {
             match self.encode(now, &pkt, buf) {
                 Ok(Some(n)) => {
                     self.datagrams_sent += 1;
+                    self.last_ecn = pkt.ip_ecn();
                     return Some(n);
                 }
                 Ok(None) => continue,

@@ -7,7 +7,7 @@ use tcplab_transport::coded::{Code, CodedAck, CodedPacket, Symbol};
 use tcplab_transport::datagram::Datagram;
 use tcplab_transport::tack::{AckKind, Gap, TackAck, TackData, TackPacket, MAX_GAPS};
 use tcplab_transport::tcp::wire::{OPT_TCP_TIMESTAMP, TCP_TIMESTAMP_LEN};
-use tcplab_transport::{Packet, SackBlock, Segment, MAX_SACK_BLOCKS};
+use tcplab_transport::{IpEcn, Packet, SackBlock, Segment, MAX_SACK_BLOCKS};
 
 /// A TCP DATA message (as the driver sends a data segment).
 fn tcp_data<'a>(
@@ -390,6 +390,52 @@ fn golden_ack_bytes() {
             "00000000000016d0", // one SACK block
         )
     );
+}
+
+/// ECN over the wire: CWR (DATA) and ECE (ACK) are flag bits 4 and 5, the only bytes
+/// they change; the IP ECN field is the IP header's, not in the UDP payload.
+#[test]
+fn ecn_flags_travel_and_change_only_the_flags_byte() {
+    let ts = Some(Timestamps { val: 7, ecr: 9 });
+    let enc = |m: &Message<'_>| {
+        let mut buf = [0u8; 256];
+        let n = encode(m, &mut buf).unwrap();
+        buf[..n].to_vec()
+    };
+    let ack = |ece| {
+        let mut seg = segment(tcp_ack(5, 2920, 65536, &[], ts, None));
+        seg.ece = ece;
+        packet(5, Packet::Tcp(seg), ts)
+    };
+    let (plain, echo) = (enc(&ack(false)), enc(&ack(true)));
+    assert_eq!(echo[4], 0x20);
+    assert_eq!((&plain[..4], &plain[5..]), (&echo[..4], &echo[5..]));
+    assert!(segment(decode(&echo).unwrap()).ece);
+    assert!(!segment(decode(&plain).unwrap()).ece);
+    let payload = [1u8; 100];
+    let data = |cwr, ip_ecn| {
+        let mut m = tcp_data(5, 1448, [false, false], ts, None, &payload, 100);
+        if let Message::Packet {
+            pkt: Packet::Tcp(s),
+            ..
+        } = &mut m
+        {
+            s.cwr = cwr;
+            s.ip_ecn = ip_ecn;
+        }
+        m
+    };
+    let plain = enc(&data(false, IpEcn::NotEct));
+    assert_eq!(
+        plain,
+        enc(&data(false, IpEcn::Ect0)),
+        "ECT is not in the payload"
+    );
+    let cwr = enc(&data(true, IpEcn::Ect0));
+    assert_eq!(cwr[4], 0x10);
+    assert_eq!((&plain[..4], &plain[5..]), (&cwr[..4], &cwr[5..]));
+    let got = segment(decode(&cwr).unwrap());
+    assert!(got.cwr && !got.ece && got.ip_ecn == IpEcn::NotEct);
 }
 
 #[test]

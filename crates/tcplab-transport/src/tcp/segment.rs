@@ -48,6 +48,18 @@ pub enum IpEcn {
 }
 
 impl IpEcn {
+    /// The codepoint in the two low bits of `bits` (an IP TOS or traffic-class byte's
+    /// ECN field); the other bits are ignored.
+    #[inline]
+    pub fn from_bits(bits: u8) -> IpEcn {
+        match bits & 0b11 {
+            0b00 => IpEcn::NotEct,
+            0b01 => IpEcn::Ect1,
+            0b10 => IpEcn::Ect0,
+            _ => IpEcn::Ce,
+        }
+    }
+
     /// ECT(0), ECT(1) or CE: a router may mark it instead of dropping it.
     #[inline]
     pub fn is_capable(self) -> bool {
@@ -139,6 +151,13 @@ impl PacketKind for Segment {
     }
     fn set_ce(&mut self) {
         self.ip_ecn = IpEcn::Ce;
+    }
+    #[inline]
+    fn ip_ecn(&self) -> u8 {
+        self.ip_ecn as u8
+    }
+    fn set_ip_ecn(&mut self, ecn: u8) {
+        self.ip_ecn = IpEcn::from_bits(ecn);
     }
     fn pcap_header(&self, w: &mut Wire, ends: Endpoints, from_sink: bool) {
         super::pcap::header(w, self, ends, from_sink);

@@ -9,7 +9,8 @@ use super::{
 use crate::codec::{CodecError, Reader, Writer};
 use crate::wire_flow::{any_packet, Resize, WireFlow, WireTransport};
 use crate::wire_packet::{
-    WireClaim, WirePacket, COMMON_HEADER, FLAG_FIN, FLAG_RETX, IP_UDP, TIMESTAMP_OPTION,
+    WireClaim, WirePacket, COMMON_HEADER, FLAG_CWR, FLAG_ECE, FLAG_FIN, FLAG_RETX, IP_UDP,
+    TIMESTAMP_OPTION,
 };
 
 /// Message type codes (the common header's type byte).
@@ -138,11 +139,12 @@ pub const fn data_extra(timestamps: bool) -> u32 {
     }
 }
 
-/// A TCP flow whose sender turns ECN on: the datagrams have no IP ECN field to carry ECT
-/// and CE (the key that turned it on, its value, why).
+/// A TCP/NC flow whose sender turns ECN on: the UDP driver carries ECN (the datagrams'
+/// IP ECN field, CWR on DATA, ECE on ACK) for TCP only, not on TCP/NC's symbols (the
+/// key that turned it on, its value, why).
 pub fn ecn_refusal(t: &TcpSpec) -> Option<(&'static str, String, &'static str)> {
-    const WHY: &str = "ECN runs in the simulator only: the UDP driver does not carry the IP \
-                       ECN field (use `tcplab emulate` for ECN on real packets)";
+    const WHY: &str = "the UDP driver carries ECN for TCP flows only: TCP/NC's symbols have \
+                       no CWR flag (ECN with TCP/NC runs in the simulator)";
     t.sender.ecn.then(|| {
         if t.cc == "dctcp" {
             ("flow.cc", "\"dctcp\"".to_string(), WHY)
@@ -181,7 +183,11 @@ impl WirePacket for Segment {
     }
     fn wire_flags(&self) -> u8 {
         if self.len > 0 {
-            (if self.fin { FLAG_FIN } else { 0 }) | if self.retransmission { FLAG_RETX } else { 0 }
+            (if self.fin { FLAG_FIN } else { 0 })
+                | (if self.retransmission { FLAG_RETX } else { 0 })
+                | if self.cwr { FLAG_CWR } else { 0 }
+        } else if self.ece {
+            FLAG_ECE
         } else {
             0
         }
@@ -227,12 +233,14 @@ impl WirePacket for Segment {
                 len: u32::MAX,
                 fin: flags & FLAG_FIN != 0,
                 retransmission: flags & FLAG_RETX != 0,
+                cwr: flags & FLAG_CWR != 0,
                 ..Segment::default()
             }
         } else {
             Segment {
                 ack: r.u64("ack")?,
                 wnd: r.u64("window")?,
+                ece: flags & FLAG_ECE != 0,
                 ..Segment::default()
             }
         })
@@ -300,7 +308,8 @@ impl WireTransport for TcpTransport {
                 key: "flow.mss",
                 extra: data_extra(spec.sender.timestamps),
             }),
-            refuse: ecn_refusal(spec),
+            // ECN travels: the IP ECN field per datagram, CWR and ECE as flags.
+            refuse: None,
         })
     }
 
