@@ -552,15 +552,12 @@ fn minstrel_finds_the_mcs_the_snr_allows() {
     assert!(rates[0] < rates[1], "{rates:?}");
 }
 
-/// `station_ampdu = false`: the station sends its TCP ACKs one per channel access instead
-/// of many per A-MPDU, so it accesses the channel more often, its ACKs take a larger share
-/// of the airtime and the flow carries less (802.11ac, one TCP BBR flow, 0.5 s).
-#[test]
-fn station_ack_aggregation_saves_airtime() {
-    let measure = |extra: &str| {
-        let r = run(&format!(
-            r#"
-duration = "0.5s"
+/// A server behind a 10 Gbit/s, 5 ms wire to an access point whose cell has one
+/// station, `wlan` extra `[[wlan]]` keys, and one unlimited `cc` flow server → station.
+fn server_ap_sta(duration: &str, standard: &str, wlan: &str, cc: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
 sample = "off"
 [[node]]
 name = "server"
@@ -574,17 +571,26 @@ rate = "10Gbps"
 delay = "5ms"
 queue = "100000pkt"
 [[wlan]]
-standard = "802.11ac"
+standard = "{standard}"
 ap = "ap"
 stations = ["sta"]
-{extra}
+{wlan}
 [[flow]]
-cc = "bbr"
+cc = "{cc}"
 from = "server"
 to = "sta"
 bytes = "unlimited"
 "#
-        ));
+    )
+}
+
+/// `station_ampdu = false`: the station sends its TCP ACKs one per channel access instead
+/// of many per A-MPDU, so it accesses the channel more often, its ACKs take a larger share
+/// of the airtime and the flow carries less (802.11ac, one TCP BBR flow, 0.5 s).
+#[test]
+fn station_ack_aggregation_saves_airtime() {
+    let measure = |extra: &str| {
+        let r = run(&server_ap_sta("0.5s", "802.11ac", extra, "bbr"));
         let l = &r.links;
         let dir = l.texts("direction").unwrap();
         let sta = dir.iter().position(|d| *d == "sta").unwrap();
@@ -617,32 +623,11 @@ bytes = "unlimited"
 #[test]
 fn ap_queue_depth_bounds_the_queueing_delay() {
     let measure = |queue: &str| {
-        let r = run(&format!(
-            r#"
-duration = "3s"
-sample = "off"
-[[node]]
-name = "server"
-[[node]]
-name = "ap"
-[[node]]
-name = "sta"
-[[link]]
-between = ["server", "ap"]
-rate = "10Gbps"
-delay = "5ms"
-queue = "100000pkt"
-[[wlan]]
-standard = "802.11n"
-ap = "ap"
-stations = ["sta"]
-queue = "{queue}"
-[[flow]]
-cc = "cubic"
-from = "server"
-to = "sta"
-bytes = "unlimited"
-"#
+        let r = run(&server_ap_sta(
+            "3s",
+            "802.11n",
+            &format!("queue = \"{queue}\""),
+            "cubic",
         ));
         let l = &r.links;
         let dir = l.texts("direction").unwrap();
