@@ -732,18 +732,24 @@ mod tests {
         assert!(Bbr::from_params(&mut p).is_err());
     }
 
-    /// Fast retransmit saves cwnd and holds the window to the retransmission until the
-    /// next ACK reports what is in flight; recovery exit restores the saved window.
-    #[test]
-    fn recovery_saves_and_restores_cwnd() {
-        let mut b = Bbr::default();
+    /// `b` initialised at time zero, with a 100 kB window (MSS 1000) to cut or grow.
+    fn started(b: &mut Bbr) -> Window {
         let mut w = Window {
-            cwnd: 100_000,
+            cwnd: 10_000,
             ssthresh: u64::MAX,
             mss: 1000,
         };
         b.init(&mut w, Time::ZERO);
         w.cwnd = 100_000;
+        w
+    }
+
+    /// Fast retransmit saves cwnd and holds the window to the retransmission until the
+    /// next ACK reports what is in flight; recovery exit restores the saved window.
+    #[test]
+    fn recovery_saves_and_restores_cwnd() {
+        let mut b = Bbr::default();
+        let mut w = started(&mut b);
         b.on_congestion_event(&mut w, CongestionEvent::FastRetransmit, Time::ZERO, 90_000);
         assert_eq!(w.cwnd, 4_000);
         assert_eq!(w.ssthresh, u64::MAX, "BBR has no ssthresh");
@@ -764,13 +770,7 @@ mod tests {
     #[test]
     fn reported_losses_come_off_cwnd() {
         let mut b = Bbr::default();
-        let mut w = Window {
-            cwnd: 100_000,
-            ssthresh: u64::MAX,
-            mss: 1000,
-        };
-        b.init(&mut w, Time::ZERO);
-        w.cwnd = 100_000;
+        let mut w = started(&mut b);
         b.on_lost(&mut w, 7_000, 50_000);
         assert_eq!(w.cwnd, 93_000);
         b.on_lost(&mut w, 200_000, 0);
@@ -791,13 +791,7 @@ mod tests {
     #[test]
     fn ns3_cuts_by_the_change_of_the_lost_count_in_recovery() {
         let mut b = Bbr::from_params(&mut CcParams::new().with("loss_deduction", 2.0)).unwrap();
-        let mut w = Window {
-            cwnd: 10_000,
-            ssthresh: u64::MAX,
-            mss: 1000,
-        };
-        b.init(&mut w, Time::ZERO);
-        w.cwnd = 100_000;
+        let mut w = started(&mut b);
         // RACK's report is ignored, and so is a change outside recovery.
         b.on_lost(&mut w, 7_000, 50_000);
         b.on_lost_change(&mut w, 7_000, 50_000, false);
@@ -816,13 +810,7 @@ mod tests {
         let run = |restore: f64| {
             let mut b =
                 Bbr::from_params(&mut CcParams::new().with("rto_restore", restore)).unwrap();
-            let mut w = Window {
-                cwnd: 10_000,
-                ssthresh: u64::MAX,
-                mss: 1000,
-            };
-            b.init(&mut w, Time::ZERO);
-            w.cwnd = 100_000;
+            let mut w = started(&mut b);
             let rto = CongestionEvent::Rto { repeated: false };
             b.on_congestion_event(&mut w, rto, Time::ZERO, 80_000);
             assert_eq!(w.cwnd, 1_000);
@@ -864,12 +852,7 @@ mod tests {
             let mut p = CcParams::new().with("extra_acked_gain", gain);
             let mut b = Bbr::from_params(&mut p).unwrap();
             p.finish("bbr").unwrap();
-            let mut w = Window {
-                cwnd: 100_000,
-                ssthresh: u64::MAX,
-                mss: 1000,
-            };
-            b.init(&mut w, Time::ZERO);
+            let mut w = started(&mut b);
             b.rtprop = Some(Dur::from_millis(10));
             b.btl_bw.update(10, 0, 12_500_000);
             b.filled_pipe = true;
