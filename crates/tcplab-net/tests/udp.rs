@@ -10,6 +10,30 @@ fn flow(text: &str) -> tcplab_scenario::FlowSpec {
     udp::flow_spec(&text.parse().unwrap(), "test.toml").unwrap()
 }
 
+/// One transfer of the `[[flow]]` table `text` between two loopback sockets: what the
+/// sender and the receiver (listening up to 10 s) report.
+fn transfer(
+    text: &str,
+) -> (
+    Result<udp::SendOutcome, tcplab_net::NetError>,
+    Result<udp::RecvOutcome, tcplab_net::NetError>,
+) {
+    let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let to = rsock.local_addr().unwrap();
+    let table: toml::Table = text.parse().unwrap();
+    std::thread::scope(|sc| {
+        let rh = sc.spawn(|| {
+            let o = RecvOptions {
+                listen_timeout: Some(Dur::from_secs(10)),
+                ..RecvOptions::default()
+            };
+            udp::receive_on(rsock, &o)
+        });
+        let o = SendOptions::from_table(to, &table, "test.toml").unwrap();
+        (udp::send(&o), rh.join().unwrap())
+    })
+}
+
 #[test]
 fn loopback_transfer_delivers_every_byte_despite_a_flood() {
     let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -108,20 +132,7 @@ fn every_transport_runs_over_loopback() {
         ("tcp", "cc = \"bbr\"\nbytes = \"3MB\""),
     ];
     for (name, text) in flows {
-        let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let to = rsock.local_addr().unwrap();
-        let table: toml::Table = text.parse().unwrap();
-        let (s, r) = std::thread::scope(|sc| {
-            let rh = sc.spawn(|| {
-                let o = RecvOptions {
-                    listen_timeout: Some(Dur::from_secs(10)),
-                    ..RecvOptions::default()
-                };
-                udp::receive_on(rsock, &o)
-            });
-            let o = SendOptions::from_table(to, &table, "test.toml").unwrap();
-            (udp::send(&o), rh.join().unwrap())
-        });
+        let (s, r) = transfer(text);
         let (s, r) = match (s, r) {
             (Ok(s), Ok(r)) => (s, r),
             (s, r) => panic!(
@@ -169,20 +180,7 @@ fn loopback_coded_flows_deliver_the_real_bytes() {
         ),
     ];
     for (name, text) in flows {
-        let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let to = rsock.local_addr().unwrap();
-        let table: toml::Table = text.parse().unwrap();
-        let (s, r) = std::thread::scope(|sc| {
-            let rh = sc.spawn(|| {
-                let o = RecvOptions {
-                    listen_timeout: Some(Dur::from_secs(10)),
-                    ..RecvOptions::default()
-                };
-                udp::receive_on(rsock, &o)
-            });
-            let o = SendOptions::from_table(to, &table, "test.toml").unwrap();
-            (udp::send(&o), rh.join().unwrap())
-        });
+        let (s, r) = transfer(text);
         let (s, r) = match (s, r) {
             (Ok(s), Ok(r)) => (s, r),
             (s, r) => panic!("{name}: sender {:?}\nreceiver {:?}", s.err(), r.err()),
@@ -278,20 +276,7 @@ fn the_driver_refuses_simulated_interrupt_coalescing() {
 #[test]
 fn stop_and_wait_runs_over_loopback() {
     let text = "transport = \"stopwait\"\nbytes = \"300000B\"\nparams = { payload = 1200 }";
-    let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let to = rsock.local_addr().unwrap();
-    let table: toml::Table = text.parse().unwrap();
-    let (s, r) = std::thread::scope(|sc| {
-        let rh = sc.spawn(|| {
-            let o = RecvOptions {
-                listen_timeout: Some(Dur::from_secs(10)),
-                ..RecvOptions::default()
-            };
-            udp::receive_on(rsock, &o)
-        });
-        let o = SendOptions::from_table(to, &table, "test.toml").unwrap();
-        (udp::send(&o), rh.join().unwrap())
-    });
+    let (s, r) = transfer(text);
     let (s, r) = match (s, r) {
         (Ok(s), Ok(r)) => (s, r),
         (s, r) => panic!("sender {:?}\nreceiver {:?}", s.err(), r.err()),
