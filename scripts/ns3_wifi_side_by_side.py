@@ -923,18 +923,18 @@ def main() -> None:
                     help="after the table, ns-3's counters per cell (MAC queue drops, TCP "
                     "recoveries and RTOs, goodput over each tenth of the run)")
     a = ap.parse_args()
-    overrides = {}
-    for kv in a.set:
-        k, sep, v = kv.partition("=")
-        if not sep:
-            raise SystemExit(f"ns3_wifi_side_by_side: --set {kv!r}: expected KEY=VALUE")
-        overrides[k] = parse_value(v)
-    cc_params = {}
-    for kv in a.cc_param:
-        k, sep, v = kv.partition("=")
-        if not sep:
-            raise SystemExit(f"ns3_wifi_side_by_side: --cc-param {kv!r}: expected KEY=VALUE")
-        cc_params[k] = parse_value(v)
+
+    def key_values(option: str, pairs: list[str]) -> dict:
+        out = {}
+        for kv in pairs:
+            k, sep, v = kv.partition("=")
+            if not sep:
+                raise SystemExit(f"ns3_wifi_side_by_side: {option} {kv!r}: expected KEY=VALUE")
+            out[k] = parse_value(v)
+        return out
+
+    overrides = key_values("--set", a.set)
+    cc_params = key_values("--cc-param", a.cc_param)
     pats = a.cells.split(",")
     if a.tack and a.queue == NS3_QUEUE_PKTS:
         a.queue = TACK_QUEUE_PKTS
