@@ -298,6 +298,11 @@ fn fq_codel_keeps_a_sparse_flow_out_of_a_heavy_flows_queue() {
         heavy as f64 / 1e6,
         light as f64 / 1e6
     );
-    assert!(heavy > 20_000_000, "the heavy flow queues ({heavy} ns)");
-    assert!(light < 10_000_000, "the sparse flow does not ({light} ns)");
+    // A sparse packet's own path: 2 ms propagation, 4 ms to serialise 1,000 bytes at
+    // 2 Mbit/s, and up to 4 ms behind the heavy packet already on the wire: 10 ms at
+    // most, 8 ms on average. The emulator's timers add host jitter on top (10.1 ms seen
+    // on a loaded CI machine), so the bound allows 10 ms of it; hashed as one flow the
+    // sparse packets would wait behind the heavy flow's standing queue (hundreds of ms).
+    assert!(heavy > 100_000_000, "the heavy flow queues ({heavy} ns)");
+    assert!(light < 20_000_000, "the sparse flow does not ({light} ns)");
 }
