@@ -294,3 +294,33 @@ fn stop_and_wait_runs_over_loopback() {
     assert_eq!(f.ints("bytes_delivered").unwrap()[0], 300_000);
     assert_eq!(f.ints("stopwait_resent").unwrap()[0], 0);
 }
+
+/// A transport registered at run time runs over the driver as over the simulator:
+/// registered stop-and-wait (`stopwait/registered.rs`, the same ends with `Opaque`
+/// headers) travels as OPAQUE datagrams, its HELLO names it through its flow table, and
+/// the receiver process, which registered it too, builds its sink from that.
+#[test]
+fn a_registered_transport_runs_over_loopback() {
+    use tcplab_transport::stopwait::registered;
+    tcplab_transport::transport::register("stopwait-registered", registered::REGISTRATION).unwrap();
+    let text =
+        "transport = \"stopwait-registered\"\nbytes = \"300000B\"\nparams = { payload = 1200 }";
+    let (s, r) = transfer(text);
+    let (s, r) = match (s, r) {
+        (Ok(s), Ok(r)) => (s, r),
+        (s, r) => panic!("sender {:?}\nreceiver {:?}", s.err(), r.err()),
+    };
+    assert_eq!(r.transport, "stopwait-registered");
+    assert_eq!(r.delivered, 300_000);
+    assert_eq!(s.peer.delivered, 300_000);
+    // One OPAQUE per packet (no loss on loopback), each padded with zeros to the
+    // packet's length (1232 bytes with its 32-byte header), none refused.
+    assert_eq!(r.data_received, 250);
+    assert_eq!(r.counters.rejected(), 0, "{:?}", r.counters);
+    assert_eq!(r.counters.unexpected, 0);
+    let f = &s.results.flows;
+    assert_eq!(f.texts("transport").unwrap()[0], "stopwait-registered");
+    assert!(f.bools("completed").unwrap()[0]);
+    assert_eq!(f.ints("bytes_delivered").unwrap()[0], 300_000);
+    assert_eq!(f.ints("stopwait_resent").unwrap()[0], 0);
+}

@@ -69,7 +69,11 @@ fn a_registered_transport_blames_the_name_or_its_params() {
     let e = parse_flow_table(&table("bytes = \"1MB\"\ntransport = \"nope\""), "x").unwrap_err();
     assert_eq!(e.key, "flow.transport");
     assert!(e.why.starts_with("unknown transport 'nope'"), "{e}");
-    tcplab_transport::transport::register("refusing", refusing).unwrap();
+    tcplab_transport::transport::register(
+        "refusing",
+        tcplab_transport::transport::Registration::new(refusing),
+    )
+    .unwrap();
     let e = parse_flow_table(
         &table("bytes = \"1MB\"\ntransport = \"refusing\"\nparams = { x = 1 }"),
         "x",

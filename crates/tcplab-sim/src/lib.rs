@@ -20,7 +20,7 @@ mod run;
 mod sampling;
 
 pub use budget::{check_memory, estimate_memory};
-pub use columns::columns;
+pub use columns::{columns, undeclared_columns};
 pub use error::{ConfigError, SimError};
 pub use event::EventQueue;
 pub use run::{simulate, simulate_tapped, simulate_with, Control};

@@ -3,8 +3,10 @@
 //! of representative scenarios (every transport, a WLAN cell, each queue discipline, a
 //! half-duplex link, every bundled example) and look each column up.
 
-use tcplab_core::{Dur, TableColumns};
-use tcplab_sim::{columns, parse_scenario_file, parse_scenario_str, simulate, Results, Scenario};
+use tcplab_core::Dur;
+use tcplab_sim::{
+    columns, parse_scenario_file, parse_scenario_str, simulate, undeclared_columns, Scenario,
+};
 
 fn scenario(body: &str) -> Scenario {
     parse_scenario_str(body, "columns.toml").unwrap_or_else(|e| panic!("{e}\n{body}"))
@@ -64,20 +66,6 @@ fn representative() -> Vec<(String, Scenario)> {
     out
 }
 
-/// Each table's columns that have no declaration.
-fn undeclared(r: Results, declared: &[TableColumns]) -> Vec<String> {
-    let mut missing = vec![];
-    for (table, t) in r.into_tables() {
-        let cols = declared.iter().find(|d| d.table == table);
-        for c in t.columns() {
-            if cols.and_then(|d| d.get(&c.name)).is_none() {
-                missing.push(format!("{table}.{}", c.name));
-            }
-        }
-    }
-    missing
-}
-
 #[test]
 fn every_published_column_is_declared_once() {
     // Gathering them panics on a name declared twice, differently.
@@ -93,7 +81,7 @@ fn every_published_column_is_declared_once() {
         for (table, t) in r.clone().into_tables() {
             seen.extend(t.columns().iter().map(|c| format!("{table}.{}", c.name)));
         }
-        let missing = undeclared(r, &declared);
+        let missing = undeclared_columns(&r);
         assert!(
             missing.is_empty(),
             "{name}: {missing:?} have no ColumnDef beside the code that publishes them"

@@ -3,13 +3,17 @@
 //! from a scenario. The same endpoints also run registered at run time under another
 //! name, as a transport written outside tcplab would.
 
+use tcplab_core::{ColumnDef, Metrics, Time};
 use tcplab_sim::capture::addresses::Endpoints;
 use tcplab_sim::capture::headers::encode;
-use tcplab_sim::{parse_scenario_str, simulate};
+use tcplab_sim::{columns, parse_scenario_str, simulate, undeclared_columns};
 use tcplab_transport::cc::CcParams;
-use tcplab_transport::stopwait::{StopWait, StopWaitPacket, StopWaitSpec, HEADER_BYTES};
-use tcplab_transport::transport::{self, FlowContext, UserEndpoints};
-use tcplab_transport::{Packet, ParamError, Transport};
+use tcplab_transport::series_columns::DELIVERED;
+use tcplab_transport::stopwait::{
+    registered, StopWait, StopWaitPacket, StopWaitSummary, HEADER_BYTES,
+};
+use tcplab_transport::transport::{self, FlowContext, Registration, UserEndpoints};
+use tcplab_transport::{Endpoint, Packet, ParamError, Progress, Transport, Violation};
 
 fn scenario(transport: &str, loss: &str, params: &str) -> String {
     format!(
@@ -106,25 +110,42 @@ fn a_capture_shows_its_header() {
     assert_eq!(w.bytes[22 + 7], 7, "the sequence number, big-endian");
 }
 
-/// The same endpoints registered at run time, as a transport outside tcplab would be.
-fn registered(p: &mut CcParams, ctx: FlowContext) -> Result<UserEndpoints, String> {
-    let spec: StopWaitSpec = StopWait::from_params(p, ctx.bytes).map_err(|e| e.to_string())?;
-    let (source, sink) = StopWait::build(&spec, ctx)?;
-    Ok(UserEndpoints {
-        source: Box::new(source),
-        sink: Box::new(sink),
-        reliable: true,
-    })
-}
-
+/// The same endpoints registered at run time, as a transport outside tcplab would be:
+/// `stopwait/registered.rs` carries their packets as `Opaque` headers.
 #[test]
 fn a_registered_transport_runs_from_a_scenario() {
-    transport::register("stopwait-registered", registered).unwrap();
+    transport::register("stopwait-registered", registered::REGISTRATION).unwrap();
     assert!(transport::names().contains(&"stopwait-registered".to_string()));
-    let sc = parse_scenario_str(&scenario("stopwait-registered", "0%", ""), "sw.toml").unwrap();
-    let r = simulate(&sc, 1, 0).unwrap();
-    assert!(r.flows.bools("completed").unwrap()[0]);
-    assert_eq!(r.flows.ints("bytes_delivered").unwrap()[0], 200_000);
+    // Packet for packet the built-in's run: the same lengths on the wire, the same
+    // losses, the same columns.
+    for (loss, params) in [("0%", ""), ("10%", "params = { timeout_ms = 50 }")] {
+        let run = |t: &str| {
+            let sc = parse_scenario_str(&scenario(t, loss, params), "sw.toml").unwrap();
+            let r = simulate(&sc, 3, 0).unwrap();
+            assert!(
+                undeclared_columns(&r).is_empty(),
+                "{:?}",
+                undeclared_columns(&r)
+            );
+            r
+        };
+        let (own, builtin) = (run("stopwait-registered"), run("stopwait"));
+        let f = &own.flows;
+        assert!(f.bools("completed").unwrap()[0]);
+        assert_eq!(f.ints("bytes_delivered").unwrap()[0], 200_000);
+        assert_eq!(f.texts("transport").unwrap()[0], "stopwait-registered");
+        for c in ["completion_s", "goodput_bps"] {
+            assert_eq!(f.opt_floats(c), builtin.flows.opt_floats(c), "{loss} {c}");
+        }
+        assert_eq!(
+            f.ints("stopwait_resent"),
+            builtin.flows.ints("stopwait_resent")
+        );
+        assert_eq!(
+            own.flow_series.ints("delivered"),
+            builtin.flow_series.ints("delivered")
+        );
+    }
     let e = parse_scenario_str(
         &scenario("stopwait-registered", "0%", "params = { timeout_ms = -1 }"),
         "sw.toml",
@@ -133,7 +154,7 @@ fn a_registered_transport_runs_from_a_scenario() {
     .to_string();
     assert!(e.contains("flow[0].params") && e.contains("> 0"), "{e}");
     // Built-in names are reserved, unknown ones are listed.
-    assert!(transport::register("stopwait", registered).is_err());
+    assert!(transport::register("stopwait", registered::REGISTRATION).is_err());
     let e = parse_scenario_str(&scenario("nope", "0%", ""), "sw.toml")
         .unwrap_err()
         .to_string();
@@ -141,4 +162,121 @@ fn a_registered_transport_runs_from_a_scenario() {
         e.contains("unknown transport 'nope'") && e.contains("stopwait"),
         "{e}"
     );
+}
+
+/// Registered stop-and-wait whose source also publishes how many packets it sent, as
+/// `column` (the published key is the first of `COUNTED`, the declaration is whatever
+/// the registration says).
+struct Counted {
+    end: Box<dyn Endpoint + Send>,
+    sent: u64,
+    column: &'static str,
+}
+
+impl Endpoint for Counted {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) -> Result<(), Violation> {
+        self.end.handle_packet(now, pkt)
+    }
+    fn handle_timeout(&mut self, now: Time) {
+        self.end.handle_timeout(now)
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let p = self.end.poll_transmit(now);
+        self.sent += u64::from(p.is_some());
+        p
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        self.end.poll_timeout()
+    }
+    fn start(&mut self, now: Time) {
+        self.end.start(now)
+    }
+    fn progress(&self) -> Progress {
+        self.end.progress()
+    }
+    fn sample(&self, out: &mut dyn Metrics) {
+        self.end.sample(out)
+    }
+    fn summary(&self, out: &mut dyn Metrics) {
+        self.end.summary(out);
+        out.put(self.column, self.sent.into());
+    }
+}
+
+fn counted(
+    column: &'static str,
+    p: &mut CcParams,
+    ctx: FlowContext,
+) -> Result<UserEndpoints, String> {
+    let mut u = (registered::REGISTRATION.build)(p, ctx)?;
+    u.source = Box::new(Counted {
+        end: u.source,
+        sent: 0,
+        column,
+    });
+    Ok(u)
+}
+
+const SENT: ColumnDef = ColumnDef::new(
+    "sw_sent",
+    "packets",
+    "registered stop-and-wait: packets sent",
+)
+.at_least(0.0);
+
+/// A registered transport's columns are declared with it: they are in the results
+/// reference like a built-in's, and one published without a declaration is found by
+/// the check every transport's tests make (`undeclared_columns`), as a built-in's is.
+#[test]
+fn a_registered_transport_declares_its_columns() {
+    const FLOWS: [ColumnDef; 2] = [StopWaitSummary::COLUMNS[0], SENT];
+    transport::register(
+        "stopwait-counted",
+        Registration {
+            build: |p, ctx| counted("sw_sent", p, ctx),
+            flow_columns: &FLOWS,
+            series_columns: &[DELIVERED],
+        },
+    )
+    .unwrap();
+    let flows = columns().into_iter().find(|t| t.table == "flows").unwrap();
+    assert_eq!(flows.get("sw_sent"), Some(&SENT));
+    let sc = parse_scenario_str(&scenario("stopwait-counted", "0%", ""), "sw.toml").unwrap();
+    let r = simulate(&sc, 1, 0).unwrap();
+    assert_eq!(r.flows.ints("sw_sent").unwrap()[0], 200);
+    assert_eq!(undeclared_columns(&r), Vec::<String>::new());
+
+    // The same ends publishing a column their registration does not declare.
+    transport::register(
+        "stopwait-undeclared",
+        Registration {
+            build: |p, ctx| counted("sw_sent_undeclared", p, ctx),
+            ..registered::REGISTRATION
+        },
+    )
+    .unwrap();
+    let sc = parse_scenario_str(&scenario("stopwait-undeclared", "0%", ""), "sw.toml").unwrap();
+    let r = simulate(&sc, 1, 0).unwrap();
+    assert_eq!(undeclared_columns(&r), ["flows.sw_sent_undeclared"]);
+
+    // A column may be another transport's (the same definition), not another meaning of
+    // its name.
+    const CLASH: [ColumnDef; 1] = [ColumnDef::new(
+        "stopwait_resent",
+        "packets",
+        "something else",
+    )];
+    let e = transport::register(
+        "stopwait-clash",
+        Registration {
+            flow_columns: &CLASH,
+            ..registered::REGISTRATION
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("stopwait_resent") && e.contains("'stopwait'"),
+        "{e}"
+    );
+    assert!(!transport::names().contains(&"stopwait-clash".to_string()));
 }

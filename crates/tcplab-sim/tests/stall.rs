@@ -4,7 +4,7 @@
 use tcplab_core::Time;
 use tcplab_sim::{parse_scenario_str, simulate, SimError};
 use tcplab_transport::cc::CcParams;
-use tcplab_transport::transport::{self, FlowContext, UserEndpoints};
+use tcplab_transport::transport::{self, FlowContext, Registration, UserEndpoints};
 use tcplab_transport::{Endpoint, Packet, Progress, Violation};
 
 /// Asks to be woken at the instant it was last woken, forever (a zero-length timer).
@@ -47,7 +47,7 @@ fn build(_p: &mut CcParams, _ctx: FlowContext) -> Result<UserEndpoints, String> 
 
 #[test]
 fn a_timer_that_never_advances_time_is_a_clear_error() {
-    transport::register("spinner", build).unwrap();
+    transport::register("spinner", Registration::new(build)).unwrap();
     let sc = parse_scenario_str(
         "[link]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
          [[flow]]\ntransport = \"spinner\"\nbytes = \"1MB\"\nstart = \"1.5s\"\n",

@@ -17,37 +17,65 @@ use crate::wire_flow::{WireFlow, WireTransport};
 use std::sync::RwLock;
 use tcplab_core::{ColumnDef, KeyError, Metrics, Time};
 
-/// The two ends of a user-registered transport.
-pub struct UserEndpoints {
-    pub source: Box<dyn Endpoint + Send>,
-    pub sink: Box<dyn Endpoint + Send>,
-    /// Whether the sink must end up with every byte the source wrote (checked at the end
-    /// of every run), or may lose some (then losses are only counted).
-    pub reliable: bool,
-}
-
-/// Builds a registered transport from its parameters (`[flow.params]`; take the ones you
-/// understand, unknown ones are reported) and the flow's context.
-pub type Factory = fn(&mut CcParams, FlowContext) -> Result<UserEndpoints, String>;
+pub use crate::registration::{Factory, Registration, UserEndpoints};
 
 /// The transport of a flow that names none.
 pub const DEFAULT: &str = <crate::tcp::TcpTransport as Transport>::NAME;
 
-static REGISTRY: RwLock<Vec<(String, Factory)>> = RwLock::new(Vec::new());
+static REGISTRY: RwLock<Vec<(String, Registration)>> = RwLock::new(Vec::new());
 
 /// Registers a transport under `name` (usable as `transport = "name"`). Built-in names
-/// cannot be replaced; registering a user name again replaces it.
-pub fn register(name: &str, factory: Factory) -> Result<(), String> {
+/// cannot be replaced; registering a user name again replaces it. A column it declares
+/// may be one a built-in or another registered transport declares (the same
+/// [`ColumnDef`]), but not another definition of that name.
+pub fn register(name: &str, r: Registration) -> Result<(), String> {
     if BUILTIN.contains(&name) {
         return Err(format!("'{name}' is a built-in transport"));
+    }
+    if name.is_empty() || name.len() > MAX_NAME {
+        return Err(format!(
+            "a transport name has 1 to {MAX_NAME} bytes ('{name}' has {})",
+            name.len()
+        ));
     }
     let mut reg = REGISTRY
         .write()
         .map_err(|_| "transport registry poisoned".to_string())?;
+    let others = builtin_columns()
+        .into_iter()
+        .map(|(n, f, s)| (n.to_string(), f, s))
+        .chain(reg.iter().filter(|(n, _)| n != name).map(|(n, r)| {
+            (
+                n.clone(),
+                r.flow_columns.to_vec(),
+                r.series_columns.to_vec(),
+            )
+        }));
+    for (other, flows, series) in others {
+        for (table, mine, theirs) in [
+            ("flows", r.flow_columns, &flows),
+            ("flow_series", r.series_columns, &series),
+        ] {
+            if let Some(c) = mine
+                .iter()
+                .find(|c| theirs.iter().any(|d| d.name == c.name && d != *c))
+            {
+                return Err(format!(
+                    "transport '{name}': {table} column `{}` is declared by transport \
+                     '{other}' with another unit, meaning or range (name that transport's \
+                     ColumnDef, or choose another name)",
+                    c.name
+                ));
+            }
+        }
+    }
     reg.retain(|(n, _)| n != name);
-    reg.push((name.to_string(), factory));
+    reg.push((name.to_string(), r));
     Ok(())
 }
+
+/// The longest name a transport may be registered under (bytes).
+pub const MAX_NAME: usize = 64;
 
 /// Every transport name a scenario may use, built-ins first.
 pub fn names() -> Vec<String> {
@@ -58,13 +86,32 @@ pub fn names() -> Vec<String> {
     v
 }
 
+/// Each registered transport's name and the columns its ends publish: flows table, then
+/// `flow_series` (as [`builtin_columns`] gives the built-ins').
+pub fn registered_columns() -> Vec<(String, Vec<ColumnDef>, Vec<ColumnDef>)> {
+    REGISTRY.read().map_or_else(
+        |_| Vec::new(),
+        |reg| {
+            reg.iter()
+                .map(|(n, r)| {
+                    (
+                        n.clone(),
+                        r.flow_columns.to_vec(),
+                        r.series_columns.to_vec(),
+                    )
+                })
+                .collect()
+        },
+    )
+}
+
 fn lookup(name: &str) -> Result<Factory, String> {
     let reg = REGISTRY
         .read()
         .map_err(|_| "transport registry poisoned".to_string())?;
     reg.iter()
         .find(|(n, _)| n == name)
-        .map(|(_, f)| *f)
+        .map(|(_, r)| r.build)
         .ok_or_else(|| {
             format!(
                 "unknown transport '{name}' (available: {})",
@@ -167,19 +214,21 @@ macro_rules! define_transports {
                 }
             }
 
-            /// How the UDP driver carries it (see [`WireTransport::wire`]).
+            /// How the UDP driver carries it (see [`WireTransport::wire`]; a registered
+            /// transport's packets as OPAQUE, `opaque_wire.rs`).
             pub fn wire(&self) -> Option<WireFlow> {
                 match self {
                     $(TransportSpec::$variant(s) => <$transport as WireTransport>::wire(s),)*
-                    TransportSpec::User { .. } => None,
+                    TransportSpec::User { .. } => Some(crate::opaque_wire::registered_flow()),
                 }
             }
 
-            /// The HELLO's transport byte (see [`WireTransport::WIRE_CODE`]).
+            /// The HELLO's transport byte (see [`WireTransport::WIRE_CODE`]; a registered
+            /// transport's is `opaque_wire::REGISTERED_CODE`, its table names it).
             pub fn wire_code(&self) -> Option<u8> {
                 match self {
                     $(TransportSpec::$variant(_) => <$transport as WireTransport>::WIRE_CODE,)*
-                    TransportSpec::User { .. } => None,
+                    TransportSpec::User { .. } => Some(crate::opaque_wire::REGISTERED_CODE),
                 }
             }
 

@@ -11,6 +11,7 @@
 //! no edit in the driver.
 
 use crate::codec::{CodecError, Reader, Writer};
+use crate::opaque::Opaque;
 use crate::packet::Packet;
 use tcplab_core::Time;
 
@@ -54,6 +55,9 @@ pub enum WireClaim {
     /// An acknowledgement of segments (of the MSS): everything below `cum`, nothing at or
     /// past `highest` (at most the transfer's segments).
     AckSegments { cum: u64, highest: u64 },
+    /// A registered transport's [`Opaque`](crate::Opaque) header, either way, followed by
+    /// `padding` zero bytes: what its words mean only its ends know.
+    Opaque { padding: u32 },
 }
 
 /// A transport's header in the UDP driver's datagrams. Encoding writes into a buffer the
@@ -110,13 +114,13 @@ pub trait WirePacket: Sized {
 }
 
 /// Writes [`Packet`]'s dispatch to its headers' [`WirePacket`] from the list in
-/// `builtin.rs`. A registered transport's [`Opaque`](crate::Opaque) packets do not
-/// travel.
+/// `builtin.rs`, and to [`Opaque`]'s (`opaque_wire.rs`) for registered transports.
 macro_rules! define_wire_dispatch {
     ($($variant:ident: $transport:ty => $src:ident, $sink:ident
         $(, packet $kind:ident($header:ty))?;)*) => {
         /// Every type byte a built-in transport's messages use.
-        pub const PACKET_TYPES: &[&[u8]] = &[$($(<$header as WirePacket>::TYPES,)?)*];
+        pub const PACKET_TYPES: &[&[u8]] =
+            &[$($(<$header as WirePacket>::TYPES,)?)* <Opaque as WirePacket>::TYPES];
 
         impl Packet {
             /// Its message's type byte (`None`: it does not travel).
@@ -124,7 +128,7 @@ macro_rules! define_wire_dispatch {
             pub fn wire_type(&self) -> Option<u8> {
                 match self {
                     $($(Packet::$kind(p) => WirePacket::wire_type(p),)?)*
-                    Packet::Opaque(_) => None,
+                    Packet::Opaque(p) => WirePacket::wire_type(p),
                 }
             }
             /// See [`WirePacket::wire_flags`].
@@ -132,7 +136,7 @@ macro_rules! define_wire_dispatch {
             pub fn wire_flags(&self) -> u8 {
                 match self {
                     $($(Packet::$kind(p) => WirePacket::wire_flags(p),)?)*
-                    Packet::Opaque(_) => 0,
+                    Packet::Opaque(p) => WirePacket::wire_flags(p),
                 }
             }
             /// See [`WirePacket::carries_timestamp`].
@@ -140,7 +144,7 @@ macro_rules! define_wire_dispatch {
             pub fn carries_timestamp(&self) -> bool {
                 match self {
                     $($(Packet::$kind(p) => WirePacket::carries_timestamp(p),)?)*
-                    Packet::Opaque(_) => false,
+                    Packet::Opaque(p) => WirePacket::carries_timestamp(p),
                 }
             }
             /// Bytes of its fixed part and its own options.
@@ -148,7 +152,7 @@ macro_rules! define_wire_dispatch {
             pub fn wire_fixed_and_options(&self) -> (usize, usize) {
                 match self {
                     $($(Packet::$kind(p) => (WirePacket::fixed_len(p), WirePacket::options_len(p)),)?)*
-                    Packet::Opaque(_) => (0, 0),
+                    Packet::Opaque(p) => (WirePacket::fixed_len(p), WirePacket::options_len(p)),
                 }
             }
             /// Writes its fixed part.
@@ -156,7 +160,7 @@ macro_rules! define_wire_dispatch {
             pub fn put_wire_fixed(&self, w: &mut Writer<'_>) -> Result<(), CodecError> {
                 match self {
                     $($(Packet::$kind(p) => WirePacket::put_fixed(p, w),)?)*
-                    Packet::Opaque(_) => Err(CodecError::Invalid("packet without a wire format")),
+                    Packet::Opaque(p) => WirePacket::put_fixed(p, w),
                 }
             }
             /// Writes its own options.
@@ -164,11 +168,11 @@ macro_rules! define_wire_dispatch {
             pub fn put_wire_options(&self, w: &mut Writer<'_>) {
                 match self {
                     $($(Packet::$kind(p) => WirePacket::put_options(p, w),)?)*
-                    Packet::Opaque(_) => {}
+                    Packet::Opaque(p) => WirePacket::put_options(p, w),
                 }
             }
-            /// Reads the fixed part of a message of type `ty`; `None`: no built-in
-            /// transport uses `ty`.
+            /// Reads the fixed part of a message of type `ty`; `None`: no transport
+            /// uses `ty`.
             pub fn get_wire_fixed(
                 ty: u8,
                 flags: u8,
@@ -177,20 +181,23 @@ macro_rules! define_wire_dispatch {
                 $($(if <$header as WirePacket>::TYPES.contains(&ty) {
                     return Some(<$header as WirePacket>::get_fixed(ty, flags, r).map(Packet::$kind));
                 })?)*
+                if <Opaque as WirePacket>::TYPES.contains(&ty) {
+                    return Some(<Opaque as WirePacket>::get_fixed(ty, flags, r).map(Packet::Opaque));
+                }
                 None
             }
             /// See [`WirePacket::get_option`].
             pub fn get_wire_option(&mut self, kind: u8, value: &[u8]) -> Result<(), CodecError> {
                 match self {
                     $($(Packet::$kind(p) => WirePacket::get_option(p, kind, value),)?)*
-                    Packet::Opaque(_) => Ok(()),
+                    Packet::Opaque(p) => WirePacket::get_option(p, kind, value),
                 }
             }
             /// See [`WirePacket::set_payload`].
             pub fn set_wire_payload(&mut self, len: usize) -> Result<(), CodecError> {
                 match self {
                     $($(Packet::$kind(p) => WirePacket::set_payload(p, len),)?)*
-                    Packet::Opaque(_) => Err(CodecError::Invalid("packet without a wire format")),
+                    Packet::Opaque(p) => WirePacket::set_payload(p, len),
                 }
             }
             /// See [`WirePacket::map_times`].
@@ -198,7 +205,7 @@ macro_rules! define_wire_dispatch {
             pub fn map_wire_times(&mut self, f: &mut dyn FnMut(Time) -> Time) {
                 match self {
                     $($(Packet::$kind(p) => WirePacket::map_times(p, f),)?)*
-                    Packet::Opaque(_) => {}
+                    Packet::Opaque(p) => WirePacket::map_times(p, f),
                 }
             }
             /// See [`WirePacket::claim`]; `None` for packets that do not travel.
@@ -206,7 +213,7 @@ macro_rules! define_wire_dispatch {
             pub fn wire_claim(&self) -> Option<WireClaim> {
                 match self {
                     $($(Packet::$kind(p) => Some(WirePacket::claim(p)),)?)*
-                    Packet::Opaque(_) => None,
+                    Packet::Opaque(p) => Some(WirePacket::claim(p)),
                 }
             }
         }

@@ -104,5 +104,10 @@ pub fn build(f: &FlowSpec, conn: u64) -> Result<(FlowShape, FlowEndpoints), Stri
         },
     };
     let ends = f.transport.build(ctx)?;
+    // A registered transport says whether it is reliable as it builds its ends.
+    let shape = FlowShape {
+        reliable: ends.reliable,
+        ..shape
+    };
     Ok((shape, ends))
 }

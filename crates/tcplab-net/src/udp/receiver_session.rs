@@ -59,6 +59,8 @@ pub struct ReceiverSession {
     mss: u32,
     total: Option<u64>,
     transport: TransportCode,
+    /// Its scenario name (a registered transport's from the HELLO's flow table).
+    transport_name: String,
     /// The HELLO's flow description (compared on repeated HELLOs).
     flow_desc: Vec<u8>,
     shape: FlowShape,
@@ -122,6 +124,7 @@ impl ReceiverSession {
             mss: 0,
             total: None,
             transport: TransportCode::TCP,
+            transport_name: String::new(),
             flow_desc: Vec::new(),
             shape: FlowShape::tcp(1, None),
             rcv: None,
@@ -185,6 +188,11 @@ impl ReceiverSession {
     }
     pub fn transport(&self) -> TransportCode {
         self.transport
+    }
+    /// The flow's transport by its scenario name (`tcp`, `stopwait`, a registered
+    /// name...), once a HELLO opened the connection.
+    pub fn transport_name(&self) -> &str {
+        &self.transport_name
     }
     /// Bytes delivered to the application so far.
     pub fn delivered(&self) -> u64 {
@@ -401,12 +409,14 @@ impl ReceiverSession {
                 shape,
                 sink,
                 symbol_bytes,
+                name,
             }) => {
                 self.peer = Some(from);
                 self.conn = conn;
                 self.mss = mss;
                 self.total = total;
                 self.transport = transport;
+                self.transport_name = name;
                 self.flow_desc = flow.to_vec();
                 self.started_at = Some(now);
                 self.last_heard = now;
@@ -478,6 +488,10 @@ impl ReceiverSession {
                 declared.total
             ));
         }
+        let name = table
+            .as_ref()
+            .map_or(TransportCode::TCP.name(), |f| f.transport.name())
+            .to_string();
         let (mut shape, sink, symbol_bytes) = match (transport, table) {
             (TransportCode::TCP, table) => {
                 let mut cfg = self.cfg.clone();
@@ -509,6 +523,7 @@ impl ReceiverSession {
             shape,
             sink,
             symbol_bytes,
+            name,
         })
     }
 
@@ -532,7 +547,8 @@ impl ReceiverSession {
                 return false;
             }
         };
-        let (key, offset) = match claim {
+        // The payload's key and offset, for bytes the driver generated.
+        let generated = match claim {
             WireClaim::Stream { offset, pn } => {
                 let pn_ok =
                     pn.is_none_or(|pn| pn <= self.pn_max.unwrap_or(0).saturating_add(PN_REACH));
@@ -549,7 +565,7 @@ impl ReceiverSession {
                     self.counters.replayed += 1;
                     return false;
                 }
-                (self.conn, offset)
+                Some((self.conn, offset))
             }
             WireClaim::Datagram { seq } => {
                 if len > mss {
@@ -560,7 +576,7 @@ impl ReceiverSession {
                     self.counters.replayed += 1;
                     return false;
                 }
-                payload::datagram_key(self.conn, seq)
+                Some(payload::datagram_key(self.conn, seq))
             }
             WireClaim::Symbol { end, seed, framing } => {
                 let reach = self
@@ -571,7 +587,17 @@ impl ReceiverSession {
                     self.counters.out_of_window += 1;
                     return false;
                 }
-                payload::symbol_key(self.conn, seed)
+                Some(payload::symbol_key(self.conn, seed))
+            }
+            // A registered transport's header: its length on the wire set the padding
+            // (checked as it was decoded), which is zeros; its words are the sink's to
+            // judge.
+            WireClaim::Opaque { .. } => {
+                if data.iter().any(|&b| b != 0) {
+                    self.counters.corrupt_payload += 1;
+                    return false;
+                }
+                None
             }
             WireClaim::AckBytes { .. } | WireClaim::AckSegments { .. } => return false,
         };
@@ -579,9 +605,11 @@ impl ReceiverSession {
             (WireClaim::Symbol { seed, .. }, Some(store)) => Some((seed, store)),
             _ => None,
         };
-        if coded_bytes.is_none() && payload::verify(key, offset, data).is_some() {
-            self.counters.corrupt_payload += 1;
-            return false;
+        if let Some((key, offset)) = generated.filter(|_| coded_bytes.is_none()) {
+            if payload::verify(key, offset, data).is_some() {
+                self.counters.corrupt_payload += 1;
+                return false;
+            }
         }
         if let Some((seed, store)) = coded_bytes {
             // The sink's decoder checks these bytes itself.
@@ -603,9 +631,6 @@ impl ReceiverSession {
         // Send times cross the wire in real time: map them onto this session's clock.
         let epoch = self.epoch_ns;
         pkt.map_wire_times(&mut |t| Time(t.0.saturating_sub(epoch)).min(now));
-        self.counters.accepted += 1;
-        self.data_accepted += 1;
-        self.payload_bytes += len;
         let rcv = self.rcv.as_mut().expect("open connections have a sink");
         if let (AnyEndpoint::TcpReceiver(r), Packet::Tcp(seg)) = (&mut *rcv, &pkt) {
             if seg.ts.is_some() {
@@ -613,7 +638,17 @@ impl ReceiverSession {
                 r.use_timestamps();
             }
         }
-        if let Err(v) = rcv.handle_packet(now, &pkt) {
+        let handled = rcv.handle_packet(now, &pkt);
+        if handled.is_err() && matches!(claim, WireClaim::Opaque { .. }) {
+            // The driver could not check what an opaque header claims: one its sink
+            // refuses is a datagram it did not expect, not a broken run.
+            self.counters.unexpected += 1;
+            return false;
+        }
+        self.counters.accepted += 1;
+        self.data_accepted += 1;
+        self.payload_bytes += len;
+        if let Err(v) = handled {
             self.fail(format!("receiver invariant broken: {v}"));
             return false;
         }
@@ -776,4 +811,6 @@ struct Opened {
     shape: FlowShape,
     sink: AnyEndpoint,
     symbol_bytes: Option<SymbolBytes>,
+    /// The transport's scenario name.
+    name: String,
 }

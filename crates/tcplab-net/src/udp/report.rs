@@ -369,7 +369,7 @@ impl Default for RecvOptions {
 pub struct RecvOutcome {
     pub peer: SocketAddr,
     /// The flow's transport (its scenario name: `tcp`, `tack`, `stopwait`, ...).
-    pub transport: &'static str,
+    pub transport: String,
     pub conn_mss: u32,
     pub delivered: u64,
     /// Data datagrams accepted and ACK datagrams sent (every transport).
@@ -452,7 +452,7 @@ pub fn receive_on(sock: UdpSocket, opts: &RecvOptions) -> Result<RecvOutcome, Ne
     let secs = end.saturating_since(start).as_secs_f64();
     Ok(RecvOutcome {
         peer: sess.peer().expect("a finished session had a sender"),
-        transport: sess.transport().name(),
+        transport: sess.transport_name().to_string(),
         conn_mss: sess.mss(),
         delivered,
         data_received: sess.data_accepted(),

@@ -279,9 +279,16 @@ impl SenderSession {
                 if let Some(t) = ts {
                     self.paws.update(t.val);
                 }
+                let handled = self.ep.handle_packet(now, &pkt);
+                if handled.is_err() && matches!(pkt.wire_claim(), Some(WireClaim::Opaque { .. })) {
+                    // What an opaque header claims only the endpoint could check: one it
+                    // refuses is a datagram it did not expect, not a broken run.
+                    self.counters.unexpected += 1;
+                    return;
+                }
                 self.counters.accepted += 1;
                 self.acked_bytes = self.acked_bytes.max(point);
-                if let Err(v) = self.ep.handle_packet(now, &pkt) {
+                if let Err(v) = handled {
                     self.fail(format!("sender invariant broken: {v}"));
                     return;
                 }
@@ -351,6 +358,8 @@ impl SenderSession {
                     self.shape.total.map_or(b, |t| b.min(t))
                 })
             }
+            // A registered transport's acknowledgement: what it acknowledges is its own.
+            WireClaim::Opaque { .. } => Some(self.acked_bytes),
             _ => None,
         }
     }
@@ -504,6 +513,15 @@ impl SenderSession {
                 payload::symbol_key(conn, seed)
             }
             WireClaim::AckBytes { .. } | WireClaim::AckSegments { .. } => return Ok(Some(h)),
+            WireClaim::Opaque { padding } => {
+                // Zeros to the length the header gives (docs/wire-format.md, OPAQUE).
+                let end = h + padding as usize;
+                let pad = buf.get_mut(h..end).ok_or_else(|| {
+                    format!("{padding} bytes of padding do not fit the datagram buffer")
+                })?;
+                pad.fill(0);
+                return Ok(Some(end));
+            }
         };
         let len = pkt.payload_len();
         let end = h + len as usize;

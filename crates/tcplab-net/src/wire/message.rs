@@ -2,6 +2,7 @@
 //! RESET) and a transport's packet, whose type byte, fixed part and options its header
 //! lays out (`tcplab_transport::WirePacket`, in the transport's folder).
 
+use tcplab_transport::opaque_wire::REGISTERED_CODE;
 use tcplab_transport::transport::WIRE_CODES;
 use tcplab_transport::{Packet, TransportSpec};
 
@@ -91,19 +92,22 @@ pub enum Message<'a> {
 }
 
 /// The transport a HELLO opens (byte 4 of its fixed part): a built-in transport's
-/// `WireTransport::WIRE_CODE`.
+/// `WireTransport::WIRE_CODE`, or [`TransportCode::REGISTERED`]: a transport registered
+/// at run time, which the HELLO's flow table names (`transport = "..."`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TransportCode(u8);
 
 impl TransportCode {
     /// TCP, the transport of a HELLO without a flow table (`tcplab recv`'s own settings).
     pub const TCP: TransportCode = TransportCode(0);
+    /// A transport registered at run time (`tcplab_transport::transport::register`),
+    /// named by the HELLO's flow table; its packets travel as OPAQUE.
+    pub const REGISTERED: TransportCode = TransportCode(REGISTERED_CODE);
 
-    /// The code of a built-in transport the driver carries.
+    /// The code of a transport the driver carries: a built-in's, or
+    /// [`TransportCode::REGISTERED`].
     pub fn from_u8(b: u8) -> Option<TransportCode> {
-        WIRE_CODES
-            .iter()
-            .any(|(c, _)| *c == Some(b))
+        (b == REGISTERED_CODE || WIRE_CODES.iter().any(|(c, _)| *c == Some(b)))
             .then_some(TransportCode(b))
     }
 
@@ -112,8 +116,12 @@ impl TransportCode {
         self.0
     }
 
-    /// The scenario name (`transport = "..."`).
+    /// The scenario name (`transport = "..."`) of a built-in; `"registered"` for a
+    /// registered transport (its flow table has its name).
     pub fn name(self) -> &'static str {
+        if self == TransportCode::REGISTERED {
+            return "registered";
+        }
         WIRE_CODES
             .iter()
             .find(|(c, _)| *c == Some(self.0))

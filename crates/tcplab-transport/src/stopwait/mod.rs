@@ -11,10 +11,13 @@
 //! - `source.rs`, `sink.rs`: the two endpoints;
 //! - `summary.rs`: its columns of the flows table ([`StopWaitSummary`]);
 //! - `transport.rs`: the [`Transport`](crate::Transport) that ties them together,
-//!   listed in `builtin.rs`.
+//!   listed in `builtin.rs`;
+//! - `registered.rs`: the same ends registered at run time instead, their packets
+//!   carried as [`Opaque`](crate::Opaque) headers (docs/transports.md's last section).
 
 mod packet;
 mod pcap;
+pub mod registered;
 mod sink;
 mod source;
 mod spec;
