@@ -45,19 +45,35 @@ pub fn session_input(data: &[u8]) -> Exercised {
 }
 
 /// The flows `session_input_for` runs: TCP, TACK, TCP/NC, TCP-Forward, datagrams,
-/// stop-and-wait.
-pub const FUZZ_FLOWS: [&str; 6] = [
+/// stop-and-wait, and stop-and-wait registered at run time (its packets OPAQUE, see
+/// [`register_fuzzed_transports`]).
+pub const FUZZ_FLOWS: [&str; 7] = [
     "cc = \"cubic\"\nbytes = \"60000B\"\nrecovery = \"sack\"",
     "transport = \"tack\"\nbytes = \"60000B\"",
     "transport = \"tcp-nc\"\ncc = \"reno\"\nbytes = \"60000B\"",
     "transport = \"tcp-forward\"\nbytes = \"60000B\"",
     "transport = \"datagram\"\nrate = \"20Mbps\"\nbytes = \"60000B\"",
     "transport = \"stopwait\"\nbytes = \"60000B\"",
+    "transport = \"stopwait-registered\"\nbytes = \"60000B\"",
 ];
 
-/// `session_input` for the transport `FUZZ_FLOWS[transport % 6]` (0: the TCP session
+/// Registers the transports the fuzzed flows and tables name that are not built in:
+/// stop-and-wait as `stopwait-registered` (`tcplab_transport::stopwait::registered`).
+pub fn register_fuzzed_transports() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        tcplab_transport::transport::register(
+            "stopwait-registered",
+            tcplab_transport::stopwait::registered::REGISTRATION,
+        )
+        .expect("not a built-in name");
+    });
+}
+
+/// `session_input` for the transport `FUZZ_FLOWS[transport % 7]` (0: the TCP session
 /// of `session_input`, with its 1000-byte MSS and 256 kB window).
 pub fn session_input_for(transport: u8, data: &[u8]) -> Exercised {
+    register_fuzzed_transports();
     let t = transport as usize % FUZZ_FLOWS.len();
     let mut p = if t == 0 {
         Pair::new(60_000, "cubic", Dur::from_millis(2), 0.0, 1)

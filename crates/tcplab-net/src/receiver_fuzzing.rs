@@ -1,7 +1,7 @@
 //! The stateful fuzz entry for a receiver on an open network: one `ReceiverSession`
 //! (keyed or not) fed a sequence of datagrams - raw bytes, HELLOs with fuzzed fields and
 //! tables (hostile ones among them: huge transfers, huge windows), data of every
-//! transport for the connection a HELLO opened, CLOSEs and RESETs, from the peer or a
+//! transport (registered stop-and-wait's OPAQUE among them) for the connection a HELLO opened, CLOSEs and RESETs, from the peer or a
 //! stranger, sealed or not - with time passing between them, its answers drained as a
 //! driver would.
 //!
@@ -19,6 +19,8 @@ use std::net::SocketAddr;
 use tcplab_core::{Dur, Time};
 use tcplab_transport::coded::{Code, CodedPacket, Symbol};
 use tcplab_transport::datagram::Datagram;
+use tcplab_transport::opaque_wire;
+use tcplab_transport::stopwait::{registered, StopWaitPacket};
 use tcplab_transport::tack::{TackData, TackPacket};
 use tcplab_transport::{Packet, ReceiverConfig, Segment};
 
@@ -45,7 +47,8 @@ pub struct ReceiverRun {
 /// chunks `[op, len, bytes...]`. `op % 8`: 0 raw bytes; 1 a HELLO whose table is the
 /// bytes (transport, MSS and size from them too); 2 a HELLO of table
 /// `FUZZ_TABLES[bytes[0]]` with its own fields, or with the transport byte from
-/// `bytes[1]`; 3 TCP DATA, 4 TACK data, 5 a coded SYMBOL, 6 a DATAGRAM, each for the
+/// `bytes[1]`; 3 TCP DATA, 4 TACK data, 5 a coded SYMBOL, 6 a DATAGRAM or (odd
+/// `bytes[9]`) registered stop-and-wait's OPAQUE data, each for the
 /// last HELLO's connection at a fuzzed position with valid payload bytes; 7 a CLOSE or
 /// RESET, or time passing (up to 4 s, past a claim's release). Bit 3: from a stranger.
 /// Bit 4: left unsealed (keyed runs).
@@ -53,6 +56,7 @@ pub fn receiver_input(data: &[u8]) -> ReceiverRun {
     let Some((&mode, mut rest)) = data.split_first() else {
         return ReceiverRun::default();
     };
+    crate::fuzzing::register_fuzzed_transports();
     let key = (mode & 1 == 1).then(|| Key::new(b"fuzzing key, 32 bytes long......").expect("long"));
     let cfg = ReceiverConfig {
         rcv_buf: FUZZ_RCV_BUF,
@@ -149,6 +153,14 @@ pub fn receiver_input(data: &[u8]) -> ReceiverRun {
                         };
                         (Packet::Coded(CodedPacket::Symbol(s)), k, off)
                     }
+                    _ if b.get(9).is_some_and(|x| x & 1 == 1) => {
+                        // Registered stop-and-wait's data, as OPAQUE.
+                        let p = StopWaitPacket {
+                            seq: seq % 64,
+                            len: plen as u32,
+                        };
+                        (Packet::Opaque(registered::to_opaque(&p)), 0, 0)
+                    }
                     _ => {
                         let (k, off) = payload::datagram_key(conn, seq);
                         let d = Datagram {
@@ -168,8 +180,15 @@ pub fn receiver_input(data: &[u8]) -> ReceiverRun {
                 let Ok(h) = wire::encode(&msg, &mut buf) else {
                     continue;
                 };
-                payload::fill(k, off, &mut buf[h..h + plen]);
-                h + plen
+                if let Packet::Opaque(o) = pkt {
+                    // Its padding: zeros, as long as its length on the wire gives.
+                    let n = opaque_wire::padding(o.wire_len) as usize;
+                    buf[h..h + n].fill(0);
+                    h + n
+                } else {
+                    payload::fill(k, off, &mut buf[h..h + plen]);
+                    h + plen
+                }
             }
             _ => {
                 let x = b.first().copied().unwrap_or(0);

@@ -73,7 +73,7 @@ fn wire_entry_survives_garbage_and_mutations() {
             b[0] = 0x54;
             b[1] = 0x4c;
             b[2] = 1;
-            b[3] = [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19][rng.below(12) as usize];
+            b[3] = [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22][rng.below(15) as usize];
             b[5] = rng.below(40) as u8;
         }
         wire_input(&b);
@@ -198,4 +198,15 @@ fn receiver_entry_survives_random_chunks() {
         let b = bytes(&mut rng, 400);
         receiver_input(&b);
     }
+}
+
+/// The receiver entry reaches a registered transport's OPAQUE data: a HELLO of the
+/// registered stop-and-wait table, then an OPAQUE of its connection, accepted.
+#[test]
+fn receiver_entry_reaches_opaque_data() {
+    let hello = [2u8, 2, 9, 6]; // FUZZ_TABLES[9], no transport byte override
+    let data = [6u8, 10, 0, 0, 0, 0, 0, 0, 0, 0, 150, 1]; // packet 0, 1200 bytes, OPAQUE
+    let run = receiver_input(&[&[0u8][..], &hello, &data].concat());
+    assert!(run.claimed);
+    assert_eq!(run.data_accepted, 1, "{run:?}");
 }

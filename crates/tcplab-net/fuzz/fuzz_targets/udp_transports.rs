@@ -1,6 +1,6 @@
 //! `cargo +nightly fuzz run udp_transports` — hostile datagrams during a transfer of any
-//! transport (the first byte picks TCP, TACK, TCP/NC, TCP-Forward, datagrams or
-//! stop-and-wait).
+//! transport (the first byte picks TCP, TACK, TCP/NC, TCP-Forward, datagrams,
+//! stop-and-wait or registered stop-and-wait).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -249,3 +249,27 @@ fn an_interrupted_handshake_ends_at_once() {
         "a listening receiver stops at once"
     );
 }
+
+/// A HELLO for a transport registered at run time names it in its flow table: a
+/// receiver process that has not registered that name refuses it and says why (what
+/// `tcplab recv` reports).
+#[test]
+fn a_registered_transport_the_receiver_lacks_is_refused_by_name() {
+    let table = b"transport = \"never-registered\"\nbytes = \"60000B\"";
+    let h = super::testnet::hello(
+        31,
+        crate::wire::TransportCode::REGISTERED,
+        1400,
+        None,
+        table,
+    );
+    let mut p = pair(false);
+    p.inject_to_receiver(stranger(), &h);
+    assert_eq!(p.rcv.counters().refused_hello, 1);
+    let why = p.rcv.last_refusal().expect("a reason");
+    assert!(
+        why.contains("unknown transport 'never-registered'"),
+        "{why}"
+    );
+    assert_completes(&mut p, "after the refusal");
+}

@@ -288,6 +288,29 @@ pub fn refused_hellos(keyed: bool) -> Vec<(&'static str, Vec<u8>)> {
             h[16..20].copy_from_slice(&999u32.to_be_bytes());
             h
         }),
+        (
+            "a registered transport this process does not have",
+            hello(
+                14,
+                TransportCode::REGISTERED,
+                1400,
+                Some(60_000),
+                b"transport = \"never-registered\"\nbytes = \"60000B\"",
+            ),
+        ),
+        (
+            "transport byte registered, table tcp",
+            hello_for(
+                "bytes = \"60000B\"",
+                15,
+                Some(TransportCode::REGISTERED),
+                keyed,
+            ),
+        ),
+        (
+            "transport byte registered, no table",
+            hello(16, TransportCode::REGISTERED, 1400, Some(60_000), b""),
+        ),
     ]
 }
 
@@ -325,7 +348,7 @@ pub fn claiming_hellos(keyed: bool) -> Vec<(&'static str, Vec<u8>)> {
 }
 
 /// Flow tables the receiver fuzz entry opens: every transport, and hostile sizes.
-pub const FUZZ_TABLES: [&str; 9] = [
+pub const FUZZ_TABLES: [&str; 10] = [
     "cc = \"cubic\"\nbytes = \"60000B\"\nrecovery = \"sack\"",
     "transport = \"tack\"\nbytes = \"60000B\"",
     "transport = \"tcp-nc\"\ncc = \"reno\"\nbytes = \"60000B\"",
@@ -335,6 +358,8 @@ pub const FUZZ_TABLES: [&str; 9] = [
     "transport = \"tack\"\nbytes = \"unlimited\"\nstop = \"1s\"\nrcv_buf = \"90GB\"",
     "transport = \"tcp-nc\"\nbytes = \"900GB\"",
     "transport = \"datagram\"\nrate = \"10Gbps\"\nbytes = \"900GB\"",
+    // Registered (`crate::fuzzing::register_fuzzed_transports`): OPAQUE data.
+    "transport = \"stopwait-registered\"\nbytes = \"60000B\"",
 ];
 
 fn tack_code() -> TransportCode {

@@ -7,7 +7,9 @@ use tcplab_transport::coded::{Code, CodedAck, CodedPacket, Symbol};
 use tcplab_transport::datagram::Datagram;
 use tcplab_transport::tack::{AckKind, Gap, TackAck, TackData, TackPacket, MAX_GAPS};
 use tcplab_transport::tcp::wire::{OPT_TCP_TIMESTAMP, TCP_TIMESTAMP_LEN};
-use tcplab_transport::{IpEcn, Packet, SackBlock, Segment, MAX_SACK_BLOCKS};
+use tcplab_transport::{
+    opaque_wire, IpEcn, Opaque, Packet, SackBlock, Segment, IP_UDP, MAX_SACK_BLOCKS,
+};
 
 /// A TCP DATA message (as the driver sends a data segment).
 fn tcp_data<'a>(
@@ -332,6 +334,27 @@ proptest! {
         }
     }
 
+    /// A registered transport's header (OPAQUE) round-trips with the zero padding its
+    /// length on the wire gives, within an MTU; a cut datagram, another padding length
+    /// and a zero length are refused.
+    #[test]
+    fn opaque_messages_round_trip(conn: u64, kind: u16, words: [u64; 6], wire_len in 1u32..) {
+        let o = Opaque { kind, words, wire_len };
+        let pad = vec![0u8; opaque_wire::padding(wire_len) as usize];
+        let m = Message::Packet { conn, pkt: Packet::Opaque(o), ts: None, payload: &pad };
+        let mut buf = vec![0u8; 2048];
+        let n = encode(&m, &mut buf).unwrap();
+        prop_assert_eq!(n + IP_UDP, wire_len.clamp(opaque_wire::MIN_IP_LEN, 1500) as usize);
+        prop_assert_eq!(decode(&buf[..n]), Ok(m));
+        for cut in 0..n {
+            prop_assert!(decode(&buf[..cut]).is_err());
+        }
+        buf[n] = 0;
+        prop_assert!(decode(&buf[..n + 1]).is_err(), "one byte of padding too many");
+        buf[COMMON_HEADER + 4..COMMON_HEADER + 8].copy_from_slice(&0u32.to_be_bytes());
+        prop_assert!(decode(&buf[..n]).is_err(), "length on the wire 0");
+    }
+
     /// Arbitrary bytes: decoding never panics, and whatever decodes re-encodes to a
     /// datagram that decodes to the same message.
     #[test]
@@ -341,7 +364,7 @@ proptest! {
         if valid_prefix && b.len() >= 4 {
             b[0..2].copy_from_slice(&MAGIC.to_be_bytes());
             b[2] = VERSION;
-            b[3] = [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21][b[3] as usize % 14];
+            b[3] = [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22][b[3] as usize % 15];
         }
         if let Ok(m) = decode(&b) {
             let mut out = vec![0u8; 512];
@@ -619,4 +642,7 @@ fn transport_types_and_codes_are_distinct_from_the_drivers() {
         TransportCode::from_name("stopwait").map(TransportCode::code),
         Some(5)
     );
+    // A registered transport's HELLO code is no built-in's.
+    assert!(!codes.contains(&TransportCode::REGISTERED.code()));
+    assert_eq!(TransportCode::from_u8(255), Some(TransportCode::REGISTERED));
 }
