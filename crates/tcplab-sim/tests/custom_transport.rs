@@ -108,6 +108,16 @@ fn a_capture_shows_its_header() {
     assert_eq!(w.bytes[9], 253, "RFC 3692 experimental protocol");
     assert_eq!(&w.bytes[20..22], &[0, 0], "kind 0: data");
     assert_eq!(w.bytes[22 + 7], 7, "the sequence number, big-endian");
+    // Registered, the same packet is an Opaque header: a capture shows its kind and
+    // words (the number, then the payload bytes), as long on the wire.
+    let o = Packet::Opaque(registered::to_opaque(&StopWaitPacket { seq: 7, len: 1000 }));
+    let w = encode(&o, Endpoints::of_flow(0, 0, 1), false);
+    assert_eq!(w.len, p.wire_len());
+    assert_eq!(w.bytes[9], 253);
+    let word = |i: usize| u64::from_be_bytes(w.bytes[22 + 8 * i..30 + 8 * i].try_into().unwrap());
+    assert_eq!(&w.bytes[20..22], &[0, 0], "kind 0: data");
+    assert_eq!((word(0), word(1), word(5)), (7, 1000, 0));
+    assert_eq!(w.prefix_len, 20 + 2 + 48);
 }
 
 /// The same endpoints registered at run time, as a transport outside tcplab would be:
