@@ -106,18 +106,20 @@ pub fn registered_columns() -> Vec<(String, Vec<ColumnDef>, Vec<ColumnDef>)> {
 }
 
 fn lookup(name: &str) -> Result<Factory, String> {
-    let reg = REGISTRY
+    let found = REGISTRY
         .read()
-        .map_err(|_| "transport registry poisoned".to_string())?;
-    reg.iter()
+        .map_err(|_| "transport registry poisoned".to_string())?
+        .iter()
         .find(|(n, _)| n == name)
-        .map(|(_, r)| r.build)
-        .ok_or_else(|| {
-            format!(
-                "unknown transport '{name}' (available: {})",
-                names().join(", ")
-            )
-        })
+        .map(|(_, r)| r.build);
+    // The registry's lock is released before `names` takes it again (a writer waiting
+    // between two reads would otherwise wait forever).
+    found.ok_or_else(|| {
+        format!(
+            "unknown transport '{name}' (available: {})",
+            names().join(", ")
+        )
+    })
 }
 
 /// Why a registered transport was not built, by the flow key to blame.
