@@ -156,7 +156,8 @@ impl Bbr {
     /// 2: ns-3's cut by the change of the lost count in recovery, `on_lost_change`).
     /// `send_quantum` `"rate"` (or `"mss"`). `rto_restore` 1 (0: ns-3's, the window saved
     /// at a timeout is never restored). `extra_acked_gain` 0 (1: Linux 4.20+'s
-    /// ACK-aggregation term, `bbr_ack_aggregation_cwnd`, added to the cwnd target).
+    /// ACK-aggregation term, `bbr_ack_aggregation_cwnd`, added to the cwnd target; the
+    /// `linux` stack profile sets 1).
     pub fn from_params(p: &mut CcParams) -> Result<Bbr, String> {
         let high_gain = p.take(
             "high_gain",
@@ -202,8 +203,8 @@ impl Bbr {
         // `TcpBbr::RestoreCwnd` never runs after a timeout and cwnd grows back from one
         // segment by what each ACK delivers (`TcpBbr::SetCwnd`).
         let rto_restore = p.take("rto_restore", 1.0, |v| v == 0.0 || v == 1.0, "0 or 1")?;
-        // Linux 4.20+ `bbr_extra_acked_gain` is 1 (BBR_UNIT), as ns-3's `TcpBbr`; 0 keeps
-        // the draft's cwnd target without the aggregation term.
+        // Linux 4.20+ `bbr_extra_acked_gain` is 1 (BBR_UNIT; the `linux` profile's), as
+        // ns-3's `TcpBbr`; 0 keeps the draft's cwnd target without the aggregation term.
         let extra_acked_gain = p.take(
             "extra_acked_gain",
             0.0,
@@ -317,6 +318,12 @@ impl Bbr {
     /// Linux `bbr_update_ack_aggregation`: the bytes this ACK epoch delivered above what
     /// BtlBw would deliver since the epoch began, the max kept over 5–10 rounds. An
     /// epoch restarts when delivery falls back to BtlBw's pace (or after 2^20 packets).
+    /// Counted in bytes where Linux counts packets (`acked_sacked`, and BtlBw × epoch
+    /// rounded down to packets). Linux also restarts the epoch when a sender that was
+    /// app-limited starts sending again (`bbr_cwnd_event`, `CA_EVENT_TX_START`); tcplab's
+    /// BBR has no restart-from-idle event, so a flow that pauses keeps its epoch (bulk
+    /// flows never pause). Linux's BtlBw here is the long-term (policer) estimate while
+    /// `lt_use_bw` is set; tcplab's BBR has no policer model.
     /// ns-3.48's `TcpBbr::UpdateAckAggregation` differs: its epoch length is a `uint32_t`
     /// of whole seconds (so BtlBw's expected delivery is 0 within the first second) and
     /// its `AckEpochAckedResetThresh` attribute is 4096 bytes (1 << 12; the member's

@@ -134,6 +134,13 @@ const CC_PARAMS: &[CcRow] = &[
             ("alpha_switch", ParamText::Number(0.0)),
         ],
     ),
+    // tcp_bbr.c's `bbr_extra_acked_gain = BBR_UNIT` (since 4.20): the ACK-aggregation
+    // allowance on top of the cwnd target.
+    (
+        "linux",
+        &["bbr"],
+        &[("extra_acked_gain", ParamText::Number(1.0))],
+    ),
     // ns-3: TcpNewReno grows MSS*MSS/cwnd per ACK and adds one segment per ACK in slow
     // start; TcpCubic has its HyStart on, adds every segment ACKed in slow start and
     // cuts from cwnd (GetSsThresh ignores bytesInFlight).
