@@ -235,6 +235,10 @@ KEYS: tuple[Key, ...] = (
     Key(_TCP, "window_basis", "flight-size", "\"flight-size\" | \"in-flight\"",
         "what cwnd bounds outside SACK recovery: RFC 5681 FlightSize, or FlightSize less "
         "SACKed data (ns-3's BytesInFlight)", "flight-size"),
+    Key(_TCP, "acked_basis", "cumulative", "\"cumulative\" | \"delivered\"",
+        "what an ACK outside fast recovery tells the controller it acknowledged: all it "
+        "covers (RFC 5681), or only bytes not SACKed before (ns-3's currentDelivered)",
+        "cumulative"),
     Key(_TCP, "handshake", "true", "bool", "SYN / SYN-ACK before data (RFC 6298 1 s SYN "
         "timer, backoff)", True),
     Key(_TCP, "syn_rto", "initial_rto", "duration (> 0)", "first SYN timeout (ns-3's "

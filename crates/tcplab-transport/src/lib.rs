@@ -62,11 +62,11 @@ pub use retransmissions::Retransmissions;
 pub use rtt::{RtoRule, RttEstimator};
 pub use rx_coalescing::RxCoalescing;
 pub use tcp::{
-    AckPolicy, EcnEcho, IpEcn, LossDetection, PartialAckTimer, Receiver, ReceiverConfig,
-    ReceiverStats, RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender, SenderConfig,
-    SenderSnapshot, SenderStats, SsthreshBasis, TcpSpec, TcpSummary, Timestamps, WindowBasis,
-    ACK_HEADER_BYTES, DATA_HEADER_BYTES, DEFAULT_RCV_BUF, DEFAULT_SND_BUF, MAX_SACK_BLOCKS,
-    TS_OPTION_BYTES,
+    AckPolicy, AckedBasis, EcnEcho, IpEcn, LossDetection, PartialAckTimer, Receiver,
+    ReceiverConfig, ReceiverStats, RecoveryCwnd, RecoveryMode, SackBlock, Segment, Sender,
+    SenderConfig, SenderSnapshot, SenderStats, SsthreshBasis, TcpSpec, TcpSummary, Timestamps,
+    WindowBasis, ACK_HEADER_BYTES, DATA_HEADER_BYTES, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,
+    MAX_SACK_BLOCKS, TS_OPTION_BYTES,
 };
 pub use transport::{AnyEndpoint, FlowEndpoints, TransportSpec};
 pub use transport_kind::Transport;

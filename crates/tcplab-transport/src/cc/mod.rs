@@ -66,7 +66,9 @@ pub struct Window {
 #[derive(Clone, Copy, Debug)]
 pub struct AckInfo {
     pub now: Time,
-    /// Bytes newly acknowledged cumulatively by this ACK.
+    /// Bytes newly acknowledged cumulatively by this ACK; outside fast recovery under
+    /// `acked_basis = "delivered"` (the `ns3` profile) only those no SACK had reported
+    /// before, plus those this ACK newly SACKs (ns-3's `currentDelivered`).
     pub bytes_acked: u64,
     /// Karn-valid RTT sample from this ACK, if any.
     pub rtt: Option<Dur>,

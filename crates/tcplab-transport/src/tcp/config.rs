@@ -147,6 +147,33 @@ impl WindowBasis {
     }
 }
 
+/// What an ACK of new data outside fast recovery tells the controller it acknowledged
+/// (`AckInfo::bytes_acked`, which slow start and congestion avoidance grow by).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckedBasis {
+    /// Everything the cumulative ACK newly covers, SACKed before or not (RFC 5681 with
+    /// RFC 3465 byte counting).
+    Cumulative,
+    /// Only what the ACK newly delivered: the bytes it covers that no SACK had reported,
+    /// plus those it newly SACKs. ns-3.48's `TcpSocketBase::ProcessAck` hands its
+    /// controller `segsAcked` = `currentDelivered` / MSS, the change of `TcpRateOps`'s
+    /// delivered count over the ACK, in which `TcpRateLinux::SkbDelivered` counts a
+    /// segment once, when it is first SACKed or acknowledged. After a timeout the
+    /// retransmission that fills the first hole is one segment delivered, not the
+    /// window SACKed behind it.
+    Delivered,
+}
+
+impl AckedBasis {
+    pub fn parse(s: &str) -> Option<AckedBasis> {
+        match s {
+            "cumulative" => Some(AckedBasis::Cumulative),
+            "delivered" => Some(AckedBasis::Delivered),
+            _ => None,
+        }
+    }
+}
+
 /// How a receiver echoes Congestion Experienced marks (`ReceiverConfig::ecn`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EcnEcho {
@@ -212,6 +239,8 @@ pub struct SenderConfig {
     pub ssthresh_basis: SsthreshBasis,
     /// What cwnd bounds outside SACK recovery.
     pub window_basis: WindowBasis,
+    /// What an ACK outside fast recovery counts as acknowledged for the controller.
+    pub acked_basis: AckedBasis,
     /// Open the connection with a SYN / SYN-ACK exchange first (`handshake.rs`).
     pub handshake: bool,
     /// First SYN timeout when it differs from `initial_rto` (ns-3's ConnTimeout).
@@ -249,6 +278,7 @@ impl Default for SenderConfig {
             snd_buf: DEFAULT_SND_BUF,
             ssthresh_basis: SsthreshBasis::FlightSize,
             window_basis: WindowBasis::FlightSize,
+            acked_basis: AckedBasis::Cumulative,
             handshake: false,
             syn_rto: None,
             ecn: false,

@@ -3,8 +3,9 @@
 
 use super::stack;
 use super::{
-    AckPolicy, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
-    SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES, TS_OPTION_BYTES,
+    AckPolicy, AckedBasis, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd,
+    RecoveryMode, SenderConfig, SsthreshBasis, TcpSpec, WindowBasis, DATA_HEADER_BYTES,
+    TS_OPTION_BYTES,
 };
 use crate::cc;
 use crate::flow_keys::{check_controller, number_params, MAX_MTU};
@@ -257,6 +258,15 @@ fn tcp_keys(f: &Keys<'_>, own: &Keys<'_>, bytes: Option<u64>, profile: Option<&s
                 "window_basis",
                 f.table.get("window_basis"),
                 "use \"in-flight\" (FlightSize less SACKed data, as ns-3) or \"flight-size\" (RFC 5681)",
+            )
+        })?;
+    }
+    if let Some(b) = f.string("acked_basis")? {
+        s.acked_basis = AckedBasis::parse(b).ok_or_else(|| {
+            f.err(
+                "acked_basis",
+                f.table.get("acked_basis"),
+                "use \"cumulative\" (all bytes the ACK covers, RFC 5681) or \"delivered\" (only bytes not SACKed before, as ns-3)",
             )
         })?;
     }

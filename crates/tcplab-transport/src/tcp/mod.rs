@@ -46,8 +46,8 @@ fn cache_line(off: usize, size: usize) -> usize {
 }
 
 pub use config::{
-    AckPolicy, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd, RecoveryMode,
-    SenderConfig, SsthreshBasis, WindowBasis, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,
+    AckPolicy, AckedBasis, EcnEcho, LossDetection, PartialAckTimer, ReceiverConfig, RecoveryCwnd,
+    RecoveryMode, SenderConfig, SsthreshBasis, WindowBasis, DEFAULT_RCV_BUF, DEFAULT_SND_BUF,
 };
 pub use endpoint::TcpSpec;
 pub(crate) use keys::tcp_spec;

@@ -16,7 +16,7 @@ use crate::error::Violation;
 use crate::pacing::Pacer;
 use crate::packet::Packet;
 use crate::rtt::{RtoRule, RttEstimator};
-use crate::tcp::config::SenderConfig;
+use crate::tcp::config::{AckedBasis, SenderConfig};
 use crate::tcp::handshake::Handshake;
 use crate::tcp::loss_recovery::{AckSummary, LossRecovery};
 use crate::tcp::recovery::Recovery;
@@ -332,6 +332,13 @@ impl Sender {
                 recovery.on_delivered(now, idx, rec, min_rtt)
             });
         let was_in_recovery = self.s.in_recovery;
+        // Under `acked_basis = "delivered"` (ns-3) the controller hears what the ACK
+        // newly delivered: the bytes SACKed before it were delivered then.
+        let told = if self.s.cfg.acked_basis == AckedBasis::Delivered && !was_in_recovery {
+            (acked + self.s.sb.sacked_bytes).saturating_sub(prior_sacked)
+        } else {
+            acked
+        };
         let hold_rto = self.recovery.on_ack(&mut self.s, now, ack, acked);
         self.s.rto_on_ack(now, hold_rto);
         // ECN (`ecn.rs`): the CWR state holds the window as recovery does.
@@ -340,7 +347,7 @@ impl Sender {
         let info = AckInfo {
             in_recovery: was_in_recovery || cwr,
             ece: seg.ece,
-            ..self.ack_info(now, acked, rtt_sample, rs)
+            ..self.ack_info(now, told, rtt_sample, rs)
         };
         let s = &mut self.s;
         s.cc.on_ack(&mut s.w, &info);

@@ -70,6 +70,9 @@ pub const PROFILES: &[(&str, &[(&str, &str)])] = &[
             // EnterRecovery: GetSsThresh(BytesInFlight()) after MarkHeadAsLost().
             ("ssthresh_basis", "\"pipe\""),
             ("window_basis", "\"in-flight\""), // AvailableWindow: cwnd - BytesInFlight()
+            // ProcessAck: segsAcked = currentDelivered / MSS, each segment counted once
+            // (TcpRateLinux::SkbDelivered), when first SACKed or acknowledged.
+            ("acked_basis", "\"delivered\""),
             ("handshake", "true"),
             ("rcv_buf", "\"128KiB\""),
             ("snd_buf", "\"128KiB\""),
