@@ -317,7 +317,7 @@ impl Receiver {
     }
 
     /// A data segment's ECN field and CWR flag (see the module docs).
-    #[inline(never)]
+    #[inline]
     fn on_ecn_field(&mut self, seg: &Segment) {
         let ce = seg.ip_ecn == IpEcn::Ce;
         self.ce_received += u64::from(ce);
