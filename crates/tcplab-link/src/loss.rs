@@ -130,14 +130,12 @@ impl LossProcess {
     #[inline(always)]
     pub fn lose_next(&mut self) -> bool {
         self.offered += 1;
-        match self.model {
-            LossModel::None => false,
+        // One test for both: without loss the bound is 0 (`bound_of`).
+        if let LossModel::None | LossModel::Bernoulli { .. } = self.model {
             // `self.rng.chance(p)`, exactly (see `bernoulli_bound`).
-            LossModel::Bernoulli { .. } => {
-                self.bound != 0 && (self.rng.next_u64() >> 11) < self.bound
-            }
-            _ => self.lose_next_other(),
+            return self.bound != 0 && (self.rng.next_u64() >> 11) < self.bound;
         }
+        self.lose_next_other()
     }
 
     /// [`LossProcess::lose_next`] for the models other than Bernoulli.

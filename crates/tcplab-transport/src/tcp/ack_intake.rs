@@ -64,8 +64,9 @@ impl SendState {
     /// ACK's TSecr, when timestamps are on, else if Karn allows one. Under
     /// [`RtoRule::Linux`] as Linux's `tcp_clean_rtx_queue` and `tcp_ack_update_rtt` take
     /// it instead: from the oldest segment newly acknowledged (Karn: none if the ACK
-    /// covers a retransmission), else from the oldest newly SACKed (`sack_rtt`, the
-    /// SACK's (oldest, newest) RTTs), else from the TSecr. Returns the sample the
+    /// covers a retransmission), else from the oldest newly SACKed (`sacked_sent`, the
+    /// send times of the oldest and newest segment the ACK newly SACKed), else from the
+    /// TSecr. Returns the sample the
     /// controller hears (Linux: the newest segment's, `ca_rtt_us`).
     #[inline]
     pub fn take_cumulative_ack(
@@ -73,7 +74,7 @@ impl SendState {
         now: Time,
         ack: u64,
         ts_ecr: Option<u32>,
-        sack_rtt: Option<(Dur, Dur)>,
+        sacked_sent: Option<(Time, Time)>,
         mut on_delivered: impl FnMut(u64, &SentRecord),
     ) -> Option<Dur> {
         let mss = self.mss as u64;
@@ -118,7 +119,9 @@ impl SendState {
             // tcp_ack_update_rtt: the ACK's own timing first, then the SACK's, then TSecr.
             match (rtt_sample, first_acked) {
                 (Some(newest), Some(first)) => Some((now - first, newest)),
-                _ => sack_rtt.or(ts_rtt.map(|r| (r, r))),
+                _ => sacked_sent
+                    .map(|(first, last)| (now - first, now - last))
+                    .or(ts_rtt.map(|r| (r, r))),
             }
         } else {
             // RFC 7323 section 4.1: with timestamps the echoed TSval dates the
@@ -136,17 +139,19 @@ impl SendState {
         Some(ca_rtt)
     }
 
-    /// An ACK that moved nothing cumulatively but SACKed segments sent once: Linux takes
-    /// their RTT (`sack_rtt_us`, `tcp_ack_update_rtt`) and, when the oldest of them was
+    /// An ACK that moved nothing cumulatively but SACKed segments sent once (`first` and
+    /// `last`: the send times of the oldest and newest of them): Linux takes their RTT
+    /// (`sack_rtt_us`, `tcp_ack_update_rtt`) and, when the oldest of them was
     /// sent before the head's last (re)transmission, restarts the retransmission timer
     /// (`tcp_clean_rtx_queue`: FLAG_SET_XMIT_TIMER "if the sack RTT is measured from
     /// data sent" before "the head was last (re)transmitted"), so a retransmitted head
     /// keeps its RTO while older data is still being SACKed. RFC 6298 senders do neither
-    /// (their caller has no SACK RTT to give).
-    pub fn take_sack_rtt(&mut self, now: Time, (seq_rtt, ca_rtt): (Dur, Dur)) {
+    /// (their caller keeps no send times to give).
+    pub fn take_sack_rtt(&mut self, now: Time, (first, last): (Time, Time)) {
         if self.rtt.rule() != RtoRule::Linux {
             return;
         }
+        let (seq_rtt, ca_rtt) = (now - first, now - last);
         self.feed_rtt(seq_rtt, ca_rtt);
         let head = self.recs.get(self.snd_una / self.mss as u64);
         if head.is_some_and(|h| now - h.sent_time() < seq_rtt) {

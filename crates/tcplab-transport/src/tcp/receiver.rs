@@ -85,14 +85,11 @@ pub struct Receiver {
     /// RFC 7323 TS.Recent and Last.ACK.sent (with `timestamps`).
     ts: TsRecent,
     /// DCTCP: an ACK of the segments before a change of mark, due before the next ACK
-    /// (its ECE is the old state, `!ece`); [`NO_PRIOR_ACK`] if none.
-    prior_ack: u64,
+    /// (its ECE is the old state, `!ece`).
+    prior_ack: Option<u64>,
     /// Data segments that arrived marked CE (with ECN on).
     ce_received: u64,
 }
-
-/// [`Receiver::prior_ack`]: no ACK due.
-const NO_PRIOR_ACK: u64 = u64::MAX;
 
 impl Receiver {
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
@@ -117,7 +114,7 @@ impl Receiver {
             ecn: cfg.ecn,
             ece: false,
             ecn_cfg: cfg.ecn,
-            prior_ack: NO_PRIOR_ACK,
+            prior_ack: None,
             ce_received: 0,
             stats: ReceiverStats::default(),
             recent: SackRecency::new(),
@@ -320,7 +317,7 @@ impl Receiver {
     }
 
     /// A data segment's ECN field and CWR flag (see the module docs).
-    #[inline(never)]
+    #[inline]
     fn on_ecn_field(&mut self, seg: &Segment) {
         let ce = seg.ip_ecn == IpEcn::Ce;
         self.ce_received += u64::from(ce);
@@ -342,7 +339,7 @@ impl Receiver {
                     if self.unacked_segments > 0 || self.ack_at.is_some() {
                         // The segments before this one are ACKed now with the old
                         // state; this one starts a new delayed-ACK cycle.
-                        self.prior_ack = self.rcv_nxt;
+                        self.prior_ack = Some(self.rcv_nxt);
                         self.unacked_segments = 0;
                         self.ack_at = None;
                         self.ack_now = true;
@@ -358,6 +355,7 @@ impl Receiver {
     #[cold]
     #[inline(never)]
     fn prior_dctcp_ack(&mut self, now: Time, ack: u64) -> Segment {
+        self.prior_ack = None;
         self.ack_now = self.ack_at.is_none();
         self.stats.acks_sent += 1;
         let wnd = self.window();
@@ -416,8 +414,8 @@ impl Receiver {
     /// the whole segment.
     #[inline(always)]
     fn poll_wrapped<T>(&mut self, now: Time, wrap: impl FnOnce(Segment) -> T) -> Option<T> {
-        if self.ecn == EcnEcho::Dctcp && self.prior_ack != NO_PRIOR_ACK {
-            let a = std::mem::replace(&mut self.prior_ack, NO_PRIOR_ACK);
+        // Only DCTCP's echo sets it.
+        if let Some(a) = self.prior_ack {
             return Some(wrap(self.prior_dctcp_ack(now, a)));
         }
         self.ack_now = false;

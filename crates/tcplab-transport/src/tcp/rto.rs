@@ -30,10 +30,15 @@ impl SendState {
     /// rounds SRTT + rttvar up, `inet_csk_rto_backoff` doubles the jiffies, capped at
     /// the maximum) and fired on the timer wheel (`timer_wheel.rs`).
     fn rto_expiry(&self, now: Time) -> Time {
-        let hz = self.cfg.timer_hz;
-        if hz == 0 {
-            return now + self.rtt.rto();
+        match self.cfg.timer_hz {
+            0 => now + self.rtt.rto(),
+            hz => self.rto_expiry_on_wheel(now, hz),
         }
+    }
+
+    /// [`Self::rto_expiry`] with `timer_hz` (Linux's jiffies): out of the exact-timer path.
+    #[cold]
+    fn rto_expiry_on_wheel(&self, now: Time, hz: u32) -> Time {
         let base = timer_wheel::to_jiffies(hz, self.rtt.base_rto());
         let max = timer_wheel::to_jiffies(hz, self.cfg.max_rto);
         let backed_off = base.saturating_mul(1 << self.rtt.backoff_count().min(32));

@@ -240,13 +240,12 @@ impl Sender {
             }
             recovery.on_delivered(now, idx, rec, min_rtt)
         });
-        let sack_rtt = sacked_sent.map(|(first, last)| (now - first, now - last));
         let mut early = false;
         if seg.ack > self.s.snd_una {
-            self.on_new_ack(now, seg, prior_sacked, sack_rtt);
+            self.on_new_ack(now, seg, prior_sacked, sacked_sent);
         } else if self.s.is_dup_ack(seg) && (newly_sacked > 0 || dsack_block(seg).is_none()) {
-            if let Some(sack_rtt) = sack_rtt {
-                self.s.take_sack_rtt(now, sack_rtt);
+            if let Some(sacked_sent) = sacked_sent {
+                self.s.take_sack_rtt(now, sacked_sent);
             }
             // An ACK whose only SACK news is a D-SACK reports a duplicate, not a segment
             // that left the network: no duplicate ACK (RFC 6675's definition; Linux).
@@ -319,7 +318,7 @@ impl Sender {
         now: Time,
         seg: &Segment,
         prior_sacked: u64,
-        sack_rtt: Option<(Dur, Dur)>,
+        sacked_sent: Option<(Time, Time)>,
     ) {
         let (ack, ts_ecr) = (seg.ack, seg.ts.map(|t| t.ecr));
         let prior_una = self.s.snd_una;
@@ -328,7 +327,7 @@ impl Sender {
         let recovery = &mut self.recovery;
         let rtt_sample = self
             .s
-            .take_cumulative_ack(now, ack, ts_ecr, sack_rtt, |idx, rec| {
+            .take_cumulative_ack(now, ack, ts_ecr, sacked_sent, |idx, rec| {
                 recovery.on_delivered(now, idx, rec, min_rtt)
             });
         let was_in_recovery = self.s.in_recovery;
