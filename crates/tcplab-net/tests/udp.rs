@@ -268,6 +268,30 @@ fn the_driver_refuses_simulated_interrupt_coalescing() {
     assert!(udp::flow_endpoints::build(&plain, 1).is_ok());
 }
 
+/// Stop-and-wait (`transport`) over `send`/`recv` on loopback delivers exactly the bytes
+/// sent: one data datagram per packet (no loss on loopback), each checked byte for byte
+/// (a registered one's OPAQUE padded with zeros to the packet's length), none refused.
+fn stop_and_wait_over_loopback(transport: &str) {
+    let text =
+        format!("transport = \"{transport}\"\nbytes = \"300000B\"\nparams = {{ payload = 1200 }}");
+    let (s, r) = transfer(&text);
+    let (s, r) = match (s, r) {
+        (Ok(s), Ok(r)) => (s, r),
+        (s, r) => panic!("sender {:?}\nreceiver {:?}", s.err(), r.err()),
+    };
+    assert_eq!(r.transport, transport);
+    assert_eq!(r.delivered, 300_000);
+    assert_eq!(s.peer.delivered, 300_000);
+    assert_eq!(r.data_received, 250);
+    assert_eq!(r.counters.rejected(), 0, "{:?}", r.counters);
+    assert_eq!(r.counters.unexpected, 0);
+    let f = &s.results.flows;
+    assert_eq!(f.texts("transport").unwrap()[0], transport);
+    assert!(f.bools("completed").unwrap()[0]);
+    assert_eq!(f.ints("bytes_delivered").unwrap()[0], 300_000);
+    assert_eq!(f.ints("stopwait_resent").unwrap()[0], 0);
+}
+
 /// The proof that the driver is generic: stop-and-wait (`tcplab-transport/src/stopwait/`,
 /// the worked example of docs/transports.md) has no line of code in tcplab-net. Its
 /// folder's `wire.rs` lays out its two messages and says what they claim; over real
@@ -275,24 +299,7 @@ fn the_driver_refuses_simulated_interrupt_coalescing() {
 /// delivers exactly the bytes sent.
 #[test]
 fn stop_and_wait_runs_over_loopback() {
-    let text = "transport = \"stopwait\"\nbytes = \"300000B\"\nparams = { payload = 1200 }";
-    let (s, r) = transfer(text);
-    let (s, r) = match (s, r) {
-        (Ok(s), Ok(r)) => (s, r),
-        (s, r) => panic!("sender {:?}\nreceiver {:?}", s.err(), r.err()),
-    };
-    assert_eq!(r.transport, "stopwait");
-    assert_eq!(r.delivered, 300_000);
-    assert_eq!(s.peer.delivered, 300_000);
-    // One data datagram per packet (no loss on loopback), each checked byte for byte.
-    assert_eq!(r.data_received, 250);
-    assert_eq!(r.counters.rejected(), 0, "{:?}", r.counters);
-    assert_eq!(r.counters.corrupt_payload, 0);
-    let f = &s.results.flows;
-    assert_eq!(f.texts("transport").unwrap()[0], "stopwait");
-    assert!(f.bools("completed").unwrap()[0]);
-    assert_eq!(f.ints("bytes_delivered").unwrap()[0], 300_000);
-    assert_eq!(f.ints("stopwait_resent").unwrap()[0], 0);
+    stop_and_wait_over_loopback("stopwait");
 }
 
 /// A transport registered at run time runs over the driver as over the simulator:
@@ -303,24 +310,5 @@ fn stop_and_wait_runs_over_loopback() {
 fn a_registered_transport_runs_over_loopback() {
     use tcplab_transport::stopwait::registered;
     tcplab_transport::transport::register("stopwait-registered", registered::REGISTRATION).unwrap();
-    let text =
-        "transport = \"stopwait-registered\"\nbytes = \"300000B\"\nparams = { payload = 1200 }";
-    let (s, r) = transfer(text);
-    let (s, r) = match (s, r) {
-        (Ok(s), Ok(r)) => (s, r),
-        (s, r) => panic!("sender {:?}\nreceiver {:?}", s.err(), r.err()),
-    };
-    assert_eq!(r.transport, "stopwait-registered");
-    assert_eq!(r.delivered, 300_000);
-    assert_eq!(s.peer.delivered, 300_000);
-    // One OPAQUE per packet (no loss on loopback), each padded with zeros to the
-    // packet's length (1232 bytes with its 32-byte header), none refused.
-    assert_eq!(r.data_received, 250);
-    assert_eq!(r.counters.rejected(), 0, "{:?}", r.counters);
-    assert_eq!(r.counters.unexpected, 0);
-    let f = &s.results.flows;
-    assert_eq!(f.texts("transport").unwrap()[0], "stopwait-registered");
-    assert!(f.bools("completed").unwrap()[0]);
-    assert_eq!(f.ints("bytes_delivered").unwrap()[0], 300_000);
-    assert_eq!(f.ints("stopwait_resent").unwrap()[0], 0);
+    stop_and_wait_over_loopback("stopwait-registered");
 }
