@@ -219,6 +219,22 @@ impl<'a> Keys<'a> {
         }
     }
 
+    /// A string naming one of a key's choices, read by `parse`; a name it does not know is
+    /// refused with `why` (which lists the choices).
+    pub fn choice<T>(
+        &self,
+        k: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+        why: &str,
+    ) -> Result<Option<T>, KeyError> {
+        match self.string(k)? {
+            None => Ok(None),
+            Some(s) => parse(s)
+                .map(Some)
+                .ok_or_else(|| self.err(k, self.get(k), why)),
+        }
+    }
+
     /// A name that prefixes output file names: no path separators, no control characters,
     /// not "." or "..", at most 200 bytes.
     pub fn label(&self, k: &str) -> Result<Option<&'a str>, KeyError> {

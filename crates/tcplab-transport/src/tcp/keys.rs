@@ -82,14 +82,12 @@ fn tcp_keys(f: &Keys<'_>, own: &Keys<'_>, bytes: Option<u64>, profile: Option<&s
     if let Some(v) = f.uint("dupthresh", 1, 1000)? {
         s.dupthresh = v as u32;
     }
-    if let Some(m) = f.string("recovery")? {
-        s.recovery = RecoveryMode::parse(m).ok_or_else(|| {
-            f.err(
-                "recovery",
-                f.table.get("recovery"),
-                "use \"reno\", \"newreno\" or \"sack\"",
-            )
-        })?;
+    if let Some(v) = f.choice(
+        "recovery",
+        RecoveryMode::parse,
+        "use \"reno\", \"newreno\" or \"sack\"",
+    )? {
+        s.recovery = v;
     }
     if let Some(d) = f.duration("min_rto")? {
         s.min_rto = d;
@@ -108,15 +106,13 @@ fn tcp_keys(f: &Keys<'_>, own: &Keys<'_>, bytes: Option<u64>, profile: Option<&s
         }
         s.max_rto = d;
     }
-    if let Some(v) = f.string("rto_rule")? {
-        s.rto_rule = RtoRule::parse(v).ok_or_else(|| {
-            f.err(
-                "rto_rule",
-                f.table.get("rto_rule"),
-                "use \"rfc6298\" (RTO = max(SRTT + 4·RTTVAR, min_rto)) or \"linux\" \
+    if let Some(v) = f.choice(
+        "rto_rule",
+        RtoRule::parse,
+        "use \"rfc6298\" (RTO = max(SRTT + 4·RTTVAR, min_rto)) or \"linux\" \
                  (RTO = SRTT + max(mdev, min_rto), tcp_rtt_estimator)",
-            )
-        })?;
+    )? {
+        s.rto_rule = v;
     }
     if let Some(hz) = f.uint("timer_hz", 0, 100_000)? {
         s.timer_hz = hz as u32;
@@ -149,32 +145,26 @@ fn tcp_keys(f: &Keys<'_>, own: &Keys<'_>, bytes: Option<u64>, profile: Option<&s
     if let Some(b) = f.boolean("sack")? {
         r.sack = b;
     }
-    if let Some(t) = f.string("partial_ack_timer")? {
-        s.partial_ack_timer = PartialAckTimer::parse(t).ok_or_else(|| {
-            f.err(
-                "partial_ack_timer",
-                f.table.get("partial_ack_timer"),
-                "use \"impatient\" or \"slow-but-steady\" (RFC 6582 section 4)",
-            )
-        })?;
+    if let Some(v) = f.choice(
+        "partial_ack_timer",
+        PartialAckTimer::parse,
+        "use \"impatient\" or \"slow-but-steady\" (RFC 6582 section 4)",
+    )? {
+        s.partial_ack_timer = v;
     }
-    if let Some(d) = f.string("loss_detection")? {
-        s.loss_detection = LossDetection::parse(d).ok_or_else(|| {
-            f.err(
-                "loss_detection",
-                f.table.get("loss_detection"),
-                "use \"dupack\" (RFC 6675 IsLost) or \"rack\" (RFC 8985 RACK-TLP)",
-            )
-        })?;
+    if let Some(v) = f.choice(
+        "loss_detection",
+        LossDetection::parse,
+        "use \"dupack\" (RFC 6675 IsLost) or \"rack\" (RFC 8985 RACK-TLP)",
+    )? {
+        s.loss_detection = v;
     }
-    if let Some(c) = f.string("recovery_cwnd")? {
-        s.recovery_cwnd = RecoveryCwnd::parse(c).ok_or_else(|| {
-            f.err(
-                "recovery_cwnd",
-                f.table.get("recovery_cwnd"),
-                "use \"ssthresh\" (RFC 6675), \"prr\" (RFC 6937) or \"prr-ns3\" (ns-3's TcpPrrRecovery)",
-            )
-        })?;
+    if let Some(v) = f.choice(
+        "recovery_cwnd",
+        RecoveryCwnd::parse,
+        "use \"ssthresh\" (RFC 6675), \"prr\" (RFC 6937) or \"prr-ns3\" (ns-3's TcpPrrRecovery)",
+    )? {
+        s.recovery_cwnd = v;
     }
     if s.loss_detection == LossDetection::Rack && (s.recovery != RecoveryMode::Sack || !r.sack) {
         return Err(f.err(
@@ -243,32 +233,18 @@ fn tcp_keys(f: &Keys<'_>, own: &Keys<'_>, bytes: Option<u64>, profile: Option<&s
         }
         s.snd_buf = b;
     }
-    if let Some(b) = f.string("ssthresh_basis")? {
-        s.ssthresh_basis = SsthreshBasis::parse(b).ok_or_else(|| {
-            f.err(
-                "ssthresh_basis",
-                f.table.get("ssthresh_basis"),
-                "use \"in-flight\" (FlightSize less data the receiver holds), \"pipe\" (less the bytes marked lost too, ns-3) or \"flight-size\" (RFC 5681)",
-            )
-        })?;
+    if let Some(v) = f.choice("ssthresh_basis", SsthreshBasis::parse, "use \"in-flight\" (FlightSize less data the receiver holds), \"pipe\" (less the bytes marked lost too, ns-3) or \"flight-size\" (RFC 5681)")? {
+        s.ssthresh_basis = v;
     }
-    if let Some(b) = f.string("window_basis")? {
-        s.window_basis = WindowBasis::parse(b).ok_or_else(|| {
-            f.err(
-                "window_basis",
-                f.table.get("window_basis"),
-                "use \"in-flight\" (FlightSize less SACKed data, as ns-3) or \"flight-size\" (RFC 5681)",
-            )
-        })?;
+    if let Some(v) = f.choice(
+        "window_basis",
+        WindowBasis::parse,
+        "use \"in-flight\" (FlightSize less SACKed data, as ns-3) or \"flight-size\" (RFC 5681)",
+    )? {
+        s.window_basis = v;
     }
-    if let Some(b) = f.string("acked_basis")? {
-        s.acked_basis = AckedBasis::parse(b).ok_or_else(|| {
-            f.err(
-                "acked_basis",
-                f.table.get("acked_basis"),
-                "use \"cumulative\" (all bytes the ACK covers, RFC 5681) or \"delivered\" (only bytes not SACKed before, as ns-3)",
-            )
-        })?;
+    if let Some(v) = f.choice("acked_basis", AckedBasis::parse, "use \"cumulative\" (all bytes the ACK covers, RFC 5681) or \"delivered\" (only bytes not SACKed before, as ns-3)")? {
+        s.acked_basis = v;
     }
     s.handshake = f.boolean("handshake")?.unwrap_or(true);
     if let Some(d) = f.duration("syn_rto")? {
