@@ -40,31 +40,43 @@ impl DecodeStats {
         (self.decoded > 0).then(|| Dur((self.delay_sum_ns / u128::from(self.decoded)) as u64))
     }
 
+    pub const DECODE_EVENTS: ColumnDef = ColumnDef::new(
+        "decode_events",
+        "",
+        "symbols that decoded at least one segment",
+    )
+    .at_least(0.0);
+    pub const SEGMENTS_DECODED: ColumnDef =
+        ColumnDef::new("segments_decoded", "segments", "segments the sink decoded").at_least(0.0);
+    pub const DECODE_DELAY_MEAN: ColumnDef = ColumnDef::new(
+        "decode_delay_mean_s",
+        "s",
+        "mean time from a segment's first symbol to its decode",
+    )
+    .at_least(0.0);
+    pub const DECODE_DELAY_MAX: ColumnDef =
+        ColumnDef::new("decode_delay_max_s", "s", "largest such decoding delay").at_least(0.0);
+    pub const FIRST_DECODE: ColumnDef =
+        ColumnDef::new("first_decode_s", "s", "when the first segment was decoded").at_least(0.0);
+    pub const LATENCY_MEAN: ColumnDef = ColumnDef::new(
+        "latency_mean_s",
+        "s",
+        "mean end-to-end latency: from a segment's entry into the sender's coding layer \
+         to its decode (encoding, transfer and decoding)",
+    )
+    .at_least(0.0);
+    pub const LATENCY_MAX: ColumnDef =
+        ColumnDef::new("latency_max_s", "s", "largest such end-to-end latency").at_least(0.0);
+
     /// The columns [`DecodeStats::publish`] writes, in its order.
     pub const COLUMNS: [ColumnDef; 7] = [
-        ColumnDef::new(
-            "decode_events",
-            "",
-            "symbols that decoded at least one segment",
-        )
-        .at_least(0.0),
-        ColumnDef::new("segments_decoded", "segments", "segments the sink decoded").at_least(0.0),
-        ColumnDef::new(
-            "decode_delay_mean_s",
-            "s",
-            "mean time from a segment's first symbol to its decode",
-        )
-        .at_least(0.0),
-        ColumnDef::new("decode_delay_max_s", "s", "largest such decoding delay").at_least(0.0),
-        ColumnDef::new("first_decode_s", "s", "when the first segment was decoded").at_least(0.0),
-        ColumnDef::new(
-            "latency_mean_s",
-            "s",
-            "mean end-to-end latency: from a segment's entry into the sender's coding layer \
-             to its decode (encoding, transfer and decoding)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("latency_max_s", "s", "largest such end-to-end latency").at_least(0.0),
+        Self::DECODE_EVENTS,
+        Self::SEGMENTS_DECODED,
+        Self::DECODE_DELAY_MEAN,
+        Self::DECODE_DELAY_MAX,
+        Self::FIRST_DECODE,
+        Self::LATENCY_MEAN,
+        Self::LATENCY_MAX,
     ];
 
     pub fn publish(&self, out: &mut dyn Metrics) {

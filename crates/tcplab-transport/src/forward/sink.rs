@@ -247,16 +247,15 @@ impl ForwardSink {
 }
 
 impl ForwardSink {
+    pub const BUFFERED_SYMBOLS: ColumnDef = ColumnDef::new(
+        "buffered_symbols",
+        "symbols",
+        "tcp-forward: symbols the peeling decoder holds undecoded",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
-    pub const SERIES: [ColumnDef; 2] = [
-        DELIVERED,
-        ColumnDef::new(
-            "buffered_symbols",
-            "symbols",
-            "tcp-forward: symbols the peeling decoder holds undecoded",
-        )
-        .at_least(0.0),
-    ];
+    pub const SERIES: [ColumnDef; 2] = [DELIVERED, Self::BUFFERED_SYMBOLS];
 }
 
 impl Endpoint for ForwardSink {

@@ -477,20 +477,24 @@ impl ForwardSource {
 }
 
 impl ForwardSource {
+    pub const REDUNDANCY: ColumnDef =
+        ColumnDef::new("redundancy", "", "tcp-forward: adaptive R").at_least(1.0);
+    pub const CODING_BUFFER: ColumnDef = ColumnDef::new(
+        "coding_buffer",
+        "segments",
+        "tcp-forward: segments coded, not yet acknowledged",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
     pub const SERIES: [ColumnDef; 7] = [
         CWND,
         SRTT,
         RTT,
         IN_FLIGHT,
-        ColumnDef::new("redundancy", "", "tcp-forward: adaptive R").at_least(1.0),
+        Self::REDUNDANCY,
         SYMBOLS_SENT,
-        ColumnDef::new(
-            "coding_buffer",
-            "segments",
-            "tcp-forward: segments coded, not yet acknowledged",
-        )
-        .at_least(0.0),
+        Self::CODING_BUFFER,
     ];
 }
 

@@ -26,46 +26,52 @@ pub struct ForwardSourceSummary {
 }
 
 impl ForwardSourceSummary {
+    pub const REPAIR_SYMBOLS: ColumnDef = ColumnDef::new(
+        "repair_symbols",
+        "symbols",
+        "tcp-forward: symbols sent on a Diff_p timeout",
+    )
+    .at_least(0.0);
+    pub const N_SEGMENTS: ColumnDef = ColumnDef::new(
+        "n_segments",
+        "segments",
+        "tcp-forward: N_segments of the adaptive R",
+    )
+    .at_least(0.0);
+    pub const N_TIMEOUT: ColumnDef = ColumnDef::new(
+        "n_timeout",
+        "segments",
+        "tcp-forward: N_timeout of the adaptive R",
+    )
+    .at_least(0.0);
+    pub const TIMEOUT_EVENTS: ColumnDef = ColumnDef::new(
+        "timeout_events",
+        "",
+        "tcp-forward: Diff_p timeouts (repair bursts)",
+    )
+    .at_least(0.0);
+    pub const MIN_ELAPSED: ColumnDef = ColumnDef::new(
+        "min_elapsed_s",
+        "s",
+        "tcp-forward: shortest time a segment spent in the coding window (minE of the \
+         Diff_p test)",
+    )
+    .at_least(0.0);
+
     /// The columns [`ForwardSourceSummary::publish`] writes, in its order.
     pub const COLUMNS: [ColumnDef; 14] = [
         CODING,
         PAYLOAD_MODE,
         SYMBOLS_SENT,
-        ColumnDef::new(
-            "repair_symbols",
-            "symbols",
-            "tcp-forward: symbols sent on a Diff_p timeout",
-        )
-        .at_least(0.0),
+        Self::REPAIR_SYMBOLS,
         CODED_SEGMENTS,
         REDUNDANCY_MEASURED,
         REDUNDANCY,
-        ColumnDef::new(
-            "n_segments",
-            "segments",
-            "tcp-forward: N_segments of the adaptive R",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "n_timeout",
-            "segments",
-            "tcp-forward: N_timeout of the adaptive R",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "timeout_events",
-            "",
-            "tcp-forward: Diff_p timeouts (repair bursts)",
-        )
-        .at_least(0.0),
+        Self::N_SEGMENTS,
+        Self::N_TIMEOUT,
+        Self::TIMEOUT_EVENTS,
         CODING_WINDOW,
-        ColumnDef::new(
-            "min_elapsed_s",
-            "s",
-            "tcp-forward: shortest time a segment spent in the coding window (minE of the \
-             Diff_p test)",
-        )
-        .at_least(0.0),
+        Self::MIN_ELAPSED,
         ENCODE_BUSY,
         TcpSummary::RTT_MIN,
     ];

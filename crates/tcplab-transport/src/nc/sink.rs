@@ -345,16 +345,15 @@ impl NcSink {
 }
 
 impl NcSink {
+    pub const UNDECODED_ROWS: ColumnDef = ColumnDef::new(
+        "undecoded_rows",
+        "",
+        "tcp-nc: combinations held, not yet decoded",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
-    pub const SERIES: [ColumnDef; 2] = [
-        DELIVERED,
-        ColumnDef::new(
-            "undecoded_rows",
-            "",
-            "tcp-nc: combinations held, not yet decoded",
-        )
-        .at_least(0.0),
-    ];
+    pub const SERIES: [ColumnDef; 2] = [DELIVERED, Self::UNDECODED_ROWS];
 }
 
 impl Endpoint for NcSink {

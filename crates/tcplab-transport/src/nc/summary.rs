@@ -22,18 +22,20 @@ pub struct NcSourceSummary {
 }
 
 impl NcSourceSummary {
+    pub const SEGMENTS_HANDED_DOWN: ColumnDef = ColumnDef::new(
+        "segments_handed_down",
+        "segments",
+        "tcp-nc: segments TCP handed to the coding layer (retransmissions included)",
+    )
+    .at_least(0.0);
+
     /// The columns [`NcSourceSummary::publish`] writes, in its order.
     pub const COLUMNS: [ColumnDef; 9] = [
         CODING,
         PAYLOAD_MODE,
         SYMBOLS_SENT,
         CODED_SEGMENTS,
-        ColumnDef::new(
-            "segments_handed_down",
-            "segments",
-            "tcp-nc: segments TCP handed to the coding layer (retransmissions included)",
-        )
-        .at_least(0.0),
+        Self::SEGMENTS_HANDED_DOWN,
         REDUNDANCY,
         REDUNDANCY_MEASURED,
         CODING_WINDOW,
@@ -65,18 +67,24 @@ pub struct NcSinkSummary<'a> {
 }
 
 impl NcSinkSummary<'_> {
+    pub const INNOVATIVE_SYMBOLS: ColumnDef = ColumnDef::new(
+        "innovative_symbols",
+        "symbols",
+        "tcp-nc: received combinations that raised the rank",
+    )
+    .at_least(0.0);
+
     /// Every column [`NcSinkSummary::publish`] writes, in its order.
     pub fn columns() -> impl Iterator<Item = ColumnDef> {
-        let innovative = ColumnDef::new(
-            "innovative_symbols",
-            "symbols",
-            "tcp-nc: received combinations that raised the rank",
-        )
-        .at_least(0.0);
-        [ACKS_SENT, SYMBOLS_RECEIVED, innovative, REDUNDANT_SYMBOLS]
-            .into_iter()
-            .chain(DecodeStats::COLUMNS)
-            .chain([DECODE_BUSY])
+        [
+            ACKS_SENT,
+            SYMBOLS_RECEIVED,
+            Self::INNOVATIVE_SYMBOLS,
+            REDUNDANT_SYMBOLS,
+        ]
+        .into_iter()
+        .chain(DecodeStats::COLUMNS)
+        .chain([DECODE_BUSY])
     }
 
     /// Publishes the columns, in the table's order.

@@ -36,23 +36,26 @@ fn foreign(flow: u32) -> Violation {
 }
 
 impl TackSender {
+    pub const RTT_MIN: ColumnDef = ColumnDef::new(
+        "rtt_min_s",
+        "s",
+        "TACK: the sender's RTT_min (one-way-delay based)",
+    )
+    .at_least(0.0);
+    pub const RTT_MIN_LEGACY: ColumnDef = ColumnDef::new(
+        "rtt_min_legacy_s",
+        "s",
+        "TACK: RTT_min by legacy ACK timing",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
     pub const SERIES: [ColumnDef; 10] = [
         CWND,
         SRTT,
         RTT,
-        ColumnDef::new(
-            "rtt_min_s",
-            "s",
-            "TACK: the sender's RTT_min (one-way-delay based)",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "rtt_min_legacy_s",
-            "s",
-            "TACK: RTT_min by legacy ACK timing",
-        )
-        .at_least(0.0),
+        Self::RTT_MIN,
+        Self::RTT_MIN_LEGACY,
         RTO,
         IN_FLIGHT,
         PACING_RATE,
@@ -130,22 +133,21 @@ impl Endpoint for TackSender {
 }
 
 impl TackReceiver {
+    pub const TACK_BW: ColumnDef = ColumnDef::new(
+        "tack_bw_bps",
+        "bit/s",
+        "TACK: the receiver's delivery-rate estimate",
+    )
+    .at_least(0.0);
+    pub const TACK_HZ: ColumnDef = ColumnDef::new(
+        "tack_hz",
+        "Hz",
+        "TACK: the receiver's current TACK frequency",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
-    pub const SERIES: [ColumnDef; 3] = [
-        DELIVERED,
-        ColumnDef::new(
-            "tack_bw_bps",
-            "bit/s",
-            "TACK: the receiver's delivery-rate estimate",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "tack_hz",
-            "Hz",
-            "TACK: the receiver's current TACK frequency",
-        )
-        .at_least(0.0),
-    ];
+    pub const SERIES: [ColumnDef; 3] = [DELIVERED, Self::TACK_BW, Self::TACK_HZ];
 }
 
 impl Endpoint for TackReceiver {

@@ -20,41 +20,47 @@ pub struct TackSenderSummary {
 }
 
 impl TackSenderSummary {
+    pub const LOSS_EVENTS: ColumnDef = ColumnDef::new(
+        "loss_events",
+        "",
+        "TACK: losses the sender learned of from ACKs",
+    )
+    .at_least(0.0);
+    pub const TACKS_RECEIVED: ColumnDef = ColumnDef::new(
+        "tacks_received",
+        "",
+        "TACK: periodic ACKs the sender received",
+    )
+    .at_least(0.0);
+    pub const IACKS_RECEIVED: ColumnDef = ColumnDef::new(
+        "iacks_received",
+        "",
+        "TACK: instant ACKs the sender received",
+    )
+    .at_least(0.0);
+    pub const ACK_PATH_LOSS: ColumnDef = ColumnDef::new(
+        "ack_path_loss",
+        "",
+        "TACK: share of ACKs lost on the way back",
+    )
+    .within(0.0, 1.0);
+    pub const RTT_MIN_LEGACY: ColumnDef = ColumnDef::new(
+        "rtt_min_legacy_s",
+        "s",
+        "TACK: RTT_min by legacy ACK timing (comparison)",
+    )
+    .at_least(0.0);
+
     /// The columns [`TackSenderSummary::publish`] writes after the [`Retransmissions`]
     /// columns, in its order: unit, meaning, range.
     pub const COLUMNS: [ColumnDef; 7] = [
         TcpSummary::RTOS,
-        ColumnDef::new(
-            "loss_events",
-            "",
-            "TACK: losses the sender learned of from ACKs",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "tacks_received",
-            "",
-            "TACK: periodic ACKs the sender received",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "iacks_received",
-            "",
-            "TACK: instant ACKs the sender received",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "ack_path_loss",
-            "",
-            "TACK: share of ACKs lost on the way back",
-        )
-        .within(0.0, 1.0),
+        Self::LOSS_EVENTS,
+        Self::TACKS_RECEIVED,
+        Self::IACKS_RECEIVED,
+        Self::ACK_PATH_LOSS,
         TcpSummary::RTT_MIN,
-        ColumnDef::new(
-            "rtt_min_legacy_s",
-            "s",
-            "TACK: RTT_min by legacy ACK timing (comparison)",
-        )
-        .at_least(0.0),
+        Self::RTT_MIN_LEGACY,
     ];
 
     /// Every column [`TackSenderSummary::publish`] writes, in its order.
@@ -89,37 +95,46 @@ pub struct TackReceiverSummary {
 }
 
 impl TackReceiverSummary {
+    pub const TACKS_SENT: ColumnDef =
+        ColumnDef::new("tacks_sent", "", "TACK: periodic ACKs the receiver sent").at_least(0.0);
+    pub const IACKS_LOSS: ColumnDef = ColumnDef::new(
+        "iacks_loss",
+        "",
+        "TACK: instant ACKs on a loss (a gap still open after the IACK delay)",
+    )
+    .at_least(0.0);
+    pub const IACKS_WINDOW: ColumnDef =
+        ColumnDef::new("iacks_window", "", "TACK: instant ACKs on a window update").at_least(0.0);
+    pub const BLOCKED_MEAN_BYTES: ColumnDef = ColumnDef::new(
+        "blocked_mean_bytes",
+        "bytes",
+        "TACK: mean of the bytes blocked out of order in the receive buffer when a TACK \
+         was sent",
+    )
+    .at_least(0.0);
+    pub const BLOCKED_MAX_BYTES: ColumnDef = ColumnDef::new(
+        "blocked_max_bytes",
+        "bytes",
+        "TACK: most bytes blocked out of order when a TACK was sent",
+    )
+    .at_least(0.0);
+    pub const BLOCKED_HIST: ColumnDef = ColumnDef::new(
+        "blocked_hist",
+        "",
+        "TACK: TACKs sent per quantity of blocked bytes, 41 counts separated by spaces: \
+         nothing blocked, then quarter decades from 1 byte (bin k >= 1: 10^((k-1)/4) to \
+         10^(k/4) bytes)",
+    );
+
     /// The columns [`TackReceiverSummary::publish`] writes, in its order.
     pub const COLUMNS: [ColumnDef; 7] = [
         ACKS_SENT,
-        ColumnDef::new("tacks_sent", "", "TACK: periodic ACKs the receiver sent").at_least(0.0),
-        ColumnDef::new(
-            "iacks_loss",
-            "",
-            "TACK: instant ACKs on a loss (a gap still open after the IACK delay)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("iacks_window", "", "TACK: instant ACKs on a window update").at_least(0.0),
-        ColumnDef::new(
-            "blocked_mean_bytes",
-            "bytes",
-            "TACK: mean of the bytes blocked out of order in the receive buffer when a TACK \
-             was sent",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "blocked_max_bytes",
-            "bytes",
-            "TACK: most bytes blocked out of order when a TACK was sent",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "blocked_hist",
-            "",
-            "TACK: TACKs sent per quantity of blocked bytes, 41 counts separated by spaces: \
-             nothing blocked, then quarter decades from 1 byte (bin k >= 1: 10^((k-1)/4) to \
-             10^(k/4) bytes)",
-        ),
+        Self::TACKS_SENT,
+        Self::IACKS_LOSS,
+        Self::IACKS_WINDOW,
+        Self::BLOCKED_MEAN_BYTES,
+        Self::BLOCKED_MAX_BYTES,
+        Self::BLOCKED_HIST,
     ];
 
     /// Publishes the columns, in the table's order (`acks_sent` is their sum).
