@@ -36,11 +36,10 @@ use super::phy::Phy;
 use super::reorder::{Reorder, Verdict};
 use super::station::{Frame, Station, StationCounters};
 use crate::admit::Admit;
-use crate::link_columns::{series, summary};
 use crate::medium::{Delivery, Medium, Port};
 use crate::Packet;
 use std::collections::VecDeque;
-use tcplab_core::{ColumnDef, Dur, Metrics, Rng, Time};
+use tcplab_core::{Dur, Metrics, Rng, Time};
 
 /// A-MPDU subframe delimiter.
 const DELIMITER: u64 = 4;
@@ -64,101 +63,6 @@ struct Arrival<P> {
     seq: u64,
     pkt: Option<P>,
 }
-
-/// The links-table columns a cell's channel (one per node) publishes, in its order.
-pub const SUMMARY_COLUMNS: [ColumnDef; 21] = [
-    summary::OFFERED_PKTS,
-    summary::DELIVERED_PKTS,
-    ColumnDef::new(
-        "delivered_bytes",
-        "B",
-        "WLAN: wire bytes of the node's packets that reached their recipient",
-    )
-    .at_least(0.0),
-    summary::DROPPED_QUEUE,
-    ColumnDef::new(
-        "dropped_retry",
-        "packets",
-        "WLAN: frames dropped after the retry limit",
-    )
-    .at_least(0.0),
-    summary::MAX_QUEUE_PKTS,
-    ColumnDef::new(
-        "tx_attempts",
-        "",
-        "WLAN: channel accesses (transmissions incl. collided)",
-    )
-    .at_least(0.0),
-    ColumnDef::new("collisions", "", "WLAN: accesses that collided").at_least(0.0),
-    ColumnDef::new("mpdus_sent", "frames", "WLAN: MPDUs transmitted").at_least(0.0),
-    ColumnDef::new("retries", "", "WLAN: retransmitted frames").at_least(0.0),
-    ColumnDef::new(
-        "mpdu_errors",
-        "frames",
-        "WLAN: MPDUs lost to frame errors (PER)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "reorder_held",
-        "frames",
-        "WLAN: the node's MPDUs the recipient's Block Ack reordering buffer held behind a gap",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "reorder_late",
-        "packets",
-        "WLAN: the node's MPDUs discarded as arriving after their gap's reorder timeout",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "phy_rate_mean_bps",
-        "bit/s",
-        "WLAN: mean PHY rate of the MPDUs the node sent (varies under rate_control = \"minstrel\")",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "ampdu_mean",
-        "frames",
-        "WLAN: mean MPDUs per successful access",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "airtime_s",
-        "s",
-        "WLAN: the node's airtime (its exchanges incl. MAC ACKs)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "ack_airtime_s",
-        "s",
-        "WLAN: airtime of frames carrying no payload (transport ACKs)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "airtime_share",
-        "",
-        "WLAN: airtime / busy time of the channel",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "ack_airtime_share",
-        "",
-        "WLAN: ACK airtime / busy time of the channel",
-    )
-    .at_least(0.0),
-    ColumnDef::new("busy_s", "s", "WLAN: time the channel was busy").at_least(0.0),
-    ColumnDef::new("collision_s", "s", "WLAN: time lost to collisions").at_least(0.0),
-];
-
-/// The `link_series` columns a cell's channel publishes, in its order.
-pub const SERIES_COLUMNS: [ColumnDef; 6] = [
-    series::QUEUE_PKTS,
-    series::DELIVERED_BYTES,
-    series::DROPPED_QUEUE,
-    ColumnDef::new("dropped_retry", "packets", "WLAN: retry-limit drops so far").at_least(0.0),
-    ColumnDef::new("collisions", "", "WLAN: collisions so far").at_least(0.0),
-    ColumnDef::new("airtime_s", "s", "WLAN: airtime so far").at_least(0.0),
-];
 
 /// An 802.11 cell (see the module docs). Port 0 is the access point by convention; the
 /// model itself treats every node alike.
