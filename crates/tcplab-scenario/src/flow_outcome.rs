@@ -31,55 +31,74 @@ pub struct FlowOutcome<'a> {
 }
 
 impl FlowOutcome<'_> {
+    pub const FLOW: ColumnDef =
+        ColumnDef::new("flow", "", "flow index, in scenario order").at_least(0.0);
+    pub const NAME: ColumnDef =
+        ColumnDef::new("name", "", "flow name (`name` key, default `flowN`)");
+    pub const TRANSPORT: ColumnDef = ColumnDef::new(
+        "transport",
+        "",
+        "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a registered transport",
+    );
+    pub const CC: ColumnDef = ColumnDef::new("cc", "", "congestion controller (TCP flows)");
+    pub const STACK: ColumnDef = ColumnDef::new(
+        "stack",
+        "",
+        "TCP flows: the `stack` profile (`linux`, the default; `ns3`, `rfc`; `tcplab` for \
+         tcplab's own defaults)",
+    );
+    pub const BYTES_TARGET: ColumnDef = ColumnDef::new(
+        "bytes_target",
+        "B",
+        "bytes the application was to write (null: unlimited)",
+    )
+    .at_least(0.0);
+    pub const BYTES_WRITTEN: ColumnDef =
+        ColumnDef::new("bytes_written", "B", "bytes the application wrote").at_least(0.0);
+    pub const BYTES_DELIVERED: ColumnDef = ColumnDef::new(
+        "bytes_delivered",
+        "B",
+        "bytes the receiver delivered in order",
+    )
+    .at_least(0.0);
+    pub const START: ColumnDef =
+        ColumnDef::new("start_s", "s", "when the application started writing").at_least(0.0);
+    pub const COMPLETION: ColumnDef = ColumnDef::new(
+        "completion_s",
+        "s",
+        "when the last byte was delivered (null: not completed)",
+    )
+    .at_least(0.0);
+    pub const COMPLETED: ColumnDef =
+        ColumnDef::new("completed", "", "delivered == written == target");
+    pub const FINISHED: ColumnDef = ColumnDef::new(
+        "finished_s",
+        "s",
+        "when the source finished (all data acknowledged)",
+    )
+    .at_least(0.0);
+    pub const GOODPUT: ColumnDef = ColumnDef::new(
+        "goodput_bps",
+        "bit/s",
+        "bytes delivered × 8 / (end − start)",
+    )
+    .at_least(0.0);
+
     /// The columns [`FlowOutcome::publish`] writes, in its order: unit, meaning, range.
     pub const COLUMNS: [ColumnDef; 13] = [
-        ColumnDef::new("flow", "", "flow index, in scenario order").at_least(0.0),
-        ColumnDef::new("name", "", "flow name (`name` key, default `flowN`)"),
-        ColumnDef::new(
-            "transport",
-            "",
-            "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a registered transport",
-        ),
-        ColumnDef::new("cc", "", "congestion controller (TCP flows)"),
-        ColumnDef::new(
-            "stack",
-            "",
-            "TCP flows: the `stack` profile (`linux`, the default; `ns3`, `rfc`; `tcplab` for \
-             tcplab's own defaults)",
-        ),
-        ColumnDef::new(
-            "bytes_target",
-            "B",
-            "bytes the application was to write (null: unlimited)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("bytes_written", "B", "bytes the application wrote").at_least(0.0),
-        ColumnDef::new(
-            "bytes_delivered",
-            "B",
-            "bytes the receiver delivered in order",
-        )
-        .at_least(0.0),
-        ColumnDef::new("start_s", "s", "when the application started writing").at_least(0.0),
-        ColumnDef::new(
-            "completion_s",
-            "s",
-            "when the last byte was delivered (null: not completed)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("completed", "", "delivered == written == target"),
-        ColumnDef::new(
-            "finished_s",
-            "s",
-            "when the source finished (all data acknowledged)",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "goodput_bps",
-            "bit/s",
-            "bytes delivered × 8 / (end − start)",
-        )
-        .at_least(0.0),
+        Self::FLOW,
+        Self::NAME,
+        Self::TRANSPORT,
+        Self::CC,
+        Self::STACK,
+        Self::BYTES_TARGET,
+        Self::BYTES_WRITTEN,
+        Self::BYTES_DELIVERED,
+        Self::START,
+        Self::COMPLETION,
+        Self::COMPLETED,
+        Self::FINISHED,
+        Self::GOODPUT,
     ];
 }
 
