@@ -7,33 +7,38 @@ use tcplab_core::{ColumnDef, Metrics, Time};
 use tcplab_scenario::{goodput_bps, FlowOutcome, Results, Scenario};
 use tcplab_transport::{Endpoint, Violation};
 
+pub const PACKETS_SENT: ColumnDef = ColumnDef::new(
+    "packets_sent",
+    "packets",
+    "packets the source sent (incl. retransmissions)",
+)
+.at_least(0.0);
+pub const PACKETS_DELIVERED: ColumnDef = ColumnDef::new(
+    "packets_delivered",
+    "packets",
+    "source packets that reached the sink",
+)
+.at_least(0.0);
+pub const PACKETS_LOST: ColumnDef = ColumnDef::new(
+    "packets_lost",
+    "packets",
+    "source packets dropped on the way",
+)
+.at_least(0.0);
+pub const PACKETS_IN_FLIGHT: ColumnDef = ColumnDef::new(
+    "packets_in_flight",
+    "packets",
+    "source packets still in the network at the end",
+)
+.at_least(0.0);
+
 /// The flows-table columns [`collect`] writes between a flow's outcome and its
 /// endpoints' summaries: its source's packets as the links saw them.
 pub const PACKET_COUNTS: [ColumnDef; 4] = [
-    ColumnDef::new(
-        "packets_sent",
-        "packets",
-        "packets the source sent (incl. retransmissions)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "packets_delivered",
-        "packets",
-        "source packets that reached the sink",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "packets_lost",
-        "packets",
-        "source packets dropped on the way",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "packets_in_flight",
-        "packets",
-        "source packets still in the network at the end",
-    )
-    .at_least(0.0),
+    PACKETS_SENT,
+    PACKETS_DELIVERED,
+    PACKETS_LOST,
+    PACKETS_IN_FLIGHT,
 ];
 
 /// What the sink delivered must match what the source sent: never more, and for a
