@@ -5,7 +5,11 @@
 
 use std::borrow::Cow;
 use tcplab_core::{Metrics, Value};
+use tcplab_scenario::row_labels::{FLOW, T_S};
 use tcplab_scenario::{Data, Table};
+use tcplab_transport::series_columns::{
+    CWND, DELIVERED, IN_FLIGHT, PACING_RATE, RTO, RTT, SRTT, SSTHRESH, STATE,
+};
 
 /// One sample of the simulator's `flow_series` table.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -26,17 +30,17 @@ pub struct FlowSample {
 impl FlowSample {
     pub fn push_to(&self, t: &mut Table) {
         let mut s = t.row();
-        s.put("t_s", self.t_s.into());
-        s.put("flow", u64::from(self.flow).into());
-        s.put("cwnd", self.cwnd.into());
-        s.put("ssthresh", self.ssthresh.into());
-        s.put("srtt_s", self.srtt_s.into());
-        s.put("rtt_s", self.rtt_s.into());
-        s.put("rto_s", self.rto_s.into());
-        s.put("in_flight", self.in_flight.into());
-        s.put("pacing_rate_bps", self.pacing_rate_bps.into());
-        s.put("state", self.state.into());
-        s.put("delivered", self.delivered.into());
+        s.put(&T_S, self.t_s.into());
+        s.put(&FLOW, u64::from(self.flow).into());
+        s.put(&CWND, self.cwnd.into());
+        s.put(&SSTHRESH, self.ssthresh.into());
+        s.put(&SRTT, self.srtt_s.into());
+        s.put(&RTT, self.rtt_s.into());
+        s.put(&RTO, self.rto_s.into());
+        s.put(&IN_FLIGHT, self.in_flight.into());
+        s.put(&PACING_RATE, self.pacing_rate_bps.into());
+        s.put(&STATE, self.state.into());
+        s.put(&DELIVERED, self.delivered.into());
     }
 }
 
@@ -62,7 +66,7 @@ pub fn append_flow(to: &mut Table, from: &Table, flow: u32, off: f64) {
                     Value::Text(dict.get(codes[r] as usize).map_or("", String::as_str))
                 }
             };
-            row.put(key, v);
+            row.put_named(key, v);
         }
     }
 }

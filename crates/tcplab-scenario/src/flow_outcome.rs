@@ -118,23 +118,23 @@ impl<'a> FlowOutcome<'a> {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, row: &mut dyn Metrics) {
-        row.put("flow", self.flow.into());
-        row.put("name", self.name.into());
-        row.put("transport", self.transport.into());
+        row.put(&Self::FLOW, self.flow.into());
+        row.put(&Self::NAME, self.name.into());
+        row.put(&Self::TRANSPORT, self.transport.into());
         if let Some(cc) = self.cc {
-            row.put("cc", cc.into());
+            row.put(&Self::CC, cc.into());
         }
         if let Some(stack) = self.stack {
-            row.put("stack", stack.into());
+            row.put(&Self::STACK, stack.into());
         }
-        row.put("bytes_target", self.bytes_target.into());
-        row.put("bytes_written", self.bytes_written.into());
-        row.put("bytes_delivered", self.bytes_delivered.into());
-        row.put("start_s", self.start_s.into());
-        row.put("completion_s", self.completion_s.into());
-        row.put("completed", self.completed.into());
-        row.put("finished_s", self.finished_s.into());
-        row.put("goodput_bps", self.goodput_bps.into());
+        row.put(&Self::BYTES_TARGET, self.bytes_target.into());
+        row.put(&Self::BYTES_WRITTEN, self.bytes_written.into());
+        row.put(&Self::BYTES_DELIVERED, self.bytes_delivered.into());
+        row.put(&Self::START, self.start_s.into());
+        row.put(&Self::COMPLETION, self.completion_s.into());
+        row.put(&Self::COMPLETED, self.completed.into());
+        row.put(&Self::FINISHED, self.finished_s.into());
+        row.put(&Self::GOODPUT, self.goodput_bps.into());
     }
 }
 

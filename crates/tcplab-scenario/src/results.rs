@@ -1,14 +1,14 @@
 //! Tidy, columnar results: one row per flow, per link direction, per sample.
 //!
 //! Tables are built from what components publish through [`tcplab_core::Metrics`]: a
-//! column appears the first time a component names it, with nulls in the rows of
+//! column appears the first time a component publishes into it, with nulls in the rows of
 //! components that do not have it. The Python layer moves the column vectors into Arrow
 //! arrays without copying. The scenario name, seed and replication are kept once in
 //! [`RunInfo`] and broadcast to every row when tables are exported.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use tcplab_core::{Metrics, Value};
+use tcplab_core::{ColumnDef, Metrics, Value};
 
 /// Identifies a run; stamped on every row of every table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -469,16 +469,18 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// A value under a name known only at run time (e.g. a flow's name).
-    pub fn put_owned(&mut self, key: &'static str, v: Value<'_>) {
-        self.t.put(key, &v);
+    /// A value under a column name read from another table (a driver copying rows
+    /// between tables). Components publish through [`Metrics::put`], naming the
+    /// column's declaration.
+    pub fn put_named(&mut self, name: &'static str, v: Value<'_>) {
+        self.t.put(name, &v);
     }
 }
 
 impl Metrics for Row<'_> {
     #[inline]
-    fn put(&mut self, key: &'static str, v: Value<'_>) {
-        self.t.put(key, &v);
+    fn put(&mut self, column: &ColumnDef, v: Value<'_>) {
+        self.t.put(column.name, &v);
     }
 }
 
@@ -677,6 +679,11 @@ impl std::hash::Hasher for WordHash {
 mod tests {
     use super::*;
 
+    /// A column of a table under test.
+    fn col(name: &'static str) -> ColumnDef {
+        ColumnDef::new(name, "", "a test column")
+    }
+
     #[test]
     fn a_label_is_known_by_its_bytes_not_by_the_guess() {
         let mut l = Labels::default();
@@ -708,14 +715,14 @@ mod tests {
         let mut t = Table::default();
         for i in 0..50u64 {
             let mut r = t.row();
-            r.put("i", i.into());
+            r.put(&col("i"), i.into());
             if i % 3 != 0 {
-                r.put("f", (i as f64 / 7.0).into());
+                r.put(&col("f"), (i as f64 / 7.0).into());
             }
-            r.put("b", (i % 2 == 0).into());
+            r.put(&col("b"), (i % 2 == 0).into());
             let s = format!("n{}", i % 5);
-            r.put_owned("s", s.as_str().into());
-            r.put("o", Value::Int((i % 4 != 1).then_some(i * i)));
+            r.put(&col("s"), s.as_str().into());
+            r.put(&col("o"), Value::Int((i % 4 != 1).then_some(i * i)));
         }
         let want: Vec<u64> = t.columns().iter().map(Column::digest).collect();
         assert_eq!(want.len(), 5);
@@ -732,18 +739,18 @@ mod tests {
         let mut t = Table::default();
         {
             let mut r = t.row();
-            r.put("a", 1u64.into());
+            r.put(&col("a"), 1u64.into());
         }
         {
             let mut r = t.row();
-            r.put("a", 2u64.into());
-            r.put("b", 0.5.into());
-            r.put("s", "x".into());
+            r.put(&col("a"), 2u64.into());
+            r.put(&col("b"), 0.5.into());
+            r.put(&col("s"), "x".into());
         }
         {
             let mut r = t.row();
-            r.put("s", "y".into());
-            r.put("a", Value::Int(None));
+            r.put(&col("s"), "y".into());
+            r.put(&col("a"), Value::Int(None));
         }
         assert_eq!(t.rows(), 3);
         assert_eq!(t.opt_ints("a").unwrap(), vec![Some(1), Some(2), None]);
@@ -755,12 +762,12 @@ mod tests {
     #[test]
     fn digest_depends_on_values_not_on_widths() {
         let mut a = Table::default();
-        a.row().put("n", 7u32.into());
+        a.row().put(&col("n"), 7u32.into());
         let mut b = Table::default();
-        b.row().put("n", 7u64.into());
+        b.row().put(&col("n"), 7u64.into());
         assert_eq!(a.columns()[0].digest(), b.columns()[0].digest());
         let mut c = Table::default();
-        c.row().put("n", Value::Int(None));
+        c.row().put(&col("n"), Value::Int(None));
         assert_ne!(a.columns()[0].digest(), c.columns()[0].digest());
     }
 }

@@ -4,6 +4,7 @@
 use crate::flow::{Flow, SINK, SOURCE};
 use crate::media::Wiring;
 use tcplab_core::{ColumnDef, Metrics, Time};
+use tcplab_scenario::row_labels::{DIRECTION, LINK};
 use tcplab_scenario::{goodput_bps, FlowOutcome, Results, Scenario};
 use tcplab_transport::{Endpoint, Violation};
 
@@ -101,18 +102,18 @@ pub(crate) fn collect(
             ..FlowOutcome::new(i as u32, spec)
         }
         .publish(&mut row);
-        row.put("packets_sent", c.sent.into());
-        row.put("packets_delivered", c.delivered.into());
-        row.put("packets_lost", c.dropped.into());
-        row.put("packets_in_flight", c.in_network().into());
+        row.put(&PACKETS_SENT, c.sent.into());
+        row.put(&PACKETS_DELIVERED, c.delivered.into());
+        row.put(&PACKETS_LOST, c.dropped.into());
+        row.put(&PACKETS_IN_FLIGHT, c.in_network().into());
         fl.ends[SOURCE].summary(&mut row);
         fl.ends[SINK].summary(&mut row);
     }
     for ch in &wiring.rows {
         let mut row = res.links.row();
         let (link, direction) = ch.names(sc);
-        row.put("link", link.into());
-        row.put("direction", direction.into());
+        row.put(&LINK, link.into());
+        row.put(&DIRECTION, direction.into());
         wiring.media[ch.medium as usize].summary(ch.channel as usize, &mut row);
     }
 }

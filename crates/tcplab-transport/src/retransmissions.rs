@@ -46,8 +46,11 @@ impl Retransmissions {
 
     /// `segments_sent`, `retransmitted_segments` and `retransmission_ratio`.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("segments_sent", self.segments_sent.into());
-        out.put("retransmitted_segments", self.retransmitted_segments.into());
-        out.put("retransmission_ratio", self.ratio().into());
+        out.put(&Self::SEGMENTS_SENT, self.segments_sent.into());
+        out.put(
+            &Self::RETRANSMITTED_SEGMENTS,
+            self.retransmitted_segments.into(),
+        );
+        out.put(&Self::RETRANSMISSION_RATIO, self.ratio().into());
     }
 }

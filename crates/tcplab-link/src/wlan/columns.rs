@@ -1,10 +1,12 @@
 //! The columns a cell's channel (one per node) publishes: its row of the links table
 //! and of `link_series`. Those a link direction publishes too are the link's consts
-//! (`link_columns.rs`).
+//! (`link_columns.rs`), named here again.
 
 /// The links table.
 pub mod summary {
-    use crate::link_columns::summary as link;
+    pub use crate::link_columns::summary::{
+        DELIVERED_PKTS, DROPPED_QUEUE, MAX_QUEUE_PKTS, OFFERED_PKTS,
+    };
     use tcplab_core::ColumnDef;
 
     pub const DELIVERED_BYTES: ColumnDef = ColumnDef::new(
@@ -92,12 +94,12 @@ pub mod summary {
 
     /// The links-table columns a cell's channel (one per node) publishes, in its order.
     pub const ALL: [ColumnDef; 21] = [
-        link::OFFERED_PKTS,
-        link::DELIVERED_PKTS,
+        OFFERED_PKTS,
+        DELIVERED_PKTS,
         DELIVERED_BYTES,
-        link::DROPPED_QUEUE,
+        DROPPED_QUEUE,
         DROPPED_RETRY,
-        link::MAX_QUEUE_PKTS,
+        MAX_QUEUE_PKTS,
         TX_ATTEMPTS,
         COLLISIONS,
         MPDUS_SENT,
@@ -118,7 +120,7 @@ pub mod summary {
 
 /// The `link_series` table.
 pub mod series {
-    use crate::link_columns::series as link;
+    pub use crate::link_columns::series::{DELIVERED_BYTES, DROPPED_QUEUE, QUEUE_PKTS};
     use tcplab_core::ColumnDef;
 
     pub const DROPPED_RETRY: ColumnDef =
@@ -130,9 +132,9 @@ pub mod series {
 
     /// The `link_series` columns a cell's channel publishes, in its order.
     pub const ALL: [ColumnDef; 6] = [
-        link::QUEUE_PKTS,
-        link::DELIVERED_BYTES,
-        link::DROPPED_QUEUE,
+        QUEUE_PKTS,
+        DELIVERED_BYTES,
+        DROPPED_QUEUE,
         DROPPED_RETRY,
         COLLISIONS,
         AIRTIME,

@@ -29,6 +29,7 @@
 //! MPDUs arrive in sequence and a buffer would never hold one: the cell then skips the
 //! buffers, and results are those of a cell without them.
 
+use super::columns::{series, summary};
 use super::minstrel::{Minstrel, PERFECT_BYTES};
 use super::nist::{self, Modulation};
 use super::params::WlanParams;
@@ -688,12 +689,12 @@ impl<P: Packet> Medium<P> for Wlan<P> {
 
     fn sample(&mut self, i: usize, _now: Time, out: &mut dyn Metrics) {
         let s = &self.sta[i];
-        out.put("queue_pkts", (s.queued as u64).into());
-        out.put("delivered_bytes", s.c.delivered_bytes.into());
-        out.put("dropped_queue", s.c.dropped_queue.into());
-        out.put("dropped_retry", s.c.dropped_retry.into());
-        out.put("collisions", s.c.collisions.into());
-        out.put("airtime_s", s.c.airtime.as_secs_f64().into());
+        out.put(&series::QUEUE_PKTS, (s.queued as u64).into());
+        out.put(&series::DELIVERED_BYTES, s.c.delivered_bytes.into());
+        out.put(&series::DROPPED_QUEUE, s.c.dropped_queue.into());
+        out.put(&series::DROPPED_RETRY, s.c.dropped_retry.into());
+        out.put(&series::COLLISIONS, s.c.collisions.into());
+        out.put(&series::AIRTIME, s.c.airtime.as_secs_f64().into());
     }
 
     fn summary(&self, i: usize, out: &mut dyn Metrics) {
@@ -706,37 +707,40 @@ impl<P: Packet> Medium<P> for Wlan<P> {
                 0.0
             }
         };
-        out.put("offered_pkts", c.offered_pkts.into());
-        out.put("delivered_pkts", c.delivered_pkts.into());
-        out.put("delivered_bytes", c.delivered_bytes.into());
-        out.put("dropped_queue", c.dropped_queue.into());
-        out.put("dropped_retry", c.dropped_retry.into());
-        out.put("max_queue_pkts", c.max_queue_pkts.into());
-        out.put("tx_attempts", c.accesses.into());
-        out.put("collisions", c.collisions.into());
-        out.put("mpdus_sent", c.mpdus_sent.into());
-        out.put("retries", c.retries.into());
-        out.put("mpdu_errors", c.mpdu_errors.into());
-        out.put("reorder_held", c.reorder_held.into());
-        out.put("reorder_late", c.reorder_late.into());
+        out.put(&summary::OFFERED_PKTS, c.offered_pkts.into());
+        out.put(&summary::DELIVERED_PKTS, c.delivered_pkts.into());
+        out.put(&summary::DELIVERED_BYTES, c.delivered_bytes.into());
+        out.put(&summary::DROPPED_QUEUE, c.dropped_queue.into());
+        out.put(&summary::DROPPED_RETRY, c.dropped_retry.into());
+        out.put(&summary::MAX_QUEUE_PKTS, c.max_queue_pkts.into());
+        out.put(&summary::TX_ATTEMPTS, c.accesses.into());
+        out.put(&summary::COLLISIONS, c.collisions.into());
+        out.put(&summary::MPDUS_SENT, c.mpdus_sent.into());
+        out.put(&summary::RETRIES, c.retries.into());
+        out.put(&summary::MPDU_ERRORS, c.mpdu_errors.into());
+        out.put(&summary::REORDER_HELD, c.reorder_held.into());
+        out.put(&summary::REORDER_LATE, c.reorder_late.into());
         out.put(
-            "phy_rate_mean_bps",
+            &summary::PHY_RATE_MEAN,
             (c.mpdus_sent > 0)
                 .then(|| c.rate_kbps_sum as f64 * 1e3 / c.mpdus_sent as f64)
                 .into(),
         );
         let successes = c.accesses - c.collisions;
         out.put(
-            "ampdu_mean",
+            &summary::AMPDU_MEAN,
             (successes > 0)
                 .then(|| c.ampdu_frames as f64 / successes as f64)
                 .into(),
         );
-        out.put("airtime_s", c.airtime.as_secs_f64().into());
-        out.put("ack_airtime_s", c.ack_airtime.as_secs_f64().into());
-        out.put("airtime_share", share(c.airtime).into());
-        out.put("ack_airtime_share", share(c.ack_airtime).into());
-        out.put("busy_s", busy.into());
-        out.put("collision_s", self.collision_time.as_secs_f64().into());
+        out.put(&summary::AIRTIME, c.airtime.as_secs_f64().into());
+        out.put(&summary::ACK_AIRTIME, c.ack_airtime.as_secs_f64().into());
+        out.put(&summary::AIRTIME_SHARE, share(c.airtime).into());
+        out.put(&summary::ACK_AIRTIME_SHARE, share(c.ack_airtime).into());
+        out.put(&summary::BUSY, busy.into());
+        out.put(
+            &summary::COLLISION,
+            self.collision_time.as_secs_f64().into(),
+        );
     }
 }

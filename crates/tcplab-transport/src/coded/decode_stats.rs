@@ -80,28 +80,31 @@ impl DecodeStats {
     ];
 
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("decode_events", self.events.into());
-        out.put("segments_decoded", self.decoded.into());
+        out.put(&Self::DECODE_EVENTS, self.events.into());
+        out.put(&Self::SEGMENTS_DECODED, self.decoded.into());
         out.put(
-            "decode_delay_mean_s",
+            &Self::DECODE_DELAY_MEAN,
             self.mean_delay().map(Dur::as_secs_f64).into(),
         );
         out.put(
-            "decode_delay_max_s",
+            &Self::DECODE_DELAY_MAX,
             (self.decoded > 0)
                 .then(|| self.delay_max.as_secs_f64())
                 .into(),
         );
-        out.put("first_decode_s", self.first.map(Time::as_secs_f64).into());
+        out.put(
+            &Self::FIRST_DECODE,
+            self.first.map(Time::as_secs_f64).into(),
+        );
         let n = self.latency_n;
         out.put(
-            "latency_mean_s",
+            &Self::LATENCY_MEAN,
             (n > 0)
                 .then(|| (self.latency_sum_ns / u128::from(n.max(1))) as f64 / 1e9)
                 .into(),
         );
         out.put(
-            "latency_max_s",
+            &Self::LATENCY_MAX,
             (n > 0).then(|| self.latency_max.as_secs_f64()).into(),
         );
     }

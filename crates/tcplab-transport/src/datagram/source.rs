@@ -196,7 +196,7 @@ impl Endpoint for DatagramSource {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("sent", self.bytes_sent.into());
+        out.put(&Self::SENT, self.bytes_sent.into());
     }
 }
 

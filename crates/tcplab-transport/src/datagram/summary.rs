@@ -48,12 +48,12 @@ impl DatagramSummary {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("packets_reordered", self.packets_reordered.into());
-        out.put("owd_min_s", self.owd_min_s.into());
-        out.put("owd_mean_s", self.owd_mean_s.into());
-        out.put("owd_p50_s", self.owd_p50_s.into());
-        out.put("owd_p95_s", self.owd_p95_s.into());
-        out.put("owd_p99_s", self.owd_p99_s.into());
-        out.put("owd_max_s", self.owd_max_s.into());
+        out.put(&Self::PACKETS_REORDERED, self.packets_reordered.into());
+        out.put(&Self::OWD_MIN, self.owd_min_s.into());
+        out.put(&Self::OWD_MEAN, self.owd_mean_s.into());
+        out.put(&Self::OWD_P50, self.owd_p50_s.into());
+        out.put(&Self::OWD_P95, self.owd_p95_s.into());
+        out.put(&Self::OWD_P99, self.owd_p99_s.into());
+        out.put(&Self::OWD_MAX, self.owd_max_s.into());
     }
 }

@@ -292,9 +292,9 @@ impl Endpoint for ForwardSink {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.bytes_of(self.delivered).into());
+        out.put(&DELIVERED, self.bytes_of(self.delivered).into());
         out.put(
-            "buffered_symbols",
+            &Self::BUFFERED_SYMBOLS,
             u64::from(self.dec.stats().buffered).into(),
         );
     }

@@ -78,20 +78,20 @@ impl ForwardSourceSummary {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("coding", "lt".into());
-        out.put("payload_mode", self.payload_mode.into());
-        out.put("symbols_sent", self.symbols_sent.into());
-        out.put("repair_symbols", self.repair_symbols.into());
-        out.put("coded_segments", self.coded_segments.into());
-        out.put("redundancy_measured", self.redundancy_measured.into());
-        out.put("redundancy", self.redundancy.into());
-        out.put("n_segments", self.n_segments.into());
-        out.put("n_timeout", self.n_timeout.into());
-        out.put("timeout_events", self.timeout_events.into());
-        out.put("coding_window", self.coding_window.into());
-        out.put("min_elapsed_s", self.min_elapsed_s.into());
-        out.put("encode_busy_s", self.encode_busy_s.into());
-        out.put("rtt_min_s", self.rtt_min_s.into());
+        out.put(&CODING, "lt".into());
+        out.put(&PAYLOAD_MODE, self.payload_mode.into());
+        out.put(&SYMBOLS_SENT, self.symbols_sent.into());
+        out.put(&Self::REPAIR_SYMBOLS, self.repair_symbols.into());
+        out.put(&CODED_SEGMENTS, self.coded_segments.into());
+        out.put(&REDUNDANCY_MEASURED, self.redundancy_measured.into());
+        out.put(&REDUNDANCY, self.redundancy.into());
+        out.put(&Self::N_SEGMENTS, self.n_segments.into());
+        out.put(&Self::N_TIMEOUT, self.n_timeout.into());
+        out.put(&Self::TIMEOUT_EVENTS, self.timeout_events.into());
+        out.put(&CODING_WINDOW, self.coding_window.into());
+        out.put(&Self::MIN_ELAPSED, self.min_elapsed_s.into());
+        out.put(&ENCODE_BUSY, self.encode_busy_s.into());
+        out.put(&TcpSummary::RTT_MIN, self.rtt_min_s.into());
     }
 }
 
@@ -116,10 +116,10 @@ impl ForwardSinkSummary<'_> {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("acks_sent", self.acks_sent.into());
-        out.put("symbols_received", self.symbols_received.into());
-        out.put("redundant_symbols", self.redundant_symbols.into());
+        out.put(&ACKS_SENT, self.acks_sent.into());
+        out.put(&SYMBOLS_RECEIVED, self.symbols_received.into());
+        out.put(&REDUNDANT_SYMBOLS, self.redundant_symbols.into());
         self.decode.publish(out);
-        out.put("decode_busy_s", self.decode_busy_s.into());
+        out.put(&DECODE_BUSY, self.decode_busy_s.into());
     }
 }

@@ -400,9 +400,9 @@ impl Endpoint for NcSink {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.bytes_of(self.delivered).into());
+        out.put(&DELIVERED, self.bytes_of(self.delivered).into());
         out.put(
-            "undecoded_rows",
+            &Self::UNDECODED_ROWS,
             (self.tracker.undecoded_rows() as u64).into(),
         );
     }

@@ -44,15 +44,18 @@ impl NcSourceSummary {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("coding", "rlnc".into());
-        out.put("payload_mode", self.payload_mode.into());
-        out.put("symbols_sent", self.symbols_sent.into());
-        out.put("coded_segments", self.coded_segments.into());
-        out.put("segments_handed_down", self.segments_handed_down.into());
-        out.put("redundancy", self.redundancy.into());
-        out.put("redundancy_measured", self.redundancy_measured.into());
-        out.put("coding_window", self.coding_window.into());
-        out.put("encode_busy_s", self.encode_busy_s.into());
+        out.put(&CODING, "rlnc".into());
+        out.put(&PAYLOAD_MODE, self.payload_mode.into());
+        out.put(&SYMBOLS_SENT, self.symbols_sent.into());
+        out.put(&CODED_SEGMENTS, self.coded_segments.into());
+        out.put(
+            &Self::SEGMENTS_HANDED_DOWN,
+            self.segments_handed_down.into(),
+        );
+        out.put(&REDUNDANCY, self.redundancy.into());
+        out.put(&REDUNDANCY_MEASURED, self.redundancy_measured.into());
+        out.put(&CODING_WINDOW, self.coding_window.into());
+        out.put(&ENCODE_BUSY, self.encode_busy_s.into());
     }
 }
 
@@ -89,14 +92,14 @@ impl NcSinkSummary<'_> {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("acks_sent", self.acks_sent.into());
-        out.put("symbols_received", self.symbols_received.into());
-        out.put("innovative_symbols", self.innovative_symbols.into());
+        out.put(&ACKS_SENT, self.acks_sent.into());
+        out.put(&SYMBOLS_RECEIVED, self.symbols_received.into());
+        out.put(&Self::INNOVATIVE_SYMBOLS, self.innovative_symbols.into());
         out.put(
-            "redundant_symbols",
+            &REDUNDANT_SYMBOLS,
             (self.symbols_received - self.innovative_symbols).into(),
         );
         self.decode.publish(out);
-        out.put("decode_busy_s", self.decode_busy_s.into());
+        out.put(&DECODE_BUSY, self.decode_busy_s.into());
     }
 }

@@ -22,6 +22,6 @@ impl StopWaitSummary {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("stopwait_resent", self.resent.into());
+        out.put(&Self::STOPWAIT_RESENT, self.resent.into());
     }
 }

@@ -98,19 +98,16 @@ impl Endpoint for TackSender {
     }
     fn sample(&self, out: &mut dyn Metrics) {
         let w = self.window();
-        out.put("cwnd", w.cwnd.into());
-        out.put("srtt_s", secs(self.srtt()));
-        out.put("rtt_s", secs(self.latest_rtt()));
-        out.put("rtt_min_s", secs(self.rtt_min()));
-        out.put("rtt_min_legacy_s", secs(self.rtt_min_legacy()));
-        out.put("rto_s", self.rto().as_secs_f64().into());
-        out.put("in_flight", self.in_flight().into());
-        out.put(
-            "pacing_rate_bps",
-            Some(self.pacing_rate() as f64 * 8.0).into(),
-        );
-        out.put("state", self.controller().metrics(w).state.into());
-        out.put("rtos", self.stats().rtos.into());
+        out.put(&CWND, w.cwnd.into());
+        out.put(&SRTT, secs(self.srtt()));
+        out.put(&RTT, secs(self.latest_rtt()));
+        out.put(&Self::RTT_MIN, secs(self.rtt_min()));
+        out.put(&Self::RTT_MIN_LEGACY, secs(self.rtt_min_legacy()));
+        out.put(&RTO, self.rto().as_secs_f64().into());
+        out.put(&IN_FLIGHT, self.in_flight().into());
+        out.put(&PACING_RATE, Some(self.pacing_rate() as f64 * 8.0).into());
+        out.put(&STATE, self.controller().metrics(w).state.into());
+        out.put(&RTOS, self.stats().rtos.into());
         self.controller().trace(&mut |k, v| out.trace(k, v));
     }
     fn summary(&self, out: &mut dyn Metrics) {
@@ -174,10 +171,10 @@ impl Endpoint for TackReceiver {
         }
     }
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.rcv_nxt().into());
-        out.put("tack_bw_bps", (self.bw() as f64 * 8.0).into());
+        out.put(&DELIVERED, self.rcv_nxt().into());
+        out.put(&Self::TACK_BW, (self.bw() as f64 * 8.0).into());
         out.put(
-            "tack_hz",
+            &Self::TACK_HZ,
             self.tack_interval().map(|d| 1.0 / d.as_secs_f64()).into(),
         );
     }

@@ -71,13 +71,13 @@ impl TackSenderSummary {
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
         self.packets.publish(out);
-        out.put("rtos", self.rtos.into());
-        out.put("loss_events", self.loss_events.into());
-        out.put("tacks_received", self.tacks_received.into());
-        out.put("iacks_received", self.iacks_received.into());
-        out.put("ack_path_loss", self.ack_path_loss.into());
-        out.put("rtt_min_s", self.rtt_min_s.into());
-        out.put("rtt_min_legacy_s", self.rtt_min_legacy_s.into());
+        out.put(&TcpSummary::RTOS, self.rtos.into());
+        out.put(&Self::LOSS_EVENTS, self.loss_events.into());
+        out.put(&Self::TACKS_RECEIVED, self.tacks_received.into());
+        out.put(&Self::IACKS_RECEIVED, self.iacks_received.into());
+        out.put(&Self::ACK_PATH_LOSS, self.ack_path_loss.into());
+        out.put(&TcpSummary::RTT_MIN, self.rtt_min_s.into());
+        out.put(&Self::RTT_MIN_LEGACY, self.rtt_min_legacy_s.into());
     }
 }
 
@@ -140,14 +140,14 @@ impl TackReceiverSummary {
     /// Publishes the columns, in the table's order (`acks_sent` is their sum).
     pub fn publish(&self, out: &mut dyn Metrics) {
         out.put(
-            "acks_sent",
+            &ACKS_SENT,
             (self.tacks_sent + self.iacks_loss + self.iacks_window).into(),
         );
-        out.put("tacks_sent", self.tacks_sent.into());
-        out.put("iacks_loss", self.iacks_loss.into());
-        out.put("iacks_window", self.iacks_window.into());
-        out.put("blocked_mean_bytes", self.blocked_mean_bytes.into());
-        out.put("blocked_max_bytes", self.blocked_max_bytes.into());
-        out.put("blocked_hist", self.blocked_hist.as_str().into());
+        out.put(&Self::TACKS_SENT, self.tacks_sent.into());
+        out.put(&Self::IACKS_LOSS, self.iacks_loss.into());
+        out.put(&Self::IACKS_WINDOW, self.iacks_window.into());
+        out.put(&Self::BLOCKED_MEAN_BYTES, self.blocked_mean_bytes.into());
+        out.put(&Self::BLOCKED_MAX_BYTES, self.blocked_max_bytes.into());
+        out.put(&Self::BLOCKED_HIST, self.blocked_hist.as_str().into());
     }
 }

@@ -115,19 +115,19 @@ impl TcpSummary<'_> {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("recovery", self.recovery.into());
+        out.put(&Self::RECOVERY, self.recovery.into());
         self.segments.publish(out);
-        out.put("rtos", self.rtos.into());
-        out.put("fast_retransmits", self.fast_retransmits.into());
-        out.put("tlp_probes", self.tlp_probes.into());
-        out.put("syn_retransmits", self.syn_retransmits.into());
-        out.put("established_s", self.established_s.into());
-        out.put("rack_lost", self.rack_lost.into());
-        out.put("undos", self.undos.into());
-        out.put("ecn_cuts", self.ecn_cuts.into());
-        out.put("rtt_min_s", self.rtt_min_s.into());
-        out.put("rtt_mean_s", self.rtt_mean_s.into());
-        out.put("rtt_max_s", self.rtt_max_s.into());
+        out.put(&Self::RTOS, self.rtos.into());
+        out.put(&Self::FAST_RETRANSMITS, self.fast_retransmits.into());
+        out.put(&Self::TLP_PROBES, self.tlp_probes.into());
+        out.put(&Self::SYN_RETRANSMITS, self.syn_retransmits.into());
+        out.put(&Self::ESTABLISHED, self.established_s.into());
+        out.put(&Self::RACK_LOST, self.rack_lost.into());
+        out.put(&Self::UNDOS, self.undos.into());
+        out.put(&Self::ECN_CUTS, self.ecn_cuts.into());
+        out.put(&Self::RTT_MIN, self.rtt_min_s.into());
+        out.put(&Self::RTT_MEAN, self.rtt_mean_s.into());
+        out.put(&Self::RTT_MAX, self.rtt_max_s.into());
     }
 }
 
