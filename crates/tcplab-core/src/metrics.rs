@@ -60,8 +60,9 @@ impl<'a> From<&'a str> for Value<'a> {
 /// Where a component publishes its values.
 ///
 /// `put` fills one column of the current row (a time-series sample, or a component's
-/// summary row): the column is named by its declaration, `out.put(&CWND, v.into())`, so
-/// its name is written once, where it is declared. `trace` adds a long-form (key, value)
+/// summary row): the column is named by its declaration, a `const` (`out.put(&CWND,
+/// v.into())`), so its name is written once, where it is declared. The reference is
+/// `'static`, so a table can recognise the column by its address. `trace` adds a long-form (key, value)
 /// record for variables that only some components have, such as a congestion
 /// controller's internals.
 ///
@@ -80,7 +81,7 @@ impl<'a> From<&'a str> for Value<'a> {
 /// assert_eq!(out.get("cwnd"), Some("10"));
 /// ```
 pub trait Metrics {
-    fn put(&mut self, column: &ColumnDef, value: Value<'_>);
+    fn put(&mut self, column: &'static ColumnDef, value: Value<'_>);
     fn trace(&mut self, _key: &'static str, _value: f64) {}
 }
 
@@ -103,7 +104,7 @@ impl Collected {
 }
 
 impl Metrics for Collected {
-    fn put(&mut self, column: &ColumnDef, value: Value<'_>) {
+    fn put(&mut self, column: &'static ColumnDef, value: Value<'_>) {
         let s = match value {
             Value::Int(Some(v)) => v.to_string(),
             Value::Float(Some(v)) => v.to_string(),

@@ -132,7 +132,7 @@ struct FlowSample<'a> {
 
 impl Metrics for FlowSample<'_> {
     #[inline]
-    fn put(&mut self, column: &ColumnDef, v: Value<'_>) {
+    fn put(&mut self, column: &'static ColumnDef, v: Value<'_>) {
         self.row.put(column, v);
     }
     fn trace(&mut self, key: &'static str, v: f64) {

@@ -293,7 +293,7 @@ struct Sample<'a> {
 }
 
 impl Metrics for Sample<'_> {
-    fn put(&mut self, column: &ColumnDef, v: Value<'_>) {
+    fn put(&mut self, column: &'static ColumnDef, v: Value<'_>) {
         self.row.put(column, v);
     }
     fn trace(&mut self, key: &'static str, v: f64) {
