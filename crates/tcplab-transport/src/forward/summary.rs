@@ -1,8 +1,8 @@
-//! TCP-Forward's columns of the flows table, as typed structs.
+//! TCP-Forward's source's columns of the flows table, as a typed struct (the sink's are
+//! [`CodedSinkSummary`](crate::coded::CodedSinkSummary)).
 
 use crate::coded::coded_columns::*;
-use crate::coded::DecodeStats;
-use crate::tcp::{TcpSummary, ACKS_SENT};
+use crate::tcp::TcpSummary;
 use tcplab_core::{ColumnDef, Metrics};
 
 /// What a TCP-Forward source reports at the end of a flow.
@@ -92,34 +92,5 @@ impl ForwardSourceSummary {
         out.put(&Self::MIN_ELAPSED, self.min_elapsed_s.into());
         out.put(&ENCODE_BUSY, self.encode_busy_s.into());
         out.put(&TcpSummary::RTT_MIN, self.rtt_min_s.into());
-    }
-}
-
-/// What a TCP-Forward sink reports at the end of a flow.
-#[derive(Clone, Debug)]
-pub struct ForwardSinkSummary<'a> {
-    pub acks_sent: u64,
-    pub symbols_received: u64,
-    pub redundant_symbols: u64,
-    pub decode: &'a DecodeStats,
-    pub decode_busy_s: f64,
-}
-
-impl ForwardSinkSummary<'_> {
-    /// Every column [`ForwardSinkSummary::publish`] writes, in its order.
-    pub fn columns() -> impl Iterator<Item = ColumnDef> {
-        [ACKS_SENT, SYMBOLS_RECEIVED, REDUNDANT_SYMBOLS]
-            .into_iter()
-            .chain(DecodeStats::COLUMNS)
-            .chain([DECODE_BUSY])
-    }
-
-    /// Publishes the columns, in the table's order.
-    pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put(&ACKS_SENT, self.acks_sent.into());
-        out.put(&SYMBOLS_RECEIVED, self.symbols_received.into());
-        out.put(&REDUNDANT_SYMBOLS, self.redundant_symbols.into());
-        self.decode.publish(out);
-        out.put(&DECODE_BUSY, self.decode_busy_s.into());
     }
 }
