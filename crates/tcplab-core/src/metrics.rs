@@ -1,9 +1,12 @@
 //! The one route by which components publish what they measure.
 //!
-//! Endpoints and link models never build result tables themselves: they publish named
-//! values into a [`Metrics`] sink, and the driver (the simulator, a real-network driver)
-//! turns them into rows. A new transport therefore gets its time series and its row in the
-//! flows table without any change to the results code.
+//! Endpoints and link models never build result tables themselves: they publish values
+//! into a [`Metrics`] sink, each under its column's declaration ([`ColumnDef`], beside the
+//! publishing code), and the driver (the simulator, a real-network driver) turns them into
+//! rows. A new transport therefore gets its time series and its row in the flows table
+//! without any change to the results code.
+
+use crate::ColumnDef;
 
 /// One published value. Text must be `'static` or short-lived: sinks intern it, so a
 /// repeated label (a controller state) costs no allocation after its first appearance.
@@ -57,10 +60,28 @@ impl<'a> From<&'a str> for Value<'a> {
 /// Where a component publishes its values.
 ///
 /// `put` fills one column of the current row (a time-series sample, or a component's
-/// summary row); `trace` adds a long-form (key, value) record for variables that only
-/// some components have, such as a congestion controller's internals.
+/// summary row): the column is named by its declaration, a `const` (`out.put(&CWND,
+/// v.into())`), so its name is written once, where it is declared. The reference is
+/// `'static`, so a table can recognise the column by its address. `trace` adds a long-form (key, value)
+/// record for variables that only some components have, such as a congestion
+/// controller's internals.
+///
+/// A name alone is not a column, so a publishing site cannot write one:
+///
+/// ```compile_fail
+/// use tcplab_core::{metrics::Collected, Metrics};
+/// Collected::default().put("cwnd", 10u64.into());
+/// ```
+///
+/// ```
+/// use tcplab_core::{metrics::Collected, ColumnDef, Metrics};
+/// const CWND: ColumnDef = ColumnDef::new("cwnd", "B", "congestion window").at_least(0.0);
+/// let mut out = Collected::default();
+/// out.put(&CWND, 10u64.into());
+/// assert_eq!(out.get("cwnd"), Some("10"));
+/// ```
 pub trait Metrics {
-    fn put(&mut self, key: &'static str, value: Value<'_>);
+    fn put(&mut self, column: &'static ColumnDef, value: Value<'_>);
     fn trace(&mut self, _key: &'static str, _value: f64) {}
 }
 
@@ -83,7 +104,7 @@ impl Collected {
 }
 
 impl Metrics for Collected {
-    fn put(&mut self, key: &'static str, value: Value<'_>) {
+    fn put(&mut self, column: &'static ColumnDef, value: Value<'_>) {
         let s = match value {
             Value::Int(Some(v)) => v.to_string(),
             Value::Float(Some(v)) => v.to_string(),
@@ -91,7 +112,7 @@ impl Metrics for Collected {
             Value::Bool(b) => b.to_string(),
             Value::Text(t) => t.to_string(),
         };
-        self.values.push((key, s));
+        self.values.push((column.name, s));
     }
     fn trace(&mut self, key: &'static str, value: f64) {
         self.traces.push((key, value));
@@ -104,10 +125,12 @@ mod tests {
 
     #[test]
     fn collected_keeps_the_latest_value() {
+        const CWND: ColumnDef = ColumnDef::new("cwnd", "B", "a window");
+        const SRTT: ColumnDef = ColumnDef::new("srtt_s", "s", "a time");
         let mut c = Collected::default();
-        c.put("cwnd", 10u64.into());
-        c.put("srtt_s", Value::Float(None));
-        c.put("cwnd", 12u64.into());
+        c.put(&CWND, 10u64.into());
+        c.put(&SRTT, Value::Float(None));
+        c.put(&CWND, 12u64.into());
         c.trace("wave.txtime", 0.5);
         assert_eq!(c.get("cwnd"), Some("12"));
         assert_eq!(c.get("srtt_s"), Some("null"));

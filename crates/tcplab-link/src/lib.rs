@@ -26,6 +26,7 @@ mod opportunities;
 mod params;
 mod pie;
 mod qdisc;
+mod qdisc_columns;
 mod queued;
 mod red;
 mod ring;

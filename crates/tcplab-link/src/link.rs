@@ -27,6 +27,7 @@ use crate::capacity::{Capacity, TraceCursor};
 use crate::counters::LinkCounters;
 use crate::discipline::Discipline;
 use crate::jitter::Jitter;
+use crate::link_columns::{series, summary};
 use crate::loss::{LossModel, LossProcess};
 use crate::params::{LinkParams, QueueLimit};
 use crate::qdisc::Qdisc;
@@ -912,12 +913,12 @@ impl<P: Packet> Link<P> {
     pub fn sample(&mut self, now: Time, out: &mut dyn Metrics) {
         let (qp, qb) = self.queue_len(now);
         let c = self.counters();
-        out.put("queue_pkts", qp.into());
-        out.put("queue_bytes", qb.into());
-        out.put("delivered_bytes", c.delivered_bytes.into());
-        out.put("dropped_queue", c.dropped_queue.into());
-        out.put("dropped_loss", c.dropped_loss.into());
-        out.put("dropped_down", c.dropped_down.into());
+        out.put(&series::QUEUE_PKTS, qp.into());
+        out.put(&series::QUEUE_BYTES, qb.into());
+        out.put(&series::DELIVERED_BYTES, c.delivered_bytes.into());
+        out.put(&series::DROPPED_QUEUE, c.dropped_queue.into());
+        out.put(&series::DROPPED_LOSS, c.dropped_loss.into());
+        out.put(&series::DROPPED_DOWN, c.dropped_down.into());
         if let Some(q) = self.qdisc() {
             q.sample(out);
         }
@@ -927,14 +928,14 @@ impl<P: Packet> Link<P> {
     /// in `link_columns.rs`).
     pub fn summary(&self, out: &mut dyn Metrics) {
         let c = self.counters();
-        out.put("offered_pkts", c.offered_pkts.into());
-        out.put("sent_pkts", c.sent_pkts.into());
-        out.put("sent_bytes", c.sent_bytes.into());
-        out.put("delivered_pkts", c.delivered_pkts.into());
-        out.put("dropped_queue", c.dropped_queue.into());
-        out.put("dropped_loss", c.dropped_loss.into());
-        out.put("dropped_down", c.dropped_down.into());
-        out.put("max_queue_pkts", c.max_queue_pkts.into());
+        out.put(&summary::OFFERED_PKTS, c.offered_pkts.into());
+        out.put(&summary::SENT_PKTS, c.sent_pkts.into());
+        out.put(&summary::SENT_BYTES, c.sent_bytes.into());
+        out.put(&summary::DELIVERED_PKTS, c.delivered_pkts.into());
+        out.put(&summary::DROPPED_QUEUE, c.dropped_queue.into());
+        out.put(&summary::DROPPED_LOSS, c.dropped_loss.into());
+        out.put(&summary::DROPPED_DOWN, c.dropped_down.into());
+        out.put(&summary::MAX_QUEUE_PKTS, c.max_queue_pkts.into());
         if let Some(q) = self.qdisc() {
             q.summary(out);
         }

@@ -2,7 +2,7 @@
 //! ([`Link::summary`](crate::Link::summary)) and of `link_series`
 //! ([`Link::sample`](crate::Link::sample)). The 802.11 cell publishes some of the same
 //! names and names these consts; a queue discipline's columns follow a link's and are
-//! declared in `qdisc.rs`.
+//! declared in `qdisc_columns.rs`.
 
 /// The links table.
 pub mod summary {
@@ -30,20 +30,28 @@ pub mod summary {
     pub const MAX_QUEUE_PKTS: ColumnDef =
         ColumnDef::new("max_queue_pkts", "packets", "longest queue seen").at_least(0.0);
 
+    pub const SENT_PKTS: ColumnDef =
+        ColumnDef::new("sent_pkts", "packets", "packets admitted and transmitted").at_least(0.0);
+    pub const SENT_BYTES: ColumnDef = ColumnDef::new(
+        "sent_bytes",
+        "B",
+        "wire bytes transmitted (headers included)",
+    )
+    .at_least(0.0);
+    pub const DROPPED_LOSS: ColumnDef =
+        ColumnDef::new("dropped_loss", "packets", "drops by the loss model").at_least(0.0);
+    pub const DROPPED_DOWN: ColumnDef =
+        ColumnDef::new("dropped_down", "packets", "packets lost to an outage").at_least(0.0);
+
     /// What [`Link::summary`](crate::Link::summary) writes, in its order.
     pub const ALL: [ColumnDef; 8] = [
         OFFERED_PKTS,
-        ColumnDef::new("sent_pkts", "packets", "packets admitted and transmitted").at_least(0.0),
-        ColumnDef::new(
-            "sent_bytes",
-            "B",
-            "wire bytes transmitted (headers included)",
-        )
-        .at_least(0.0),
+        SENT_PKTS,
+        SENT_BYTES,
         DELIVERED_PKTS,
         DROPPED_QUEUE,
-        ColumnDef::new("dropped_loss", "packets", "drops by the loss model").at_least(0.0),
-        ColumnDef::new("dropped_down", "packets", "packets lost to an outage").at_least(0.0),
+        DROPPED_LOSS,
+        DROPPED_DOWN,
         MAX_QUEUE_PKTS,
     ];
 }
@@ -71,23 +79,28 @@ pub mod series {
     )
     .at_least(0.0);
 
+    pub const QUEUE_BYTES: ColumnDef =
+        ColumnDef::new("queue_bytes", "B", "bytes waiting for the transmitter").at_least(0.0);
+    pub const DROPPED_LOSS: ColumnDef = ColumnDef::new(
+        "dropped_loss",
+        "packets",
+        "loss-model drops so far (cumulative)",
+    )
+    .at_least(0.0);
+    pub const DROPPED_DOWN: ColumnDef = ColumnDef::new(
+        "dropped_down",
+        "packets",
+        "outage drops so far (cumulative)",
+    )
+    .at_least(0.0);
+
     /// What [`Link::sample`](crate::Link::sample) writes, in its order.
     pub const ALL: [ColumnDef; 6] = [
         QUEUE_PKTS,
-        ColumnDef::new("queue_bytes", "B", "bytes waiting for the transmitter").at_least(0.0),
+        QUEUE_BYTES,
         DELIVERED_BYTES,
         DROPPED_QUEUE,
-        ColumnDef::new(
-            "dropped_loss",
-            "packets",
-            "loss-model drops so far (cumulative)",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "dropped_down",
-            "packets",
-            "outage drops so far (cumulative)",
-        )
-        .at_least(0.0),
+        DROPPED_LOSS,
+        DROPPED_DOWN,
     ];
 }

@@ -9,14 +9,14 @@ use tcplab_core::ColumnDef;
 pub fn summary_columns() -> impl Iterator<Item = ColumnDef> {
     crate::link_columns::summary::ALL
         .into_iter()
-        .chain(crate::qdisc::SUMMARY_COLUMNS)
-        .chain(crate::wlan::SUMMARY_COLUMNS)
+        .chain(crate::qdisc_columns::summary::ALL)
+        .chain(crate::wlan::columns::summary::ALL)
 }
 
 /// The `link_series` columns the built-in media publish from `sample`, likewise.
 pub fn series_columns() -> impl Iterator<Item = ColumnDef> {
     crate::link_columns::series::ALL
         .into_iter()
-        .chain(crate::qdisc::SERIES_COLUMNS)
-        .chain(crate::wlan::SERIES_COLUMNS)
+        .chain(crate::qdisc_columns::series::ALL)
+        .chain(crate::wlan::columns::series::ALL)
 }

@@ -14,87 +14,14 @@ use crate::discipline::Discipline;
 use crate::fq_codel::FqCoDel;
 use crate::params::QueueLimit;
 use crate::pie::{Pie, PieParams};
+use crate::qdisc_columns::{series, summary};
 use crate::queued::{Out, QdiscCounters, Queued, Verdict};
 use crate::red::{Red, RedParams};
 use crate::sojourn::SojournHistogram;
 use crate::step::{self, StepParams};
 use crate::Packet;
 use std::collections::VecDeque;
-use tcplab_core::{ColumnDef, Metrics, Rng, Time};
-
-/// The `link_series` columns [`Qdisc::sample`] writes, each discipline its own after the
-/// two every one has.
-pub const SERIES_COLUMNS: [ColumnDef; 7] = [
-    ColumnDef::new(
-        "dropped_aqm",
-        "packets",
-        "discipline: algorithm drops so far (cumulative)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "marked_ce",
-        "packets",
-        "discipline: CE marks so far (cumulative)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "fq_flows_active",
-        "",
-        "FQ-CoDel: flows on the new or old list",
-    )
-    .at_least(0.0),
-    ColumnDef::new("codel_dropping", "", "CoDel: 1 while in its dropping state").within(0.0, 1.0),
-    ColumnDef::new(
-        "codel_count",
-        "",
-        "CoDel: drops in the current (or last) dropping state",
-    )
-    .at_least(0.0),
-    ColumnDef::new("pie_drop_prob", "", "PIE: drop probability").within(0.0, 1.0),
-    ColumnDef::new("red_avg_pkts", "packets", "RED: average queue (EWMA)").at_least(0.0),
-];
-
-/// The links-table columns [`Qdisc::summary`] writes, in its order (the sojourn
-/// percentiles once a packet has left).
-pub const SUMMARY_COLUMNS: [ColumnDef; 6] = [
-    ColumnDef::new(
-        "dropped_limit",
-        "packets",
-        "discipline: drops at the queue's limit (FQ-CoDel: from the fattest flow)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "dropped_aqm",
-        "packets",
-        "discipline: drops by its algorithm (RED/PIE early drops, CoDel dequeue drops)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "marked_ce",
-        "packets",
-        "discipline: ECN-capable packets marked CE instead of dropped",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "sojourn_p50_ms",
-        "ms",
-        "discipline: median time packets waited before transmission (log-linear histogram, \
-         within 3 %)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "sojourn_p95_ms",
-        "ms",
-        "discipline: 95th percentile of that wait",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "sojourn_p99_ms",
-        "ms",
-        "discipline: 99th percentile of that wait",
-    )
-    .at_least(0.0),
-];
+use tcplab_core::{Metrics, Rng, Time};
 
 /// A FIFO of waiting packets and their bytes.
 #[derive(Debug)]
@@ -307,16 +234,16 @@ impl<P: Packet> Qdisc<P> {
 
     /// The discipline's own state, one time-series row.
     pub fn sample(&self, out: &mut dyn Metrics) {
-        out.put("dropped_aqm", self.counters.dropped_aqm.into());
-        out.put("marked_ce", self.counters.marked_ce.into());
+        out.put(&series::DROPPED_AQM, self.counters.dropped_aqm.into());
+        out.put(&series::MARKED_CE, self.counters.marked_ce.into());
         match (&self.fq, &self.algo) {
-            (Some(fq), _) => out.put("fq_flows_active", fq.active_flows().into()),
+            (Some(fq), _) => out.put(&series::FQ_FLOWS_ACTIVE, fq.active_flows().into()),
             (None, Algo::CoDel(_, s)) => {
-                out.put("codel_dropping", u64::from(s.dropping()).into());
-                out.put("codel_count", (s.count() as u64).into());
+                out.put(&series::CODEL_DROPPING, u64::from(s.dropping()).into());
+                out.put(&series::CODEL_COUNT, (s.count() as u64).into());
             }
-            (None, Algo::Pie(_, s)) => out.put("pie_drop_prob", s.drop_prob().into()),
-            (None, Algo::Red(_, s)) => out.put("red_avg_pkts", s.avg().into()),
+            (None, Algo::Pie(_, s)) => out.put(&series::PIE_DROP_PROB, s.drop_prob().into()),
+            (None, Algo::Red(_, s)) => out.put(&series::RED_AVG_PKTS, s.avg().into()),
             (None, Algo::Fifo | Algo::Step(_)) => {}
         }
     }
@@ -324,16 +251,16 @@ impl<P: Packet> Qdisc<P> {
     /// Counters by cause and sojourn percentiles, for the links table.
     pub fn summary(&self, out: &mut dyn Metrics) {
         let c = &self.counters;
-        out.put("dropped_limit", c.dropped_limit.into());
-        out.put("dropped_aqm", c.dropped_aqm.into());
-        out.put("marked_ce", c.marked_ce.into());
-        for (key, q) in [
-            ("sojourn_p50_ms", 0.5),
-            ("sojourn_p95_ms", 0.95),
-            ("sojourn_p99_ms", 0.99),
+        out.put(&summary::DROPPED_LIMIT, c.dropped_limit.into());
+        out.put(&summary::DROPPED_AQM, c.dropped_aqm.into());
+        out.put(&summary::MARKED_CE, c.marked_ce.into());
+        for (column, q) in [
+            (&summary::SOJOURN_P50, 0.5),
+            (&summary::SOJOURN_P95, 0.95),
+            (&summary::SOJOURN_P99, 0.99),
         ] {
             if let Some(d) = self.sojourn.quantile(q) {
-                out.put(key, d.as_millis_f64().into());
+                out.put(column, d.as_millis_f64().into());
             }
         }
     }

@@ -5,7 +5,11 @@
 
 use std::borrow::Cow;
 use tcplab_core::{Metrics, Value};
-use tcplab_scenario::{Data, Table};
+use tcplab_scenario::row_labels::{FLOW, T_S};
+use tcplab_scenario::{Data, FlowOutcome, Table};
+use tcplab_transport::series_columns::{
+    CWND, DELIVERED, IN_FLIGHT, PACING_RATE, RTO, RTT, SRTT, SSTHRESH, STATE,
+};
 
 /// One sample of the simulator's `flow_series` table.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -26,17 +30,17 @@ pub struct FlowSample {
 impl FlowSample {
     pub fn push_to(&self, t: &mut Table) {
         let mut s = t.row();
-        s.put("t_s", self.t_s.into());
-        s.put("flow", u64::from(self.flow).into());
-        s.put("cwnd", self.cwnd.into());
-        s.put("ssthresh", self.ssthresh.into());
-        s.put("srtt_s", self.srtt_s.into());
-        s.put("rtt_s", self.rtt_s.into());
-        s.put("rto_s", self.rto_s.into());
-        s.put("in_flight", self.in_flight.into());
-        s.put("pacing_rate_bps", self.pacing_rate_bps.into());
-        s.put("state", self.state.into());
-        s.put("delivered", self.delivered.into());
+        s.put(&T_S, self.t_s.into());
+        s.put(&FLOW, u64::from(self.flow).into());
+        s.put(&CWND, self.cwnd.into());
+        s.put(&SSTHRESH, self.ssthresh.into());
+        s.put(&SRTT, self.srtt_s.into());
+        s.put(&RTT, self.rtt_s.into());
+        s.put(&RTO, self.rto_s.into());
+        s.put(&IN_FLIGHT, self.in_flight.into());
+        s.put(&PACING_RATE, self.pacing_rate_bps.into());
+        s.put(&STATE, self.state.into());
+        s.put(&DELIVERED, self.delivered.into());
     }
 }
 
@@ -44,17 +48,21 @@ impl FlowSample {
 /// time columns (`t_s`, `start_s`, `completion_s`) by `off` seconds: one flow's tables
 /// into a multi-flow run's.
 pub fn append_flow(to: &mut Table, from: &Table, flow: u32, off: f64) {
-    const SHIFTED: [&str; 3] = ["t_s", "start_s", "completion_s"];
+    let shifted = [
+        T_S.name,
+        FlowOutcome::START.name,
+        FlowOutcome::COMPLETION.name,
+    ];
     for r in 0..from.rows() {
         let mut row = to.row();
         for c in from.columns() {
             let Cow::Borrowed(key) = c.name else { continue };
             let null = c.is_null(r);
             let v = match (&c.data, key) {
-                (_, "flow") => Value::Int(Some(u64::from(flow))),
+                (_, k) if k == FLOW.name => Value::Int(Some(u64::from(flow))),
                 (Data::Int(v), _) => Value::Int((!null).then(|| v[r])),
                 (Data::Float(v), k) => {
-                    let shift = if SHIFTED.contains(&k) { off } else { 0.0 };
+                    let shift = if shifted.contains(&k) { off } else { 0.0 };
                     Value::Float((!null).then(|| v[r] + shift))
                 }
                 (Data::Bool(v), _) => Value::Bool(v[r]),
@@ -62,7 +70,7 @@ pub fn append_flow(to: &mut Table, from: &Table, flow: u32, off: f64) {
                     Value::Text(dict.get(codes[r] as usize).map_or("", String::as_str))
                 }
             };
-            row.put(key, v);
+            row.put_named(key, v);
         }
     }
 }
@@ -72,6 +80,23 @@ mod tests {
     use super::*;
     use tcplab_scenario::row_labels;
     use tcplab_transport::series_columns::{DELIVERED, TCP_SENDER};
+
+    /// One flow's rows join a multi-flow table under its own number, its time columns
+    /// shifted, the others as they were.
+    #[test]
+    fn append_flow_renumbers_and_shifts() {
+        let mut one = Table::default();
+        let mut r = one.row();
+        r.put(&FLOW, 0u64.into());
+        r.put(&FlowOutcome::START, 0.5.into());
+        r.put(&FlowOutcome::GOODPUT, 8.0.into());
+        drop(r);
+        let mut all = Table::default();
+        append_flow(&mut all, &one, 3, 2.0);
+        assert_eq!(all.ints("flow").unwrap(), [3]);
+        assert_eq!(all.floats("start_s").unwrap(), [2.5]);
+        assert_eq!(all.floats("goodput_bps").unwrap(), [8.0]);
+    }
 
     /// A real flow's sample row holds the simulator's `flow_series` columns, as declared
     /// beside the simulated TCP sender's `sample` (so the reference covers it).

@@ -11,6 +11,7 @@ mod coding;
 mod convert;
 mod links;
 mod net;
+mod packet_columns;
 mod parsed;
 mod tables;
 mod units;
@@ -268,7 +269,7 @@ fn columns() -> Vec<(&'static str, Vec<ColumnRow>)> {
         .into_iter()
         .map(|t| (t.table, t.columns.iter().map(row).collect()))
         .collect();
-    tables.push(("packets", net::PACKET_COLUMNS.iter().map(row).collect()));
+    tables.push(("packets", packet_columns::ALL.iter().map(row).collect()));
     tables
 }
 

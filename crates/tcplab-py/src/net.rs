@@ -2,6 +2,7 @@
 //! the UDP driver and the kernel-TCP tool). Results leave as the simulator's tables plus
 //! the emulator's per-packet log.
 
+use crate::packet_columns::{BYTES, DELAY_NS, DIRECTION, ECN, EVENT, LATE_NS, T_S};
 use crate::{convert, guard, to_py_err, ScenarioError};
 use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use arrow_pyarrow::ToPyArrow;
@@ -14,7 +15,6 @@ use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tcplab_core::ColumnDef;
 use tcplab_core::{units, Dur};
 use tcplab_net::emu::{self, EmuConfig, EmuResults};
 use tcplab_net::udp::{self, InputCounters, LoopStats, RecvOptions, SendOptions};
@@ -53,81 +53,41 @@ fn emulation_scenario(
     emu::emulation_scenario(&table, source).map_err(|e| to_py_err(SimError::Config(e)))
 }
 
-/// The emulator's packet log (`tcplab emulate`), one row per event: its columns, in the
-/// order [`packets_batch`] writes them.
-pub(crate) const PACKET_COLUMNS: [ColumnDef; 7] = [
-    ColumnDef::new(
-        "t_s",
-        "s",
-        "wall-clock time of the event since the emulation started",
-    )
-    .at_least(0.0),
-    ColumnDef::new("direction", "", "`fwd` (namespace → host) or `rev`"),
-    ColumnDef::new(
-        "event",
-        "",
-        "`arrive`, `depart`, `drop_queue` (full queue or the discipline's drop), \
-         `drop_loss`, `drop_down` or `drop_write`",
-    ),
-    ColumnDef::new("bytes", "B", "IP packet length").at_least(0.0),
-    ColumnDef::new(
-        "delay_ns",
-        "ns",
-        "departures: time from arrival to departure (queue + serialisation + propagation); \
-         else 0",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "late_ns",
-        "ns",
-        "departures: how late the packet left after the time the link model gave it (the \
-         emulator's own error); else 0",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "ecn",
-        "",
-        "the packet's IP ECN field at the event: `not-ect`, `ect1`, `ect0` or `ce` (a \
-         departure shows the queue discipline's mark); empty when the packet is not at hand",
-    ),
-];
-
 fn packets_batch(r: &EmuResults) -> PyResult<RecordBatch> {
     let p = &r.packets;
     let dirs = ["fwd", "rev"];
     let cols: Vec<(&str, ArrayRef)> = vec![
         (
-            "t_s",
+            T_S.name,
             Arc::new(arrow_array::Float64Array::from_iter_values(
                 p.t_ns.iter().map(|&t| t as f64 / 1e9),
             )),
         ),
         (
-            "direction",
+            DIRECTION.name,
             Arc::new(StringArray::from_iter_values(
                 p.direction.iter().map(|&d| dirs[d as usize]),
             )),
         ),
         (
-            "event",
+            EVENT.name,
             Arc::new(StringArray::from_iter_values(
                 p.event.iter().map(|e| e.name()),
             )),
         ),
-        ("bytes", Arc::new(UInt32Array::from(p.bytes.clone()))),
-        ("delay_ns", Arc::new(UInt64Array::from(p.delay_ns.clone()))),
-        ("late_ns", Arc::new(UInt64Array::from(p.late_ns.clone()))),
+        (BYTES.name, Arc::new(UInt32Array::from(p.bytes.clone()))),
         (
-            "ecn",
+            DELAY_NS.name,
+            Arc::new(UInt64Array::from(p.delay_ns.clone())),
+        ),
+        (LATE_NS.name, Arc::new(UInt64Array::from(p.late_ns.clone()))),
+        (
+            ECN.name,
             Arc::new(StringArray::from_iter(
                 p.ecn.iter().map(|&e| emu::ecn_name(e)),
             )),
         ),
     ];
-    debug_assert!(cols
-        .iter()
-        .map(|c| c.0)
-        .eq(PACKET_COLUMNS.iter().map(|c| c.name)));
     RecordBatch::try_from_iter(cols)
         .map_err(|e| PyRuntimeError::new_err(format!("building the packet log: {e}")))
 }

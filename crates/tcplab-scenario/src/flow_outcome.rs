@@ -31,55 +31,74 @@ pub struct FlowOutcome<'a> {
 }
 
 impl FlowOutcome<'_> {
+    pub const FLOW: ColumnDef =
+        ColumnDef::new("flow", "", "flow index, in scenario order").at_least(0.0);
+    pub const NAME: ColumnDef =
+        ColumnDef::new("name", "", "flow name (`name` key, default `flowN`)");
+    pub const TRANSPORT: ColumnDef = ColumnDef::new(
+        "transport",
+        "",
+        "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a registered transport",
+    );
+    pub const CC: ColumnDef = ColumnDef::new("cc", "", "congestion controller (TCP flows)");
+    pub const STACK: ColumnDef = ColumnDef::new(
+        "stack",
+        "",
+        "TCP flows: the `stack` profile (`linux`, the default; `ns3`, `rfc`; `tcplab` for \
+         tcplab's own defaults)",
+    );
+    pub const BYTES_TARGET: ColumnDef = ColumnDef::new(
+        "bytes_target",
+        "B",
+        "bytes the application was to write (null: unlimited)",
+    )
+    .at_least(0.0);
+    pub const BYTES_WRITTEN: ColumnDef =
+        ColumnDef::new("bytes_written", "B", "bytes the application wrote").at_least(0.0);
+    pub const BYTES_DELIVERED: ColumnDef = ColumnDef::new(
+        "bytes_delivered",
+        "B",
+        "bytes the receiver delivered in order",
+    )
+    .at_least(0.0);
+    pub const START: ColumnDef =
+        ColumnDef::new("start_s", "s", "when the application started writing").at_least(0.0);
+    pub const COMPLETION: ColumnDef = ColumnDef::new(
+        "completion_s",
+        "s",
+        "when the last byte was delivered (null: not completed)",
+    )
+    .at_least(0.0);
+    pub const COMPLETED: ColumnDef =
+        ColumnDef::new("completed", "", "delivered == written == target");
+    pub const FINISHED: ColumnDef = ColumnDef::new(
+        "finished_s",
+        "s",
+        "when the source finished (all data acknowledged)",
+    )
+    .at_least(0.0);
+    pub const GOODPUT: ColumnDef = ColumnDef::new(
+        "goodput_bps",
+        "bit/s",
+        "bytes delivered × 8 / (end − start)",
+    )
+    .at_least(0.0);
+
     /// The columns [`FlowOutcome::publish`] writes, in its order: unit, meaning, range.
     pub const COLUMNS: [ColumnDef; 13] = [
-        ColumnDef::new("flow", "", "flow index, in scenario order").at_least(0.0),
-        ColumnDef::new("name", "", "flow name (`name` key, default `flowN`)"),
-        ColumnDef::new(
-            "transport",
-            "",
-            "`tcp`, `datagram`, `tcp-nc`, `tcp-forward` or a registered transport",
-        ),
-        ColumnDef::new("cc", "", "congestion controller (TCP flows)"),
-        ColumnDef::new(
-            "stack",
-            "",
-            "TCP flows: the `stack` profile (`linux`, the default; `ns3`, `rfc`; `tcplab` for \
-             tcplab's own defaults)",
-        ),
-        ColumnDef::new(
-            "bytes_target",
-            "B",
-            "bytes the application was to write (null: unlimited)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("bytes_written", "B", "bytes the application wrote").at_least(0.0),
-        ColumnDef::new(
-            "bytes_delivered",
-            "B",
-            "bytes the receiver delivered in order",
-        )
-        .at_least(0.0),
-        ColumnDef::new("start_s", "s", "when the application started writing").at_least(0.0),
-        ColumnDef::new(
-            "completion_s",
-            "s",
-            "when the last byte was delivered (null: not completed)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("completed", "", "delivered == written == target"),
-        ColumnDef::new(
-            "finished_s",
-            "s",
-            "when the source finished (all data acknowledged)",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "goodput_bps",
-            "bit/s",
-            "bytes delivered × 8 / (end − start)",
-        )
-        .at_least(0.0),
+        Self::FLOW,
+        Self::NAME,
+        Self::TRANSPORT,
+        Self::CC,
+        Self::STACK,
+        Self::BYTES_TARGET,
+        Self::BYTES_WRITTEN,
+        Self::BYTES_DELIVERED,
+        Self::START,
+        Self::COMPLETION,
+        Self::COMPLETED,
+        Self::FINISHED,
+        Self::GOODPUT,
     ];
 }
 
@@ -99,23 +118,23 @@ impl<'a> FlowOutcome<'a> {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, row: &mut dyn Metrics) {
-        row.put("flow", self.flow.into());
-        row.put("name", self.name.into());
-        row.put("transport", self.transport.into());
+        row.put(&Self::FLOW, self.flow.into());
+        row.put(&Self::NAME, self.name.into());
+        row.put(&Self::TRANSPORT, self.transport.into());
         if let Some(cc) = self.cc {
-            row.put("cc", cc.into());
+            row.put(&Self::CC, cc.into());
         }
         if let Some(stack) = self.stack {
-            row.put("stack", stack.into());
+            row.put(&Self::STACK, stack.into());
         }
-        row.put("bytes_target", self.bytes_target.into());
-        row.put("bytes_written", self.bytes_written.into());
-        row.put("bytes_delivered", self.bytes_delivered.into());
-        row.put("start_s", self.start_s.into());
-        row.put("completion_s", self.completion_s.into());
-        row.put("completed", self.completed.into());
-        row.put("finished_s", self.finished_s.into());
-        row.put("goodput_bps", self.goodput_bps.into());
+        row.put(&Self::BYTES_TARGET, self.bytes_target.into());
+        row.put(&Self::BYTES_WRITTEN, self.bytes_written.into());
+        row.put(&Self::BYTES_DELIVERED, self.bytes_delivered.into());
+        row.put(&Self::START, self.start_s.into());
+        row.put(&Self::COMPLETION, self.completion_s.into());
+        row.put(&Self::COMPLETED, self.completed.into());
+        row.put(&Self::FINISHED, self.finished_s.into());
+        row.put(&Self::GOODPUT, self.goodput_bps.into());
     }
 }
 

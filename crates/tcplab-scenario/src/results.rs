@@ -1,14 +1,15 @@
 //! Tidy, columnar results: one row per flow, per link direction, per sample.
 //!
 //! Tables are built from what components publish through [`tcplab_core::Metrics`]: a
-//! column appears the first time a component names it, with nulls in the rows of
+//! column appears the first time a component publishes into it, with nulls in the rows of
 //! components that do not have it. The Python layer moves the column vectors into Arrow
 //! arrays without copying. The scenario name, seed and replication are kept once in
 //! [`RunInfo`] and broadcast to every row when tables are exported.
 
+use crate::row_labels::{FLOW, KEY, T_S, VALUE};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use tcplab_core::{Metrics, Value};
+use tcplab_core::{ColumnDef, Metrics, Value};
 
 /// Identifies a run; stamped on every row of every table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -183,11 +184,20 @@ impl Data {
 
 /// One named column; `nulls[i]` marks row `i` as missing (the vector is empty while no
 /// row is).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Column {
     pub name: Cow<'static, str>,
     pub data: Data,
     pub nulls: Vec<bool>,
+    /// The address of the declaration last published into it (0: none), which
+    /// [`Table::put`] compares first: one word instead of the name.
+    def: usize,
+}
+
+impl PartialEq for Column {
+    fn eq(&self, other: &Column) -> bool {
+        (&self.name, &self.data, &self.nulls) == (&other.name, &other.data, &other.nulls)
+    }
 }
 
 impl Column {
@@ -373,7 +383,7 @@ impl Table {
     }
 
     fn find(&mut self, key: &str) -> Option<usize> {
-        // Keys are string literals, so the name is usually the very same bytes: compare
+        // Names come from declarations (static), so usually the very same bytes: compare
         // the pointers before the contents. The cursor's column is the usual answer.
         let same = |c: &Column| {
             let name: &str = &c.name;
@@ -391,13 +401,15 @@ impl Table {
         Some(i)
     }
 
-    /// Publishes `v` under `key` in the open row. Inline, the usual case: the cursor is
-    /// at `key`'s column, which takes `v` as this row's value.
+    /// Publishes `v` in `column` of the open row. Inline, the usual case: the cursor is
+    /// at the column this declaration was last published into, which takes `v` as this
+    /// row's value.
     #[inline]
-    fn put(&mut self, key: &'static str, v: &Value<'_>) {
+    fn put(&mut self, column: &'static ColumnDef, v: &Value<'_>) {
         let (i, row) = (self.cursor, self.rows);
+        let def = column as *const ColumnDef as usize;
         if let Some(c) = self.columns.get_mut(i) {
-            if std::ptr::eq(&*c.name, key) && !self.declaring && c.data.push_as(row, v) {
+            if c.def == def && !self.declaring && c.data.push_as(row, v) {
                 self.cursor = if i + 1 == self.columns.len() {
                     0
                 } else {
@@ -407,21 +419,28 @@ impl Table {
                 return;
             }
         }
-        self.put_any(key, v);
+        self.put_any(column.name, def, v);
     }
 
-    /// [`Table::put`] in every case: a new column, a null, a value of another type, a
-    /// second value for the row, a declaration.
+    /// [`Table::put`] in every case (`def`: the declaration's address, 0 for a name
+    /// alone): a new column, a null, a value of another type, a second value for the
+    /// row, a declaration.
     #[inline(never)]
-    fn put_any(&mut self, key: &'static str, v: &Value<'_>) {
+    fn put_any(&mut self, key: &'static str, def: usize, v: &Value<'_>) {
         let row = self.rows;
         let i = match self.find(key) {
-            Some(i) => i,
+            Some(i) => {
+                if def != 0 {
+                    self.columns[i].def = def;
+                }
+                i
+            }
             None => {
                 let mut c = Column {
                     name: Cow::Borrowed(key),
                     data: Data::for_value(v),
                     nulls: Vec::new(),
+                    def,
                 };
                 for r in 0..row {
                     c.data.push_null();
@@ -469,16 +488,18 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// A value under a name known only at run time (e.g. a flow's name).
-    pub fn put_owned(&mut self, key: &'static str, v: Value<'_>) {
-        self.t.put(key, &v);
+    /// A value under a column name read from another table (a driver copying rows
+    /// between tables). Components publish through [`Metrics::put`], naming the
+    /// column's declaration.
+    pub fn put_named(&mut self, name: &'static str, v: Value<'_>) {
+        self.t.put_any(name, 0, &v);
     }
 }
 
 impl Metrics for Row<'_> {
     #[inline]
-    fn put(&mut self, key: &'static str, v: Value<'_>) {
-        self.t.put(key, &v);
+    fn put(&mut self, column: &'static ColumnDef, v: Value<'_>) {
+        self.t.put(column, &v);
     }
 }
 
@@ -514,21 +535,22 @@ impl Trace {
         for k in &self.key {
             key.push(&Value::Text(k));
         }
-        let col = |name: &'static str, data| Column {
-            name: Cow::Borrowed(name),
+        let col = |c: &'static ColumnDef, data| Column {
+            name: Cow::Borrowed(c.name),
             data,
             nulls: Vec::new(),
+            def: c as *const ColumnDef as usize,
         };
         Table {
             rows: self.t_s.len(),
             columns: vec![
-                col("t_s", Data::Float(self.t_s.clone())),
+                col(&T_S, Data::Float(self.t_s.clone())),
                 col(
-                    "flow",
+                    &FLOW,
                     Data::Int(self.flow.iter().map(|&f| f as u64).collect()),
                 ),
-                col("key", key),
-                col("value", Data::Float(self.value.clone())),
+                col(&KEY, key),
+                col(&VALUE, Data::Float(self.value.clone())),
             ],
             cursor: 0,
             declaring: false,
@@ -677,6 +699,11 @@ impl std::hash::Hasher for WordHash {
 mod tests {
     use super::*;
 
+    /// A column of a table under test.
+    fn col(name: &'static str) -> &'static ColumnDef {
+        Box::leak(Box::new(ColumnDef::new(name, "", "a test column")))
+    }
+
     #[test]
     fn a_label_is_known_by_its_bytes_not_by_the_guess() {
         let mut l = Labels::default();
@@ -708,14 +735,14 @@ mod tests {
         let mut t = Table::default();
         for i in 0..50u64 {
             let mut r = t.row();
-            r.put("i", i.into());
+            r.put(col("i"), i.into());
             if i % 3 != 0 {
-                r.put("f", (i as f64 / 7.0).into());
+                r.put(col("f"), (i as f64 / 7.0).into());
             }
-            r.put("b", (i % 2 == 0).into());
+            r.put(col("b"), (i % 2 == 0).into());
             let s = format!("n{}", i % 5);
-            r.put_owned("s", s.as_str().into());
-            r.put("o", Value::Int((i % 4 != 1).then_some(i * i)));
+            r.put(col("s"), s.as_str().into());
+            r.put(col("o"), Value::Int((i % 4 != 1).then_some(i * i)));
         }
         let want: Vec<u64> = t.columns().iter().map(Column::digest).collect();
         assert_eq!(want.len(), 5);
@@ -732,18 +759,18 @@ mod tests {
         let mut t = Table::default();
         {
             let mut r = t.row();
-            r.put("a", 1u64.into());
+            r.put(col("a"), 1u64.into());
         }
         {
             let mut r = t.row();
-            r.put("a", 2u64.into());
-            r.put("b", 0.5.into());
-            r.put("s", "x".into());
+            r.put(col("a"), 2u64.into());
+            r.put(col("b"), 0.5.into());
+            r.put(col("s"), "x".into());
         }
         {
             let mut r = t.row();
-            r.put("s", "y".into());
-            r.put("a", Value::Int(None));
+            r.put(col("s"), "y".into());
+            r.put(col("a"), Value::Int(None));
         }
         assert_eq!(t.rows(), 3);
         assert_eq!(t.opt_ints("a").unwrap(), vec![Some(1), Some(2), None]);
@@ -752,15 +779,37 @@ mod tests {
         assert!(t.column("s").unwrap().is_null(0));
     }
 
+    /// `put` recognises a column by its declaration's address, and by its name when
+    /// another declaration (or a name alone) publishes into it.
+    #[test]
+    fn a_column_is_one_column_whatever_names_it() {
+        const A: ColumnDef = ColumnDef::new("a", "", "a test column");
+        const B: ColumnDef = ColumnDef::new("b", "", "a test column");
+        let mut t = Table::default();
+        for i in 0..6u64 {
+            let mut r = t.row();
+            match i % 3 {
+                0 => r.put(&A, i.into()),
+                1 => r.put(col("a"), i.into()),
+                _ => r.put_named("a", Value::Int(Some(i))),
+            }
+            r.put(&B, (10 * i).into());
+        }
+        let names: Vec<&str> = t.columns().iter().map(|c| &*c.name).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(t.ints("a").unwrap(), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(t.ints("b").unwrap(), [0, 10, 20, 30, 40, 50]);
+    }
+
     #[test]
     fn digest_depends_on_values_not_on_widths() {
         let mut a = Table::default();
-        a.row().put("n", 7u32.into());
+        a.row().put(col("n"), 7u32.into());
         let mut b = Table::default();
-        b.row().put("n", 7u64.into());
+        b.row().put(col("n"), 7u64.into());
         assert_eq!(a.columns()[0].digest(), b.columns()[0].digest());
         let mut c = Table::default();
-        c.row().put("n", Value::Int(None));
+        c.row().put(col("n"), Value::Int(None));
         assert_ne!(a.columns()[0].digest(), c.columns()[0].digest());
     }
 }

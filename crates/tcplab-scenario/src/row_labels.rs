@@ -22,18 +22,18 @@ pub const LINKS: [ColumnDef; 2] = [LINK, DIRECTION];
 pub const FLOW_SERIES: [ColumnDef; 2] = [T_S, FLOW];
 /// Before a link direction's values in `link_series`.
 pub const LINK_SERIES: [ColumnDef; 3] = [T_S, LINK, DIRECTION];
+
+/// A controller trace record: the variable, and its value.
+pub const KEY: ColumnDef = ColumnDef::new(
+    "key",
+    "",
+    "controller variable (see docs/scenarios.md per controller)",
+);
+pub const VALUE: ColumnDef = ColumnDef::new(
+    "value",
+    "",
+    "its value, in the unit its name gives (`_s` seconds, `_bps`...)",
+);
+
 /// The controller trace's columns ([`Trace`](crate::Trace)), in order.
-pub const CC_TRACE: [ColumnDef; 4] = [
-    T_S,
-    FLOW,
-    ColumnDef::new(
-        "key",
-        "",
-        "controller variable (see docs/scenarios.md per controller)",
-    ),
-    ColumnDef::new(
-        "value",
-        "",
-        "its value, in the unit its name gives (`_s` seconds, `_bps`...)",
-    ),
-];
+pub const CC_TRACE: [ColumnDef; 4] = [T_S, FLOW, KEY, VALUE];

@@ -170,11 +170,13 @@ impl SeriesBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcplab_core::Metrics;
+    use tcplab_core::{ColumnDef, Metrics};
+
+    const K: ColumnDef = ColumnDef::new("k", "", "the sample's number");
 
     fn sample(b: &mut SeriesBudget, res: &mut Results, k: u64) {
         let mut row = res.flow_series.row();
-        row.put("k", k.into());
+        row.put(&K, k.into());
         drop(row);
         b.record(k, res);
     }

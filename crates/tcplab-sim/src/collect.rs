@@ -4,36 +4,42 @@
 use crate::flow::{Flow, SINK, SOURCE};
 use crate::media::Wiring;
 use tcplab_core::{ColumnDef, Metrics, Time};
+use tcplab_scenario::row_labels::{DIRECTION, LINK};
 use tcplab_scenario::{goodput_bps, FlowOutcome, Results, Scenario};
 use tcplab_transport::{Endpoint, Violation};
+
+pub const PACKETS_SENT: ColumnDef = ColumnDef::new(
+    "packets_sent",
+    "packets",
+    "packets the source sent (incl. retransmissions)",
+)
+.at_least(0.0);
+pub const PACKETS_DELIVERED: ColumnDef = ColumnDef::new(
+    "packets_delivered",
+    "packets",
+    "source packets that reached the sink",
+)
+.at_least(0.0);
+pub const PACKETS_LOST: ColumnDef = ColumnDef::new(
+    "packets_lost",
+    "packets",
+    "source packets dropped on the way",
+)
+.at_least(0.0);
+pub const PACKETS_IN_FLIGHT: ColumnDef = ColumnDef::new(
+    "packets_in_flight",
+    "packets",
+    "source packets still in the network at the end",
+)
+.at_least(0.0);
 
 /// The flows-table columns [`collect`] writes between a flow's outcome and its
 /// endpoints' summaries: its source's packets as the links saw them.
 pub const PACKET_COUNTS: [ColumnDef; 4] = [
-    ColumnDef::new(
-        "packets_sent",
-        "packets",
-        "packets the source sent (incl. retransmissions)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "packets_delivered",
-        "packets",
-        "source packets that reached the sink",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "packets_lost",
-        "packets",
-        "source packets dropped on the way",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "packets_in_flight",
-        "packets",
-        "source packets still in the network at the end",
-    )
-    .at_least(0.0),
+    PACKETS_SENT,
+    PACKETS_DELIVERED,
+    PACKETS_LOST,
+    PACKETS_IN_FLIGHT,
 ];
 
 /// What the sink delivered must match what the source sent: never more, and for a
@@ -96,18 +102,18 @@ pub(crate) fn collect(
             ..FlowOutcome::new(i as u32, spec)
         }
         .publish(&mut row);
-        row.put("packets_sent", c.sent.into());
-        row.put("packets_delivered", c.delivered.into());
-        row.put("packets_lost", c.dropped.into());
-        row.put("packets_in_flight", c.in_network().into());
+        row.put(&PACKETS_SENT, c.sent.into());
+        row.put(&PACKETS_DELIVERED, c.delivered.into());
+        row.put(&PACKETS_LOST, c.dropped.into());
+        row.put(&PACKETS_IN_FLIGHT, c.in_network().into());
         fl.ends[SOURCE].summary(&mut row);
         fl.ends[SINK].summary(&mut row);
     }
     for ch in &wiring.rows {
         let mut row = res.links.row();
         let (link, direction) = ch.names(sc);
-        row.put("link", link.into());
-        row.put("direction", direction.into());
+        row.put(&LINK, link.into());
+        row.put(&DIRECTION, direction.into());
         wiring.media[ch.medium as usize].summary(ch.channel as usize, &mut row);
     }
 }

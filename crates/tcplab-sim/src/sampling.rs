@@ -8,7 +8,8 @@
 use crate::budget::{SeriesBudget, FINAL};
 use crate::flow::{Flow, SINK, SOURCE};
 use crate::media::Wiring;
-use tcplab_core::{Metrics, Time, Value};
+use tcplab_core::{ColumnDef, Metrics, Time, Value};
+use tcplab_scenario::row_labels::{DIRECTION, FLOW, LINK, T_S};
 use tcplab_scenario::{Results, Row, Trace};
 use tcplab_scenario::{Sampling, Scenario};
 use tcplab_transport::{AnyEndpoint, Endpoint};
@@ -103,8 +104,8 @@ fn flow_row(res: &mut Results, now: Time, flow: usize, ends: &[AnyEndpoint; 2]) 
         t,
         flow: flow as u32,
     };
-    s.put("t_s", t.into());
-    s.put("flow", (flow as u64).into());
+    s.put(&T_S, t.into());
+    s.put(&FLOW, (flow as u64).into());
     ends[SOURCE].sample(&mut s);
     ends[SINK].sample(&mut s);
 }
@@ -113,10 +114,10 @@ fn link_rows(res: &mut Results, now: Time, sc: &Scenario, wiring: &mut Wiring) {
     let t = now.as_secs_f64();
     for ch in &wiring.rows {
         let mut row = res.link_series.row();
-        row.put("t_s", t.into());
+        row.put(&T_S, t.into());
         let (link, direction) = ch.names(sc);
-        row.put("link", link.into());
-        row.put("direction", direction.into());
+        row.put(&LINK, link.into());
+        row.put(&DIRECTION, direction.into());
         wiring.media[ch.medium as usize].sample(ch.channel as usize, now, &mut row);
     }
 }
@@ -131,8 +132,8 @@ struct FlowSample<'a> {
 
 impl Metrics for FlowSample<'_> {
     #[inline]
-    fn put(&mut self, key: &'static str, v: Value<'_>) {
-        self.row.put(key, v);
+    fn put(&mut self, column: &'static ColumnDef, v: Value<'_>) {
+        self.row.put(column, v);
     }
     fn trace(&mut self, key: &'static str, v: f64) {
         let tr = &mut *self.trace;

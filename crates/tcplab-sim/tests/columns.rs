@@ -116,3 +116,90 @@ fn a_shared_column_is_listed_once() {
     assert!(flows.get("acks_sent").is_some() && flows.get("delivered").is_none());
     assert!(declared[2].get("delivered").is_some());
 }
+
+/// The Rust sources under `crates/` (each file's code before its `#[cfg(test)]` module,
+/// without comments, so tests' and examples' own columns do not count), with their paths. The Python binding's own
+/// `packets` table is not the simulator's and is left out.
+fn library_sources() -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            if path.is_dir() {
+                if !matches!(name, "target" | "tests" | "benches" | "tcplab-py") {
+                    walk(&path, out);
+                }
+            } else if name.ends_with(".rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code: String = text
+                    .split("#[cfg(test)]")
+                    .next()
+                    .unwrap()
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .flat_map(|l| [l, "\n"])
+                    .collect();
+                out.push((path.display().to_string(), code));
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")),
+        &mut out,
+    );
+    assert!(out.len() > 100, "found the crates' sources");
+    out
+}
+
+/// The string literal that starts `rest` (after white space), if one does.
+fn literal(rest: &str) -> Option<&str> {
+    let rest = rest.trim_start().strip_prefix('"')?;
+    Some(&rest[..rest.find('"')?])
+}
+
+/// Each column's name is written once, in its declaration: one `ColumnDef::new` per
+/// distinct definition in the reference (a name two tables use, such as `t_s`, is one
+/// const or one declaration per table). Components publish through
+/// `Metrics::put(&ColumnDef, ..)`, which takes no name; the one call that takes a name,
+/// `Row::put_named` (copying rows between tables), must not be given a literal.
+#[test]
+fn each_column_name_is_written_once() {
+    let mut definitions: Vec<tcplab_core::ColumnDef> = vec![];
+    for t in columns() {
+        for c in t.columns {
+            if !definitions.contains(&c) {
+                definitions.push(c);
+            }
+        }
+    }
+    let mut declared: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    let sources = library_sources();
+    for (path, code) in &sources {
+        for (i, _) in code.match_indices("ColumnDef::new(") {
+            let name = literal(&code[i + "ColumnDef::new(".len()..])
+                .unwrap_or_else(|| panic!("{path}: a ColumnDef::new without a literal name"));
+            declared.entry(name).or_default().push(path.clone());
+        }
+        for (i, _) in code.match_indices(".put_named(") {
+            assert!(
+                literal(&code[i + ".put_named(".len()..]).is_none(),
+                "{path}: put_named with a literal column name; declare the column \
+                 (ColumnDef) and publish with Metrics::put"
+            );
+        }
+    }
+    for (name, places) in &declared {
+        let n = definitions.iter().filter(|c| c.name == *name).count();
+        assert_eq!(
+            places.len(),
+            n,
+            "column `{name}`: {} declarations ({places:?}) for {n} definitions in the \
+             reference; name the existing const instead of declaring it again",
+            places.len()
+        );
+    }
+    for c in &definitions {
+        assert!(declared.contains_key(c.name), "{} is declared", c.name);
+    }
+}

@@ -12,22 +12,27 @@ pub struct Retransmissions {
 }
 
 impl Retransmissions {
+    pub const SEGMENTS_SENT: ColumnDef = ColumnDef::new(
+        "segments_sent",
+        "segments",
+        "TCP segments sent, retransmissions included",
+    )
+    .at_least(0.0);
+    pub const RETRANSMITTED_SEGMENTS: ColumnDef = ColumnDef::new(
+        "retransmitted_segments",
+        "segments",
+        "TCP segments sent again",
+    )
+    .at_least(0.0);
+    pub const RETRANSMISSION_RATIO: ColumnDef =
+        ColumnDef::new("retransmission_ratio", "", "retransmitted / sent segments")
+            .within(0.0, 1.0);
+
     /// The columns [`Retransmissions::publish`] writes, in its order: unit, meaning, range.
     pub const COLUMNS: [ColumnDef; 3] = [
-        ColumnDef::new(
-            "segments_sent",
-            "segments",
-            "TCP segments sent, retransmissions included",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "retransmitted_segments",
-            "segments",
-            "TCP segments sent again",
-        )
-        .at_least(0.0),
-        ColumnDef::new("retransmission_ratio", "", "retransmitted / sent segments")
-            .within(0.0, 1.0),
+        Self::SEGMENTS_SENT,
+        Self::RETRANSMITTED_SEGMENTS,
+        Self::RETRANSMISSION_RATIO,
     ];
 
     /// Retransmitted over sent segments (0 when none was sent).
@@ -41,8 +46,11 @@ impl Retransmissions {
 
     /// `segments_sent`, `retransmitted_segments` and `retransmission_ratio`.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("segments_sent", self.segments_sent.into());
-        out.put("retransmitted_segments", self.retransmitted_segments.into());
-        out.put("retransmission_ratio", self.ratio().into());
+        out.put(&Self::SEGMENTS_SENT, self.segments_sent.into());
+        out.put(
+            &Self::RETRANSMITTED_SEGMENTS,
+            self.retransmitted_segments.into(),
+        );
+        out.put(&Self::RETRANSMISSION_RATIO, self.ratio().into());
     }
 }

@@ -5,12 +5,10 @@ use tcplab_core::metrics::Collected;
 use tcplab_core::Metrics;
 use tcplab_core::{Dur, Rng};
 use tcplab_transport::cc::CcParams;
-use tcplab_transport::coded::{DecodeStats, PayloadPorts};
+use tcplab_transport::coded::{CodedSinkSummary, DecodeStats, PayloadPorts};
 use tcplab_transport::datagram::{DatagramSpec, DatagramSummary, Pattern};
-use tcplab_transport::forward::{
-    ForwardParams, ForwardSinkSummary, ForwardSourceSummary, ForwardSpec,
-};
-use tcplab_transport::nc::{NcParams, NcSinkSummary, NcSourceSummary, NcSpec};
+use tcplab_transport::forward::{ForwardParams, ForwardSourceSummary, ForwardSpec};
+use tcplab_transport::nc::{NcParams, NcSourceSummary, NcSpec};
 use tcplab_transport::stopwait::{StopWaitSpec, StopWaitSummary};
 use tcplab_transport::tack::{TackConfig, TackReceiverSummary, TackSenderSummary, TackSpec};
 use tcplab_transport::tcp::{ReceiverConfig, SenderConfig};
@@ -84,10 +82,11 @@ fn each_end_publishes_its_summary_struct() {
     })));
     let nc = keys(|out| NcSourceSummary::default().publish(out));
     assert_eq!(src, concat(tcp_cols.clone(), nc));
-    let nc_sink = NcSinkSummary {
+    let nc_sink = CodedSinkSummary {
         acks_sent: 0,
         symbols_received: 0,
-        innovative_symbols: 0,
+        innovative_symbols: Some(0),
+        redundant_symbols: 0,
         decode: &decode,
         decode_busy_s: 0.0,
     };
@@ -104,9 +103,10 @@ fn each_end_publishes_its_summary_struct() {
         src,
         keys(|out| ForwardSourceSummary::default().publish(out))
     );
-    let fwd_sink = ForwardSinkSummary {
+    let fwd_sink = CodedSinkSummary {
         acks_sent: 0,
         symbols_received: 0,
+        innovative_symbols: None,
         redundant_symbols: 0,
         decode: &decode,
         decode_busy_s: 0.0,

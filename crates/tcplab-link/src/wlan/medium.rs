@@ -29,6 +29,7 @@
 //! MPDUs arrive in sequence and a buffer would never hold one: the cell then skips the
 //! buffers, and results are those of a cell without them.
 
+use super::columns::{series, summary};
 use super::minstrel::{Minstrel, PERFECT_BYTES};
 use super::nist::{self, Modulation};
 use super::params::WlanParams;
@@ -36,11 +37,10 @@ use super::phy::Phy;
 use super::reorder::{Reorder, Verdict};
 use super::station::{Frame, Station, StationCounters};
 use crate::admit::Admit;
-use crate::link_columns::{series, summary};
 use crate::medium::{Delivery, Medium, Port};
 use crate::Packet;
 use std::collections::VecDeque;
-use tcplab_core::{ColumnDef, Dur, Metrics, Rng, Time};
+use tcplab_core::{Dur, Metrics, Rng, Time};
 
 /// A-MPDU subframe delimiter.
 const DELIMITER: u64 = 4;
@@ -64,101 +64,6 @@ struct Arrival<P> {
     seq: u64,
     pkt: Option<P>,
 }
-
-/// The links-table columns a cell's channel (one per node) publishes, in its order.
-pub const SUMMARY_COLUMNS: [ColumnDef; 21] = [
-    summary::OFFERED_PKTS,
-    summary::DELIVERED_PKTS,
-    ColumnDef::new(
-        "delivered_bytes",
-        "B",
-        "WLAN: wire bytes of the node's packets that reached their recipient",
-    )
-    .at_least(0.0),
-    summary::DROPPED_QUEUE,
-    ColumnDef::new(
-        "dropped_retry",
-        "packets",
-        "WLAN: frames dropped after the retry limit",
-    )
-    .at_least(0.0),
-    summary::MAX_QUEUE_PKTS,
-    ColumnDef::new(
-        "tx_attempts",
-        "",
-        "WLAN: channel accesses (transmissions incl. collided)",
-    )
-    .at_least(0.0),
-    ColumnDef::new("collisions", "", "WLAN: accesses that collided").at_least(0.0),
-    ColumnDef::new("mpdus_sent", "frames", "WLAN: MPDUs transmitted").at_least(0.0),
-    ColumnDef::new("retries", "", "WLAN: retransmitted frames").at_least(0.0),
-    ColumnDef::new(
-        "mpdu_errors",
-        "frames",
-        "WLAN: MPDUs lost to frame errors (PER)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "reorder_held",
-        "frames",
-        "WLAN: the node's MPDUs the recipient's Block Ack reordering buffer held behind a gap",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "reorder_late",
-        "packets",
-        "WLAN: the node's MPDUs discarded as arriving after their gap's reorder timeout",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "phy_rate_mean_bps",
-        "bit/s",
-        "WLAN: mean PHY rate of the MPDUs the node sent (varies under rate_control = \"minstrel\")",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "ampdu_mean",
-        "frames",
-        "WLAN: mean MPDUs per successful access",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "airtime_s",
-        "s",
-        "WLAN: the node's airtime (its exchanges incl. MAC ACKs)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "ack_airtime_s",
-        "s",
-        "WLAN: airtime of frames carrying no payload (transport ACKs)",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "airtime_share",
-        "",
-        "WLAN: airtime / busy time of the channel",
-    )
-    .at_least(0.0),
-    ColumnDef::new(
-        "ack_airtime_share",
-        "",
-        "WLAN: ACK airtime / busy time of the channel",
-    )
-    .at_least(0.0),
-    ColumnDef::new("busy_s", "s", "WLAN: time the channel was busy").at_least(0.0),
-    ColumnDef::new("collision_s", "s", "WLAN: time lost to collisions").at_least(0.0),
-];
-
-/// The `link_series` columns a cell's channel publishes, in its order.
-pub const SERIES_COLUMNS: [ColumnDef; 6] = [
-    series::QUEUE_PKTS,
-    series::DELIVERED_BYTES,
-    series::DROPPED_QUEUE,
-    ColumnDef::new("dropped_retry", "packets", "WLAN: retry-limit drops so far").at_least(0.0),
-    ColumnDef::new("collisions", "", "WLAN: collisions so far").at_least(0.0),
-    ColumnDef::new("airtime_s", "s", "WLAN: airtime so far").at_least(0.0),
-];
 
 /// An 802.11 cell (see the module docs). Port 0 is the access point by convention; the
 /// model itself treats every node alike.
@@ -784,12 +689,12 @@ impl<P: Packet> Medium<P> for Wlan<P> {
 
     fn sample(&mut self, i: usize, _now: Time, out: &mut dyn Metrics) {
         let s = &self.sta[i];
-        out.put("queue_pkts", (s.queued as u64).into());
-        out.put("delivered_bytes", s.c.delivered_bytes.into());
-        out.put("dropped_queue", s.c.dropped_queue.into());
-        out.put("dropped_retry", s.c.dropped_retry.into());
-        out.put("collisions", s.c.collisions.into());
-        out.put("airtime_s", s.c.airtime.as_secs_f64().into());
+        out.put(&series::QUEUE_PKTS, (s.queued as u64).into());
+        out.put(&series::DELIVERED_BYTES, s.c.delivered_bytes.into());
+        out.put(&series::DROPPED_QUEUE, s.c.dropped_queue.into());
+        out.put(&series::DROPPED_RETRY, s.c.dropped_retry.into());
+        out.put(&series::COLLISIONS, s.c.collisions.into());
+        out.put(&series::AIRTIME, s.c.airtime.as_secs_f64().into());
     }
 
     fn summary(&self, i: usize, out: &mut dyn Metrics) {
@@ -802,37 +707,40 @@ impl<P: Packet> Medium<P> for Wlan<P> {
                 0.0
             }
         };
-        out.put("offered_pkts", c.offered_pkts.into());
-        out.put("delivered_pkts", c.delivered_pkts.into());
-        out.put("delivered_bytes", c.delivered_bytes.into());
-        out.put("dropped_queue", c.dropped_queue.into());
-        out.put("dropped_retry", c.dropped_retry.into());
-        out.put("max_queue_pkts", c.max_queue_pkts.into());
-        out.put("tx_attempts", c.accesses.into());
-        out.put("collisions", c.collisions.into());
-        out.put("mpdus_sent", c.mpdus_sent.into());
-        out.put("retries", c.retries.into());
-        out.put("mpdu_errors", c.mpdu_errors.into());
-        out.put("reorder_held", c.reorder_held.into());
-        out.put("reorder_late", c.reorder_late.into());
+        out.put(&summary::OFFERED_PKTS, c.offered_pkts.into());
+        out.put(&summary::DELIVERED_PKTS, c.delivered_pkts.into());
+        out.put(&summary::DELIVERED_BYTES, c.delivered_bytes.into());
+        out.put(&summary::DROPPED_QUEUE, c.dropped_queue.into());
+        out.put(&summary::DROPPED_RETRY, c.dropped_retry.into());
+        out.put(&summary::MAX_QUEUE_PKTS, c.max_queue_pkts.into());
+        out.put(&summary::TX_ATTEMPTS, c.accesses.into());
+        out.put(&summary::COLLISIONS, c.collisions.into());
+        out.put(&summary::MPDUS_SENT, c.mpdus_sent.into());
+        out.put(&summary::RETRIES, c.retries.into());
+        out.put(&summary::MPDU_ERRORS, c.mpdu_errors.into());
+        out.put(&summary::REORDER_HELD, c.reorder_held.into());
+        out.put(&summary::REORDER_LATE, c.reorder_late.into());
         out.put(
-            "phy_rate_mean_bps",
+            &summary::PHY_RATE_MEAN,
             (c.mpdus_sent > 0)
                 .then(|| c.rate_kbps_sum as f64 * 1e3 / c.mpdus_sent as f64)
                 .into(),
         );
         let successes = c.accesses - c.collisions;
         out.put(
-            "ampdu_mean",
+            &summary::AMPDU_MEAN,
             (successes > 0)
                 .then(|| c.ampdu_frames as f64 / successes as f64)
                 .into(),
         );
-        out.put("airtime_s", c.airtime.as_secs_f64().into());
-        out.put("ack_airtime_s", c.ack_airtime.as_secs_f64().into());
-        out.put("airtime_share", share(c.airtime).into());
-        out.put("ack_airtime_share", share(c.ack_airtime).into());
-        out.put("busy_s", busy.into());
-        out.put("collision_s", self.collision_time.as_secs_f64().into());
+        out.put(&summary::AIRTIME, c.airtime.as_secs_f64().into());
+        out.put(&summary::ACK_AIRTIME, c.ack_airtime.as_secs_f64().into());
+        out.put(&summary::AIRTIME_SHARE, share(c.airtime).into());
+        out.put(&summary::ACK_AIRTIME_SHARE, share(c.ack_airtime).into());
+        out.put(&summary::BUSY, busy.into());
+        out.put(
+            &summary::COLLISION,
+            self.collision_time.as_secs_f64().into(),
+        );
     }
 }

@@ -11,6 +11,7 @@
 //! and the source of every constant ("The presets and their sources").
 
 pub mod bianchi;
+pub mod columns;
 pub mod mcs;
 mod medium;
 mod minstrel;
@@ -20,7 +21,7 @@ mod phy;
 mod reorder;
 mod station;
 
-pub use medium::{Wlan, SERIES_COLUMNS, SUMMARY_COLUMNS};
+pub use medium::Wlan;
 pub use params::{
     Ampdu, WlanParams, BLOCK_ACK_WINDOW, HT_MAX_AMPDU_BYTES, NS3_AMPDU, NS3_BE_MAX_AMPDU_BYTES,
     PPDU_MAX_TIME, PRESETS, REORDER_TIMEOUT, VHT_MAX_AMPDU_BYTES,

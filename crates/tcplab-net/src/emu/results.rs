@@ -3,6 +3,7 @@
 use super::log::{LatenessHistogram, PacketLog};
 use tcplab_core::Metrics;
 use tcplab_link::Link;
+use tcplab_scenario::row_labels::{DIRECTION, LINK, T_S};
 use tcplab_scenario::{Results, RunInfo, Table};
 
 use super::buffer::Buf;
@@ -55,9 +56,9 @@ pub(super) fn sample_links(
 ) {
     for (d, l) in links.iter_mut().enumerate() {
         let mut row = ls.row();
-        row.put("t_s", t_s.into());
-        row.put("link", name.into());
-        row.put("direction", DIRECTIONS[d].into());
+        row.put(&T_S, t_s.into());
+        row.put(&LINK, name.into());
+        row.put(&DIRECTION, DIRECTIONS[d].into());
         l.sample(tcplab_core::Time(now), &mut row);
     }
 }
@@ -67,8 +68,8 @@ pub(super) fn link_rows(name: &str, links: &[Link<Buf>; 2]) -> Table {
     let mut lr = Table::default();
     for (d, l) in links.iter().enumerate() {
         let mut row = lr.row();
-        row.put("link", name.into());
-        row.put("direction", DIRECTIONS[d].into());
+        row.put(&LINK, name.into());
+        row.put(&DIRECTION, DIRECTIONS[d].into());
         l.summary(&mut row);
     }
     lr

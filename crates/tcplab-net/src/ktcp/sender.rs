@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tcplab_core::{Dur, Metrics};
 use tcplab_scenario::{goodput_bps, FlowOutcome, Table};
+use tcplab_transport::tcp::ACKS_SENT;
 use tcplab_transport::{Retransmissions, TcpSummary};
 
 /// Linux's "no slow-start threshold yet".
@@ -238,7 +239,7 @@ pub fn send(cfg: &SendConfig) -> Result<SendReport, NetError> {
         rtt_max_s: srtts.iter().copied().reduce(f64::max),
     }
     .publish(&mut row);
-    row.put("acks_sent", u64::from(acks).into());
+    row.put(&ACKS_SENT, u64::from(acks).into());
     drop(row);
     let mut series = Table::default();
     for s in &samples {

@@ -15,10 +15,13 @@ use crate::wire::Key;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use tcplab_core::{Dur, Metrics, Time, Value};
+use tcplab_core::{ColumnDef, Dur, Metrics, Time, Value};
+use tcplab_scenario::row_labels::{FLOW, T_S};
 use tcplab_scenario::{
     goodput_bps, ConfigError, FlowOutcome, FlowSpec, Results, RunInfo, Table, Trace,
 };
+use tcplab_transport::series_columns::DELIVERED;
+use tcplab_transport::tcp::ACKS_SENT;
 use tcplab_transport::{AnyEndpoint, Endpoint, ReceiverConfig, ReceiverStats, TransportSpec};
 
 /// The receive socket buffer a receiver asks for (bytes).
@@ -268,8 +271,8 @@ fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
         trace,
         t_s,
     };
-    out.put("t_s", t_s.into());
-    out.put("flow", 0u64.into());
+    out.put(&T_S, t_s.into());
+    out.put(&FLOW, 0u64.into());
     s.endpoint().sample(&mut out);
     // The sender sees cumulative ACKs, not the receiver's reads: acked bytes.
     let acked = match s.endpoint() {
@@ -278,7 +281,7 @@ fn sample(s: &SenderSession, t_s: f64, series: &mut Table, trace: &mut Trace) {
         _ => Some(s.acked_bytes()),
     };
     if let Some(a) = acked {
-        out.put("delivered", a.into());
+        out.put(&DELIVERED, a.into());
     }
 }
 
@@ -290,8 +293,8 @@ struct Sample<'a> {
 }
 
 impl Metrics for Sample<'_> {
-    fn put(&mut self, key: &'static str, v: Value<'_>) {
-        self.row.put(key, v);
+    fn put(&mut self, column: &'static ColumnDef, v: Value<'_>) {
+        self.row.put(column, v);
     }
     fn trace(&mut self, key: &'static str, v: f64) {
         self.trace.t_s.push(self.t_s);
@@ -331,7 +334,7 @@ fn row(
     }
     .publish(&mut r);
     snd.summary(&mut r);
-    r.put("acks_sent", peer.acks_sent.into());
+    r.put(&ACKS_SENT, peer.acks_sent.into());
 }
 
 /// How to run a receiver.

@@ -40,56 +40,71 @@ impl DecodeStats {
         (self.decoded > 0).then(|| Dur((self.delay_sum_ns / u128::from(self.decoded)) as u64))
     }
 
+    pub const DECODE_EVENTS: ColumnDef = ColumnDef::new(
+        "decode_events",
+        "",
+        "symbols that decoded at least one segment",
+    )
+    .at_least(0.0);
+    pub const SEGMENTS_DECODED: ColumnDef =
+        ColumnDef::new("segments_decoded", "segments", "segments the sink decoded").at_least(0.0);
+    pub const DECODE_DELAY_MEAN: ColumnDef = ColumnDef::new(
+        "decode_delay_mean_s",
+        "s",
+        "mean time from a segment's first symbol to its decode",
+    )
+    .at_least(0.0);
+    pub const DECODE_DELAY_MAX: ColumnDef =
+        ColumnDef::new("decode_delay_max_s", "s", "largest such decoding delay").at_least(0.0);
+    pub const FIRST_DECODE: ColumnDef =
+        ColumnDef::new("first_decode_s", "s", "when the first segment was decoded").at_least(0.0);
+    pub const LATENCY_MEAN: ColumnDef = ColumnDef::new(
+        "latency_mean_s",
+        "s",
+        "mean end-to-end latency: from a segment's entry into the sender's coding layer \
+         to its decode (encoding, transfer and decoding)",
+    )
+    .at_least(0.0);
+    pub const LATENCY_MAX: ColumnDef =
+        ColumnDef::new("latency_max_s", "s", "largest such end-to-end latency").at_least(0.0);
+
     /// The columns [`DecodeStats::publish`] writes, in its order.
     pub const COLUMNS: [ColumnDef; 7] = [
-        ColumnDef::new(
-            "decode_events",
-            "",
-            "symbols that decoded at least one segment",
-        )
-        .at_least(0.0),
-        ColumnDef::new("segments_decoded", "segments", "segments the sink decoded").at_least(0.0),
-        ColumnDef::new(
-            "decode_delay_mean_s",
-            "s",
-            "mean time from a segment's first symbol to its decode",
-        )
-        .at_least(0.0),
-        ColumnDef::new("decode_delay_max_s", "s", "largest such decoding delay").at_least(0.0),
-        ColumnDef::new("first_decode_s", "s", "when the first segment was decoded").at_least(0.0),
-        ColumnDef::new(
-            "latency_mean_s",
-            "s",
-            "mean end-to-end latency: from a segment's entry into the sender's coding layer \
-             to its decode (encoding, transfer and decoding)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("latency_max_s", "s", "largest such end-to-end latency").at_least(0.0),
+        Self::DECODE_EVENTS,
+        Self::SEGMENTS_DECODED,
+        Self::DECODE_DELAY_MEAN,
+        Self::DECODE_DELAY_MAX,
+        Self::FIRST_DECODE,
+        Self::LATENCY_MEAN,
+        Self::LATENCY_MAX,
     ];
 
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("decode_events", self.events.into());
-        out.put("segments_decoded", self.decoded.into());
+        out.put(&Self::DECODE_EVENTS, self.events.into());
+        out.put(&Self::SEGMENTS_DECODED, self.decoded.into());
         out.put(
-            "decode_delay_mean_s",
+            &Self::DECODE_DELAY_MEAN,
             self.mean_delay().map(Dur::as_secs_f64).into(),
         );
         out.put(
-            "decode_delay_max_s",
+            &Self::DECODE_DELAY_MAX,
             (self.decoded > 0)
                 .then(|| self.delay_max.as_secs_f64())
                 .into(),
         );
-        out.put("first_decode_s", self.first.map(Time::as_secs_f64).into());
+        out.put(
+            &Self::FIRST_DECODE,
+            self.first.map(Time::as_secs_f64).into(),
+        );
         let n = self.latency_n;
         out.put(
-            "latency_mean_s",
+            &Self::LATENCY_MEAN,
             (n > 0)
                 .then(|| (self.latency_sum_ns / u128::from(n.max(1))) as f64 / 1e9)
                 .into(),
         );
         out.put(
-            "latency_max_s",
+            &Self::LATENCY_MAX,
             (n > 0).then(|| self.latency_max.as_secs_f64()).into(),
         );
     }

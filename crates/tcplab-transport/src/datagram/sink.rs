@@ -5,6 +5,7 @@ use super::DelayHistogram;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
+use crate::series_columns::DELIVERED;
 use tcplab_core::{Dur, Metrics, Time};
 
 /// See the module docs of [`crate::datagram`].
@@ -89,7 +90,7 @@ impl Endpoint for DatagramSink {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.bytes.into());
+        out.put(&DELIVERED, self.bytes.into());
     }
 
     fn summary(&self, out: &mut dyn Metrics) {

@@ -118,9 +118,11 @@ impl DatagramSource {
 }
 
 impl DatagramSource {
+    pub const SENT: ColumnDef =
+        ColumnDef::new("sent", "B", "bytes a datagram source sent so far").at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes.
-    pub const SERIES: [ColumnDef; 1] =
-        [ColumnDef::new("sent", "B", "bytes a datagram source sent so far").at_least(0.0)];
+    pub const SERIES: [ColumnDef; 1] = [Self::SENT];
 }
 
 impl Endpoint for DatagramSource {
@@ -194,7 +196,7 @@ impl Endpoint for DatagramSource {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("sent", self.bytes_sent.into());
+        out.put(&Self::SENT, self.bytes_sent.into());
     }
 }
 

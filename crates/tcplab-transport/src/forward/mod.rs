@@ -26,5 +26,5 @@ pub use redundancy::Redundancy;
 pub use sink::ForwardSink;
 pub use source::ForwardSource;
 pub use spec::ForwardSpec;
-pub use summary::{ForwardSinkSummary, ForwardSourceSummary};
+pub use summary::ForwardSourceSummary;
 pub use transport::ForwardTransport;

@@ -20,13 +20,12 @@
 //! settings: the header's `base` could be forged.
 
 use super::coding::ForwardParams;
-use super::summary::ForwardSinkSummary;
 use crate::coded::app_bytes::segment_bytes;
 use crate::coded::cost::Cpu;
-use crate::coded::decode_stats::{Arrivals, DecodeStats};
-use crate::coded::entry::EntryLog;
+use crate::coded::decode_record::DecodeRecord;
 use crate::coded::packet::{Code, CodedAck, CodedPacket, Symbol};
 use crate::coded::ready_queue::ReadyQueue;
+use crate::coded::sink_summary::CodedSinkSummary;
 use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
@@ -58,7 +57,7 @@ pub struct ForwardSink {
     /// Peeling on the descriptions (one-byte symbols).
     dec: LtDecoder,
     payload: Option<PayloadRx>,
-    entries: EntryLog,
+    record: DecodeRecord,
     cpu: Cpu,
     /// ACKs and in-order points, released when the CPU is done.
     pending: ReadyQueue<CodedAck>,
@@ -67,8 +66,6 @@ pub struct ForwardSink {
     cum: u32,
     delivered: u32,
     completed_at: Option<Time>,
-    arrivals: Arrivals,
-    decode: DecodeStats,
     received: u64,
     acks_sent: u64,
     newly: Vec<u32>,
@@ -113,14 +110,12 @@ impl ForwardSink {
             p,
             dec,
             payload,
-            entries: EntryLog::new(),
+            record: DecodeRecord::default(),
             pending: ReadyQueue::default(),
             acks: VecDeque::new(),
             cum: 0,
             delivered: 0,
             completed_at: None,
-            arrivals: Arrivals::default(),
-            decode: DecodeStats::default(),
             received: 0,
             acks_sent: 0,
             newly: Vec::new(),
@@ -146,8 +141,7 @@ impl ForwardSink {
             // Its window reaches segments decoded and forgotten: stale.
             return Ok(());
         }
-        self.entries.learn(sym.newest, sym.entered);
-        self.arrivals.saw(now, sym.start, end as u32);
+        self.record.symbol(now, sym, end as u32);
         let ops_before = self.dec.stats().ops;
         let newly = self
             .dec
@@ -160,17 +154,15 @@ impl ForwardSink {
             self.check_payload(sym, ops)?;
         }
         if !self.newly.is_empty() {
-            self.decode.events += 1;
+            self.record.decode_event();
         }
         let done = self.cpu.run(now, self.p.cost.lt(ops, self.mss));
-        let cum_before = self.cum;
         while self.cum < self.segments && self.dec.is_recovered(self.cum) {
             self.cum += 1;
         }
         for k in 0..self.newly.len() {
             let i = self.newly[k];
-            let entered = self.entries.of(i);
-            self.decode.decoded(done, self.arrivals.of(i), entered);
+            self.record.decoded(done, i);
             let ack = CodedAck {
                 flow,
                 index: i,
@@ -179,11 +171,8 @@ impl ForwardSink {
             };
             self.pending.push(done, ack);
         }
-        self.arrivals.drop_below(self.cum);
+        self.record.forget_below(self.cum);
         self.forget();
-        if self.cum > cum_before {
-            self.entries.forget_below(self.cum);
-        }
         self.release(now);
         Ok(())
     }
@@ -247,16 +236,15 @@ impl ForwardSink {
 }
 
 impl ForwardSink {
+    pub const BUFFERED_SYMBOLS: ColumnDef = ColumnDef::new(
+        "buffered_symbols",
+        "symbols",
+        "tcp-forward: symbols the peeling decoder holds undecoded",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
-    pub const SERIES: [ColumnDef; 2] = [
-        DELIVERED,
-        ColumnDef::new(
-            "buffered_symbols",
-            "symbols",
-            "tcp-forward: symbols the peeling decoder holds undecoded",
-        )
-        .at_least(0.0),
-    ];
+    pub const SERIES: [ColumnDef; 2] = [DELIVERED, Self::BUFFERED_SYMBOLS];
 }
 
 impl Endpoint for ForwardSink {
@@ -293,19 +281,20 @@ impl Endpoint for ForwardSink {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.bytes_of(self.delivered).into());
+        out.put(&DELIVERED, self.bytes_of(self.delivered).into());
         out.put(
-            "buffered_symbols",
+            &Self::BUFFERED_SYMBOLS,
             u64::from(self.dec.stats().buffered).into(),
         );
     }
 
     fn summary(&self, out: &mut dyn Metrics) {
-        ForwardSinkSummary {
+        CodedSinkSummary {
             acks_sent: self.acks_sent,
             symbols_received: self.received,
+            innovative_symbols: None,
             redundant_symbols: self.dec.stats().redundant,
-            decode: &self.decode,
+            decode: self.record.stats(),
             decode_busy_s: self.cpu.busy().as_secs_f64(),
         }
         .publish(out);

@@ -477,20 +477,24 @@ impl ForwardSource {
 }
 
 impl ForwardSource {
+    pub const REDUNDANCY: ColumnDef =
+        ColumnDef::new("redundancy", "", "tcp-forward: adaptive R").at_least(1.0);
+    pub const CODING_BUFFER: ColumnDef = ColumnDef::new(
+        "coding_buffer",
+        "segments",
+        "tcp-forward: segments coded, not yet acknowledged",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
     pub const SERIES: [ColumnDef; 7] = [
         CWND,
         SRTT,
         RTT,
         IN_FLIGHT,
-        ColumnDef::new("redundancy", "", "tcp-forward: adaptive R").at_least(1.0),
+        Self::REDUNDANCY,
         SYMBOLS_SENT,
-        ColumnDef::new(
-            "coding_buffer",
-            "segments",
-            "tcp-forward: segments coded, not yet acknowledged",
-        )
-        .at_least(0.0),
+        Self::CODING_BUFFER,
     ];
 }
 
@@ -565,17 +569,17 @@ impl Endpoint for ForwardSource {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("cwnd", self.w.cwnd.into());
-        out.put("srtt_s", self.rtt.srtt().map(Dur::as_secs_f64).into());
-        out.put("rtt_s", self.rtt.latest().map(Dur::as_secs_f64).into());
+        out.put(&CWND, self.w.cwnd.into());
+        out.put(&SRTT, self.rtt.srtt().map(Dur::as_secs_f64).into());
+        out.put(&RTT, self.rtt.latest().map(Dur::as_secs_f64).into());
         out.put(
-            "in_flight",
+            &IN_FLIGHT,
             (u64::from(self.pushed - self.tcp_una) * u64::from(self.mss)).into(),
         );
-        out.put("redundancy", self.red.r().into());
-        out.put("symbols_sent", self.symbols.into());
+        out.put(&Self::REDUNDANCY, self.red.r().into());
+        out.put(&SYMBOLS_SENT, self.symbols.into());
         out.put(
-            "coding_buffer",
+            &Self::CODING_BUFFER,
             u64::from(self.pushed - self.n_acked).into(),
         );
         if let Some((d, t)) = self.last_diff {

@@ -1,8 +1,8 @@
-//! TCP-Forward's columns of the flows table, as typed structs.
+//! TCP-Forward's source's columns of the flows table, as a typed struct (the sink's are
+//! [`CodedSinkSummary`](crate::coded::CodedSinkSummary)).
 
 use crate::coded::coded_columns::*;
-use crate::coded::DecodeStats;
-use crate::tcp::{TcpSummary, ACKS_SENT};
+use crate::tcp::TcpSummary;
 use tcplab_core::{ColumnDef, Metrics};
 
 /// What a TCP-Forward source reports at the end of a flow.
@@ -26,94 +26,71 @@ pub struct ForwardSourceSummary {
 }
 
 impl ForwardSourceSummary {
+    pub const REPAIR_SYMBOLS: ColumnDef = ColumnDef::new(
+        "repair_symbols",
+        "symbols",
+        "tcp-forward: symbols sent on a Diff_p timeout",
+    )
+    .at_least(0.0);
+    pub const N_SEGMENTS: ColumnDef = ColumnDef::new(
+        "n_segments",
+        "segments",
+        "tcp-forward: N_segments of the adaptive R",
+    )
+    .at_least(0.0);
+    pub const N_TIMEOUT: ColumnDef = ColumnDef::new(
+        "n_timeout",
+        "segments",
+        "tcp-forward: N_timeout of the adaptive R",
+    )
+    .at_least(0.0);
+    pub const TIMEOUT_EVENTS: ColumnDef = ColumnDef::new(
+        "timeout_events",
+        "",
+        "tcp-forward: Diff_p timeouts (repair bursts)",
+    )
+    .at_least(0.0);
+    pub const MIN_ELAPSED: ColumnDef = ColumnDef::new(
+        "min_elapsed_s",
+        "s",
+        "tcp-forward: shortest time a segment spent in the coding window (minE of the \
+         Diff_p test)",
+    )
+    .at_least(0.0);
+
     /// The columns [`ForwardSourceSummary::publish`] writes, in its order.
     pub const COLUMNS: [ColumnDef; 14] = [
         CODING,
         PAYLOAD_MODE,
         SYMBOLS_SENT,
-        ColumnDef::new(
-            "repair_symbols",
-            "symbols",
-            "tcp-forward: symbols sent on a Diff_p timeout",
-        )
-        .at_least(0.0),
+        Self::REPAIR_SYMBOLS,
         CODED_SEGMENTS,
         REDUNDANCY_MEASURED,
         REDUNDANCY,
-        ColumnDef::new(
-            "n_segments",
-            "segments",
-            "tcp-forward: N_segments of the adaptive R",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "n_timeout",
-            "segments",
-            "tcp-forward: N_timeout of the adaptive R",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "timeout_events",
-            "",
-            "tcp-forward: Diff_p timeouts (repair bursts)",
-        )
-        .at_least(0.0),
+        Self::N_SEGMENTS,
+        Self::N_TIMEOUT,
+        Self::TIMEOUT_EVENTS,
         CODING_WINDOW,
-        ColumnDef::new(
-            "min_elapsed_s",
-            "s",
-            "tcp-forward: shortest time a segment spent in the coding window (minE of the \
-             Diff_p test)",
-        )
-        .at_least(0.0),
+        Self::MIN_ELAPSED,
         ENCODE_BUSY,
         TcpSummary::RTT_MIN,
     ];
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("coding", "lt".into());
-        out.put("payload_mode", self.payload_mode.into());
-        out.put("symbols_sent", self.symbols_sent.into());
-        out.put("repair_symbols", self.repair_symbols.into());
-        out.put("coded_segments", self.coded_segments.into());
-        out.put("redundancy_measured", self.redundancy_measured.into());
-        out.put("redundancy", self.redundancy.into());
-        out.put("n_segments", self.n_segments.into());
-        out.put("n_timeout", self.n_timeout.into());
-        out.put("timeout_events", self.timeout_events.into());
-        out.put("coding_window", self.coding_window.into());
-        out.put("min_elapsed_s", self.min_elapsed_s.into());
-        out.put("encode_busy_s", self.encode_busy_s.into());
-        out.put("rtt_min_s", self.rtt_min_s.into());
-    }
-}
-
-/// What a TCP-Forward sink reports at the end of a flow.
-#[derive(Clone, Debug)]
-pub struct ForwardSinkSummary<'a> {
-    pub acks_sent: u64,
-    pub symbols_received: u64,
-    pub redundant_symbols: u64,
-    pub decode: &'a DecodeStats,
-    pub decode_busy_s: f64,
-}
-
-impl ForwardSinkSummary<'_> {
-    /// Every column [`ForwardSinkSummary::publish`] writes, in its order.
-    pub fn columns() -> impl Iterator<Item = ColumnDef> {
-        [ACKS_SENT, SYMBOLS_RECEIVED, REDUNDANT_SYMBOLS]
-            .into_iter()
-            .chain(DecodeStats::COLUMNS)
-            .chain([DECODE_BUSY])
-    }
-
-    /// Publishes the columns, in the table's order.
-    pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("acks_sent", self.acks_sent.into());
-        out.put("symbols_received", self.symbols_received.into());
-        out.put("redundant_symbols", self.redundant_symbols.into());
-        self.decode.publish(out);
-        out.put("decode_busy_s", self.decode_busy_s.into());
+        out.put(&CODING, "lt".into());
+        out.put(&PAYLOAD_MODE, self.payload_mode.into());
+        out.put(&SYMBOLS_SENT, self.symbols_sent.into());
+        out.put(&Self::REPAIR_SYMBOLS, self.repair_symbols.into());
+        out.put(&CODED_SEGMENTS, self.coded_segments.into());
+        out.put(&REDUNDANCY_MEASURED, self.redundancy_measured.into());
+        out.put(&REDUNDANCY, self.redundancy.into());
+        out.put(&Self::N_SEGMENTS, self.n_segments.into());
+        out.put(&Self::N_TIMEOUT, self.n_timeout.into());
+        out.put(&Self::TIMEOUT_EVENTS, self.timeout_events.into());
+        out.put(&CODING_WINDOW, self.coding_window.into());
+        out.put(&Self::MIN_ELAPSED, self.min_elapsed_s.into());
+        out.put(&ENCODE_BUSY, self.encode_busy_s.into());
+        out.put(&TcpSummary::RTT_MIN, self.rtt_min_s.into());
     }
 }

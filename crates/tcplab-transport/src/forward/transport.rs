@@ -1,7 +1,8 @@
 //! TCP-Forward as a built-in transport (`transport = "tcp-forward"`).
 
+use super::ForwardSourceSummary;
 use super::{keys, ForwardSink, ForwardSource, ForwardSpec};
-use super::{ForwardSinkSummary, ForwardSourceSummary};
+use crate::coded::CodedSinkSummary;
 use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::transport_kind::Transport;
@@ -31,7 +32,7 @@ impl Transport for ForwardTransport {
     fn flow_columns() -> Vec<ColumnDef> {
         ForwardSourceSummary::COLUMNS
             .into_iter()
-            .chain(ForwardSinkSummary::columns())
+            .chain(CodedSinkSummary::columns(false))
             .collect()
     }
 

@@ -25,5 +25,5 @@ pub use seen::{Receipt, SeenTracker};
 pub use sink::NcSink;
 pub use source::NcSource;
 pub use spec::NcSpec;
-pub use summary::{NcSinkSummary, NcSourceSummary};
+pub use summary::NcSourceSummary;
 pub use transport::NcTransport;

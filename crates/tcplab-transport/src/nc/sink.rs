@@ -13,13 +13,12 @@
 
 use super::coding::NcParams;
 use super::seen::{Receipt, SeenTracker};
-use super::summary::NcSinkSummary;
 use crate::coded::app_bytes::segment_bytes;
 use crate::coded::cost::Cpu;
-use crate::coded::decode_stats::{Arrivals, DecodeStats};
-use crate::coded::entry::EntryLog;
+use crate::coded::decode_record::DecodeRecord;
 use crate::coded::packet::{Code, CodedPacket, Symbol, NC_FRAMING_BYTES};
 use crate::coded::ready_queue::ReadyQueue;
+use crate::coded::sink_summary::CodedSinkSummary;
 use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
@@ -73,10 +72,8 @@ pub struct NcSink {
     /// number of generations, or the whole transfer).
     released: u32,
     completed_at: Option<Time>,
-    arrivals: Arrivals,
-    decode: DecodeStats,
+    record: DecodeRecord,
     payload: Option<PayloadRx>,
-    entries: EntryLog,
     received: u64,
     innovative: u64,
     acks_sent: u64,
@@ -124,10 +121,8 @@ impl NcSink {
             delivered: 0,
             released: 0,
             completed_at: None,
-            arrivals: Arrivals::default(),
-            decode: DecodeStats::default(),
+            record: DecodeRecord::default(),
             payload,
-            entries: EntryLog::new(),
             received: 0,
             innovative: 0,
             acks_sent: 0,
@@ -167,8 +162,7 @@ impl NcSink {
             });
         };
         self.received += 1;
-        self.entries.learn(sym.newest, sym.entered);
-        self.arrivals.saw(now, sym.start, end);
+        self.record.symbol(now, sym, end);
         let before = self.tracker.first_undecoded();
         let r = self.tracker.receive(sym.start, sym.span, sym.seed);
         if self.payload.is_some() {
@@ -178,10 +172,9 @@ impl NcSink {
         let done = self.cpu.run(now, work);
         let cum = if self.p.generation == 0 {
             if !self.tracker.newly_decoded().is_empty() {
-                self.decode.events += 1;
+                self.record.decode_event();
                 for &i in self.tracker.newly_decoded() {
-                    let entered = self.entries.of(i);
-                    self.decode.decoded(done, self.arrivals.of(i), entered);
+                    self.record.decoded(done, i);
                 }
             }
             before.max(self.tracker.first_undecoded())
@@ -189,19 +182,15 @@ impl NcSink {
             // A generation's packets count as decoded when the generation is whole.
             let rel = self.gate(self.tracker.first_undecoded());
             if rel > self.released {
-                self.decode.events += 1;
+                self.record.decode_event();
                 for i in self.released..rel {
-                    let entered = self.entries.of(i);
-                    self.decode.decoded(done, self.arrivals.of(i), entered);
+                    self.record.decoded(done, i);
                 }
                 self.released = rel;
             }
             self.released
         };
-        self.arrivals.drop_below(cum);
-        if cum > before || self.p.generation > 0 {
-            self.entries.forget_below(cum);
-        }
+        self.record.forget_below(cum);
         if r.innovative {
             self.innovative += 1;
         }
@@ -345,16 +334,15 @@ impl NcSink {
 }
 
 impl NcSink {
+    pub const UNDECODED_ROWS: ColumnDef = ColumnDef::new(
+        "undecoded_rows",
+        "",
+        "tcp-nc: combinations held, not yet decoded",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
-    pub const SERIES: [ColumnDef; 2] = [
-        DELIVERED,
-        ColumnDef::new(
-            "undecoded_rows",
-            "",
-            "tcp-nc: combinations held, not yet decoded",
-        )
-        .at_least(0.0),
-    ];
+    pub const SERIES: [ColumnDef; 2] = [DELIVERED, Self::UNDECODED_ROWS];
 }
 
 impl Endpoint for NcSink {
@@ -401,19 +389,20 @@ impl Endpoint for NcSink {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.bytes_of(self.delivered).into());
+        out.put(&DELIVERED, self.bytes_of(self.delivered).into());
         out.put(
-            "undecoded_rows",
+            &Self::UNDECODED_ROWS,
             (self.tracker.undecoded_rows() as u64).into(),
         );
     }
 
     fn summary(&self, out: &mut dyn Metrics) {
-        NcSinkSummary {
+        CodedSinkSummary {
             acks_sent: self.acks_sent,
             symbols_received: self.received,
-            innovative_symbols: self.innovative,
-            decode: &self.decode,
+            innovative_symbols: Some(self.innovative),
+            redundant_symbols: self.received - self.innovative,
+            decode: self.record.stats(),
             decode_busy_s: self.cpu.busy().as_secs_f64(),
         }
         .publish(out);

@@ -27,6 +27,7 @@ use crate::coded::symbol_bytes::SymbolBytes;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
+use crate::series_columns::SYMBOLS_SENT;
 use crate::tcp::{Segment, Sender};
 use tcplab_coding::rlnc::{seeded_coefficients, RlncEncoder, RlncSymbolRef};
 use tcplab_core::{Metrics, Time};
@@ -277,7 +278,7 @@ impl Endpoint for NcSource {
 
     fn sample(&self, out: &mut dyn Metrics) {
         Endpoint::sample(&self.tcp, out);
-        out.put("symbols_sent", self.symbols.into());
+        out.put(&SYMBOLS_SENT, self.symbols.into());
     }
 
     fn summary(&self, out: &mut dyn Metrics) {

@@ -1,9 +1,8 @@
-//! TCP/NC's columns of the flows table, as typed structs (the source's follow its TCP
-//! sender's [`TcpSummary`](crate::TcpSummary)).
+//! TCP/NC's source's columns of the flows table, as a typed struct (they follow its TCP
+//! sender's [`TcpSummary`](crate::TcpSummary); the sink's are
+//! [`CodedSinkSummary`](crate::coded::CodedSinkSummary)).
 
 use crate::coded::coded_columns::*;
-use crate::coded::DecodeStats;
-use crate::tcp::ACKS_SENT;
 use tcplab_core::{ColumnDef, Metrics};
 
 /// What a TCP/NC source reports at the end of a flow, after its TCP sender's columns.
@@ -22,18 +21,20 @@ pub struct NcSourceSummary {
 }
 
 impl NcSourceSummary {
+    pub const SEGMENTS_HANDED_DOWN: ColumnDef = ColumnDef::new(
+        "segments_handed_down",
+        "segments",
+        "tcp-nc: segments TCP handed to the coding layer (retransmissions included)",
+    )
+    .at_least(0.0);
+
     /// The columns [`NcSourceSummary::publish`] writes, in its order.
     pub const COLUMNS: [ColumnDef; 9] = [
         CODING,
         PAYLOAD_MODE,
         SYMBOLS_SENT,
         CODED_SEGMENTS,
-        ColumnDef::new(
-            "segments_handed_down",
-            "segments",
-            "tcp-nc: segments TCP handed to the coding layer (retransmissions included)",
-        )
-        .at_least(0.0),
+        Self::SEGMENTS_HANDED_DOWN,
         REDUNDANCY,
         REDUNDANCY_MEASURED,
         CODING_WINDOW,
@@ -42,53 +43,17 @@ impl NcSourceSummary {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("coding", "rlnc".into());
-        out.put("payload_mode", self.payload_mode.into());
-        out.put("symbols_sent", self.symbols_sent.into());
-        out.put("coded_segments", self.coded_segments.into());
-        out.put("segments_handed_down", self.segments_handed_down.into());
-        out.put("redundancy", self.redundancy.into());
-        out.put("redundancy_measured", self.redundancy_measured.into());
-        out.put("coding_window", self.coding_window.into());
-        out.put("encode_busy_s", self.encode_busy_s.into());
-    }
-}
-
-/// What a TCP/NC sink reports at the end of a flow.
-#[derive(Clone, Debug)]
-pub struct NcSinkSummary<'a> {
-    pub acks_sent: u64,
-    pub symbols_received: u64,
-    pub innovative_symbols: u64,
-    pub decode: &'a DecodeStats,
-    pub decode_busy_s: f64,
-}
-
-impl NcSinkSummary<'_> {
-    /// Every column [`NcSinkSummary::publish`] writes, in its order.
-    pub fn columns() -> impl Iterator<Item = ColumnDef> {
-        let innovative = ColumnDef::new(
-            "innovative_symbols",
-            "symbols",
-            "tcp-nc: received combinations that raised the rank",
-        )
-        .at_least(0.0);
-        [ACKS_SENT, SYMBOLS_RECEIVED, innovative, REDUNDANT_SYMBOLS]
-            .into_iter()
-            .chain(DecodeStats::COLUMNS)
-            .chain([DECODE_BUSY])
-    }
-
-    /// Publishes the columns, in the table's order.
-    pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("acks_sent", self.acks_sent.into());
-        out.put("symbols_received", self.symbols_received.into());
-        out.put("innovative_symbols", self.innovative_symbols.into());
+        out.put(&CODING, "rlnc".into());
+        out.put(&PAYLOAD_MODE, self.payload_mode.into());
+        out.put(&SYMBOLS_SENT, self.symbols_sent.into());
+        out.put(&CODED_SEGMENTS, self.coded_segments.into());
         out.put(
-            "redundant_symbols",
-            (self.symbols_received - self.innovative_symbols).into(),
+            &Self::SEGMENTS_HANDED_DOWN,
+            self.segments_handed_down.into(),
         );
-        self.decode.publish(out);
-        out.put("decode_busy_s", self.decode_busy_s.into());
+        out.put(&REDUNDANCY, self.redundancy.into());
+        out.put(&REDUNDANCY_MEASURED, self.redundancy_measured.into());
+        out.put(&CODING_WINDOW, self.coding_window.into());
+        out.put(&ENCODE_BUSY, self.encode_busy_s.into());
     }
 }

@@ -1,7 +1,8 @@
 //! TCP/NC as a built-in transport (`transport = "tcp-nc"`).
 
+use super::NcSourceSummary;
 use super::{keys, NcSink, NcSource, NcSpec};
-use super::{NcSinkSummary, NcSourceSummary};
+use crate::coded::CodedSinkSummary;
 use crate::flow_context::FlowContext;
 use crate::flow_keys::FlowKeys;
 use crate::series_columns::{SYMBOLS_SENT, TCP_SENDER};
@@ -33,7 +34,7 @@ impl Transport for NcTransport {
     fn flow_columns() -> Vec<ColumnDef> {
         TcpSummary::columns()
             .chain(NcSourceSummary::COLUMNS)
-            .chain(NcSinkSummary::columns())
+            .chain(CodedSinkSummary::columns(true))
             .collect()
     }
 

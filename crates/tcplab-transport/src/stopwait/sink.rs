@@ -4,6 +4,7 @@ use super::StopWaitPacket;
 use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
+use crate::series_columns::DELIVERED;
 use tcplab_core::{Metrics, Time};
 
 /// Delivers packet after packet; acknowledges every copy (a lost ACK makes the source
@@ -64,6 +65,6 @@ impl Endpoint for StopWaitSink {
     }
 
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.delivered.into());
+        out.put(&DELIVERED, self.delivered.into());
     }
 }

@@ -10,16 +10,18 @@ pub struct StopWaitSummary {
 }
 
 impl StopWaitSummary {
-    /// The columns [`StopWaitSummary::publish`] writes, in its order.
-    pub const COLUMNS: [ColumnDef; 1] = [ColumnDef::new(
+    pub const STOPWAIT_RESENT: ColumnDef = ColumnDef::new(
         "stopwait_resent",
         "packets",
         "stop-and-wait: packets sent again after a timeout",
     )
-    .at_least(0.0)];
+    .at_least(0.0);
+
+    /// The columns [`StopWaitSummary::publish`] writes, in its order.
+    pub const COLUMNS: [ColumnDef; 1] = [Self::STOPWAIT_RESENT];
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("stopwait_resent", self.resent.into());
+        out.put(&Self::STOPWAIT_RESENT, self.resent.into());
     }
 }

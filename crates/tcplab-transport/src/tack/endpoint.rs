@@ -36,23 +36,26 @@ fn foreign(flow: u32) -> Violation {
 }
 
 impl TackSender {
+    pub const RTT_MIN: ColumnDef = ColumnDef::new(
+        "rtt_min_s",
+        "s",
+        "TACK: the sender's RTT_min (one-way-delay based)",
+    )
+    .at_least(0.0);
+    pub const RTT_MIN_LEGACY: ColumnDef = ColumnDef::new(
+        "rtt_min_legacy_s",
+        "s",
+        "TACK: RTT_min by legacy ACK timing",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
     pub const SERIES: [ColumnDef; 10] = [
         CWND,
         SRTT,
         RTT,
-        ColumnDef::new(
-            "rtt_min_s",
-            "s",
-            "TACK: the sender's RTT_min (one-way-delay based)",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "rtt_min_legacy_s",
-            "s",
-            "TACK: RTT_min by legacy ACK timing",
-        )
-        .at_least(0.0),
+        Self::RTT_MIN,
+        Self::RTT_MIN_LEGACY,
         RTO,
         IN_FLIGHT,
         PACING_RATE,
@@ -95,19 +98,16 @@ impl Endpoint for TackSender {
     }
     fn sample(&self, out: &mut dyn Metrics) {
         let w = self.window();
-        out.put("cwnd", w.cwnd.into());
-        out.put("srtt_s", secs(self.srtt()));
-        out.put("rtt_s", secs(self.latest_rtt()));
-        out.put("rtt_min_s", secs(self.rtt_min()));
-        out.put("rtt_min_legacy_s", secs(self.rtt_min_legacy()));
-        out.put("rto_s", self.rto().as_secs_f64().into());
-        out.put("in_flight", self.in_flight().into());
-        out.put(
-            "pacing_rate_bps",
-            Some(self.pacing_rate() as f64 * 8.0).into(),
-        );
-        out.put("state", self.controller().metrics(w).state.into());
-        out.put("rtos", self.stats().rtos.into());
+        out.put(&CWND, w.cwnd.into());
+        out.put(&SRTT, secs(self.srtt()));
+        out.put(&RTT, secs(self.latest_rtt()));
+        out.put(&Self::RTT_MIN, secs(self.rtt_min()));
+        out.put(&Self::RTT_MIN_LEGACY, secs(self.rtt_min_legacy()));
+        out.put(&RTO, self.rto().as_secs_f64().into());
+        out.put(&IN_FLIGHT, self.in_flight().into());
+        out.put(&PACING_RATE, Some(self.pacing_rate() as f64 * 8.0).into());
+        out.put(&STATE, self.controller().metrics(w).state.into());
+        out.put(&RTOS, self.stats().rtos.into());
         self.controller().trace(&mut |k, v| out.trace(k, v));
     }
     fn summary(&self, out: &mut dyn Metrics) {
@@ -130,22 +130,21 @@ impl Endpoint for TackSender {
 }
 
 impl TackReceiver {
+    pub const TACK_BW: ColumnDef = ColumnDef::new(
+        "tack_bw_bps",
+        "bit/s",
+        "TACK: the receiver's delivery-rate estimate",
+    )
+    .at_least(0.0);
+    pub const TACK_HZ: ColumnDef = ColumnDef::new(
+        "tack_hz",
+        "Hz",
+        "TACK: the receiver's current TACK frequency",
+    )
+    .at_least(0.0);
+
     /// The `flow_series` columns its `sample` writes, in its order.
-    pub const SERIES: [ColumnDef; 3] = [
-        DELIVERED,
-        ColumnDef::new(
-            "tack_bw_bps",
-            "bit/s",
-            "TACK: the receiver's delivery-rate estimate",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "tack_hz",
-            "Hz",
-            "TACK: the receiver's current TACK frequency",
-        )
-        .at_least(0.0),
-    ];
+    pub const SERIES: [ColumnDef; 3] = [DELIVERED, Self::TACK_BW, Self::TACK_HZ];
 }
 
 impl Endpoint for TackReceiver {
@@ -172,10 +171,10 @@ impl Endpoint for TackReceiver {
         }
     }
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.rcv_nxt().into());
-        out.put("tack_bw_bps", (self.bw() as f64 * 8.0).into());
+        out.put(&DELIVERED, self.rcv_nxt().into());
+        out.put(&Self::TACK_BW, (self.bw() as f64 * 8.0).into());
         out.put(
-            "tack_hz",
+            &Self::TACK_HZ,
             self.tack_interval().map(|d| 1.0 / d.as_secs_f64()).into(),
         );
     }

@@ -6,7 +6,11 @@ use crate::endpoint::{Endpoint, Progress};
 use crate::error::Violation;
 use crate::packet::Packet;
 use crate::retransmissions::Retransmissions;
-use crate::tcp::{Receiver, Sender, TcpSummary};
+use crate::series_columns::{
+    CWND, DELIVERED, FAST_RETRANSMITS, IN_FLIGHT, PACING_RATE, RTO, RTOS, RTT, SRTT, SSTHRESH,
+    STATE,
+};
+use crate::tcp::{Receiver, Sender, TcpSummary, ACKS_SENT, CE_RECEIVED};
 use tcplab_core::{Dur, Metrics, Time, Value};
 
 /// A TCP flow's settings: the controller and both endpoints' configurations.
@@ -89,23 +93,20 @@ impl Endpoint for Sender {
     }
     fn sample(&self, out: &mut dyn Metrics) {
         let s = self.snapshot();
-        out.put("cwnd", s.cwnd.into());
+        out.put(&CWND, s.cwnd.into());
         out.put(
-            "ssthresh",
+            &SSTHRESH,
             (s.ssthresh < u64::MAX / 8).then_some(s.ssthresh).into(),
         );
-        out.put("srtt_s", secs(s.srtt));
-        out.put("rtt_s", secs(s.latest_rtt));
-        out.put("rto_s", s.rto.as_secs_f64().into());
-        out.put("in_flight", s.in_flight.into());
-        out.put(
-            "pacing_rate_bps",
-            s.pacing_rate.map(|r| r as f64 * 8.0).into(),
-        );
-        out.put("state", s.state.into());
+        out.put(&SRTT, secs(s.srtt));
+        out.put(&RTT, secs(s.latest_rtt));
+        out.put(&RTO, s.rto.as_secs_f64().into());
+        out.put(&IN_FLIGHT, s.in_flight.into());
+        out.put(&PACING_RATE, s.pacing_rate.map(|r| r as f64 * 8.0).into());
+        out.put(&STATE, s.state.into());
         let st = self.stats();
-        out.put("rtos", st.rtos.into());
-        out.put("fast_retransmits", st.fast_retransmits.into());
+        out.put(&RTOS, st.rtos.into());
+        out.put(&FAST_RETRANSMITS, st.fast_retransmits.into());
         self.controller().trace(&mut |k, v| out.trace(k, v));
     }
     fn summary(&self, out: &mut dyn Metrics) {
@@ -159,11 +160,11 @@ impl Endpoint for Receiver {
         }
     }
     fn sample(&self, out: &mut dyn Metrics) {
-        out.put("delivered", self.rcv_nxt().into());
+        out.put(&DELIVERED, self.rcv_nxt().into());
     }
     fn summary(&self, out: &mut dyn Metrics) {
-        out.put("acks_sent", self.stats().acks_sent.into());
-        out.put("ce_received", self.ce_received().into());
+        out.put(&ACKS_SENT, self.stats().acks_sent.into());
+        out.put(&CE_RECEIVED, self.ce_received().into());
     }
 }
 

@@ -58,5 +58,5 @@ pub use segment::{
 };
 pub use sender::{Sender, SenderSnapshot};
 pub use stats::{ReceiverStats, SenderStats};
-pub use summary::{TcpSummary, ACKS_SENT, RECEIVER_COLUMNS};
+pub use summary::{TcpSummary, ACKS_SENT, CE_RECEIVED, RECEIVER_COLUMNS};
 pub use transport::TcpTransport;

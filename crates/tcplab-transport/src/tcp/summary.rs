@@ -32,62 +32,78 @@ pub struct TcpSummary<'a> {
 pub const ACKS_SENT: ColumnDef =
     ColumnDef::new("acks_sent", "", "acknowledgements the receiver sent").at_least(0.0);
 
+pub const CE_RECEIVED: ColumnDef = ColumnDef::new(
+    "ce_received",
+    "",
+    "data segments that arrived marked CE (ECN on)",
+)
+.at_least(0.0);
+
 /// The columns a TCP receiver's `summary` writes (`tcp/endpoint.rs`), in its order.
-pub const RECEIVER_COLUMNS: [ColumnDef; 2] = [
-    ACKS_SENT,
-    ColumnDef::new(
-        "ce_received",
-        "",
-        "data segments that arrived marked CE (ECN on)",
-    )
-    .at_least(0.0),
-];
+pub const RECEIVER_COLUMNS: [ColumnDef; 2] = [ACKS_SENT, CE_RECEIVED];
 
 impl TcpSummary<'_> {
-    /// The columns [`TcpSummary::publish`] writes after `recovery` and the
-    /// [`Retransmissions`] columns, in its order: unit, meaning, range.
     pub const RECOVERY: ColumnDef = ColumnDef::new(
         "recovery",
         "",
         "loss recovery: `reno`, `newreno` or `sack` (TCP flows)",
     );
+
     /// Also published by TACK's sender (its own count).
     pub const RTOS: ColumnDef = ColumnDef::new("rtos", "", "retransmission timeouts").at_least(0.0);
+
     /// Also published by TACK's and TCP-Forward's senders.
     pub const RTT_MIN: ColumnDef =
         ColumnDef::new("rtt_min_s", "s", "smallest RTT sample").at_least(0.0);
+    pub const FAST_RETRANSMITS: ColumnDef = ColumnDef::new(
+        "fast_retransmits",
+        "",
+        "fast retransmits (window cuts on loss)",
+    )
+    .at_least(0.0);
+    pub const TLP_PROBES: ColumnDef =
+        ColumnDef::new("tlp_probes", "", "RACK-TLP tail loss probes sent").at_least(0.0);
+    pub const SYN_RETRANSMITS: ColumnDef = ColumnDef::new(
+        "syn_retransmits",
+        "",
+        "SYNs sent again after the SYN timer expired",
+    )
+    .at_least(0.0);
+    pub const ESTABLISHED: ColumnDef = ColumnDef::new(
+        "established_s",
+        "s",
+        "when the SYN-ACK arrived (TCP with handshake)",
+    )
+    .at_least(0.0);
+    pub const RACK_LOST: ColumnDef =
+        ColumnDef::new("rack_lost", "segments", "segments RACK marked lost").at_least(0.0);
+    pub const UNDOS: ColumnDef =
+        ColumnDef::new("undos", "", "window reductions found spurious and undone").at_least(0.0);
+    pub const ECN_CUTS: ColumnDef = ColumnDef::new(
+        "ecn_cuts",
+        "",
+        "window reductions answering an ECN-Echo (RFC 3168)",
+    )
+    .at_least(0.0);
+    pub const RTT_MEAN: ColumnDef =
+        ColumnDef::new("rtt_mean_s", "s", "mean RTT sample").at_least(0.0);
+    pub const RTT_MAX: ColumnDef =
+        ColumnDef::new("rtt_max_s", "s", "largest RTT sample").at_least(0.0);
+
+    /// The columns [`TcpSummary::publish`] writes after `recovery` and the
+    /// [`Retransmissions`] columns, in its order.
     pub const COLUMNS: [ColumnDef; 11] = [
         Self::RTOS,
-        ColumnDef::new(
-            "fast_retransmits",
-            "",
-            "fast retransmits (window cuts on loss)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("tlp_probes", "", "RACK-TLP tail loss probes sent").at_least(0.0),
-        ColumnDef::new(
-            "syn_retransmits",
-            "",
-            "SYNs sent again after the SYN timer expired",
-        )
-        .at_least(0.0),
-        ColumnDef::new(
-            "established_s",
-            "s",
-            "when the SYN-ACK arrived (TCP with handshake)",
-        )
-        .at_least(0.0),
-        ColumnDef::new("rack_lost", "segments", "segments RACK marked lost").at_least(0.0),
-        ColumnDef::new("undos", "", "window reductions found spurious and undone").at_least(0.0),
-        ColumnDef::new(
-            "ecn_cuts",
-            "",
-            "window reductions answering an ECN-Echo (RFC 3168)",
-        )
-        .at_least(0.0),
+        Self::FAST_RETRANSMITS,
+        Self::TLP_PROBES,
+        Self::SYN_RETRANSMITS,
+        Self::ESTABLISHED,
+        Self::RACK_LOST,
+        Self::UNDOS,
+        Self::ECN_CUTS,
         Self::RTT_MIN,
-        ColumnDef::new("rtt_mean_s", "s", "mean RTT sample").at_least(0.0),
-        ColumnDef::new("rtt_max_s", "s", "largest RTT sample").at_least(0.0),
+        Self::RTT_MEAN,
+        Self::RTT_MAX,
     ];
 
     /// Every column [`TcpSummary::publish`] writes, in its order.
@@ -99,19 +115,19 @@ impl TcpSummary<'_> {
 
     /// Publishes the columns, in the table's order.
     pub fn publish(&self, out: &mut dyn Metrics) {
-        out.put("recovery", self.recovery.into());
+        out.put(&Self::RECOVERY, self.recovery.into());
         self.segments.publish(out);
-        out.put("rtos", self.rtos.into());
-        out.put("fast_retransmits", self.fast_retransmits.into());
-        out.put("tlp_probes", self.tlp_probes.into());
-        out.put("syn_retransmits", self.syn_retransmits.into());
-        out.put("established_s", self.established_s.into());
-        out.put("rack_lost", self.rack_lost.into());
-        out.put("undos", self.undos.into());
-        out.put("ecn_cuts", self.ecn_cuts.into());
-        out.put("rtt_min_s", self.rtt_min_s.into());
-        out.put("rtt_mean_s", self.rtt_mean_s.into());
-        out.put("rtt_max_s", self.rtt_max_s.into());
+        out.put(&Self::RTOS, self.rtos.into());
+        out.put(&Self::FAST_RETRANSMITS, self.fast_retransmits.into());
+        out.put(&Self::TLP_PROBES, self.tlp_probes.into());
+        out.put(&Self::SYN_RETRANSMITS, self.syn_retransmits.into());
+        out.put(&Self::ESTABLISHED, self.established_s.into());
+        out.put(&Self::RACK_LOST, self.rack_lost.into());
+        out.put(&Self::UNDOS, self.undos.into());
+        out.put(&Self::ECN_CUTS, self.ecn_cuts.into());
+        out.put(&Self::RTT_MIN, self.rtt_min_s.into());
+        out.put(&Self::RTT_MEAN, self.rtt_mean_s.into());
+        out.put(&Self::RTT_MAX, self.rtt_max_s.into());
     }
 }
 
