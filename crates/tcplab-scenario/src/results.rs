@@ -184,20 +184,11 @@ impl Data {
 
 /// One named column; `nulls[i]` marks row `i` as missing (the vector is empty while no
 /// row is).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Column {
     pub name: Cow<'static, str>,
     pub data: Data,
     pub nulls: Vec<bool>,
-    /// The address of the declaration last published into it (0: none), which
-    /// [`Table::put`] compares first: one word instead of the name.
-    def: usize,
-}
-
-impl PartialEq for Column {
-    fn eq(&self, other: &Column) -> bool {
-        (&self.name, &self.data, &self.nulls) == (&other.name, &other.data, &other.nulls)
-    }
 }
 
 impl Column {
@@ -401,15 +392,13 @@ impl Table {
         Some(i)
     }
 
-    /// Publishes `v` in `column` of the open row. Inline, the usual case: the cursor is
-    /// at the column this declaration was last published into, which takes `v` as this
-    /// row's value.
+    /// Publishes `v` under `key` in the open row. Inline, the usual case: the cursor is
+    /// at `key`'s column, which takes `v` as this row's value.
     #[inline]
-    fn put(&mut self, column: &'static ColumnDef, v: &Value<'_>) {
+    fn put(&mut self, key: &'static str, v: &Value<'_>) {
         let (i, row) = (self.cursor, self.rows);
-        let def = column as *const ColumnDef as usize;
         if let Some(c) = self.columns.get_mut(i) {
-            if c.def == def && !self.declaring && c.data.push_as(row, v) {
+            if std::ptr::eq(&*c.name, key) && !self.declaring && c.data.push_as(row, v) {
                 self.cursor = if i + 1 == self.columns.len() {
                     0
                 } else {
@@ -419,28 +408,21 @@ impl Table {
                 return;
             }
         }
-        self.put_any(column.name, def, v);
+        self.put_any(key, v);
     }
 
-    /// [`Table::put`] in every case (`def`: the declaration's address, 0 for a name
-    /// alone): a new column, a null, a value of another type, a second value for the
-    /// row, a declaration.
+    /// [`Table::put`] in every case: a new column, a null, a value of another type, a
+    /// second value for the row, a declaration.
     #[inline(never)]
-    fn put_any(&mut self, key: &'static str, def: usize, v: &Value<'_>) {
+    fn put_any(&mut self, key: &'static str, v: &Value<'_>) {
         let row = self.rows;
         let i = match self.find(key) {
-            Some(i) => {
-                if def != 0 {
-                    self.columns[i].def = def;
-                }
-                i
-            }
+            Some(i) => i,
             None => {
                 let mut c = Column {
                     name: Cow::Borrowed(key),
                     data: Data::for_value(v),
                     nulls: Vec::new(),
-                    def,
                 };
                 for r in 0..row {
                     c.data.push_null();
@@ -492,14 +474,14 @@ impl Row<'_> {
     /// between tables). Components publish through [`Metrics::put`], naming the
     /// column's declaration.
     pub fn put_named(&mut self, name: &'static str, v: Value<'_>) {
-        self.t.put_any(name, 0, &v);
+        self.t.put(name, &v);
     }
 }
 
 impl Metrics for Row<'_> {
     #[inline]
     fn put(&mut self, column: &'static ColumnDef, v: Value<'_>) {
-        self.t.put(column, &v);
+        self.t.put(column.name, &v);
     }
 }
 
@@ -539,7 +521,6 @@ impl Trace {
             name: Cow::Borrowed(c.name),
             data,
             nulls: Vec::new(),
-            def: c as *const ColumnDef as usize,
         };
         Table {
             rows: self.t_s.len(),

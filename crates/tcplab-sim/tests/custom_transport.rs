@@ -174,13 +174,12 @@ fn a_registered_transport_runs_from_a_scenario() {
     );
 }
 
-/// Registered stop-and-wait whose source also publishes how many packets it sent, as
-/// `column` (the published key is the first of `COUNTED`, the declaration is whatever
-/// the registration says).
+/// Registered stop-and-wait whose source also publishes how many packets it sent, in
+/// `column` (declared by the registration or not, as the test chooses).
 struct Counted {
     end: Box<dyn Endpoint + Send>,
     sent: u64,
-    column: &'static str,
+    column: &'static ColumnDef,
 }
 
 impl Endpoint for Counted {
@@ -214,7 +213,7 @@ impl Endpoint for Counted {
 }
 
 fn counted(
-    column: &'static str,
+    column: &'static ColumnDef,
     p: &mut CcParams,
     ctx: FlowContext,
 ) -> Result<UserEndpoints, String> {
@@ -234,6 +233,13 @@ const SENT: ColumnDef = ColumnDef::new(
 )
 .at_least(0.0);
 
+/// A column the source publishes that its registration leaves out.
+const UNDECLARED: ColumnDef = ColumnDef::new(
+    "sw_sent_undeclared",
+    "packets",
+    "registered stop-and-wait: packets sent, not in its registration",
+);
+
 /// A registered transport's columns are declared with it: they are in the results
 /// reference like a built-in's, and one published without a declaration is found by
 /// the check every transport's tests make (`undeclared_columns`), as a built-in's is.
@@ -243,7 +249,7 @@ fn a_registered_transport_declares_its_columns() {
     transport::register(
         "stopwait-counted",
         Registration {
-            build: |p, ctx| counted("sw_sent", p, ctx),
+            build: |p, ctx| counted(&SENT, p, ctx),
             flow_columns: &FLOWS,
             series_columns: &[DELIVERED],
         },
@@ -260,7 +266,7 @@ fn a_registered_transport_declares_its_columns() {
     transport::register(
         "stopwait-undeclared",
         Registration {
-            build: |p, ctx| counted("sw_sent_undeclared", p, ctx),
+            build: |p, ctx| counted(&UNDECLARED, p, ctx),
             ..registered::REGISTRATION
         },
     )
