@@ -77,8 +77,7 @@ impl SendState {
             return false;
         }
         if self.uses_prr() {
-            let delivered =
-                (self.snd_una - prior_una + self.sb.sacked_bytes).saturating_sub(prior_sacked);
+            let delivered = self.delivered_since(prior_una, prior_sacked);
             let pipe = self.presumed_in_flight();
             let mss = self.mss as u64;
             self.w.cwnd = if self.prr.is_ns3() {

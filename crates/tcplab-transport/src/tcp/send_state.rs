@@ -281,6 +281,13 @@ impl SendState {
         self.uses_prr() && self.in_recovery && self.recovery_inflation()
     }
 
+    /// What an ACK delivered: the change in snd_una plus the change in SACKed bytes
+    /// (RFC 6937's DeliveredData; ns-3's `currentDelivered`).
+    #[inline]
+    pub fn delivered_since(&self, prior_una: u64, prior_sacked: u64) -> u64 {
+        (self.snd_una - prior_una + self.sb.sacked_bytes).saturating_sub(prior_sacked)
+    }
+
     /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt, where DeliveredData is
     /// the change in snd_una plus the change in SACKed bytes. `dup`: the ACK SACKed new
     /// data or started the recovery (read by ns-3's variant, `recovery_cwnd = "prr-ns3"`).
@@ -288,8 +295,7 @@ impl SendState {
         if !self.prr_active() {
             return;
         }
-        let delivered =
-            (self.snd_una - prior_una + self.sb.sacked_bytes).saturating_sub(prior_sacked);
+        let delivered = self.delivered_since(prior_una, prior_sacked);
         let mss = self.mss as u64;
         self.w.cwnd = if self.prr.is_ns3() {
             let partial = self.snd_una > prior_una;

@@ -331,18 +331,18 @@ impl Sender {
                 recovery.on_delivered(now, idx, rec, min_rtt)
             });
         let was_in_recovery = self.s.in_recovery;
-        // Under `acked_basis = "delivered"` (ns-3) the controller hears what the ACK
-        // newly delivered: the bytes SACKed before it were delivered then.
-        let told = if self.s.cfg.acked_basis == AckedBasis::Delivered && !was_in_recovery {
-            (acked + self.s.sb.sacked_bytes).saturating_sub(prior_sacked)
-        } else {
-            acked
-        };
         let hold_rto = self.recovery.on_ack(&mut self.s, now, ack, acked);
         self.s.rto_on_ack(now, hold_rto);
         // ECN (`ecn.rs`): the CWR state holds the window as recovery does.
         let cwr = self.s.ecn_on() && self.s.ecn_on_ack(now, seg.ece, prior_una, prior_sacked);
         let rs = self.take_sample();
+        // Under `acked_basis = "delivered"` (ns-3) the controller hears what the ACK
+        // newly delivered: the bytes SACKed before it were delivered then.
+        let told = if self.s.cfg.acked_basis == AckedBasis::Delivered && !was_in_recovery {
+            self.s.delivered_since(prior_una, prior_sacked)
+        } else {
+            acked
+        };
         let info = AckInfo {
             in_recovery: was_in_recovery || cwr,
             ece: seg.ece,
