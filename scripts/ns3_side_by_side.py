@@ -17,11 +17,11 @@ NS3_DIR (or the NS3_DIR environment variable) is an ns-3 source tree, built. To 
 
 The script writes one ns-3 program, scratch/tcplab_side_by_side.cc, into that tree (it is
 generated here, never part of this repository), builds it with `./ns3 build`, and runs
-its binary once per cell and seed (`--RngRun=1..5`). The program counts ns-3's
-timeouts (the sender's entries into CA_LOSS, from its CongState trace), the packets the
-bottleneck queue drops (its device queue's, and the traffic-control layer's when that
-queue is full) and the random losses, with the numbers of the lost packets; run by hand
-with `--trace=1` it also prints flow 0's cwnd, ssthresh and RTT as they change. The
+its binary once per cell and seed (`--RngRun=1..5`; `--seeds N` for 1..N). The program
+counts ns-3's timeouts (the sender's entries into CA_LOSS, from its CongState trace), the
+packets the bottleneck queue drops (its device queue's, and the traffic-control layer's
+when that queue is full) and the random losses, with the numbers of the lost packets; run
+by hand with `--trace=1` it also prints flow 0's cwnd, ssthresh and RTT as they change. The
 program's TcpSocket, TcpSocketBase, TcpL4Protocol and RttEstimator attributes come from
 the `ns3` profile (the table in docs/scenarios.md, PROFILE below) with the cell's own
 keys written over it, exactly as tcplab merges the profile under a flow's keys; tcplab
@@ -41,6 +41,10 @@ The grid (cell names; --cells takes comma-separated shell patterns, e.g. 'vegas-
   buffers; goodput over the run.
 B2 and the handover have no random loss: one seed gives what every seed gives (on both
 sides), so they run seed 1 only.
+
+Under the table, per cell with random loss: the ratio's 95 % bootstrap interval (each
+side's seeds resampled on their own) and how many runs of each side dropped packets at
+the queue, and how many of those also had a timeout.
 
 --quick runs seeds 1-2 and B2 for 2 s. --set KEY=VALUE writes a flow key into both sides
 (dotted cc_params too, e.g. `--set cc_params.hystart=off` for tcplab only, since ns-3 has
@@ -62,6 +66,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -214,6 +219,17 @@ def ns3_value(key: str, value) -> str:
 
 def mean(runs: list[Run], key: str) -> float:
     return statistics.mean(getattr(r, key) for r in runs)
+
+
+def ratio_interval(ours: list[float], theirs: list[float], draws: int = 10_000) -> tuple:
+    """95 % percentile-bootstrap interval of mean(ours) / mean(theirs): each side's seeds
+    resampled with replacement on their own (the two sides' seeds are independent draws),
+    from a fixed generator so that the interval is reproducible."""
+    rng = random.Random(1)
+    ratios = sorted(statistics.mean(rng.choices(ours, k=len(ours)))
+                    / statistics.mean(rng.choices(theirs, k=len(theirs)))
+                    for _ in range(draws))
+    return ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1]
 
 
 def ns3_args(cell: Cell, overrides: dict) -> list[str]:
@@ -703,7 +719,7 @@ def main() -> None:
           "| within 25 % | RTOs per run ns-3 / tcplab | queue drops per run ns-3 / tcplab "
           "| ns-3 wall s | tcplab wall s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    runs, within, total = [], 0, 0
+    runs, within, total, summaries = [], 0, 0, []
     ns3_overrides = {k: v for k, v in overrides.items() if k in NS3_ATTR}
     for cell in cells:
         cell.extra = list(a.ns3_arg)
@@ -734,6 +750,14 @@ def main() -> None:
             ok = abs(ratio - 1) <= 0.25
             within += ok and not cell.aggregate and not cell.name.startswith("handover")
             total += not cell.aggregate and not cell.name.startswith("handover")
+            if n > 1:
+                lo, hi = ratio_interval([r.goodput for r in ours], [r.goodput for r in theirs])
+                over = [sum(r.qdrop > 0 for r in side) for side in (theirs, ours)]
+                both = [sum(r.qdrop > 0 and r.rtos > 0 for r in side) for side in (theirs, ours)]
+                summaries.append(f"- {cell.name}: tcplab / ns-3 {ratio:.2f}, 95 % bootstrap "
+                                 f"interval {lo:.2f}-{hi:.2f}; runs with queue drops ns-3 "
+                                 f"{over[0]} of {n}, tcplab {over[1]} of {n} (with a timeout "
+                                 f"too: {both[0]} and {both[1]})")
             print(f"| {cell.name} | {m:.1f} | {sd:.1f} | {m_ours:.1f} | {sd_ours:.1f} | "
                   f"{ratio:.2f} | {'yes' if ok else '**no**'} | "
                   f"{mean(theirs, 'rtos'):.1f} / {mean(ours, 'rtos'):.1f} | "
@@ -745,6 +769,9 @@ def main() -> None:
                   flush=True)
     if total:
         print(f"\nseed-001 cells within 25 % of ns-3: {within} of {total}")
+    if summaries:
+        print("\nThe ratio of the means with its seeds resampled:")
+        print("\n".join(summaries))
     if a.csv:
         with open(a.csv, "w") as f:
             f.write("cell,seed,ns3_goodput_bps,tcplab_goodput_bps,ns3_rtos,tcplab_rtos,"
