@@ -3,7 +3,7 @@
 //! TCP flow; a TCP flow that names none runs under `linux`; results rows say which profile
 //! produced them.
 
-use tcplab_sim::{parse_scenario_str, simulate, Scenario};
+use tcplab_sim::{parse_scenario_str, simulate, Results, Scenario};
 use tcplab_transport::{
     LossDetection, RecoveryCwnd, RecoveryMode, RtoRule, SsthreshBasis, TransportSpec,
 };
@@ -537,7 +537,20 @@ fn ns3_profile_sets_ns3_prr_ssthresh_and_bbr_quantum() {
 
 /// The ns-3 side by side's BBR cell at 10 ms with the 1 s minimum RTO
 /// (scripts/ns3_side_by_side.py: 100 Mbit/s, 100-packet queue, 0.5 % loss, 10 MiB),
-/// under the `ns3` profile. ns-3's `TcpBbr` cuts cwnd in recovery by the change of the
+/// under the `ns3` profile, with `extra` flow keys, run with `seed`.
+fn ns3_bbr_10ms(extra: &str, seed: u64) -> Results {
+    let sc = parse(&format!(
+        "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"10ms\"\n\
+         queue = \"100pkt\"\nloss = \"0.5%\"\nack_loss = \"0%\"\n[[flow]]\n\
+         cc = \"bbr\"\nstack = \"ns3\"\nbytes = \"10MiB\"\nrecovery = \"sack\"\n\
+         sack = true\nmss = 1448\ninitial_cwnd = 10\nack = \"delayed\"\n\
+         ack_every = 2\nmin_rto = \"1s\"\nack_delay = \"200ms\"\n\
+         snd_buf = \"4MiB\"\nrcv_buf = \"4MiB\"\n{extra}"
+    ));
+    simulate(&sc, seed, 0).unwrap()
+}
+
+/// The cell of `ns3_bbr_10ms`. ns-3's `TcpBbr` cuts cwnd in recovery by the change of the
 /// lost count (`TcpSocketBase::ReceivedAck`, `ModulateCwndForRecovery`); without it the
 /// profile's BBR took nothing off cwnd for SACK-detected losses, overflowed the queue
 /// twice as often and timed out 2.4 times per run against ns-3's 1.0 (docs/validation.md).
@@ -546,15 +559,7 @@ fn ns3_bbr_cuts_cwnd_by_the_lost_count() {
     let run = |extra: &str| {
         let (mut rtos, mut drops) = (0, 0);
         for seed in 1..=3 {
-            let sc = parse(&format!(
-                "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"10ms\"\n\
-                 queue = \"100pkt\"\nloss = \"0.5%\"\nack_loss = \"0%\"\n[[flow]]\n\
-                 cc = \"bbr\"\nstack = \"ns3\"\nbytes = \"10MiB\"\nrecovery = \"sack\"\n\
-                 sack = true\nmss = 1448\ninitial_cwnd = 10\nack = \"delayed\"\n\
-                 ack_every = 2\nmin_rto = \"1s\"\nack_delay = \"200ms\"\n\
-                 snd_buf = \"4MiB\"\nrcv_buf = \"4MiB\"\n{extra}"
-            ));
-            let r = simulate(&sc, seed, 0).unwrap();
+            let r = ns3_bbr_10ms(extra, seed);
             rtos += r.flows.ints("rtos").unwrap()[0];
             drops += r.links.ints("dropped_queue").unwrap().iter().sum::<u64>();
         }
@@ -579,15 +584,7 @@ fn ns3_bbr_restores_no_window_after_a_timeout() {
     let run = |extra: &str| {
         (1..=2)
             .map(|seed| {
-                let sc = parse(&format!(
-                    "sample = \"off\"\n[link]\nrate = \"100Mbps\"\ndelay = \"10ms\"\n\
-                     queue = \"100pkt\"\nloss = \"0.5%\"\nack_loss = \"0%\"\n[[flow]]\n\
-                     cc = \"bbr\"\nstack = \"ns3\"\nbytes = \"10MiB\"\nrecovery = \"sack\"\n\
-                     sack = true\nmss = 1448\ninitial_cwnd = 10\nack = \"delayed\"\n\
-                     ack_every = 2\nmin_rto = \"1s\"\nack_delay = \"200ms\"\n\
-                     snd_buf = \"4MiB\"\nrcv_buf = \"4MiB\"\n{extra}"
-                ));
-                let r = simulate(&sc, seed, 0).unwrap();
+                let r = ns3_bbr_10ms(extra, seed);
                 assert_eq!(r.flows.ints("rtos").unwrap()[0], 1, "seed {seed} {extra}");
                 r.flows.floats("goodput_bps").unwrap()[0]
             })
