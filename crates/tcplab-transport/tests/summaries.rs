@@ -12,7 +12,7 @@ use tcplab_transport::nc::{NcParams, NcSourceSummary, NcSpec};
 use tcplab_transport::stopwait::{StopWaitSpec, StopWaitSummary};
 use tcplab_transport::tack::{TackConfig, TackReceiverSummary, TackSenderSummary, TackSpec};
 use tcplab_transport::tcp::{ReceiverConfig, SenderConfig};
-use tcplab_transport::{Endpoint, FlowContext, TcpSpec, TcpSummary, TransportSpec};
+use tcplab_transport::{Endpoint, FlowContext, FlowEndpoints, TcpSpec, TcpSummary, TransportSpec};
 
 fn keys(publish: impl Fn(&mut dyn Metrics)) -> Vec<&'static str> {
     let mut c = Collected::default();
@@ -20,17 +20,21 @@ fn keys(publish: impl Fn(&mut dyn Metrics)) -> Vec<&'static str> {
     c.values.iter().map(|(k, _)| *k).collect()
 }
 
+/// `spec`'s two ends for a 100 kB flow.
+fn built(spec: &TransportSpec) -> FlowEndpoints {
+    spec.build(FlowContext {
+        flow: 0,
+        bytes: Some(100_000),
+        source_rng: Rng::named(1, "source"),
+        sink_rng: Rng::named(1, "sink"),
+        payload: PayloadPorts::default(),
+    })
+    .unwrap()
+}
+
 /// The summary columns of `spec`'s source and sink.
 fn published(spec: &TransportSpec) -> (Vec<&'static str>, Vec<&'static str>) {
-    let ends = spec
-        .build(FlowContext {
-            flow: 0,
-            bytes: Some(100_000),
-            source_rng: Rng::named(1, "source"),
-            sink_rng: Rng::named(1, "sink"),
-            payload: PayloadPorts::default(),
-        })
-        .unwrap();
+    let ends = built(spec);
     (
         keys(|out| ends.source.summary(out)),
         keys(|out| ends.sink.summary(out)),
@@ -166,15 +170,7 @@ fn each_builtin_declares_the_columns_its_ends_publish() {
         let names = |c: &[tcplab_core::ColumnDef]| c.iter().map(|c| c.name).collect::<Vec<_>>();
         let (src, sink) = published(spec);
         assert_eq!(concat(src, sink), names(flows), "{name}: flows");
-        let ends = spec
-            .build(FlowContext {
-                flow: 0,
-                bytes: Some(100_000),
-                source_rng: Rng::named(1, "source"),
-                sink_rng: Rng::named(1, "sink"),
-                payload: PayloadPorts::default(),
-            })
-            .unwrap();
+        let ends = built(spec);
         let sampled = concat(
             keys(|out| ends.source.sample(out)),
             keys(|out| ends.sink.sample(out)),
