@@ -255,32 +255,20 @@ CongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
     g_losses += now == TcpSocketState::CA_LOSS;
 }
 
-static void
-PsduTx(WifiConstPsduMap psdus, WifiTxVector, double)
-{
-    for (auto& [id, psdu] : psdus)
-    {
-        if (psdu->GetNMpdus() > 0 && psdu->GetHeader(0).IsData())
-        {
-            g_psdus++;
-            g_mpdus += psdu->GetNMpdus();
-        }
-    }
-}
-
 // The (first) station's data PPDUs: its channel accesses carrying TCP ACKs.
 static uint64_t g_staPsdus = 0;
 static uint64_t g_staMpdus = 0;
 
+// Counts a transmitter's data PSDUs and their MPDUs into *psduCount and *mpduCount.
 static void
-StaPsduTx(WifiConstPsduMap psdus, WifiTxVector, double)
+PsduTx(uint64_t* psduCount, uint64_t* mpduCount, WifiConstPsduMap psdus, WifiTxVector, double)
 {
     for (auto& [id, psdu] : psdus)
     {
         if (psdu->GetNMpdus() > 0 && psdu->GetHeader(0).IsData())
         {
-            g_staPsdus++;
-            g_staMpdus += psdu->GetNMpdus();
+            ++*psduCount;
+            *mpduCount += psdu->GetNMpdus();
         }
     }
 }
@@ -456,10 +444,10 @@ main(int argc, char* argv[])
             traffic == "udp" && stations > 1
                 ? "/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin"
                 : "/NodeList/1/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin",
-            MakeCallback(&PsduTx));
+            MakeBoundCallback(&PsduTx, &g_psdus, &g_mpdus));
         Config::ConnectWithoutContext(
             "/NodeList/2/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin",
-            MakeCallback(&StaPsduTx));
+            MakeBoundCallback(&PsduTx, &g_staPsdus, &g_staMpdus));
     });
     for (uint32_t i = 0; i < all.GetN(); i++)
     {
