@@ -1,27 +1,14 @@
 //! The emulator on real packets: a few seconds of UDP probes and a TCP transfer through
 //! an emulated link. Needs root and /dev/net/tun; elsewhere each test says why it skips.
 
+use common::{can_run, config};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::time::Duration;
-use tcplab_net::emu::{check_privileges, emulation_scenario, EmuConfig, Emulation, PacketEvent};
+use tcplab_net::emu::{Emulation, PacketEvent};
 use tcplab_net::probe;
 
-fn can_run() -> bool {
-    match check_privileges("the emulator tests") {
-        Ok(()) => true,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            false
-        }
-    }
-}
-
-fn config(toml_text: &str) -> EmuConfig {
-    let table: toml::Table = toml_text.parse().unwrap();
-    let sc = emulation_scenario(&table, "test.toml").unwrap();
-    EmuConfig::new(sc, 1).unwrap()
-}
+mod common;
 
 #[test]
 fn udp_probes_see_the_configured_rate_and_delay() {

@@ -3,34 +3,25 @@
 //! kernel accepts) and drops a packet that is not. Needs root and /dev/net/tun; elsewhere
 //! each test says why it skips.
 
+use common::{can_run, config};
 use std::net::UdpSocket;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
-use tcplab_net::emu::{check_privileges, emulation_scenario, EmuConfig, Emulation, PacketEvent};
+use tcplab_net::emu::{EmuConfig, Emulation, PacketEvent};
 
-fn can_run() -> bool {
-    match check_privileges("the emulator tests") {
-        Ok(()) => true,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            false
-        }
-    }
-}
+mod common;
 
 /// A 2 Mbit/s link whose CoDel (target 5 ms, interval 100 ms) has ECN on.
 fn codel_link() -> EmuConfig {
-    let table: toml::Table = r#"
+    config(
+        r#"
         [link]
         rate = "2Mbps"
         delay = "2ms"
         queue = "1000pkt"
         discipline = { kind = "codel", ecn = true }
-        "#
-    .parse()
-    .unwrap();
-    let sc = emulation_scenario(&table, "test.toml").unwrap();
-    EmuConfig::new(sc, 1).unwrap()
+        "#,
+    )
 }
 
 /// One datagram and the TOS byte it arrived with (IP_RECVTOS), or None on timeout.
@@ -225,17 +216,16 @@ fn codel_drops_packets_that_are_not_ecn_capable() {
 /// Returns each flow's median one-way delay (ns), measured by the receiver against the
 /// send time carried in the datagram (one host, one monotonic clock).
 fn fq_codel_medians() -> (u64, u64) {
-    let table: toml::Table = r#"
+    let emu = Emulation::start(config(
+        r#"
         [link]
         rate = "2Mbps"
         delay = "2ms"
         queue = "1000pkt"
         discipline = "fq_codel"
-        "#
-    .parse()
+        "#,
+    ))
     .unwrap();
-    let sc = emulation_scenario(&table, "test.toml").unwrap();
-    let emu = Emulation::start(EmuConfig::new(sc, 1).unwrap()).unwrap();
     let sink = UdpSocket::bind((emu.host_addr(), 0)).unwrap();
     sink.set_read_timeout(Some(Duration::from_millis(1500)))
         .unwrap();

@@ -3,31 +3,31 @@
 //! marks in its datagrams' IP headers, echoes them and cuts its window, and every byte
 //! arrives. Needs root and /dev/net/tun; elsewhere it says why it skips.
 
+use common::{can_run, config};
 use std::net::UdpSocket;
 use tcplab_core::Dur;
-use tcplab_net::emu::{check_privileges, emulation_scenario, EmuConfig, Emulation};
+use tcplab_net::emu::{EmuConfig, Emulation};
 use tcplab_net::udp::{self, RecvOptions, SendOptions};
+
+mod common;
 
 /// 10 Mbit/s, 10 ms each way, marking above K = 20 packets (DCTCP's step queue, RFC 8257
 /// section 3.1; K as the examples' 1 Gbit/s setting scaled down, about 0.17 BDP here).
 fn step_link() -> EmuConfig {
-    let table: toml::Table = r#"
+    config(
+        r#"
         [link]
         rate = "10Mbps"
         delay = "10ms"
         queue = "1000pkt"
         discipline = { kind = "step", k = 20 }
-        "#
-    .parse()
-    .unwrap();
-    let sc = emulation_scenario(&table, "test.toml").unwrap();
-    EmuConfig::new(sc, 1).unwrap()
+        "#,
+    )
 }
 
 #[test]
 fn dctcp_over_the_udp_driver_answers_the_emulators_step_marks() {
-    if let Err(e) = check_privileges("the emulator tests") {
-        eprintln!("skipped: {e}");
+    if !can_run() {
         return;
     }
     let bytes: u64 = 6_000_000;
@@ -83,8 +83,7 @@ fn dctcp_over_the_udp_driver_answers_the_emulators_step_marks() {
 /// UDP mode: the receiver takes the flow's ECN setting from the flow itself.
 #[test]
 fn compares_udp_mode_carries_dctcp_through_the_step_queue() {
-    if let Err(e) = check_privileges("the emulator tests") {
-        eprintln!("skipped: {e}");
+    if !can_run() {
         return;
     }
     let bytes: u64 = 3_000_000;
